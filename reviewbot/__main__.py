@@ -1,0 +1,5 @@
+"""`python -m reviewbot` runs the command line."""
+
+from reviewbot.cli import main
+
+main()

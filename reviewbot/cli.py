@@ -1,0 +1,62 @@
+"""The ``reviewbot`` command line: the only module (with reviewbot.commands.*) that prints or exits.
+
+Subcommands live one per module in ``reviewbot.commands`` and are imported only
+when invoked, so ``reviewbot check`` never pays for the HTTP, HTML or SQLite
+stacks that ``scan`` needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+
+import click
+
+from reviewbot import __version__
+
+# command name -> module in reviewbot.commands that defines `command`
+COMMANDS: dict[str, str] = {
+    "scan": "scan",
+    "cron": "cron",
+    "draft": "draft",
+    "show": "show",
+    "check": "check",
+    "rules": "rules",
+    "explain": "explain",
+    "eval": "evaluate",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module only when it runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module_name = COMMANDS.get(cmd_name)
+        if module_name is None:
+            return None
+        try:
+            module = importlib.import_module(f"reviewbot.commands.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"reviewbot.commands.{module_name}":
+                return None  # listed but not built yet
+            raise
+        return module.command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="reviewbot")
+@click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug).")
+@click.pass_context
+def main(ctx: click.Context, verbose: int) -> None:
+    """Patch-review assistant for the Linux kernel mailing list.
+
+    Scans the lists.openwall.net archive, checks patches with review rules,
+    and drafts the replies a careful reviewer would send (never sends them).
+    """
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    ctx.ensure_object(dict)
+    ctx.obj["verbose"] = verbose

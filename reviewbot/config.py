@@ -1,0 +1,207 @@
+"""Settings: every default in one place, then config files, then environment, then flags.
+
+Order of precedence (later wins):
+
+1. the defaults of :class:`Settings` below;
+2. the user config ``$XDG_CONFIG_HOME/reviewbot/config.toml`` (or the file
+   named by ``$REVIEWBOT_CONFIG``);
+3. the project config found upward from the current directory:
+   ``.reviewbot.toml``, or the ``[tool.reviewbot]`` table of ``pyproject.toml``
+   (the nearest directory holding either wins);
+4. environment variables ``REVIEWBOT_DB``, ``REVIEWBOT_CACHE_DIR``,
+   ``REVIEWBOT_CONTACT``, ``REVIEWBOT_BASE_URL``;
+5. command-line flags (applied by the commands with :func:`dataclasses.replace`).
+
+Config keys are the field names below, with ``-`` or ``_`` (``base-url`` or
+``base_url``). ``[identity]`` may hold ``name`` and ``email``; ``[per-path-ignores]``
+maps a glob to a list of rule ids or names.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from reviewbot.errors import UsageError
+
+DEFAULT_BASE_URL = "https://lists.openwall.net"
+DEFAULT_CONTACT = "reviewbot-maintainers@users.noreply.example"
+PROJECT_CONFIG_NAMES = (".reviewbot.toml", "pyproject.toml")
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    value = os.environ.get(var)
+    return Path(value) if value else Path.home() / fallback
+
+
+def user_config_path() -> Path:
+    """The user config file: ``$REVIEWBOT_CONFIG`` or ``$XDG_CONFIG_HOME/reviewbot/config.toml``."""
+    explicit = os.environ.get("REVIEWBOT_CONFIG")
+    if explicit:
+        return Path(explicit)
+    return _xdg("XDG_CONFIG_HOME", ".config") / "reviewbot" / "config.toml"
+
+
+def default_data_dir() -> Path:
+    """Where the SQLite database and drafts live by default (XDG data dir)."""
+    return _xdg("XDG_DATA_HOME", ".local/share") / "reviewbot"
+
+
+def default_cache_root() -> Path:
+    """Parent of the per-host archive caches (XDG cache dir), e.g. ``~/.cache/reviewbot/archive``."""
+    return _xdg("XDG_CACHE_HOME", ".cache") / "reviewbot" / "archive"
+
+
+def sample_cache_dir() -> Path | None:
+    """The read-only sample pages shipped in the checkout's ``archive_cache/``, if present.
+
+    They stand in for the live site when it cannot be reached (a fresh machine
+    without network still gets findings from the main job).
+    """
+    here = Path(__file__).resolve().parent.parent / "archive_cache"
+    return here if here.is_dir() else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All of reviewbot's knobs with their defaults (units in the names or comments).
+
+    ``cache_dir`` is the root of one archive host's pages (None: the default
+    per-host folder under :func:`default_cache_root`). ``rate`` is requests
+    per second (0 disables the limit). ``contact`` goes into the User-Agent.
+    """
+
+    base_url: str = DEFAULT_BASE_URL
+    list_name: str = "linux-kernel"
+    db_path: Path = field(default_factory=lambda: default_data_dir() / "reviewbot.db")
+    cache_dir: Path | None = None
+    rate: float = 1.0  # requests per second
+    timeout: float = 30.0  # seconds, connect and read
+    retries: int = 4  # extra attempts on 429/5xx/connection errors
+    backoff: float = 2.0  # seconds, urllib3 backoff_factor
+    max_retry_after: float = 300.0  # seconds; a longer Retry-After fails the page
+    contact: str = DEFAULT_CONTACT
+    obey_robots: bool = True
+    mutable_days: int = 2  # day pages younger than this many days (UTC) are re-fetched
+    identity_name: str | None = None
+    identity_email: str | None = None
+    list_address: str = "linux-kernel@vger.kernel.org"
+    outbox_dir: Path = field(default_factory=lambda: default_data_dir() / "outbox")
+    maildir: Path | None = None
+    maintainers: Path | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    strict: bool = False
+    fail_on: str = "warning"
+    per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rules_dirs: tuple[Path, ...] = ()
+
+    @property
+    def user_agent(self) -> str:
+        """``reviewbot/VERSION (+contact)``: identifies us to the volunteer-run archive."""
+        from reviewbot import __version__
+
+        return f"reviewbot/{__version__} (patch-review bot; +mailto:{self.contact})"
+
+    def host_cache_dir(self) -> Path:
+        """The cache root for ``base_url``'s host (``cache_dir`` when given)."""
+        if self.cache_dir is not None:
+            return self.cache_dir
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or "unknown-host"
+        if parts.port:
+            host = f"{host}_{parts.port}"
+        return default_cache_root() / host
+
+    def with_(self, **changes: Any) -> "Settings":
+        """A copy with the non-None values of ``changes`` applied (for CLI flags)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers"}
+_TUPLE_FIELDS = {"select", "ignore"}
+
+
+def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Settings:
+    known = {f.name for f in fields(Settings)}
+    changes: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("-", "_")
+        if key == "identity" and isinstance(value, Mapping):
+            if "name" in value:
+                changes["identity_name"] = str(value["name"])
+            if "email" in value:
+                changes["identity_email"] = str(value["email"])
+            continue
+        if key == "per_path_ignores" and isinstance(value, Mapping):
+            changes[key] = {str(k): tuple(v) for k, v in value.items()}
+            continue
+        if key == "rules_dirs":
+            changes[key] = tuple(Path(p).expanduser() for p in value)
+            continue
+        if key not in known:
+            raise UsageError(f"unknown setting {raw_key!r}", subject=origin)
+        if key in _PATH_FIELDS:
+            value = Path(str(value)).expanduser()
+        elif key in _TUPLE_FIELDS:
+            value = tuple(value) if isinstance(value, (list, tuple)) else tuple(str(value).split(","))
+        changes[key] = value
+    return replace(settings, **changes)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"invalid TOML: {exc}", subject=str(path)) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read config: {exc.strerror}", subject=str(path)) from exc
+
+
+def find_project_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
+    """Find ``.reviewbot.toml`` or ``pyproject.toml`` with ``[tool.reviewbot]``, upward from ``start``.
+
+    Returns (path, table) or None.
+    """
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        dotfile = directory / ".reviewbot.toml"
+        if dotfile.is_file():
+            return dotfile, _read_toml(dotfile)
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read_toml(pyproject).get("tool", {}).get("reviewbot")
+            if isinstance(table, dict):
+                return pyproject, table
+    return None
+
+
+def load_settings(start: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Build Settings from defaults, user config, project config and environment.
+
+    Raises UsageError naming the file for unreadable or unknown settings.
+    """
+    env = os.environ if environ is None else environ
+    settings = Settings()
+    user = user_config_path()
+    if user.is_file():
+        settings = _apply(settings, _read_toml(user), str(user))
+    found = find_project_config(start)
+    if found:
+        settings = _apply(settings, found[1], str(found[0]))
+    env_map = {
+        "REVIEWBOT_DB": "db_path",
+        "REVIEWBOT_CACHE_DIR": "cache_dir",
+        "REVIEWBOT_CONTACT": "contact",
+        "REVIEWBOT_BASE_URL": "base_url",
+    }
+    from_env = {key: env[var] for var, key in env_map.items() if env.get(var)}
+    if from_env:
+        settings = _apply(settings, from_env, "environment")
+    return settings

@@ -1,0 +1,420 @@
+"""Plain frozen values that cross stage boundaries (fetch -> parse -> check -> respond).
+
+No logic lives here beyond tiny derived properties; every stage module builds
+these and the next one reads them. Line numbers are 1-based everywhere. Dates
+are timezone-aware UTC ``datetime`` objects. Message-IDs are stored without
+the angle brackets (``20250319090000.7070-1-ada@example.org``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Mapping
+
+
+# --------------------------------------------------------------------- fetch
+
+
+@dataclass(frozen=True)
+class ArchivePage:
+    """One page of the archive as fetched or read from the cache.
+
+    ``url`` is absolute; ``body`` the raw bytes (decode with errors="replace");
+    ``from_cache`` tells whether a request was made.
+    """
+
+    url: str
+    status: int
+    body: bytes
+    from_cache: bool
+    fetched_at: datetime | None = None
+    content_type: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    """An entry of a day index: where a message lives and what the index says of it.
+
+    ``subject`` and ``author`` come from the index and may be cut by blists
+    (``truncated`` is then True); take the real ones from the message page.
+    ``number`` is N in ``/LIST/YYYY/MM/DD/N``.
+    """
+
+    url: str
+    list_name: str
+    day: str  # "YYYY-MM-DD"
+    number: int
+    subject: str
+    author: str
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class AttachmentRef:
+    """An attachment link on a message page (``View attachment "0001-x.patch"``)."""
+
+    index: int  # A in .../N/A, 1-based
+    filename: str
+    content_type: str
+    size: int  # bytes of decoded content, as the page says
+    url: str | None = None  # absolute, when the page came from the archive
+    text: str | None = None  # its content once fetched (text/* only)
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    """A message before decoding, from either of the two kinds of source.
+
+    ``kind`` is ``"rfc822"`` (``data`` holds the raw bytes of a mail: mbox
+    entry, .eml, format-patch file) or ``"archive"`` (a blists message page
+    already split: ``header_lines`` are the up-to-six header lines as printed,
+    folded lines joined with "\n", entities decoded; ``body`` is the text after
+    them). ``source`` names it for errors: a URL or ``path[:index]``.
+    """
+
+    source: str
+    kind: Literal["rfc822", "archive"]
+    data: bytes = b""
+    header_lines: tuple[tuple[str, str], ...] = ()
+    body: str = ""
+    list_name: str | None = None
+    archive_url: str | None = None
+    attachments: tuple[AttachmentRef, ...] = ()
+    thread_prev_url: str | None = None
+    thread_next_url: str | None = None
+    censored: bool = False
+
+
+# --------------------------------------------------------------------- parse
+
+
+@dataclass(frozen=True)
+class Address:
+    """A mailbox from a header or trailer.
+
+    ``partial`` is True when the archive obfuscated it (``ada@...mple.org``:
+    three characters dropped after the ``@``); such an address is never put
+    into a header of ours. ``email`` is then the visible form.
+    """
+
+    name: str
+    email: str
+    partial: bool = False
+
+    def __str__(self) -> str:
+        if self.name:
+            return f"{self.name} <{self.email}>"
+        return self.email
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A parsed Subject line, e.g. ``Re: [RFC PATCH v2 3/7] mm: title``.
+
+    ``tags`` holds the bracket words other than the version and counter, upper-
+    cased (``("RFC", "PATCH")``, ``("PATCH", "NET-NEXT")``). ``version`` is 1
+    when none is given; ``index``/``total`` are None without an n/m counter.
+    ``title`` has every ``Re:``/``Fwd:`` and bracket prefix removed.
+    """
+
+    raw: str
+    title: str
+    tags: tuple[str, ...] = ()
+    version: int = 1
+    index: int | None = None
+    total: int | None = None
+    is_reply: bool = False
+
+    @property
+    def is_patch(self) -> bool:
+        """True for a patch or RFC submission (not for a reply to one)."""
+        return not self.is_reply and (
+            any(t in ("PATCH", "RFC") or t.startswith("PATCH") for t in self.tags)
+            or self.total is not None
+        )
+
+    @property
+    def is_cover_letter(self) -> bool:
+        """True for the 0/N message of a series."""
+        return self.is_patch and self.index == 0
+
+    @property
+    def rfc(self) -> bool:
+        return "RFC" in self.tags
+
+    @property
+    def resend(self) -> bool:
+        return "RESEND" in self.tags
+
+
+@dataclass(frozen=True)
+class Message:
+    """One decoded e-mail, whatever its source.
+
+    ``body`` is Unicode text with "\n" line ends (transfer encoding, charset and
+    format=flowed undone). For archive messages ``obfuscated`` is True: the
+    addresses in headers and body lost three characters after ``@``.
+    ``notes`` carries warnings a person should see (e.g. format=flowed).
+    """
+
+    message_id: str
+    subject: Subject
+    from_addr: Address | None
+    date: datetime | None
+    date_raw: str = ""
+    to: tuple[Address, ...] = ()
+    cc: tuple[Address, ...] = ()
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    body: str = ""
+    source: str = ""
+    list_name: str | None = None
+    archive_url: str | None = None
+    obfuscated: bool = False
+    flowed: bool = False
+    attachments: tuple[AttachmentRef, ...] = ()
+    thread_prev_url: str | None = None
+    thread_next_url: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class LineKind(str, enum.Enum):
+    """Kind of a diff line: added, removed, context, or the ``\\ No newline`` marker."""
+
+    ADDED = "+"
+    REMOVED = "-"
+    CONTEXT = " "
+    MARKER = "\\"
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of a hunk, without its leading ``+``/``-``/`` `` character.
+
+    ``old_no``/``new_no`` are the file line numbers on each side (None where
+    the line does not exist on that side; both None for the marker).
+    ``input_line`` is the 1-based line of the patch input (mail body or file)
+    this line came from, for checkpatch-style ``#N:`` output.
+    ``altered`` is True when the archive's obfuscation changed this text.
+    """
+
+    kind: LineKind
+    text: str
+    old_no: int | None
+    new_no: int | None
+    input_line: int | None = None
+    altered: bool = False
+
+    @property
+    def raw(self) -> str:
+        """The line as it appears in the diff (with its prefix character)."""
+        return f"{self.kind.value}{self.text}" if self.kind is not LineKind.MARKER else f"\\{self.text}"
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@ -a,b +c,d @@ section`` block.
+
+    ``section`` is the function/struct context git prints after the second
+    ``@@`` (may be empty).
+    """
+
+    header: str
+    old_start: int
+    old_len: int
+    new_start: int
+    new_len: int
+    section: str
+    lines: tuple[DiffLine, ...]
+
+    @property
+    def added(self) -> tuple[DiffLine, ...]:
+        return tuple(line for line in self.lines if line.kind is LineKind.ADDED)
+
+    @property
+    def removed(self) -> tuple[DiffLine, ...]:
+        return tuple(line for line in self.lines if line.kind is LineKind.REMOVED)
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """The diff of one file. ``path`` is the new path (the old one for deletions)."""
+
+    path: str
+    old_path: str | None
+    new_path: str | None
+    hunks: tuple[Hunk, ...]
+    status: Literal["modified", "added", "deleted", "renamed", "binary"] = "modified"
+    header_input_line: int | None = None  # input line of "diff --git" / "---"
+
+    @property
+    def added_count(self) -> int:
+        return sum(len(h.added) for h in self.hunks)
+
+    @property
+    def removed_count(self) -> int:
+        return sum(len(h.removed) for h in self.hunks)
+
+
+@dataclass(frozen=True)
+class Trailer:
+    """A commit trailer such as ``Signed-off-by: Ada <ada@example.org>``."""
+
+    key: str
+    value: str
+    input_line: int | None = None
+
+
+@dataclass(frozen=True)
+class Patch:
+    """A message split the way ``git am`` splits it.
+
+    ``commit_message`` is the text before the ``---`` separator (subject not
+    included), ``notes`` the text between ``---`` and the diff (diffstat
+    included, also available as ``diffstat``), ``files`` the diff. A cover
+    letter or a message without a diff has ``files == ()``.
+    ``commit_start_line`` is the input line of the first commit-message line.
+    ``warnings`` lists problems a person should hear about (format=flowed, an
+    unindented diff in the commit message...).
+    """
+
+    message: Message
+    commit_message: str
+    trailers: tuple[Trailer, ...] = ()
+    notes: str = ""
+    diffstat: str = ""
+    files: tuple[FileDiff, ...] = ()
+    commit_start_line: int = 1
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def subject(self) -> Subject:
+        return self.message.subject
+
+    @property
+    def message_id(self) -> str:
+        return self.message.message_id
+
+    @property
+    def has_diff(self) -> bool:
+        return bool(self.files)
+
+
+@dataclass(frozen=True)
+class Series:
+    """Patches sent together: an optional cover letter and the numbered patches.
+
+    ``patches`` are ordered by their index; ``missing`` lists indexes 1..total
+    that were not found.
+    """
+
+    version: int
+    total: int
+    cover: Patch | None
+    patches: tuple[Patch, ...]
+    missing: tuple[int, ...] = ()
+
+
+# --------------------------------------------------------------------- check
+
+
+class Severity(str, enum.Enum):
+    """Finding level, as checkpatch.pl prints it. CHECK is shown only with --strict."""
+
+    ERROR = "ERROR"
+    WARNING = "WARNING"
+    CHECK = "CHECK"
+
+    @property
+    def rank(self) -> int:
+        """2 for ERROR, 1 for WARNING, 0 for CHECK (for thresholds and sorting)."""
+        return {"ERROR": 2, "WARNING": 1, "CHECK": 0}[self.value]
+
+
+class FindingState(str, enum.Enum):
+    """Where a finding stands in its thread.
+
+    ``open``: nobody said it yet; ``raised``: someone in the thread already
+    made the point; ``answered``: the author already answered it (numbers
+    posted, comment added in a later version); ``dismissed`` by a person.
+    """
+
+    OPEN = "open"
+    RAISED = "raised"
+    ANSWERED = "answered"
+    DISMISSED = "dismissed"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one rule found in one patch.
+
+    ``path``/``line`` locate it on the new side of the diff (``path`` is None
+    for commit-message findings, where ``line`` is then the input line of the
+    commit message). ``lines`` are all new-side line numbers the finding is
+    about (quoted in drafts); ``hunk`` is the hunk to quote. ``symbol`` names
+    the struct, barrier or claim (used in the fingerprint). ``details`` holds
+    rule-specific structured data (JSON-serialisable). ``fingerprint`` is
+    stable across runs and series versions; the engine fills it.
+    """
+
+    rule_id: str
+    rule_name: str
+    severity: Severity
+    message: str
+    message_id: str = ""
+    path: str | None = None
+    line: int | None = None
+    lines: tuple[int, ...] = ()
+    input_line: int | None = None
+    hunk: Hunk | None = None
+    symbol: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    state: FindingState = FindingState.OPEN
+    fingerprint: str = ""
+
+
+@dataclass(frozen=True)
+class RuleFailure:
+    """A rule that raised on one patch: recorded, kept out of drafts."""
+
+    rule_id: str
+    message_id: str
+    error: str
+    traceback: str = ""
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The engine's result for one patch: findings sorted by (path, line, rule)."""
+
+    patch: Patch
+    findings: tuple[Finding, ...]
+    failures: tuple[RuleFailure, ...] = ()
+
+
+# --------------------------------------------------------------------- respond
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A reply ready to be rendered as an RFC 5322 message. Never sent by reviewbot.
+
+    ``references`` are Message-IDs without brackets, oldest first, ending with
+    ``in_reply_to``. ``recipients_complete`` is False when an obfuscated
+    address could not be completed; the draft then goes to the list only.
+    """
+
+    in_reply_to: str
+    references: tuple[str, ...]
+    subject: str
+    from_addr: Address
+    to: tuple[Address, ...]
+    cc: tuple[Address, ...]
+    body: str
+    fingerprints: tuple[str, ...]
+    recipients_complete: bool = True
+    message_id: str = ""
+    date: datetime | None = None
