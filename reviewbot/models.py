@@ -178,6 +178,10 @@ class Message:
     thread_prev_url: str | None = None
     thread_next_url: str | None = None
     notes: tuple[str, ...] = ()
+    # 1-based line of the raw input where ``body`` starts, when the body is the
+    # input verbatim (plain 7bit/8bit, not multipart, not flowed); else 1.
+    # Lets `check` print checkpatch-style ``#N:`` numbers of the file.
+    body_start_line: int = 1
 
 
 class LineKind(str, enum.Enum):
