@@ -1,0 +1,717 @@
+"""The SQLite store: schema, idempotent upserts and the queries the other stages need.
+
+This is the only module that holds SQL. Tables are created with sqlite-utils;
+writes go through parameterised ``INSERT ... ON CONFLICT`` statements so that
+running the same scan twice adds nothing and changes no row. Every write of
+one page (a message, its patch, its findings) happens in one transaction
+(``with store.transaction():``); the database runs in WAL mode so a process
+killed with SIGKILL leaves either the whole page or nothing.
+
+Tables (schema version :data:`SCHEMA_VERSION`, kept in ``meta``):
+
+* ``messages``: one row per Message-ID (first archive URL wins for duplicates).
+* ``message_urls``: every archive URL seen -> Message-ID (resume, thread walks).
+* ``patches``: the ``git am`` split of a message (summary of the diff as JSON).
+* ``findings``: one row per finding fingerprint, with its state.
+* ``rule_failures``: rules that crashed on a patch.
+* ``pages``: the fetch log of pages that failed (a page that later succeeds is
+  removed, so a recovered scan ends with the same rows as a clean one).
+* ``cursor``: per list, the last day scanned completely (for cron).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import sqlite3
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import sqlite_utils
+
+from reviewbot.errors import StoreError
+from reviewbot.models import (
+    Address,
+    AttachmentRef,
+    DiffLine,
+    Finding,
+    FindingState,
+    Hunk,
+    LineKind,
+    Message,
+    Patch,
+    RuleFailure,
+    Severity,
+    Subject,
+)
+
+SCHEMA_VERSION = 1
+
+#: Columns whose values depend on the wall clock; ``dump_rows()`` leaves them
+#: out unless asked, so two runs at different times compare equal.
+VOLATILE_COLUMNS: Mapping[str, frozenset[str]] = {
+    "findings": frozenset({"first_seen"}),
+    "pages": frozenset({"last_try"}),
+}
+
+_SCHEMA: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
+    "meta": ({"key": str, "value": str}, "key"),
+    "messages": (
+        {
+            "message_id": str,
+            "list": str,
+            "archive_url": str,
+            "day": str,  # YYYY-MM-DD of the archive URL (arrival day)
+            "seq": int,  # N of the archive URL (arrival order in the day)
+            "date_utc": str,  # ISO 8601, UTC, or None
+            "date_raw": str,
+            "from_name": str,
+            "from_email": str,
+            "from_partial": int,
+            "to_json": str,
+            "cc_json": str,
+            "subject": str,
+            "in_reply_to": str,
+            "references_json": str,
+            "thread_id": str,
+            "thread_prev_url": str,
+            "thread_next_url": str,
+            "body": str,
+            "is_patch": int,
+            "is_reply": int,
+            "attachments_json": str,
+            "obfuscated": int,
+            "flowed": int,
+            "notes_json": str,
+            "source": str,
+        },
+        "message_id",
+    ),
+    "message_urls": ({"url": str, "message_id": str, "list": str}, "url"),
+    "patches": (
+        {
+            "message_id": str,
+            "title": str,
+            "version": int,
+            "idx": int,
+            "total": int,
+            "tags_json": str,
+            "series_key": str,
+            "commit_message": str,
+            "trailers_json": str,
+            "files_json": str,
+            "warnings_json": str,
+        },
+        "message_id",
+    ),
+    "findings": (
+        {
+            "fingerprint": str,
+            "message_id": str,
+            "rule_id": str,
+            "rule_name": str,
+            "severity": str,
+            "message": str,
+            "path": str,
+            "line": int,
+            "lines_json": str,
+            "input_line": int,
+            "symbol": str,
+            "details_json": str,
+            "hunk_json": str,
+            "state": str,
+            "first_seen": str,
+        },
+        "fingerprint",
+    ),
+    "rule_failures": (
+        {"rule_id": str, "message_id": str, "error": str, "traceback": str},
+        ("rule_id", "message_id"),
+    ),
+    "pages": (
+        {
+            "url": str,
+            "list": str,
+            "kind": str,  # list/year/month/day/message/attachment
+            "status": str,  # failed
+            "attempts": int,
+            "last_error": str,
+            "last_try": str,
+        },
+        "url",
+    ),
+    "cursor": ({"list": str, "last_complete_day": str}, "list"),
+}
+
+_INDEXES = (
+    ("messages", ("list", "day", "seq")),
+    ("messages", ("thread_id",)),
+    ("messages", ("archive_url",)),
+    ("findings", ("message_id",)),
+    ("patches", ("series_key",)),
+)
+
+
+def _j(value: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces) so equal data is equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _addr(a: Address) -> dict[str, Any]:
+    return {"name": a.name, "email": a.email, "partial": a.partial}
+
+
+def _addr_from(d: Mapping[str, Any]) -> Address:
+    return Address(name=d.get("name", ""), email=d.get("email", ""), partial=bool(d.get("partial")))
+
+
+def hunk_to_json(hunk: Hunk | None) -> str | None:
+    """Serialise a Hunk (with its lines) for the ``findings.hunk_json`` column."""
+    if hunk is None:
+        return None
+    return _j(
+        {
+            "header": hunk.header,
+            "old_start": hunk.old_start,
+            "old_len": hunk.old_len,
+            "new_start": hunk.new_start,
+            "new_len": hunk.new_len,
+            "section": hunk.section,
+            "lines": [
+                [ln.kind.value, ln.text, ln.old_no, ln.new_no, ln.input_line, ln.altered] for ln in hunk.lines
+            ],
+        }
+    )
+
+
+def hunk_from_json(text: str | None) -> Hunk | None:
+    """Rebuild a Hunk from :func:`hunk_to_json` output (None stays None)."""
+    if not text:
+        return None
+    d = json.loads(text)
+    lines = tuple(
+        DiffLine(kind=LineKind(k), text=t, old_no=o, new_no=n, input_line=i, altered=bool(a))
+        for k, t, o, n, i, a in d["lines"]
+    )
+    return Hunk(
+        header=d["header"],
+        old_start=d["old_start"],
+        old_len=d["old_len"],
+        new_start=d["new_start"],
+        new_len=d["new_len"],
+        section=d["section"],
+        lines=lines,
+    )
+
+
+def _utc_iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat()
+
+
+def _url_day_seq(url: str | None) -> tuple[str | None, int | None]:
+    """``.../LIST/YYYY/MM/DD/N`` -> ("YYYY-MM-DD", N); (None, None) for other URLs."""
+    if not url:
+        return None, None
+    parts = url.rstrip("/").split("/")
+    if len(parts) >= 4 and all(p.isdigit() for p in parts[-4:]):
+        y, m, d, n = parts[-4:]
+        if len(y) == 4 and len(m) == 2 and len(d) == 2:
+            return f"{y}-{m}-{d}", int(n)
+    return None, None
+
+
+class Store:
+    """The reviewbot database at ``path`` (created with its parent folder when missing).
+
+    Raises StoreError naming the file when it cannot be opened, is not a
+    database, or was written by a newer reviewbot (unknown schema version).
+    Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=OFF")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the database: {exc}", subject=str(self.path)) from exc
+        self.conn = conn
+        self.db = sqlite_utils.Database(conn)
+        self._depth = 0
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"not a reviewbot database: {exc}", subject=str(self.path)) from exc
+
+    # ------------------------------------------------------------------ setup
+    def _migrate(self) -> None:
+        names = set(self.db.table_names())
+        if "meta" in names:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is not None:
+                try:
+                    version = int(row[0])
+                except ValueError as exc:
+                    raise StoreError(f"bad schema version {row[0]!r}", subject=str(self.path)) from exc
+                if version > SCHEMA_VERSION:
+                    self.conn.close()
+                    raise StoreError(
+                        f"schema version {version} is newer than this reviewbot understands "
+                        f"({SCHEMA_VERSION}); upgrade reviewbot",
+                        subject=str(self.path),
+                    )
+        for table, (columns, pk) in _SCHEMA.items():
+            if table not in names:
+                self.db[table].create(columns, pk=pk, not_null=None, if_not_exists=True)
+        for table, cols in _INDEXES:
+            self.db[table].create_index(list(cols), if_not_exists=True)
+        self._create_extra_tables()
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
+            (str(SCHEMA_VERSION),),
+        )
+
+    def close(self) -> None:
+        """Close the connection (a checkpoint folds the WAL back into the file)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator["Store"]:
+        """One atomic unit of writes; nested uses join the outer transaction.
+
+        On an exception everything written inside is rolled back and the
+        exception propagates.
+        """
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield self
+        except BaseException:
+            self._depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ helpers
+    def _upsert(self, table: str, row: Mapping[str, Any], keys: Sequence[str], *,
+                keep: Sequence[str] = (), guard: str | None = None) -> None:
+        """INSERT or UPDATE ``row``; an update only touches columns whose value differs.
+
+        ``keep`` columns are written on insert only (e.g. first_seen); ``guard``
+        is an extra SQL condition on the update.
+        """
+        cols = list(row)
+        update = [c for c in cols if c not in keys and c not in keep]
+        sql = f"INSERT INTO [{table}] ({', '.join(f'[{c}]' for c in cols)}) VALUES ({', '.join('?' for _ in cols)})"
+        conflict = ", ".join(f"[{k}]" for k in keys)
+        if update:
+            sets = ", ".join(f"[{c}] = excluded.[{c}]" for c in update)
+            differs = " OR ".join(f"[{c}] IS NOT excluded.[{c}]" for c in update)
+            where = f"({differs})" + (f" AND ({guard})" if guard else "")
+            sql += f" ON CONFLICT({conflict}) DO UPDATE SET {sets} WHERE {where}"
+        else:
+            sql += f" ON CONFLICT({conflict}) DO NOTHING"
+        self.conn.execute(sql, [row[c] for c in cols])
+
+    # ------------------------------------------------------------------ messages
+    def put_message(self, message: Message, *, thread_id: str | None = None) -> str:
+        """Upsert one message (and its archive URL); returns the key used (its Message-ID).
+
+        A message without a Message-ID is keyed by its archive URL or source.
+        When the same Message-ID comes from two archive URLs the first one
+        stored keeps the row; both URLs are remembered.
+        """
+        key = message.message_id or message.archive_url or message.source
+        if not key:
+            raise StoreError("message has neither Message-ID nor URL", subject=message.source or None)
+        day, seq = _url_day_seq(message.archive_url)
+        frm = message.from_addr
+        row = {
+            "message_id": key,
+            "list": message.list_name,
+            "archive_url": message.archive_url,
+            "day": day,
+            "seq": seq,
+            "date_utc": _utc_iso(message.date),
+            "date_raw": message.date_raw,
+            "from_name": frm.name if frm else None,
+            "from_email": frm.email if frm else None,
+            "from_partial": int(frm.partial) if frm else 0,
+            "to_json": _j([_addr(a) for a in message.to]),
+            "cc_json": _j([_addr(a) for a in message.cc]),
+            "subject": message.subject.raw,
+            "in_reply_to": message.in_reply_to,
+            "references_json": _j(list(message.references)),
+            "thread_prev_url": message.thread_prev_url,
+            "thread_next_url": message.thread_next_url,
+            "body": message.body,
+            "is_patch": int(message.subject.is_patch),
+            "is_reply": int(message.subject.is_reply),
+            "attachments_json": _j([dataclasses.asdict(a) for a in message.attachments]),
+            "obfuscated": int(message.obfuscated),
+            "flowed": int(message.flowed),
+            "notes_json": _j(list(message.notes)),
+            "source": message.source,
+        }
+        if thread_id is not None:
+            row["thread_id"] = thread_id
+        guard = "archive_url IS excluded.archive_url OR archive_url IS NULL"
+        self._upsert("messages", row, ["message_id"], keep=("thread_id",) if thread_id is None else (), guard=guard)
+        if message.archive_url:
+            self._upsert("message_urls", {"url": message.archive_url, "message_id": key,
+                                          "list": message.list_name}, ["url"])
+        return key
+
+    def known_urls(self, list_name: str | None = None) -> dict[str, str]:
+        """Archive URL -> Message-ID of every stored message (of one list when given)."""
+        if list_name is None:
+            cur = self.conn.execute("SELECT url, message_id FROM message_urls")
+        else:
+            cur = self.conn.execute("SELECT url, message_id FROM message_urls WHERE list = ?", (list_name,))
+        return dict(cur.fetchall())
+
+    def has_url(self, url: str) -> bool:
+        """True when a message from this archive URL is stored."""
+        return self.conn.execute("SELECT 1 FROM message_urls WHERE url = ?", (url,)).fetchone() is not None
+
+    def message_row(self, message_id: str) -> dict[str, Any] | None:
+        """The raw ``messages`` row of a Message-ID, or None."""
+        cur = self.conn.execute("SELECT * FROM messages WHERE message_id = ?", (message_id,))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def messages(self, list_name: str | None = None, since: date | None = None,
+                 until: date | None = None, *, patches_only: bool = False) -> list[dict[str, Any]]:
+        """``messages`` rows by list and arrival day range (inclusive), in arrival order."""
+        where, args = ["1=1"], []
+        if list_name is not None:
+            where.append("list = ?")
+            args.append(list_name)
+        if since is not None:
+            where.append("day >= ?")
+            args.append(since.isoformat())
+        if until is not None:
+            where.append("day <= ?")
+            args.append(until.isoformat())
+        if patches_only:
+            where.append("is_patch = 1")
+        return self._rows(f"SELECT * FROM messages WHERE {' AND '.join(where)} ORDER BY day, seq, message_id", args)
+
+    def thread_members(self, thread_id: str) -> list[dict[str, Any]]:
+        """Rows of every stored message of a thread, in archive (arrival) order."""
+        return self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
+
+    def load_message(self, message_id: str, parse_subject: Any = None) -> Message | None:
+        """Rebuild the :class:`Message` stored under ``message_id`` (None when absent).
+
+        ``parse_subject`` turns the raw Subject into a Subject (pass
+        ``reviewbot.parse.subject.parse_subject``); without it only ``raw``,
+        ``title`` and the stored is_reply flag are set.
+        """
+        row = self.message_row(message_id)
+        return None if row is None else message_from_row(row, parse_subject)
+
+    def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
+        """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT archive_url, message_id, thread_prev_url, thread_id FROM messages "
+            "WHERE list = ? AND archive_url IS NOT NULL", (list_name,))]
+
+    def set_thread_ids(self, mapping: Mapping[str, str]) -> int:
+        """Set ``thread_id`` for Message-ID -> thread id; returns how many rows changed."""
+        changed = 0
+        with self.transaction():
+            for mid, tid in mapping.items():
+                cur = self.conn.execute(
+                    "UPDATE messages SET thread_id = ? WHERE message_id = ? AND thread_id IS NOT ?", (tid, mid, tid))
+                changed += cur.rowcount
+        return changed
+
+    # ------------------------------------------------------------------ patches
+    def put_patch(self, patch: Patch, *, series_key: str | None = None) -> None:
+        """Upsert the ``git am`` split of a stored message (diff summarised per file)."""
+        s = patch.subject
+        row = {
+            "message_id": patch.message_id or patch.message.archive_url or patch.message.source,
+            "title": s.title,
+            "version": s.version,
+            "idx": s.index,
+            "total": s.total,
+            "tags_json": _j(list(s.tags)),
+            "commit_message": patch.commit_message,
+            "trailers_json": _j([[t.key, t.value] for t in patch.trailers]),
+            "files_json": _j([
+                {"path": f.path, "status": f.status, "added": f.added_count, "removed": f.removed_count}
+                for f in patch.files
+            ]),
+            "warnings_json": _j(list(patch.warnings)),
+        }
+        keep: tuple[str, ...] = ()
+        if series_key is not None:
+            row["series_key"] = series_key
+        else:
+            keep = ("series_key",)
+        self._upsert("patches", row, ["message_id"], keep=keep)
+
+    def set_series_key(self, message_id: str, series_key: str) -> None:
+        """Record which series (see scan's grouping) a patch belongs to."""
+        self.conn.execute("UPDATE patches SET series_key = ? WHERE message_id = ? AND series_key IS NOT ?",
+                          (series_key, message_id, series_key))
+
+    def patch_row(self, message_id: str) -> dict[str, Any] | None:
+        """The raw ``patches`` row, or None."""
+        rows = self._rows("SELECT * FROM patches WHERE message_id = ?", [message_id])
+        return rows[0] if rows else None
+
+    # ------------------------------------------------------------------ findings
+    def replace_findings(self, message_id: str, findings: Iterable[Finding], failures: Iterable[RuleFailure] = (),
+                         *, now: datetime | None = None) -> None:
+        """Make the stored findings of one patch equal to ``findings`` (one transaction).
+
+        Findings are keyed by fingerprint; ``first_seen`` is written once and
+        kept; a finding a person dismissed stays dismissed; findings the rules
+        no longer produce for this patch are removed (unless dismissed).
+        ``failures`` replace the patch's rule failures the same way.
+        """
+        stamp = _utc_iso(now or datetime.now(timezone.utc))
+        with self.transaction():
+            keep: list[str] = []
+            for f in findings:
+                fp = f.fingerprint or f"{f.rule_id}:{message_id}:{f.path}:{f.line}:{f.symbol}"
+                keep.append(fp)
+                row = {
+                    "fingerprint": fp,
+                    "message_id": f.message_id or message_id,
+                    "rule_id": f.rule_id,
+                    "rule_name": f.rule_name,
+                    "severity": f.severity.value,
+                    "message": f.message,
+                    "path": f.path,
+                    "line": f.line,
+                    "lines_json": _j(list(f.lines)),
+                    "input_line": f.input_line,
+                    "symbol": f.symbol,
+                    "details_json": _j(dict(f.details)),
+                    "hunk_json": hunk_to_json(f.hunk),
+                    "state": f.state.value,
+                    "first_seen": stamp,
+                }
+                self._upsert("findings", row, ["fingerprint"], keep=("first_seen",),
+                             guard="state <> 'dismissed'")
+            marks = ", ".join("?" for _ in keep)
+            self.conn.execute(
+                f"DELETE FROM findings WHERE message_id = ? AND state <> 'dismissed'"
+                + (f" AND fingerprint NOT IN ({marks})" if keep else ""),
+                [message_id, *keep],
+            )
+            seen: list[str] = []
+            for fail in failures:
+                seen.append(fail.rule_id)
+                self._upsert("rule_failures", {"rule_id": fail.rule_id, "message_id": message_id,
+                                               "error": fail.error, "traceback": fail.traceback},
+                             ["rule_id", "message_id"])
+            marks = ", ".join("?" for _ in seen)
+            self.conn.execute(
+                "DELETE FROM rule_failures WHERE message_id = ?" + (f" AND rule_id NOT IN ({marks})" if seen else ""),
+                [message_id, *seen],
+            )
+
+    def findings_for(self, message_id: str) -> list[Finding]:
+        """The stored findings of one patch as :class:`Finding` values, sorted by (path, line, rule)."""
+        rows = self._rows("SELECT * FROM findings WHERE message_id = ? "
+                          "ORDER BY path, line, rule_id, fingerprint", [message_id])
+        return [finding_from_row(r) for r in rows]
+
+    def set_finding_state(self, fingerprint: str, state: FindingState) -> bool:
+        """Change one finding's state (e.g. dismissed by a person); False when unknown."""
+        cur = self.conn.execute("UPDATE findings SET state = ? WHERE fingerprint = ?", (state.value, fingerprint))
+        return cur.rowcount > 0
+
+    def finding_counts(self, list_name: str | None = None, since: date | None = None,
+                       until: date | None = None) -> dict[str, int]:
+        """Number of findings per rule id for patches in a list / day range."""
+        where, args = ["1=1"], []
+        if list_name is not None:
+            where.append("m.list = ?")
+            args.append(list_name)
+        if since is not None:
+            where.append("m.day >= ?")
+            args.append(since.isoformat())
+        if until is not None:
+            where.append("m.day <= ?")
+            args.append(until.isoformat())
+        cur = self.conn.execute(
+            "SELECT f.rule_id, COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            f"WHERE {' AND '.join(where)} GROUP BY f.rule_id ORDER BY f.rule_id", args)
+        return dict(cur.fetchall())
+
+    def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
+        """Message-IDs of patches that have open findings and no draft yet, in arrival order."""
+        drafted = ""
+        if "drafts" in set(self.db.table_names()):
+            drafted = "AND m.message_id NOT IN (SELECT in_reply_to FROM drafts WHERE in_reply_to IS NOT NULL)"
+        args: list[Any] = []
+        lst = ""
+        if list_name is not None:
+            lst = "AND m.list = ?"
+            args.append(list_name)
+        cur = self.conn.execute(
+            "SELECT DISTINCT m.message_id, m.day, m.seq FROM messages m JOIN findings f ON f.message_id = m.message_id "
+            f"WHERE f.state = 'open' {lst} {drafted} ORDER BY m.day, m.seq, m.message_id", args)
+        return [r[0] for r in cur.fetchall()]
+
+    # ------------------------------------------------------------------ fetch log
+    def page_failed(self, url: str, *, kind: str, error: str, attempts: int = 1,
+                    list_name: str | None = None, now: datetime | None = None) -> None:
+        """Record (or add to) a failed page: URL, kind, attempts so far, last error."""
+        self.conn.execute(
+            "INSERT INTO pages(url, list, kind, status, attempts, last_error, last_try) "
+            "VALUES (?, ?, ?, 'failed', ?, ?, ?) ON CONFLICT(url) DO UPDATE SET "
+            "status = 'failed', attempts = attempts + excluded.attempts, last_error = excluded.last_error, "
+            "last_try = excluded.last_try",
+            (url, list_name, kind, attempts, error, _utc_iso(now or datetime.now(timezone.utc))),
+        )
+
+    def page_ok(self, url: str) -> bool:
+        """Forget a page's failure once it was fetched; True when it had failed before."""
+        return self.conn.execute("DELETE FROM pages WHERE url = ?", (url,)).rowcount > 0
+
+    def failed_pages(self, list_name: str | None = None) -> list[dict[str, Any]]:
+        """Rows of pages that failed and were not fetched since (retried first by the next scan)."""
+        if list_name is None:
+            return self._rows("SELECT * FROM pages WHERE status = 'failed' ORDER BY url", [])
+        return self._rows("SELECT * FROM pages WHERE status = 'failed' AND list = ? ORDER BY url", [list_name])
+
+    # ------------------------------------------------------------------ cursor
+    def get_cursor(self, list_name: str) -> date | None:
+        """The last day of ``list_name`` scanned completely, or None."""
+        row = self.conn.execute("SELECT last_complete_day FROM cursor WHERE list = ?", (list_name,)).fetchone()
+        return date.fromisoformat(row[0]) if row and row[0] else None
+
+    def set_cursor(self, list_name: str, day: date) -> None:
+        """Move the cursor of ``list_name`` forward to ``day`` (never backwards)."""
+        current = self.get_cursor(list_name)
+        if current is not None and current >= day:
+            return
+        self._upsert("cursor", {"list": list_name, "last_complete_day": day.isoformat()}, ["list"])
+
+    # ------------------------------------------------------------------ inspection
+    def _rows(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, list(args))
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def count(self, table: str) -> int:
+        """Number of rows of one of the store's tables."""
+        if table not in set(self.db.table_names()):
+            raise StoreError(f"no table {table!r}", subject=str(self.path))
+        return self.db[table].count
+
+    def dump_rows(self, *, include_volatile: bool = False) -> dict[str, list[tuple[Any, ...]]]:
+        """Every table's rows (sorted tuples of column=value pairs), for equality tests.
+
+        Columns in :data:`VOLATILE_COLUMNS` (wall-clock stamps) are left out
+        unless ``include_volatile``.
+        """
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        for table in sorted(self.db.table_names()):
+            if table.startswith("sqlite_"):
+                continue
+            skip = set() if include_volatile else VOLATILE_COLUMNS.get(table, frozenset())
+            cur = self.conn.execute(f"SELECT * FROM [{table}]")
+            names = [d[0] for d in cur.description]
+            rows = [tuple((n, v) for n, v in zip(names, r) if n not in skip) for r in cur.fetchall()]
+            out[table] = sorted(rows, key=repr)
+        return out
+
+    # ================================================================== H5: drafts
+    # Section reserved for the respond helper (H5): the ``drafts`` table and its
+    # methods. Create the table in ``_create_extra_tables`` (called by _migrate)
+    # and add methods below this line.
+    def _create_extra_tables(self) -> None:
+        """Tables owned by other stages (drafts); called on every open."""
+        return None
+
+
+# ---------------------------------------------------------------------- rows -> values
+def message_from_row(row: Mapping[str, Any], parse_subject: Any = None) -> Message:
+    """Rebuild a Message from a ``messages`` row (see :meth:`Store.load_message`)."""
+    raw_subject = row.get("subject") or ""
+    if parse_subject is not None:
+        subject = parse_subject(raw_subject)
+    else:
+        subject = Subject(raw=raw_subject, title=raw_subject, is_reply=bool(row.get("is_reply")))
+    frm = None
+    if row.get("from_email") is not None or row.get("from_name") is not None:
+        frm = Address(name=row.get("from_name") or "", email=row.get("from_email") or "",
+                      partial=bool(row.get("from_partial")))
+    date_utc = row.get("date_utc")
+    return Message(
+        message_id=row["message_id"],
+        subject=subject,
+        from_addr=frm,
+        date=datetime.fromisoformat(date_utc) if date_utc else None,
+        date_raw=row.get("date_raw") or "",
+        to=tuple(_addr_from(d) for d in json.loads(row.get("to_json") or "[]")),
+        cc=tuple(_addr_from(d) for d in json.loads(row.get("cc_json") or "[]")),
+        in_reply_to=row.get("in_reply_to"),
+        references=tuple(json.loads(row.get("references_json") or "[]")),
+        body=row.get("body") or "",
+        source=row.get("source") or "",
+        list_name=row.get("list"),
+        archive_url=row.get("archive_url"),
+        obfuscated=bool(row.get("obfuscated")),
+        flowed=bool(row.get("flowed")),
+        attachments=tuple(AttachmentRef(**d) for d in json.loads(row.get("attachments_json") or "[]")),
+        thread_prev_url=row.get("thread_prev_url"),
+        thread_next_url=row.get("thread_next_url"),
+        notes=tuple(json.loads(row.get("notes_json") or "[]")),
+    )
+
+
+def finding_from_row(row: Mapping[str, Any]) -> Finding:
+    """Rebuild a Finding from a ``findings`` row."""
+    return Finding(
+        rule_id=row["rule_id"],
+        rule_name=row["rule_name"],
+        severity=Severity(row["severity"]),
+        message=row["message"],
+        message_id=row["message_id"],
+        path=row.get("path"),
+        line=row.get("line"),
+        lines=tuple(json.loads(row.get("lines_json") or "[]")),
+        input_line=row.get("input_line"),
+        hunk=hunk_from_json(row.get("hunk_json")),
+        symbol=row.get("symbol") or "",
+        details=json.loads(row.get("details_json") or "{}"),
+        state=FindingState(row["state"]),
+        fingerprint=row["fingerprint"],
+    )
