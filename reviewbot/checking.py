@@ -1,0 +1,520 @@
+"""The local pre-check behind ``reviewbot check``: inputs -> messages -> patches -> series -> engine.
+
+Inputs are what a developer has before sending: ``git format-patch`` files,
+``.eml`` files, an mbox holding a series, a directory of such files, standard
+input (``-``) and a git revision range (``git format-patch --stdout RANGE``).
+All messages of one run are grouped into series together, so
+``reviewbot check 00*.patch`` checks the patches with their cover letter
+(``RuleContext.cover``), which counts as evidence for RB201.
+
+Each finding is tied to the input it came from and to the line of that input
+(``Finding.input_line`` is rewritten from message lines to input lines: an
+mbox holding several messages is one input whose lines count from its first
+byte, as ``checkpatch.pl`` counts them). Per-path ignores from the settings
+drop findings on matching paths; parse warnings (format=flowed, bare CR...)
+travel beside the findings as informational notes.
+
+This module imports only the standard library, the parser and the engine:
+checking one patch must stay interactive (no HTTP, HTML or SQLite stack).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
+
+from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
+from reviewbot.models import CheckReport, Finding, Patch, RawMessage, RuleFailure, Series, Severity
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.config import Settings
+    from reviewbot.registry import LoadedRule
+
+log = logging.getLogger(__name__)
+
+STDIN = "-"
+THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Severity.CHECK}
+
+
+# ------------------------------------------------------------------ values
+
+
+@dataclass(frozen=True)
+class InputMessage:
+    """One message read from one input, before parsing.
+
+    ``input`` names the input as the user gave it (a path, ``-``, or
+    ``git:RANGE``); ``offset`` is the number of input lines before the
+    message's first line (0 for a file holding one message), so that input
+    line = ``offset`` + message line. ``offset`` is None when the message
+    could not be located in the input bytes (its lines are then reported
+    relative to the message).
+    """
+
+    input: str
+    raw: RawMessage
+    offset: int | None
+    index: int = 0  # 0-based position of the message in its input
+
+
+@dataclass(frozen=True)
+class CheckedPatch:
+    """The result for one patch mail of a run.
+
+    ``report`` holds the findings with ``input_line`` already in input lines
+    (and per-path ignores applied). ``lines_checked`` counts the lines of the
+    message. ``notes`` are informational lines for a person (parse warnings:
+    format=flowed, bare CR, ...). ``data`` is the raw message, used to show
+    the offending commit-message line in the text report.
+    """
+
+    input: str
+    index: int
+    report: CheckReport
+    offset: int | None
+    lines_checked: int
+    notes: tuple[str, ...] = ()
+    data: bytes = b""
+    is_cover: bool = False
+
+    @property
+    def patch(self) -> Patch:
+        return self.report.patch
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.report.findings
+
+    @property
+    def failures(self) -> tuple[RuleFailure, ...]:
+        return self.report.failures
+
+    def counts(self) -> dict[Severity, int]:
+        """Findings per severity ({ERROR: e, WARNING: w, CHECK: c})."""
+        out = {s: 0 for s in Severity}
+        for f in self.report.findings:
+            out[f.severity] += 1
+        return out
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """Everything one ``reviewbot check`` produced.
+
+    ``patches`` are in input order (message order inside an input);
+    ``skipped`` counts messages that were neither a patch nor a cover letter
+    (replies in an mbox); ``problems`` are inputs or messages that could not be
+    read or parsed (each names the file and what was wrong; the command exits 2
+    when there is one). ``rules`` are the rules that ran (for SARIF metadata).
+    """
+
+    patches: tuple[CheckedPatch, ...]
+    rules: tuple["LoadedRule", ...] = ()
+    skipped: int = 0
+    problems: tuple[ReviewbotError, ...] = ()
+    strict: bool = False
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(f for p in self.patches for f in p.findings)
+
+    def counts(self) -> dict[Severity, int]:
+        """Findings per severity over the whole run."""
+        out = {s: 0 for s in Severity}
+        for p in self.patches:
+            for sev, n in p.counts().items():
+                out[sev] += n
+        return out
+
+    def worst(self) -> Severity | None:
+        """The highest severity found, or None when there is no finding."""
+        found = [f.severity for f in self.findings]
+        return max(found, key=lambda s: s.rank) if found else None
+
+    def fails(self, fail_on: str | Severity) -> bool:
+        """True when a finding is at or above the threshold, or a rule crashed.
+
+        ``fail_on`` is ``error``, ``warning`` or ``check`` (or a Severity).
+        Raises UsageError for any other value.
+        """
+        threshold = fail_on if isinstance(fail_on, Severity) else parse_threshold(fail_on)
+        if any(p.failures for p in self.patches):
+            return True
+        return any(f.severity.rank >= threshold.rank for f in self.findings)
+
+
+def parse_threshold(value: str) -> Severity:
+    """``error|warning|check`` (any case) -> Severity; UsageError for anything else."""
+    try:
+        return THRESHOLDS[value.strip().lower()]
+    except (KeyError, AttributeError):
+        raise UsageError(
+            f"--fail-on must be one of {', '.join(THRESHOLDS)}, not {value!r}", subject="fail-on"
+        ) from None
+
+
+# ------------------------------------------------------------------ reading inputs
+
+
+def _line_offsets(blob: bytes, messages: Sequence[RawMessage]) -> list[int | None]:
+    """For each message (in order), the number of lines of ``blob`` before its first line.
+
+    The message is found by its first line (the mbox ``From `` line is
+    usually stripped by the splitter, its first header is not). Counting is
+    incremental, so an mbox of thousands of messages stays linear.
+    """
+    offsets: list[int | None] = []
+    pos = 0  # search position in blob
+    counted_to = 0  # blob[:counted_to] has `lines` newlines
+    lines = 0
+    for raw in messages:
+        data = raw.data
+        if not data:
+            offsets.append(None)
+            continue
+        nl = data.find(b"\n")
+        first = data[: nl if nl >= 0 else len(data)].rstrip(b"\r")
+        if not first:
+            offsets.append(None)
+            continue
+        idx = blob.find(first, pos)
+        # only accept a match at the start of a line
+        while idx > 0 and blob[idx - 1] != 0x0A:
+            idx = blob.find(first, idx + 1)
+        if idx < 0:
+            offsets.append(None)
+            continue
+        lines += blob.count(b"\n", counted_to, idx)
+        counted_to = idx
+        offsets.append(lines)
+        pos = idx + len(first)
+    return offsets
+
+
+def _split(blob: bytes, source: str) -> list[RawMessage]:
+    from reviewbot.fetch.mailfiles import split_mbox_bytes
+
+    return list(split_mbox_bytes(blob, source))
+
+
+def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
+    """Split one input's bytes (one mail, a format-patch file or an mbox) into located messages.
+
+    Raises InputError naming ``name`` when the bytes hold no mail at all.
+    """
+    if not blob.strip():
+        raise InputError("empty input: no patch to check", subject=name)
+    try:
+        raws = _split(blob, name)
+    except ParseError:
+        raise
+    except ReviewbotError:
+        raise
+    except (ValueError, UnicodeError) as exc:
+        raise InputError(f"not a mail or mbox: {exc}", subject=name) from exc
+    if not raws:
+        raise InputError("no mail found (not a patch, mbox or .eml file)", subject=name)
+    offsets = _line_offsets(blob, raws)
+    return [InputMessage(name, raw, off, i) for i, (raw, off) in enumerate(zip(raws, offsets))]
+
+
+def _read_file(path: Path, name: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError("no such file", subject=name) from exc
+    except IsADirectoryError as exc:  # pragma: no cover - directories are handled before
+        raise InputError("is a directory", subject=name) from exc
+    except PermissionError as exc:
+        raise InputError("permission denied", subject=name) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", subject=name) from exc
+
+
+def _is_maildir(path: Path) -> bool:
+    return (path / "cur").is_dir() and (path / "new").is_dir()
+
+
+def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage]:
+    """Read one command-line input: a file, a directory of patch files, a Maildir, or ``-``.
+
+    A directory's regular files are read in name order (hidden files and
+    sub-directories skipped), each as its own input; a Maildir is read through
+    ``reviewbot.fetch.mailfiles.read_path``. Raises InputError naming the input
+    (missing, unreadable, empty, not a mail).
+    """
+    if name == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        try:
+            blob = stream.read()
+        except OSError as exc:
+            raise InputError(f"cannot read standard input: {exc}", subject="-") from exc
+        return messages_from_bytes(blob, STDIN)
+    path = Path(name)
+    if path.is_dir():
+        if _is_maildir(path):
+            from reviewbot.fetch.mailfiles import read_path
+
+            return [InputMessage(raw.source or name, raw, None, i) for i, raw in enumerate(read_path(path))]
+        out: list[InputMessage] = []
+        entries = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        if not entries:
+            raise InputError("directory holds no patch files", subject=name)
+        for entry in entries:
+            out.extend(messages_from_bytes(_read_file(entry, str(entry)), str(entry)))
+        return out
+    return messages_from_bytes(_read_file(path, name), name)
+
+
+def read_git_range(rev_range: str, cwd: Path | None = None) -> list[InputMessage]:
+    """``git format-patch --stdout REV_RANGE`` in ``cwd``, split into messages (input ``git:RANGE``).
+
+    Raises InputError when git fails or the range holds no commit.
+    """
+    from reviewbot.fetch.mailfiles import git_format_patch
+
+    name = f"git:{rev_range}"
+    blob = git_format_patch(rev_range, cwd or Path.cwd())
+    if not blob.strip():
+        raise InputError("the range holds no commit", subject=name)
+    return messages_from_bytes(blob, name)
+
+
+# ------------------------------------------------------------------ checking
+
+
+def _rule_matches(finding: Finding, selector: str) -> bool:
+    """A per-path ignore entry: ``*``/``all``, an id (``RB102``), an id prefix (``RB1``) or a rule name."""
+    sel = selector.strip()
+    if sel in ("*", "all"):
+        return True
+    if sel[:2].upper() == "RB" and (sel[2:].isdigit() or sel[2:] == ""):
+        return finding.rule_id.startswith(sel.upper())
+    return finding.rule_name == sel.lower()
+
+
+def _path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequence[str]]) -> bool:
+    if not path or not ignores:
+        return False
+    for pattern, rules in ignores.items():
+        if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.rstrip("/") + "/*"):
+            for rule in rules:
+                if _rule_matches(finding, rule):
+                    return True
+    return False
+
+
+def _relocate(report: CheckReport, offset: int | None, ignores: Mapping[str, Sequence[str]]) -> CheckReport:
+    """Apply per-path ignores and turn message lines into input lines."""
+    kept: list[Finding] = []
+    changed = False
+    for f in report.findings:
+        if _path_ignored(f.path, f, ignores):
+            changed = True
+            continue
+        if offset and f.input_line is not None:
+            f = replace(f, input_line=f.input_line + offset)
+            changed = True
+        kept.append(f)
+    if not changed:
+        return report
+    return replace(report, findings=tuple(kept))
+
+
+def _notes_of(patch: Patch) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for note in (*patch.message.notes, *patch.warnings):
+        seen.setdefault(note, None)
+    return tuple(seen)
+
+
+@dataclass
+class _Parsed:
+    item: InputMessage
+    patch: Patch
+
+
+def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, list[ReviewbotError]]:
+    """Parse messages into patches; returns (parsed, skipped non-patches, problems)."""
+    from reviewbot.parse.mail import parse_message
+    from reviewbot.parse.patch import parse_patch
+
+    parsed: list[_Parsed] = []
+    problems: list[ReviewbotError] = []
+    skipped = 0
+    for item in items:
+        try:
+            message = parse_message(item.raw)
+            patch = parse_patch(message)
+        except ReviewbotError as exc:
+            problems.append(exc)
+            continue
+        if patch.has_diff or patch.subject.is_cover_letter:
+            parsed.append(_Parsed(item, patch))
+        else:
+            skipped += 1
+    return parsed, skipped, problems
+
+
+def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
+    """Message-ID -> series, for all patches and cover letters of a run."""
+    from reviewbot.parse.threads import assign_threads, group_series
+
+    if not patches:
+        return {}
+    try:
+        threads = assign_threads([p.message for p in patches])
+        groups = group_series(patches, threads)
+    except ReviewbotError as exc:  # grouping is a help, never a reason to fail the check
+        log.info("could not group the patches into series: %s", exc)
+        return {}
+    out: dict[str, Series] = {}
+    for series in groups:
+        if series.cover is not None:
+            out[series.cover.message_id] = series
+        for p in series.patches:
+            out[p.message_id] = series
+    return out
+
+
+def check_messages(
+    items: Iterable[InputMessage],
+    rules: Sequence["LoadedRule"],
+    *,
+    strict: bool = False,
+    per_path_ignores: Mapping[str, Sequence[str]] | None = None,
+    options: Mapping[str, Any] | None = None,
+    problems: Sequence[ReviewbotError] = (),
+) -> CheckRun:
+    """Parse the messages, group them into series and run the rules on every patch with a diff.
+
+    A cover letter is not checked itself: it is given to the rules of its
+    series' patches as ``RuleContext.cover``. Messages that are neither
+    (replies) are counted in ``skipped``. Messages that fail to parse become
+    ``problems`` (ParseError naming the message and line); the rest is checked.
+    """
+    from reviewbot.engine import check_patch
+    from reviewbot.rule import RuleContext
+
+    ignores = dict(per_path_ignores or {})
+    items = list(items)
+    seen_inputs = dict.fromkeys(item.input for item in items)
+    parsed, skipped, parse_problems = parse_inputs(items)
+    series_by_id = _series_of([p.patch for p in parsed])
+    base_ctx = RuleContext(strict=strict, options=dict(options or {}))
+    results: list[CheckedPatch] = []
+    for entry in parsed:
+        patch = entry.patch
+        if not patch.has_diff:
+            continue  # a cover letter: evidence for its series, nothing to check on its own
+        series = series_by_id.get(patch.message_id)
+        ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
+        report = check_patch(patch, rules, ctx)
+        # rules number lines from the first body line; the input counts from its first byte
+        shift = (entry.item.offset or 0) + max(patch.message.body_start_line, 1) - 1
+        report = _relocate(report, shift, ignores)
+        data = entry.item.raw.data
+        results.append(
+            CheckedPatch(
+                input=entry.item.input,
+                index=entry.item.index,
+                report=report,
+                offset=entry.item.offset,
+                lines_checked=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+                notes=_notes_of(patch),
+                data=data,
+            )
+        )
+    # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
+    items_inputs = dict.fromkeys(entry.item.input for entry in parsed)
+    failed = {(p.subject or "") for p in parse_problems}
+    extra: list[ReviewbotError] = []
+    for name in seen_inputs:
+        if name not in items_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
+            extra.append(InputError("no patch found: no message with a diff", subject=name))
+    return CheckRun(
+        patches=tuple(results),
+        rules=tuple(rules),
+        skipped=skipped,
+        problems=(*problems, *parse_problems, *extra),
+        strict=strict,
+    )
+
+
+def load_check_rules(
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    rules_dirs: Sequence[Path] = (),
+) -> tuple["LoadedRule", ...]:
+    """The rules for a check run (built-ins, entry points, ``rules_dirs``), filtered by select/ignore.
+
+    Raises RuleLoadError (a broken rule stops the run) or UsageError.
+    """
+    from reviewbot.registry import load_rules
+
+    return load_rules(rules_dirs=tuple(rules_dirs), select=tuple(select), ignore=tuple(ignore))
+
+
+def run_check(
+    inputs: Sequence[str],
+    settings: "Settings",
+    *,
+    git_range: str | None = None,
+    cwd: Path | None = None,
+    stdin: BinaryIO | None = None,
+    rules: Sequence["LoadedRule"] | None = None,
+) -> CheckRun:
+    """Read every input (and the git range), then check all their messages in one run.
+
+    ``settings`` supplies select/ignore/strict/per-path ignores/rules_dirs
+    (flags already applied by the caller). An input that cannot be read is
+    recorded in ``CheckRun.problems`` and the others are still checked; if
+    nothing at all could be read and there are problems, the run has no
+    patches. Raises UsageError when there is no input at all.
+    """
+    if not inputs and not git_range:
+        raise UsageError("nothing to check: give patch files, a directory, '-' or --git RANGE")
+    if rules is None:
+        rules = load_check_rules(select=settings.select, ignore=settings.ignore, rules_dirs=settings.rules_dirs)
+    items: list[InputMessage] = []
+    problems: list[ReviewbotError] = []
+    for name in inputs:
+        try:
+            got = read_input(name, stdin=stdin)
+        except ReviewbotError as exc:
+            problems.append(exc)
+            continue
+        items.extend(got)
+    if git_range:
+        try:
+            items.extend(read_git_range(git_range, cwd))
+        except ReviewbotError as exc:
+            problems.append(exc)
+    return check_messages(
+        items,
+        rules,
+        strict=settings.strict,
+        per_path_ignores=settings.per_path_ignores,
+        problems=problems,
+    )
+
+
+__all__ = [
+    "CheckRun",
+    "CheckedPatch",
+    "InputMessage",
+    "check_messages",
+    "load_check_rules",
+    "messages_from_bytes",
+    "parse_threshold",
+    "read_git_range",
+    "read_input",
+    "run_check",
+    "STDIN",
+]
+

@@ -1,0 +1,495 @@
+"""Output of ``reviewbot check``: checkpatch-style text and terse, versioned JSON, SARIF 2.1.0, b4.
+
+Every formatter takes a :class:`reviewbot.checking.CheckRun` and returns the
+whole output as one ``str`` (the command prints it). Nothing here reads files
+or imports more than the standard library.
+
+``text`` (default), shaped like ``checkpatch.pl``::
+
+    WARNING:RB102: smp_mb() without a comment naming the barrier it pairs with
+    #23: FILE: kernel/sched/core.c:42:
+    +	smp_mb();
+
+    total: 0 errors, 1 warnings, 0 checks, 57 lines checked
+
+    0001-sched-fix.patch has review findings, please look at them before sending.
+
+``#N`` is the line of the input (file, stdin or mbox) the finding points at.
+
+``terse``: one line per finding, ``INPUT:N: LEVEL:RULE: message``
+(``checkpatch --terse``; ``N`` is 0 when the finding has no input line).
+Nothing else is printed, so b4's ``prep-perpatch-check-cmd`` and
+``am-perpatch-check-cmd`` (which read one finding per output line, ``ERROR:``
+meaning fail) can run ``reviewbot check --format terse -`` directly.
+
+``json``: schema version 1 (a change that removes or renames a key bumps it)::
+
+    {
+      "version": 1,
+      "tool": {"name": "reviewbot", "version": "0.1.0"},
+      "summary": {"errors": 0, "warnings": 1, "checks": 0, "patches": 1,
+                  "lines": 57, "skipped": 0, "strict": false},
+      "patches": [{"input": "0001-x.patch", "index": 0, "message_id": "...",
+                   "subject": "[PATCH] ...", "errors": 0, "warnings": 1,
+                   "checks": 0, "lines": 57, "notes": ["..."]}],
+      "findings": [{
+          "rule": "RB102", "name": "barrier-without-comment",
+          "severity": "warning",            # "error" | "warning" | "check"
+          "message": "...",
+          "file": "kernel/sched/core.c",    # null for commit-message findings
+          "line": 42,                       # new-side line, or null
+          "lines": [42],                    # every new-side line it is about
+          "input": "0001-x.patch",          # the input as given ("-" = stdin)
+          "input_line": 23,                 # line in that input, or null
+          "message_id": "...", "subject": "[PATCH] ...",
+          "fingerprint": "...", "details": {...}}],
+      "failures": [{"rule": "RB101", "message_id": "...", "input": "...", "error": "..."}],
+      "problems": [{"input": "x.patch", "error": "x.patch: no such file"}]
+    }
+
+``sarif``: one SARIF 2.1.0 log (``tool.driver.rules`` carries every rule
+that ran with its summary, documentation and ``helpUri``; ERROR, WARNING and
+CHECK map to the levels ``error``, ``warning`` and ``note``). A finding in
+the diff is located in the source tree (``kernel/sched/core.c`` line 42,
+what code-scanning UIs show); a commit-message finding in the input file.
+The input position is always kept in ``properties``.
+
+``b4``: the JSON object b4's review checks read from a per-patch check
+command (``review-perpatch-check-cmd``): ``tool``, ``status``
+(``pass``/``warn``/``fail``), ``summary``, ``url`` and ``details`` (a JSON
+string: a list of ``{"status", "description", "srcline"}``, which b4 shows
+one per line).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Callable
+
+from reviewbot import __version__
+from reviewbot.models import Finding, LineKind, Severity
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.checking import CheckedPatch, CheckRun
+    from reviewbot.registry import LoadedRule
+
+JSON_SCHEMA_VERSION = 1
+SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+TOOL_NAME = "reviewbot"
+KERNEL_TREE_URL = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/"
+MAX_SHOWN_LINES = 8  # offending lines printed under one text finding
+
+FORMATS = ("text", "terse", "json", "sarif", "b4")
+SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.CHECK: "note"}
+B4_STATUS = {Severity.ERROR: "fail", Severity.WARNING: "warn", Severity.CHECK: "warn"}
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def display_name(input_name: str) -> str:
+    """How an input is named in a verdict: ``Your patch`` for stdin, as checkpatch does."""
+    return "Your patch" if input_name == "-" else input_name
+
+
+def patch_name(cp: "CheckedPatch", run: "CheckRun") -> str:
+    """The verdict's name for a patch: its input, plus its subject when the input holds several."""
+    name = display_name(cp.input)
+    several = sum(1 for other in run.patches if other.input == cp.input) > 1
+    if several:
+        return f'{name} ("{cp.patch.subject.raw}")'
+    return name
+
+
+def offending_lines(finding: Finding, cp: "CheckedPatch") -> list[str]:
+    """The input lines a finding is about, as checkpatch prints them under ``#N:``.
+
+    Diff findings show the hunk's lines (``+``/``-``/`` `` prefix kept) for every
+    line of ``finding.lines`` (at most :data:`MAX_SHOWN_LINES`); otherwise the input
+    line ``input_line`` itself, taken from the message bytes.
+    """
+    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
+    shown: list[str] = []
+    if finding.hunk is not None and wanted:
+        for dl in finding.hunk.lines:
+            if dl.kind is not LineKind.REMOVED and dl.new_no in wanted:
+                shown.append(dl.raw)
+                if len(shown) >= MAX_SHOWN_LINES:
+                    break
+        if shown:
+            return shown
+    if finding.input_line is not None and cp.data:
+        msg_line = finding.input_line - (cp.offset or 0)
+        if msg_line >= 1:
+            lines = cp.data.split(b"\n")
+            if msg_line <= len(lines):
+                return [lines[msg_line - 1].rstrip(b"\r").decode("utf-8", "replace")]
+    return shown
+
+
+def reference_url(reference: str) -> str | None:
+    """A URL for a rule reference: itself when it is one, a kernel tree link for ``Documentation/...``."""
+    ref = reference.strip()
+    if ref.startswith(("https://", "http://")):
+        return ref.split()[0]
+    if ref.startswith("Documentation/"):
+        path = ref.split()[0].split("#")[0].rstrip(":,;")
+        return KERNEL_TREE_URL + path
+    return None
+
+
+def rule_help_uri(rule: "LoadedRule") -> str | None:
+    """The first reference of a rule that can be linked (SARIF ``helpUri``, b4 ``url``)."""
+    for ref in rule.meta.references:
+        url = reference_url(ref)
+        if url:
+            return url
+    return None
+
+
+def _rules_by_id(run: "CheckRun") -> dict[str, "LoadedRule"]:
+    return {r.meta.id: r for r in run.rules}
+
+
+# ------------------------------------------------------------------ text / terse
+
+
+def _where(finding: Finding, cp: "CheckedPatch") -> str:
+    n = finding.input_line
+    head = f"#{n}: " if n is not None else ""
+    if finding.path:
+        loc = f"{finding.path}:{finding.line}:" if finding.line is not None else f"{finding.path}:"
+        return f"{head}FILE: {loc}"
+    return head  # checkpatch prints "#N: " (with the space) before a commit-message line
+
+
+def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
+    """checkpatch's layout: findings with ``#N: FILE: path:line:`` and lines, a total and a verdict per patch.
+
+    ``quiet`` (``-q``): no notes, no verdict, and nothing at all for a clean patch.
+    """
+    out: list[str] = []
+    for cp in run.patches:
+        block: list[str] = []
+        if not quiet:
+            for note in cp.notes:
+                block.append(f"NOTE: {note}")
+            if cp.notes:
+                block.append("")
+        for f in cp.findings:
+            block.append(f"{f.severity.value}:{f.rule_id}: {f.message}")
+            where = _where(f, cp)
+            if where:
+                block.append(where)
+            block.extend(offending_lines(f, cp))
+            block.append("")
+        for fail in cp.failures:
+            block.append(f"ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")
+            block.append("")
+        c = cp.counts()
+        clean = not cp.findings and not cp.failures
+        if clean and quiet:
+            continue
+        errors = c[Severity.ERROR] + len(cp.failures)
+        block.append(
+            f"total: {_plural(errors, 'error')}, {_plural(c[Severity.WARNING], 'warning')}, "
+            f"{_plural(c[Severity.CHECK], 'check')}, {cp.lines_checked} lines checked"
+        )
+        if not quiet:
+            block.append("")
+            name = patch_name(cp, run)
+            if clean:
+                block.append(f"{name} has no obvious review findings and is ready for submission.")
+            else:
+                block.append(f"{name} has review findings, please look at them before sending.")
+        out.append("\n".join(block))
+    if not quiet and run.skipped:
+        out.append(f"({_plural(run.skipped, 'message')} without a patch skipped)")
+    return "\n\n".join(out) + ("\n" if out else "")
+
+
+def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:
+    """One line per finding: ``INPUT:N: LEVEL:RULE: message`` (N = 0 without an input line)."""
+    lines: list[str] = []
+    for cp in run.patches:
+        for f in cp.findings:
+            n = f.input_line if f.input_line is not None else 0
+            lines.append(f"{cp.input}:{n}: {f.severity.value}:{f.rule_id}: {f.message}")
+        for fail in cp.failures:
+            lines.append(f"{cp.input}:0: ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")
+    return "".join(line + "\n" for line in lines)
+
+
+# ------------------------------------------------------------------ json
+
+
+def finding_dict(finding: Finding, cp: "CheckedPatch") -> dict[str, Any]:
+    """One finding in JSON schema version 1 (see the module docstring)."""
+    return {
+        "rule": finding.rule_id,
+        "name": finding.rule_name,
+        "severity": finding.severity.value.lower(),
+        "message": finding.message,
+        "file": finding.path,
+        "line": finding.line,
+        "lines": list(finding.lines),
+        "input": cp.input,
+        "input_line": finding.input_line,
+        "message_id": finding.message_id or cp.patch.message_id,
+        "subject": cp.patch.subject.raw,
+        "fingerprint": finding.fingerprint,
+        "details": _jsonable(finding.details),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def format_json(run: "CheckRun", *, quiet: bool = False) -> str:
+    """The whole run as JSON schema version 1 (documented in the module docstring and README)."""
+    c = run.counts()
+    patches = []
+    for cp in run.patches:
+        pc = cp.counts()
+        patches.append(
+            {
+                "input": cp.input,
+                "index": cp.index,
+                "message_id": cp.patch.message_id,
+                "subject": cp.patch.subject.raw,
+                "errors": pc[Severity.ERROR],
+                "warnings": pc[Severity.WARNING],
+                "checks": pc[Severity.CHECK],
+                "lines": cp.lines_checked,
+                "notes": list(cp.notes),
+            }
+        )
+    doc = {
+        "version": JSON_SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "summary": {
+            "errors": c[Severity.ERROR],
+            "warnings": c[Severity.WARNING],
+            "checks": c[Severity.CHECK],
+            "patches": len(run.patches),
+            "lines": sum(cp.lines_checked for cp in run.patches),
+            "skipped": run.skipped,
+            "strict": run.strict,
+        },
+        "patches": patches,
+        "findings": [finding_dict(f, cp) for cp in run.patches for f in cp.findings],
+        "failures": [
+            {"rule": x.rule_id, "message_id": x.message_id, "input": cp.input, "error": x.error}
+            for cp in run.patches
+            for x in cp.failures
+        ],
+        "problems": [{"input": p.subject, "error": str(p)} for p in run.problems],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------ sarif
+
+
+def _first_paragraph(doc: str) -> str:
+    for para in doc.strip().split("\n\n"):
+        text = " ".join(line.strip() for line in para.splitlines()).strip()
+        if text and not text.startswith("#"):
+            return text
+    return ""
+
+
+def _doc_section(doc: str, heading: str) -> str:
+    """The text under ``heading`` of a rule docstring, on one line (registry.doc_sections splits it)."""
+    from reviewbot.registry import doc_sections
+
+    return " ".join(doc_sections(doc).get(heading, "").split())
+
+
+def sarif_rule(rule: "LoadedRule") -> dict[str, Any]:
+    """``reportingDescriptor`` for one rule: id, name, descriptions, helpUri, help, default level."""
+    doc = rule.doc or ""
+    full = _doc_section(doc, "What it does") or _first_paragraph(doc) or rule.meta.summary
+    why = _doc_section(doc, "Why it matters")
+    if why:
+        full = f"{full} {why}"
+    desc: dict[str, Any] = {
+        "id": rule.meta.id,
+        "name": rule.meta.name,
+        "shortDescription": {"text": rule.meta.summary},
+        "fullDescription": {"text": full},
+        "defaultConfiguration": {"level": SARIF_LEVEL[rule.meta.severity]},
+        "properties": {"scope": getattr(rule.meta.scope, "value", str(rule.meta.scope))},
+    }
+    if doc.strip():
+        desc["help"] = {"text": doc.strip()}
+    uri = rule_help_uri(rule)
+    if uri:
+        desc["helpUri"] = uri
+    return desc
+
+
+def _uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/:@!$&'()*+,;=-._~")
+
+
+def sarif_result(finding: Finding, cp: "CheckedPatch", rule_index: int | None) -> dict[str, Any]:
+    """``result`` for one finding: ruleId, level, message, one location, fingerprints, input position."""
+    if finding.path:
+        location: dict[str, Any] = {"artifactLocation": {"uri": _uri(finding.path)}}
+        if finding.line is not None and finding.line >= 1:
+            location["region"] = {"startLine": finding.line}
+    else:
+        input_uri = "stdin" if cp.input == "-" else _uri(cp.input)
+        location = {"artifactLocation": {"uri": input_uri}}
+        if finding.input_line is not None and finding.input_line >= 1:
+            location["region"] = {"startLine": finding.input_line}
+    result: dict[str, Any] = {
+        "ruleId": finding.rule_id,
+        "level": SARIF_LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [{"physicalLocation": location}],
+        "properties": {
+            "input": cp.input,
+            "inputLine": finding.input_line,
+            "messageId": finding.message_id or cp.patch.message_id,
+            "subject": cp.patch.subject.raw,
+            "ruleName": finding.rule_name,
+        },
+    }
+    if rule_index is not None:
+        result["ruleIndex"] = rule_index
+    if finding.fingerprint:
+        result["partialFingerprints"] = {"reviewbotFingerprint/v1": finding.fingerprint}
+    return result
+
+
+def format_sarif(run: "CheckRun", *, quiet: bool = False) -> str:
+    """The run as a SARIF 2.1.0 log with one run (validated against the OASIS schema in the tests)."""
+    index = {r.meta.id: i for i, r in enumerate(run.rules)}
+    notifications: list[dict[str, Any]] = []
+    for cp in run.patches:
+        for note in cp.notes:
+            notifications.append({"level": "note", "message": {"text": f"{cp.input}: {note}"}})
+        for fail in cp.failures:
+            notifications.append(
+                {
+                    "level": "error",
+                    "message": {"text": f"rule {fail.rule_id} crashed on {fail.message_id}: {fail.error}"},
+                    "associatedRule": {"id": fail.rule_id},
+                }
+            )
+    for problem in run.problems:
+        notifications.append({"level": "error", "message": {"text": str(problem)}})
+    invocation: dict[str, Any] = {"executionSuccessful": not run.problems and not any(cp.failures for cp in run.patches)}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    log = {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL_NAME,
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [sarif_rule(r) for r in run.rules],
+                    }
+                },
+                "invocations": [invocation],
+                "results": [sarif_result(f, cp, index.get(f.rule_id)) for cp in run.patches for f in cp.findings],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# ------------------------------------------------------------------ b4
+
+
+def b4_result(run: "CheckRun") -> dict[str, str]:
+    """The one check result b4 reads from a per-patch check command (``tool``, ``status``...).
+
+    ``status`` is ``fail`` with an ERROR (or a crashed rule or unreadable
+    input), ``warn`` with a WARNING or CHECK, ``pass`` otherwise.
+    """
+    entries: list[dict[str, str]] = []
+    worst = "pass"
+    order = {"pass": 0, "warn": 1, "fail": 2}
+    counts = run.counts()
+    rules = _rules_by_id(run)
+    url = ""
+    for cp in run.patches:
+        for f in cp.findings:
+            status = B4_STATUS[f.severity]
+            where = f" ({f.path}:{f.line})" if f.path and f.line is not None else f" ({f.path})" if f.path else ""
+            entry = {"status": status, "description": f"{f.severity.value}:{f.rule_id}: {f.message}{where}"}
+            shown = offending_lines(f, cp)
+            if shown:
+                entry["srcline"] = shown[0].rstrip()
+            entries.append(entry)
+            if order[status] > order[worst]:
+                worst = status
+            if not url and f.rule_id in rules:
+                url = rule_help_uri(rules[f.rule_id]) or ""
+        for fail in cp.failures:
+            entries.append({"status": "fail", "description": f"rule {fail.rule_id} crashed: {fail.error}"})
+            worst = "fail"
+        for note in cp.notes:
+            entries.append({"status": "pass", "description": f"note: {note}"})
+    for problem in run.problems:
+        entries.append({"status": "fail", "description": str(problem)})
+        worst = "fail"
+    failures = sum(len(cp.failures) for cp in run.patches)
+    parts = []
+    if counts[Severity.ERROR] + failures:
+        parts.append(_plural(counts[Severity.ERROR] + failures, "error"))
+    if counts[Severity.WARNING]:
+        parts.append(_plural(counts[Severity.WARNING], "warning"))
+    if counts[Severity.CHECK]:
+        parts.append(_plural(counts[Severity.CHECK], "check"))
+    if run.problems:
+        parts.append(_plural(len(run.problems), "unreadable input"))
+    if parts:
+        summary = ", ".join(parts)
+    elif run.patches:
+        summary = "passed all checks"
+    else:
+        summary = "no diff in this message, nothing to check"
+    result = {"tool": TOOL_NAME, "status": worst, "summary": summary, "url": url, "details": ""}
+    if entries:
+        result["details"] = json.dumps(entries, ensure_ascii=False)
+    return result
+
+
+def format_b4(run: "CheckRun", *, quiet: bool = False) -> str:
+    """``b4_result`` as one JSON object on one line."""
+    return json.dumps(b4_result(run), ensure_ascii=False) + "\n"
+
+
+FORMATTERS: dict[str, Callable[..., str]] = {
+    "text": format_text,
+    "terse": format_terse,
+    "json": format_json,
+    "sarif": format_sarif,
+    "b4": format_b4,
+}
+
+
+def render(run: "CheckRun", fmt: str, *, quiet: bool = False) -> str:
+    """The run in format ``fmt`` (one of :data:`FORMATS`). Raises KeyError for an unknown format."""
+    return FORMATTERS[fmt](run, quiet=quiet)
