@@ -657,8 +657,103 @@ class Store:
     # methods. Create the table in ``_create_extra_tables`` (called by _migrate)
     # and add methods below this line.
     def _create_extra_tables(self) -> None:
-        """Tables owned by other stages (drafts); called on every open."""
-        return None
+        """Tables owned by other stages (drafts); called on every open.
+
+        * ``drafts``: one row per reply draft written (its Message-ID, the
+          Message-ID it replies to, outbox path, Maildir key, subject, when).
+        * ``draft_findings``: fingerprint -> the draft that covers it (a
+          fingerprint is drafted at most once, across runs and versions).
+        * ``draft_skips``: fingerprint -> why no draft was made (raised /
+          answered in the thread, or dismissed).
+        """
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS drafts (message_id TEXT PRIMARY KEY, in_reply_to TEXT, "
+            "list TEXT, subject TEXT, path TEXT, maildir_key TEXT, fingerprints_json TEXT, "
+            "recipients_complete INTEGER, created TEXT)"
+        )
+        self.conn.execute("CREATE INDEX IF NOT EXISTS idx_drafts_in_reply_to ON drafts(in_reply_to)")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS draft_findings (fingerprint TEXT PRIMARY KEY, draft_message_id TEXT)"
+        )
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS draft_skips (fingerprint TEXT PRIMARY KEY, message_id TEXT, "
+            "rule_id TEXT, state TEXT, reason TEXT)"
+        )
+
+    def undrafted_findings(self, list_name: str | None = None, since: date | None = None) -> dict[str, list[Finding]]:
+        """Patch Message-ID -> its findings that have neither a draft nor a recorded skip.
+
+        Patches come in arrival order; only messages of ``list_name`` and
+        arriving on or after ``since`` when given.
+        """
+        where, args = ["f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)",
+                       "f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)"], []
+        if list_name is not None:
+            where.append("m.list = ?")
+            args.append(list_name)
+        if since is not None:
+            where.append("m.day >= ?")
+            args.append(since.isoformat())
+        rows = self._rows(
+            "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            f"WHERE {' AND '.join(where)} ORDER BY m.day, m.seq, m.message_id, f.path, f.line, f.rule_id, "
+            "f.fingerprint", args)
+        out: dict[str, list[Finding]] = {}
+        for row in rows:
+            out.setdefault(row["message_id"], []).append(finding_from_row(row))
+        return out
+
+    def record_draft(self, *, message_id: str, in_reply_to: str, fingerprints: Sequence[str],
+                     list_name: str | None, subject: str, path: str | None, maildir_key: str | None,
+                     recipients_complete: bool, created: datetime) -> None:
+        """Remember a written draft and the fingerprints it covers (one transaction, idempotent)."""
+        with self.transaction():
+            self._upsert("drafts", {
+                "message_id": message_id, "in_reply_to": in_reply_to, "list": list_name, "subject": subject,
+                "path": path, "maildir_key": maildir_key, "fingerprints_json": _j(list(fingerprints)),
+                "recipients_complete": int(recipients_complete), "created": _utc_iso(created),
+            }, ["message_id"])
+            for fp in fingerprints:
+                self._upsert("draft_findings", {"fingerprint": fp, "draft_message_id": message_id},
+                             ["fingerprint"], keep=("draft_message_id",))
+
+    def record_skip(self, finding: Finding, state: str, reason: str) -> None:
+        """Remember why ``finding`` got no draft (state raised/answered/dismissed and a sentence)."""
+        self._upsert("draft_skips", {"fingerprint": finding.fingerprint, "message_id": finding.message_id,
+                                     "rule_id": finding.rule_id, "state": state, "reason": reason},
+                     ["fingerprint"])
+
+    def drafted_fingerprints(self) -> set[str]:
+        """Every fingerprint a draft was written for."""
+        return {r[0] for r in self.conn.execute("SELECT fingerprint FROM draft_findings")}
+
+    def drafts_for(self, in_reply_to: str) -> list[dict[str, Any]]:
+        """``drafts`` rows replying to one Message-ID."""
+        return self._rows("SELECT * FROM drafts WHERE in_reply_to = ? ORDER BY message_id", [in_reply_to])
+
+    def draft_for_fingerprint(self, fingerprint: str) -> dict[str, Any] | None:
+        """The ``drafts`` row covering one finding, or None."""
+        rows = self._rows("SELECT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
+                          "WHERE x.fingerprint = ?", [fingerprint])
+        return rows[0] if rows else None
+
+    def skip_for(self, fingerprint: str) -> dict[str, Any] | None:
+        """The ``draft_skips`` row of one finding, or None."""
+        rows = self._rows("SELECT * FROM draft_skips WHERE fingerprint = ?", [fingerprint])
+        return rows[0] if rows else None
+
+    def known_addresses(self) -> list[Address]:
+        """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""
+        out: dict[str, Address] = {}
+        for name, email, partial, to_json, cc_json in self.conn.execute(
+                "SELECT from_name, from_email, from_partial, to_json, cc_json FROM messages"):
+            cands = [Address(name or "", email or "", bool(partial))]
+            for blob in (to_json, cc_json):
+                cands.extend(_addr_from(d) for d in json.loads(blob or "[]"))
+            for a in cands:
+                if a.email and not a.partial and "@..." not in a.email:
+                    out.setdefault(a.email.lower(), a)
+        return list(out.values())
 
 
 # ---------------------------------------------------------------------- rows -> values

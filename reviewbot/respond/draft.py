@@ -1,0 +1,613 @@
+"""Findings -> a reply Draft: headers, quotes, wording, and the thread checks that keep us quiet.
+
+One draft per patch message, holding all of its open findings. Headers follow
+what a kernel reviewer's mail client would produce for a reply:
+
+* ``From``: the configured identity (``[identity]`` in the config), else git's
+  ``sendemail.from``, else ``user.name`` + ``user.email`` (the order b4 uses);
+* ``To``: the patch author; ``Cc``: the patch's To and Cc minus ourselves;
+* ``Subject: Re: <subject>`` with exactly one ``Re:``;
+* ``In-Reply-To``: the patch's Message-ID; ``References``: its known ancestry
+  (Message-IDs only, comments dropped) plus that Message-ID.
+
+Addresses the archive obfuscated (``ada@...mple.org``) are completed only when
+certain: a unique full address of the same mailbox from the store (mail files,
+other sources) or from a MAINTAINERS file. Otherwise the draft goes to the list
+address only and is marked ``recipients_complete=False``. An address
+containing ``@...`` never reaches a header.
+
+The body: ``On <Date as sent>, <Name> wrote:``, then for each group of
+findings the trimmed quote of the lines it is about and the rule's reply
+paragraph wrapped at 72 columns (quoted lines are never wrapped), and a short
+closing with the identity's first name. Never a Reviewed-by or Acked-by.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import subprocess
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import formataddr, getaddresses, make_msgid as _email_make_msgid
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from reviewbot.config import Settings
+from reviewbot.errors import UsageError
+from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
+from reviewbot.respond.quote import quote_finding
+
+log = logging.getLogger(__name__)
+
+WIDTH = 72
+INCOMPLETE_HEADER = "X-Reviewbot-Recipients"
+
+__all__ = [
+    "WIDTH",
+    "INCOMPLETE_HEADER",
+    "build_draft",
+    "resolve_identity",
+    "reply_subject",
+    "msgids",
+    "references_for",
+    "complete_address",
+    "parse_maintainers",
+    "wrap_paragraphs",
+    "thread_state",
+    "default_make_msgid",
+    "stable_msgid",
+    "RecipientResult",
+    "resolve_recipients",
+]
+
+
+# ------------------------------------------------------------------ identity
+
+
+def _git_config(key: str, cwd: Path | None = None) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "config", "--get", key],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = done.stdout.strip()
+    return value or None
+
+
+def resolve_identity(settings: Settings, *, cwd: Path | None = None) -> Address:
+    """The From address of our drafts.
+
+    Order: ``settings.identity_name``/``identity_email``; else ``git config
+    sendemail.from``; else ``git config user.name`` + ``user.email``.
+    Raises UsageError when no e-mail address can be found.
+    """
+    if settings.identity_email:
+        return Address(settings.identity_name or "", settings.identity_email)
+    sendemail_from = _git_config("sendemail.from", cwd)
+    if sendemail_from:
+        name, email = getaddresses([sendemail_from])[0]
+        if email and "@" in email:
+            return Address(name or settings.identity_name or "", email)
+    email = _git_config("user.email", cwd)
+    if email:
+        return Address(settings.identity_name or _git_config("user.name", cwd) or "", email)
+    raise UsageError(
+        "no identity for drafts: set [identity] name/email in the config, "
+        "or git config sendemail.from / user.name + user.email",
+        subject="identity",
+    )
+
+
+def default_make_msgid(domain: str) -> str:
+    """A fresh Message-ID (without brackets) in ``domain``, via email.utils.make_msgid."""
+    return _email_make_msgid(idstring="reviewbot", domain=domain).strip("<>")
+
+
+def stable_msgid(domain: str, in_reply_to: str, fingerprints: Sequence[str]) -> str:
+    """A Message-ID that is the same for the same reply (patch + findings), so a re-run after a
+    crash rewrites the very same draft instead of making a second one."""
+    import hashlib
+
+    seed = "\0".join((in_reply_to, *sorted(fingerprints))).encode("utf-8")
+    return f"reviewbot.{hashlib.sha1(seed).hexdigest()[:20]}@{domain}"
+
+
+# ------------------------------------------------------------------ headers
+
+_RE_PREFIX = re.compile(r"^(?:\s*(?:re|aw|sv|antw)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+
+
+def reply_subject(subject: str) -> str:
+    """``Re: <subject>`` with exactly one ``Re:`` (folding and extra ``Re:``/``Aw:`` removed)."""
+    text = " ".join(subject.split())
+    text = _RE_PREFIX.sub("", text)
+    return f"Re: {text}" if text else "Re:"
+
+
+_MSGID_RE = re.compile(r"<([^<>\s]+@[^<>\s]+)>")
+
+
+def msgids(value: str | Iterable[str] | None) -> list[str]:
+    """Message-IDs (no brackets) from a header value or a list of ids; comments and junk dropped."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for item in items:
+        found = _MSGID_RE.findall(item)
+        if found:
+            out.extend(found)
+            continue
+        bare = item.strip().strip("<>").strip()
+        if bare and " " not in bare and "@" in bare:
+            out.append(bare)
+    return out
+
+
+def references_for(message: Message) -> tuple[str, ...]:
+    """``References`` of a reply to ``message``: its ancestry (oldest first) then its Message-ID.
+
+    The ancestry is the message's References, or its In-Reply-To parent when
+    References are missing (C12: ``In-Reply-To: <id> (message from ...)``
+    gives ``id``). Message-IDs only, each once.
+    """
+    ancestry = msgids(message.references)
+    parent = msgids(message.in_reply_to)
+    if parent and parent[0] not in ancestry:
+        ancestry.append(parent[0])
+    out: list[str] = []
+    for mid in ancestry:
+        if mid != message.message_id and mid not in out:
+            out.append(mid)
+    out.append(message.message_id)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ recipients
+
+
+def _split(email: str) -> tuple[str, str]:
+    local, _, domain = email.rpartition("@")
+    return local, domain
+
+
+def is_obfuscated(email: str) -> bool:
+    """True for the archive's obfuscated form ``user@...tail``."""
+    return "@..." in email
+
+
+def complete_address(partial: Address, known: Iterable[Address]) -> Address | None:
+    """The one full address of ``known`` that ``partial`` (``user@...tail``) stands for, else None.
+
+    blists drops exactly three characters after the ``@``: a candidate must
+    have the same local part (case-insensitive), a domain ending with the
+    visible tail and exactly three characters longer. Two or more different
+    candidates: None (not certain).
+    """
+    email = partial.email
+    if not is_obfuscated(email):
+        return partial
+    local, domain = _split(email)
+    tail = domain[3:] if domain.startswith("...") else domain
+    matches: dict[str, Address] = {}
+    for cand in known:
+        if not cand.email or is_obfuscated(cand.email) or cand.partial:
+            continue
+        c_local, c_domain = _split(cand.email)
+        if c_local.lower() != local.lower():
+            continue
+        if len(c_domain) != len(tail) + 3 or not c_domain.lower().endswith(tail.lower()):
+            continue
+        matches.setdefault(cand.email.lower(), cand)
+    if len(matches) != 1:
+        return None
+    found = next(iter(matches.values()))
+    return Address(partial.name or found.name, found.email)
+
+
+_MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
+
+
+def parse_maintainers(path: Path) -> list[Address]:
+    """Every ``M:`` and ``R:`` address of a kernel MAINTAINERS file (duplicates kept once).
+
+    Raises UsageError naming the file when it cannot be read.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read MAINTAINERS file: {exc.strerror}", subject=str(path)) from exc
+    out: dict[str, Address] = {}
+    for line in text.splitlines():
+        m = _MAINT_LINE.match(line)
+        if not m:
+            continue
+        name, email = getaddresses([m.group(1)])[0]
+        if email and "@" in email and not is_obfuscated(email):
+            out.setdefault(email.lower(), Address(name, email))
+    return list(out.values())
+
+
+@dataclass(frozen=True)
+class RecipientResult:
+    """To/Cc of a draft; ``complete`` False when an obfuscated address could not be completed."""
+
+    to: tuple[Address, ...]
+    cc: tuple[Address, ...]
+    complete: bool
+    unresolved: tuple[str, ...] = ()
+
+
+def resolve_recipients(
+    message: Message,
+    *,
+    identity: Address,
+    list_address: str,
+    known: Sequence[Address] = (),
+) -> RecipientResult:
+    """To = the author, Cc = the message's To + Cc minus ``identity``, obfuscated ones completed or not.
+
+    When any address stays uncertain the result addresses the list only
+    (``To: list_address``) and ``complete`` is False.
+    """
+    pool = list(known) + [Address("", list_address)]
+    unresolved: list[str] = []
+
+    def fix(addr: Address | None) -> Address | None:
+        if addr is None or not addr.email:
+            return None
+        if addr.partial or is_obfuscated(addr.email):
+            done = complete_address(addr, pool)
+            if done is None:
+                unresolved.append(addr.email)
+            return done
+        return addr
+
+    me = identity.email.lower()
+    to: list[Address] = []
+    author = fix(message.from_addr)
+    if author is not None and author.email.lower() != me:
+        to.append(author)
+    cc: list[Address] = []
+    seen = {a.email.lower() for a in to} | {me}
+    for addr in (*message.to, *message.cc):
+        done = fix(addr)
+        if done is None or done.email.lower() in seen:
+            continue
+        seen.add(done.email.lower())
+        cc.append(done)
+    if unresolved or message.from_addr is None:
+        if message.from_addr is None:
+            unresolved.append("(no From)")
+        return RecipientResult((Address("", list_address),), (), False, tuple(unresolved))
+    if not to:  # replying to ourselves: keep the list in To
+        to, cc = cc[:1] or [Address("", list_address)], cc[1:]
+    return RecipientResult(tuple(to), tuple(cc), True)
+
+
+# ------------------------------------------------------------------ wording
+
+_TRAILER_RE = re.compile(r"^\s*(Reviewed|Acked|Tested|Signed-off|Reported|Suggested)-by:", re.IGNORECASE)
+
+
+def wrap_paragraphs(text: str, width: int = WIDTH) -> str:
+    """Wrap prose at ``width`` columns, keep code and quotes as they are.
+
+    Paragraphs are separated by blank lines. A paragraph whose lines start
+    with whitespace or ``>`` (code, a quote) is kept verbatim; ``- ``/``* ``
+    bullets are wrapped with a hanging indent; other paragraphs are refilled.
+    Lines that look like review trailers (Reviewed-by, Acked-by...) are
+    dropped: reviewbot never gives tags.
+    """
+    lines = [line for line in text.strip("\n").split("\n") if not _TRAILER_RE.match(line)]
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            paragraphs[-1].append(line.rstrip())
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    out: list[str] = []
+    for para in paragraphs:
+        if not para:
+            continue
+        if all(line[:1] in (" ", "\t", ">") for line in para):
+            out.append("\n".join(para))
+            continue
+        items: list[list[str]] = []
+        for line in para:
+            if re.match(r"^\s*(?:[-*]|\d+[.)])\s", line) or not items:
+                items.append([line])
+            elif line[:1] in (" ", "\t") and not items[-1][0].lstrip()[:1] in ("-", "*"):
+                items.append([line])
+            else:
+                items[-1].append(line)
+        chunks: list[str] = []
+        for item in items:
+            first = item[0]
+            bullet = re.match(r"^(\s*(?:[-*]|\d+[.)])\s+)", first)
+            joined = " ".join(part.strip() for part in item)
+            if bullet:
+                indent = " " * len(bullet.group(1))
+                body = joined[len(bullet.group(1).strip()) :].strip()
+                chunks.append(
+                    textwrap.fill(
+                        body,
+                        width=width,
+                        initial_indent=bullet.group(1),
+                        subsequent_indent=indent,
+                        break_long_words=False,
+                        break_on_hyphens=False,
+                    )
+                )
+            elif first[:1] in (" ", "\t"):
+                chunks.append("\n".join(item))
+            else:
+                chunks.append(textwrap.fill(joined, width=width, break_long_words=False, break_on_hyphens=False))
+        out.append("\n".join(chunks))
+    return "\n\n".join(out)
+
+
+def _first_name(addr: Address) -> str:
+    if addr.name:
+        name = addr.name.strip().strip('"')
+        if "," in name:  # "Last, First"
+            name = name.split(",", 1)[1].strip()
+        return name.split()[0] if name.split() else addr.email.split("@")[0]
+    return addr.email.split("@")[0]
+
+
+def _author_name(message: Message) -> str:
+    addr = message.from_addr
+    if addr is None:
+        return "the author"
+    if addr.name:
+        return addr.name
+    local = addr.email.split("@")[0]
+    return local or "the author"
+
+
+def _date_as_sent(message: Message) -> str:
+    if message.date_raw.strip():
+        return " ".join(message.date_raw.split())
+    if message.date is not None:
+        from email.utils import format_datetime
+
+        return format_datetime(message.date)
+    return "an unknown date"
+
+
+def _reply_fn(rules: Any, rule_id: str) -> Callable[[Sequence[Finding], Patch], str] | None:
+    if rules is None:
+        return None
+    if isinstance(rules, Mapping):
+        entry = rules.get(rule_id)
+        if entry is None:
+            return None
+        return entry if callable(entry) else getattr(entry, "reply", None)
+    for rule in rules:
+        meta = getattr(rule, "meta", None) or getattr(rule, "RULE", None)
+        if meta is not None and getattr(meta, "id", None) == rule_id:
+            return getattr(rule, "reply", None)
+    return None
+
+
+def _groups(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """Findings of one rule on one hunk (or one commit message) go under one quote."""
+    groups: dict[tuple[Any, ...], list[Finding]] = {}
+    for f in findings:
+        hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
+        key = (f.rule_id, f.path, hunk_key)
+        groups.setdefault(key, []).append(f)
+    return list(groups.values())
+
+
+def _merged(group: list[Finding]) -> Finding:
+    if len(group) == 1:
+        return group[0]
+    from dataclasses import replace
+
+    lines: list[int] = []
+    for f in group:
+        for n in f.lines or ((f.line,) if f.line is not None else ()):
+            if n not in lines:
+                lines.append(n)
+    return replace(group[0], lines=tuple(sorted(lines)))
+
+
+def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
+    fn = _reply_fn(rules, group[0].rule_id)
+    text = ""
+    if fn is not None:
+        try:
+            text = fn(group, patch) or ""
+        except Exception:  # a rule's wording must not stop the draft
+            log.exception("rule %s: reply() failed on %s", group[0].rule_id, patch.message_id)
+            text = ""
+    if not text.strip():
+        text = "\n\n".join(dict.fromkeys(f.message for f in group))
+    return wrap_paragraphs(text)
+
+
+def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address) -> str:
+    """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing."""
+    parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
+    for n, group in enumerate(_groups(findings)):
+        quote = quote_finding(patch, _merged(group))
+        if quote:
+            parts.append(quote if n == 0 else quote)
+        parts.append("")
+        parts.append(_paragraph(group, patch, rules))
+        parts.append("")
+    parts.append("Thanks,")
+    parts.append(_first_name(identity))
+    return "\n".join(parts) + "\n"
+
+
+# ------------------------------------------------------------------ thread state
+
+
+_TOPIC = {
+    "RB101": re.compile(r"cache[ -]?line|layout|reorder|false shar|__cacheline_group", re.IGNORECASE),
+    "RB102": re.compile(r"pairs? with|paired|pairing|barrier|smp_[a-z_]*mb|acquire|release", re.IGNORECASE),
+    "RB201": re.compile(
+        r"numbers|benchmark|measure|perf(?:ormance)? (?:data|numbers|results)|any data|how much|"
+        r"fio|will-it-scale|hackbench|flame ?graph|cycles",
+        re.IGNORECASE,
+    ),
+    "RB202": re.compile(r"timing|debug|measurement code|get_cycles|ktime|rdtsc", re.IGNORECASE),
+}
+_ASK = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
+_EVIDENCE = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
+    r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d",
+    re.IGNORECASE,
+)
+
+
+def _own_text(message: Message) -> str:
+    """The lines a message adds itself (quoted ``>`` lines and the signature dropped)."""
+    out = []
+    for line in message.body.split("\n"):
+        if line.startswith("-- ") and line.strip() == "--":
+            break
+        if line.lstrip().startswith(">"):
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _same_person(a: Address | None, b: Address | None) -> bool:
+    if a is None or b is None:
+        return False
+    if a.email and b.email and a.email.lower() == b.email.lower():
+        return True
+    return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
+
+
+def thread_state(
+    finding: Finding,
+    patch: Patch,
+    thread: Sequence[Message],
+    *,
+    identity: Address | None = None,
+) -> tuple[FindingState, str]:
+    """Whether the thread already covers ``finding``: (state, reason).
+
+    * ``answered``: the author replied with measurements (perf claims), or a
+      later version of the patch by the author adds the asked-for comment;
+    * ``raised``: someone else in the thread already asks about the same
+      topic (and names the symbol, when the finding has one);
+    * else the finding's own state (``open`` unless a rule set it).
+
+    ``thread`` holds the other messages of the thread (any order); messages
+    sent before the patch are ignored, as are our own.
+    """
+    if finding.state is not FindingState.OPEN:
+        return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
+    topic = _TOPIC.get(finding.rule_id)
+    author = patch.message.from_addr
+    symbol = (finding.symbol or "").strip()
+    sym_names = [s for s in re.split(r"[\s,/]+", symbol) if len(s) > 2]
+    raised_by: str | None = None
+    for msg in thread:
+        if msg.message_id == patch.message_id:
+            continue
+        if patch.message.date and msg.date and msg.date < patch.message.date:
+            continue
+        if identity is not None and _same_person(msg.from_addr, identity):
+            continue
+        text = _own_text(msg)
+        is_author = _same_person(msg.from_addr, author)
+        later_version = (
+            msg.subject.is_patch
+            and msg.subject.title.strip().lower() == patch.subject.title.strip().lower()
+            and msg.subject.version > patch.subject.version
+        )
+        if is_author:
+            if finding.rule_id == "RB201" and _EVIDENCE.search(text):
+                return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
+            if later_version and topic is not None:
+                added = "\n".join(line[1:] for line in msg.body.split("\n") if line.startswith("+"))
+                if topic.search(added) and (not sym_names or any(s in msg.body for s in sym_names)):
+                    return FindingState.ANSWERED, f"addressed in v{msg.subject.version} <{msg.message_id}>"
+            continue
+        if topic is None or raised_by is not None:
+            continue
+        if topic.search(text) and _ASK.search(text) and (not sym_names or any(s in text for s in sym_names) or finding.rule_id == "RB201"):
+            raised_by = msg.message_id
+    if raised_by:
+        return FindingState.RAISED, f"already raised in <{raised_by}>"
+    return FindingState.OPEN, ""
+
+
+# ------------------------------------------------------------------ draft
+
+
+def build_draft(
+    patch: Patch,
+    findings: Sequence[Finding],
+    rules: Any,
+    *,
+    identity: Address,
+    list_address: str,
+    store_addresses: Sequence[Address] | None = None,
+    maintainers: Sequence[Address] | Path | None = None,
+    clock: Callable[[], datetime] | None = None,
+    make_msgid: Callable[[str], str] | None = None,
+) -> Draft:
+    """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
+
+    ``rules`` maps rule ids to their reply functions: a sequence of loaded
+    rules (``.meta.id`` + ``.reply``) or a mapping id -> callable/module.
+    ``store_addresses`` and ``maintainers`` (addresses, or a MAINTAINERS file
+    path) are the only sources used to complete obfuscated addresses.
+    ``clock`` gives the Date (UTC now by default); ``make_msgid(domain)``
+    the new Message-ID without brackets. Raises UsageError when ``findings``
+    is empty or the identity has no e-mail address.
+    """
+    if not findings:
+        raise UsageError("no findings to draft a reply about", subject=patch.message_id)
+    if not identity.email or "@" not in identity.email or is_obfuscated(identity.email):
+        raise UsageError(f"identity e-mail {identity.email!r} is not a full address", subject="identity")
+    known: list[Address] = list(store_addresses or ())
+    if isinstance(maintainers, (str, Path)):
+        known.extend(parse_maintainers(Path(maintainers)))
+    elif maintainers:
+        known.extend(maintainers)
+    message = patch.message
+    rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known)
+    now = (clock or (lambda: datetime.now(timezone.utc)))()
+    domain = identity.email.rpartition("@")[2]
+    fingerprints = tuple(dict.fromkeys(f.fingerprint for f in findings if f.fingerprint))
+    if make_msgid is not None:
+        msgid = make_msgid(domain).strip("<>")
+    else:
+        msgid = stable_msgid(domain, message.message_id, fingerprints)
+    for addr in (*rcpt.to, *rcpt.cc, identity):
+        assert "@..." not in addr.email, addr
+    return Draft(
+        in_reply_to=message.message_id,
+        references=references_for(message),
+        subject=reply_subject(message.subject.raw or message.subject.title),
+        from_addr=identity,
+        to=rcpt.to,
+        cc=rcpt.cc,
+        body=build_body(patch, findings, rules, identity),
+        fingerprints=fingerprints,
+        recipients_complete=rcpt.complete,
+        message_id=msgid,
+        date=now,
+    )
+
+
+def format_address(addr: Address) -> str:
+    """``Name <email>`` for display (no RFC 2047; the renderer encodes)."""
+    return formataddr((addr.name, addr.email)) if addr.name else addr.email

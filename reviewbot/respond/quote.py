@@ -1,0 +1,200 @@
+"""Trimmed quoting of the diff lines a finding points at, the way kernel reviewers quote.
+
+A reply quotes only what it talks about: the file header (``--- a/x`` and
+``+++ b/x``), the hunk's ``@@`` line, the changed lines around the finding with
+a few context lines, and ``[...]`` where lines were cut. Quoted lines are the
+patch's own text, byte for byte: tabs kept, never wrapped, the ``\\ No newline
+at end of file`` marker reproduced in place, and lines the archive's address
+obfuscation altered (``@...``) left as they are (never "fixed").
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Iterable, Sequence
+
+from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
+
+log = logging.getLogger(__name__)
+
+QUOTE_PREFIX = "> "
+CUT = "> [...]"
+DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
+MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
+
+__all__ = ["quote_line", "quote_finding", "quote_hunk_lines", "find_file", "file_header"]
+
+
+def quote_line(text: str) -> str:
+    """``text`` with the reply prefix ``"> "``; an empty line becomes ``">"`` (no trailing blank)."""
+    return QUOTE_PREFIX + text if text else ">"
+
+
+def find_file(patch: Patch, finding: Finding) -> FileDiff | None:
+    """The FileDiff of ``patch`` holding ``finding.hunk`` (or named by ``finding.path``), or None."""
+    if finding.hunk is not None:
+        for fd in patch.files:
+            if any(h is finding.hunk or h == finding.hunk for h in fd.hunks):
+                return fd
+    if finding.path:
+        for fd in patch.files:
+            if finding.path in (fd.path, fd.new_path, fd.old_path):
+                return fd
+    return None
+
+
+def file_header(fd: FileDiff | None, path: str | None) -> list[str]:
+    """The ``--- a/old`` / ``+++ b/new`` lines of a file diff (``/dev/null`` for a created/deleted file)."""
+    if fd is None:
+        name = path or "unknown"
+        return [f"--- a/{name}", f"+++ b/{name}"]
+    old = fd.old_path if fd.old_path else (None if fd.status == "added" else fd.path)
+    new = fd.new_path if fd.new_path else (None if fd.status == "deleted" else fd.path)
+    if fd.status == "added":
+        old = None
+    if fd.status == "deleted":
+        new = None
+    return [
+        f"--- a/{old}" if old else "--- /dev/null",
+        f"+++ b/{new}" if new else "+++ /dev/null",
+    ]
+
+
+def _hunk_header(hunk: Hunk) -> str:
+    if hunk.header.startswith("@@"):
+        return hunk.header
+    head = f"@@ -{hunk.old_start},{hunk.old_len} +{hunk.new_start},{hunk.new_len} @@"
+    return f"{head} {hunk.section}" if hunk.section else head
+
+
+def _is_change(line: DiffLine) -> bool:
+    return line.kind is not LineKind.CONTEXT
+
+
+def _targets(hunk: Hunk, lines: Iterable[int]) -> list[int]:
+    """Indexes into ``hunk.lines`` of the new-side lines named by ``lines``."""
+    wanted = set(lines)
+    return [i for i, dl in enumerate(hunk.lines) if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED]
+
+
+def _block(hunk: Hunk, index: int) -> tuple[int, int]:
+    """The run of changed lines (-, +, marker) around ``index``, as [start, end)."""
+    lines = hunk.lines
+    if not _is_change(lines[index]):
+        return index, index + 1
+    start = index
+    while start > 0 and _is_change(lines[start - 1]):
+        start -= 1
+    end = index + 1
+    while end < len(lines) and _is_change(lines[end]):
+        end += 1
+    return start, end
+
+
+def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT_CONTEXT) -> list[str]:
+    """The quoted ``@@`` line and the hunk lines around new-side ``lines``, with ``> [...]`` cuts.
+
+    Each named line pulls in its whole block of changed lines (so a moved
+    member's removal is shown next to its re-insertion) unless the block is
+    longer than ``MAX_BLOCK`` lines, then ``context`` lines on each side.
+    With no line of the hunk named, the whole hunk is quoted (trimmed to its
+    first changes when long). Returns lines without line ends.
+    """
+    body = hunk.lines
+    out = [quote_line(_hunk_header(hunk))]
+    if not body:
+        return out
+    targets = _targets(hunk, lines)
+    if not targets:
+        targets = [i for i, dl in enumerate(body) if _is_change(dl)][:MAX_BLOCK] or [0]
+    ranges: list[tuple[int, int]] = []
+    for index in targets:
+        start, end = _block(hunk, index)
+        if end - start > MAX_BLOCK:
+            start, end = max(start, index - context), min(end, index + context + 1)
+        ranges.append((max(0, start - context), min(len(body), end + context)))
+    merged = _merge(ranges)
+    if merged[0][0] > 0:
+        out.append(CUT)
+    for n, (start, end) in enumerate(merged):
+        if n:
+            out.append(CUT)
+        out.extend(quote_line(dl.raw) for dl in body[start:end])
+    if merged[-1][1] < len(body):
+        out.append(CUT)
+    return out
+
+
+_CLAIM_WORDS = re.compile(
+    r"optimi[sz]|speed|faster|overhead|contention|latenc|throughput|scalab|cache|false shar|fast ?path|perf",
+    re.IGNORECASE,
+)
+
+
+def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
+    """Quote the commit-message paragraph a commit-message finding is about."""
+    text = patch.commit_message.strip("\n")
+    paragraphs = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+    # drop the trailer block
+    paragraphs = [p for p in paragraphs if not re.match(r"^[A-Za-z-]+-by: |^Link: |^Fixes: |^Cc: ", p)]
+    chosen: str | None = None
+    if finding.input_line is not None or finding.line is not None:
+        target = (finding.input_line or finding.line or 0) - patch.commit_start_line
+        lines = patch.commit_message.split("\n")
+        if 0 <= target < len(lines) and lines[target].strip():
+            wanted = lines[target]
+            chosen = next((p for p in paragraphs if wanted in p.split("\n")), None)
+    needle = str(finding.details.get("claim") or finding.details.get("text") or "") if finding.details else ""
+    if chosen is None and needle:
+        chosen = next((p for p in paragraphs if needle.lower() in p.lower()), None)
+    if chosen is None:
+        chosen = next((p for p in paragraphs if _CLAIM_WORDS.search(p)), None)
+    out: list[str] = []
+    if chosen is None:
+        return [quote_line(f"[PATCH] {patch.subject.title}")] if patch.subject.title else []
+    lines = chosen.split("\n")
+    if len(lines) > 12:
+        lines = lines[:12] + ["[...]"]
+    if paragraphs and chosen != paragraphs[0]:
+        out.append(CUT)
+    out.extend(quote_line(line) for line in lines)
+    if paragraphs and chosen != paragraphs[-1]:
+        out.append(CUT)
+    return out
+
+
+def quote_finding(patch: Patch, finding: Finding, *, context: int = DEFAULT_CONTEXT) -> str:
+    """The quoted excerpt a reply puts above its comment on ``finding`` (lines joined by ``\\n``).
+
+    Diff findings: file header, ``@@`` line and the trimmed hunk around
+    ``finding.lines`` (or ``finding.line``). Commit-message findings (no hunk):
+    the commit-message paragraph the finding is about. Never raises for a
+    finding whose lines are not in the hunk: the hunk is then quoted whole
+    (trimmed when long).
+    """
+    hunk = finding.hunk
+    if hunk is None and finding.path and finding.line is not None:
+        fd = find_file(patch, finding)
+        if fd is not None:
+            hunk = next(
+                (h for h in fd.hunks if h.new_start <= finding.line < h.new_start + max(h.new_len, 1)),
+                None,
+            )
+    if hunk is None:
+        return "\n".join(_commit_quote(patch, finding))
+    fd = find_file(patch, finding)
+    lines = finding.lines or ((finding.line,) if finding.line is not None else ())
+    out = [quote_line(h) for h in file_header(fd, finding.path)]
+    out.extend(quote_hunk_lines(hunk, lines, context=context))
+    return "\n".join(out)

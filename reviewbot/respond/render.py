@@ -1,0 +1,217 @@
+"""Draft -> RFC 5322 bytes (stdlib email package), outbox ``.eml`` files and a Maildir drafts folder.
+
+The message is plain ``text/plain; charset=utf-8``: 7bit when the body is
+ASCII, 8bit otherwise, quoted-printable only when a line would exceed the
+998-octet limit of RFC 5322 (quoted code is never wrapped). Non-ASCII names
+and subjects are RFC 2047 encoded by the email package. Line ends are ``\\n``
+(the form mutt, Maildir and ``git send-email`` read from files).
+
+Files are written to a temporary name in the same directory, flushed to disk
+and renamed, so a run killed at any point leaves either the whole file or
+none (stale temporary files are removed by :func:`clean_outbox`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import mailbox
+import os
+import re
+from datetime import datetime, timezone
+from email import policy as email_policy
+from email.headerregistry import Address as HeaderAddress
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr
+from pathlib import Path
+from typing import Iterable
+
+from reviewbot.errors import InputError
+from reviewbot.models import Address, Draft
+
+log = logging.getLogger(__name__)
+
+POLICY = email_policy.default.clone(linesep="\n", max_line_length=78)
+INCOMPLETE_HEADER = "X-Reviewbot-Recipients"
+TMP_PREFIX = ".tmp-"
+
+__all__ = [
+    "POLICY",
+    "render_message",
+    "outbox_filename",
+    "slugify",
+    "write_outbox",
+    "add_to_maildir",
+    "clean_outbox",
+    "atomic_write",
+]
+
+
+def _header_address(addr: Address) -> HeaderAddress | str:
+    if "@..." in addr.email or addr.partial:
+        raise InputError(f"obfuscated address {addr.email!r} must not go into a header", subject="draft")
+    try:
+        return HeaderAddress(display_name=addr.name or "", addr_spec=addr.email)
+    except (ValueError, IndexError, TypeError):
+        return formataddr((addr.name, addr.email))
+
+
+def _choose_cte(body: str) -> str:
+    longest = max((len(line.encode("utf-8")) for line in body.split("\n")), default=0)
+    if longest > 998:
+        return "quoted-printable"
+    return "7bit" if body.isascii() else "8bit"
+
+
+def render_message(draft: Draft) -> bytes:
+    """The draft as an RFC 5322 message (bytes, ``\\n`` line ends).
+
+    Header order: From, To, Cc, Subject, Date, Message-ID, In-Reply-To,
+    References, X-Reviewbot-Recipients (only when incomplete), MIME-Version,
+    Content-Type, Content-Transfer-Encoding. Raises InputError when a
+    recipient is an obfuscated (``@...``) address or the draft lacks a
+    Message-ID.
+    """
+    if not draft.message_id:
+        raise InputError("draft has no Message-ID", subject=draft.in_reply_to)
+    msg = EmailMessage(policy=POLICY)
+    msg["From"] = _header_address(draft.from_addr)
+    if draft.to:
+        msg["To"] = [_header_address(a) for a in draft.to]
+    if draft.cc:
+        msg["Cc"] = [_header_address(a) for a in draft.cc]
+    msg["Subject"] = draft.subject
+    date = draft.date or datetime.now(timezone.utc)
+    msg["Date"] = format_datetime(date)
+    msg["Message-ID"] = f"<{draft.message_id}>"
+    msg["In-Reply-To"] = f"<{draft.in_reply_to}>"
+    if draft.references:
+        msg["References"] = " ".join(f"<{m}>" for m in draft.references)
+    if not draft.recipients_complete:
+        msg[INCOMPLETE_HEADER] = "incomplete"
+    body = draft.body if draft.body.endswith("\n") else draft.body + "\n"
+    cte = _choose_cte(body)
+    msg.set_content(body, charset="utf-8", cte=cte)
+    for name in ("MIME-Version", "Content-Type", "Content-Transfer-Encoding"):
+        del msg[name]
+    msg.set_raw("MIME-Version", "1.0")
+    msg.set_raw("Content-Type", "text/plain; charset=utf-8")
+    msg.set_raw("Content-Transfer-Encoding", cte)
+    data = msg.as_bytes(policy=POLICY)
+    head = data.split(b"\n\n", 1)[0]
+    if b"@..." in head:
+        raise InputError("an obfuscated address reached a header", subject=draft.in_reply_to)
+    return data
+
+
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str, limit: int = 48) -> str:
+    """Lower-case ASCII words joined by ``-``, at most ``limit`` characters, cut at a word end."""
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = _SLUG_RE.sub("-", ascii_text.lower()).strip("-")
+    if len(slug) > limit:
+        slug = slug[:limit].rsplit("-", 1)[0] or slug[:limit]
+    return slug or "no-subject"
+
+
+_BRACKETS_RE = re.compile(r"^(?:\s*(?:re|aw)\s*:\s*)*(?:\[[^\]]*\]\s*)*", re.IGNORECASE)
+
+
+def outbox_filename(draft: Draft, list_name: str) -> str:
+    """``YYYY-MM-DD-<list>-<subject-slug>-<shortid>.eml`` for a draft.
+
+    The date is the draft's; the slug comes from the subject without
+    ``Re:`` and bracket prefixes; ``shortid`` is 8 hex digits of the SHA-1 of
+    the Message-ID replied to, so one patch always maps to one file name.
+    """
+    date = (draft.date or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    title = _BRACKETS_RE.sub("", draft.subject)
+    short = hashlib.sha1(draft.in_reply_to.encode("utf-8")).hexdigest()[:8]
+    return f"{date:%Y-%m-%d}-{slugify(list_name, 24)}-{slugify(title)}-{short}.eml"
+
+
+def atomic_write(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same directory, fsync, rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return path
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+    return path
+
+
+def clean_outbox(outbox: Path) -> list[Path]:
+    """Remove temporary files a killed run left in ``outbox``; return what was removed.
+
+    Call it only while holding the run lock (another run's temporary file
+    would otherwise be removed under its feet).
+    """
+    removed: list[Path] = []
+    outbox = Path(outbox)
+    if not outbox.is_dir():
+        return removed
+    for entry in outbox.iterdir():
+        if entry.name.startswith(TMP_PREFIX) and entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def write_outbox(draft: Draft, outbox: Path, list_name: str, data: bytes | None = None) -> Path:
+    """Write the rendered draft into ``outbox`` (created if needed); return the file's path.
+
+    Writing the same draft again replaces the file in one step.
+    """
+    data = render_message(draft) if data is None else data
+    return atomic_write(Path(outbox) / outbox_filename(draft, list_name), data)
+
+
+def _maildir_find(box: mailbox.Maildir, msgid: str) -> str | None:
+    """The key of the message with Message-ID ``msgid`` in ``box``, or None (reads headers only)."""
+    for key in box.keys():
+        try:
+            with box.get_file(key) as fh:
+                head = fh.read(16384)
+        except (OSError, KeyError):
+            continue
+        m = re.search(rb"^Message-ID:\s*<([^>\r\n]+)>", head, re.IGNORECASE | re.MULTILINE)
+        if m and m.group(1).decode("ascii", "replace") == msgid:
+            return key
+    return None
+
+
+def add_to_maildir(draft: Draft, maildir: Path, data: bytes | None = None) -> str:
+    """Put the draft into the Maildir folder ``maildir`` (created if needed) with the Draft flag.
+
+    The message goes to ``cur/`` with flag ``D`` (and ``S``: it is ours, not
+    unread mail), so mutt/neomutt (``postponed``) and Thunderbird show it as a
+    draft. A message with the same Message-ID already there is not added
+    again. Returns the Maildir key.
+    """
+    box = mailbox.Maildir(str(maildir), create=True)
+    existing = _maildir_find(box, draft.message_id)
+    if existing is not None:
+        log.info("draft <%s> already in %s", draft.message_id, maildir)
+        return existing
+    data = render_message(draft) if data is None else data
+    message = mailbox.MaildirMessage(data)
+    message.set_subdir("cur")
+    message.set_flags("DS")
+    return box.add(message)
