@@ -90,6 +90,7 @@ class MirrorServer:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out without a 40 ms delayed-ACK stall
 
             def log_message(self, fmt: str, *args: object) -> None:  # quiet
                 return

@@ -1,0 +1,319 @@
+"""The polite HTTP client for the archive: one connection, a rate limit, retries, robots.txt.
+
+:class:`PoliteSession` wraps :class:`requests.Session` with urllib3's
+:class:`~urllib3.util.retry.Retry` (backoff on 429/500/502/503/504, honouring
+``Retry-After`` up to ``settings.max_retry_after`` seconds), timeouts, a
+User-Agent naming reviewbot and its contact, a rate limiter (requests per
+second, monotonic clock; retries wait for it too) and robots.txt (fetched once
+per host through the same session). Redirects are followed only on the same
+host (the site redirects ``/linux-kernel/2023/06`` to ``.../06/``). Every
+failure becomes a :class:`~reviewbot.errors.FetchError` naming the URL, the
+number of requests made for it and the last HTTP status;
+connection refused / DNS failure / connect timeout become
+:class:`~reviewbot.errors.HostUnreachable`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Callable
+from urllib import robotparser
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.util.retry import Retry
+
+from reviewbot.config import Settings
+from reviewbot.errors import FetchError, HostUnreachable
+from reviewbot.models import ArchivePage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["PoliteSession", "RateLimiter"]
+
+RETRY_STATUSES = (429, 500, 502, 503, 504)
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
+MAX_REDIRECTS = 5
+
+
+class RateLimiter:
+    """At most ``rate`` calls of :meth:`wait` per second (0 or less: no limit), on a monotonic clock."""
+
+    def __init__(self, rate: float, *, monotonic: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.interval = 1.0 / rate if rate and rate > 0 else 0.0
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> float:
+        """Block until the next request may go out; returns the seconds slept."""
+        if not self.interval:
+            return 0.0
+        with self._lock:
+            now = self._monotonic()
+            delay = self._next - now
+            if delay > 0:
+                self._sleep(delay)
+                now = self._monotonic()
+            self._next = max(now, self._next) + self.interval
+            return max(0.0, delay)
+
+
+class _RetryAfterTooLong(Exception):
+    def __init__(self, seconds: float, status: int) -> None:
+        self.seconds = seconds
+        self.status = status
+        super().__init__(f"Retry-After {seconds:.0f}s")
+
+
+class _PoliteRetry(Retry):
+    """urllib3 Retry that caps Retry-After and reports every retry (to count and rate-limit it)."""
+
+    def __init__(self, *args, on_retry: Callable[[], None] | None = None,
+                 max_retry_after: float | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_retry = on_retry
+        self.max_retry_after = max_retry_after
+
+    def new(self, **kw):  # type: ignore[override]
+        fresh = super().new(**kw)
+        fresh.on_retry = self.on_retry
+        fresh.max_retry_after = self.max_retry_after
+        return fresh
+
+    def sleep_for_retry(self, response) -> bool:  # type: ignore[override]
+        retry_after = self.get_retry_after(response)
+        if retry_after and self.max_retry_after is not None and retry_after > self.max_retry_after:
+            raise _RetryAfterTooLong(retry_after, response.status)
+        return super().sleep_for_retry(response)
+
+    def sleep(self, response=None) -> None:  # type: ignore[override]
+        super().sleep(response)
+        if self.on_retry is not None:
+            self.on_retry()
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    p = urlsplit(url)
+    scheme = p.scheme.lower()
+    try:
+        port = p.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        port = None
+    return scheme, (p.hostname or "").lower(), port
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The urllib3 reason inside a requests exception (MaxRetryError.reason, or the exception)."""
+    seen = exc
+    for _ in range(5):
+        arg = seen.args[0] if seen.args else None
+        if isinstance(arg, urllib3.exceptions.MaxRetryError) and arg.reason is not None:
+            return arg.reason
+        if isinstance(arg, BaseException):
+            seen = arg
+            continue
+        break
+    return seen
+
+
+class PoliteSession:
+    """HTTP GET for archive pages, polite by construction.
+
+    ``settings`` gives ``retries``, ``backoff`` (urllib3 backoff_factor, seconds),
+    ``max_retry_after`` (seconds), ``timeout`` (seconds, connect and read),
+    ``rate`` (requests/s, 0 = off), ``user_agent`` and ``obey_robots``.
+    ``requests_made`` counts every real HTTP request (retries, redirects and
+    robots.txt included). Usable from one thread at a time per page (a lock
+    keeps the single connection serial).
+    """
+
+    def __init__(self, settings: Settings, *, monotonic: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self.requests_made = 0
+        self.limiter = RateLimiter(settings.rate, monotonic=monotonic, sleep=sleep)
+        self._lock = threading.RLock()
+        self._robots: dict[tuple, robotparser.RobotFileParser | None] = {}
+        self._attempts = 0
+        retries = max(0, int(settings.retries))
+        self._retry = _PoliteRetry(
+            total=retries,
+            connect=min(1, retries),
+            backoff_factor=settings.backoff,
+            status_forcelist=RETRY_STATUSES,
+            allowed_methods=frozenset({"GET"}),
+            respect_retry_after_header=True,
+            raise_on_status=False,
+            raise_on_redirect=False,
+            redirect=0,
+            on_retry=self._count_retry,
+            max_retry_after=settings.max_retry_after,
+        )
+        self.session = requests.Session()
+        self.session.headers.update({"User-Agent": settings.user_agent, "Accept-Encoding": "identity"})
+        adapter = HTTPAdapter(max_retries=self._retry, pool_connections=1, pool_maxsize=1)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+
+    def _count_retry(self) -> None:
+        self._attempts += 1
+        self.requests_made += 1
+        self.limiter.wait()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.session.close()
+
+    def __enter__(self) -> "PoliteSession":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public
+    def get(self, url: str) -> ArchivePage:
+        """GET ``url`` -> ArchivePage(status 200, body bytes, final URL after same-host redirects).
+
+        Raises FetchError(url=, attempts=, status=) for robots.txt refusals,
+        HTTP errors after retries, timeouts, resets and truncated bodies, off-host
+        redirects; HostUnreachable when the host cannot be reached at all.
+        """
+        with self._lock:
+            if self.settings.obey_robots and not self._allowed(url):
+                raise FetchError("disallowed by the site's robots.txt", url=url, attempts=0)
+            return self._fetch(url)
+
+    # -- internals
+    def _fetch(self, url: str) -> ArchivePage:
+        origin = _origin(url)
+        current = url
+        attempts = 0
+        for _hop in range(MAX_REDIRECTS + 1):
+            response, n = self._request(current, url)
+            attempts += n
+            if response.status_code in REDIRECT_STATUSES:
+                location = response.headers.get("Location")
+                response.close()
+                if not location:
+                    raise FetchError(f"HTTP {response.status_code} redirect without Location",
+                                     url=url, attempts=attempts, status=response.status_code)
+                target = urljoin(current, location)
+                if _origin(target) != origin:
+                    raise FetchError(f"redirect to another host refused: {target}", url=url,
+                                     attempts=attempts, status=response.status_code)
+                log.debug("%s: redirected to %s", current, target)
+                current = target
+                continue
+            if response.status_code != 200:
+                reason = response.reason or ""
+                raise FetchError(
+                    f"HTTP {response.status_code} {reason}".rstrip()
+                    + (f" after {attempts} attempts" if attempts > 1 else ""),
+                    url=url, attempts=attempts, status=response.status_code)
+            return ArchivePage(
+                url=current, status=200, body=response.content, from_cache=False,
+                fetched_at=datetime.now(timezone.utc),
+                content_type=response.headers.get("Content-Type"),
+            )
+        raise FetchError(f"more than {MAX_REDIRECTS} redirects", url=url, attempts=attempts)
+
+    def _request(self, target: str, url: str) -> tuple[requests.Response, int]:
+        """One GET with urllib3's retries, plus retries of broken bodies; returns (response, requests)."""
+        budget = max(0, int(self.settings.retries))
+        attempts = 0
+        last: FetchError | None = None
+        for body_try in range(budget + 1):
+            if body_try:
+                pause = min(self.settings.backoff * (2 ** (body_try - 1)), 120.0)
+                if pause > 0:
+                    time.sleep(pause)
+            self._attempts = 1
+            self.limiter.wait()
+            self.requests_made += 1
+            log.info("GET %s", target)
+            try:
+                response = self.session.get(target, timeout=(self.settings.timeout, self.settings.timeout),
+                                            allow_redirects=False)
+                attempts += self._attempts
+            except _RetryAfterTooLong as exc:
+                attempts += self._attempts
+                raise FetchError(
+                    f"HTTP {exc.status}: Retry-After of {exc.seconds:.0f}s is longer than the "
+                    f"{self.settings.max_retry_after:.0f}s limit", url=url, attempts=attempts,
+                    status=exc.status) from exc
+            except (requests.exceptions.ChunkedEncodingError,
+                    requests.exceptions.ContentDecodingError) as exc:
+                attempts += self._attempts
+                last = FetchError(f"connection broken while reading the body: {_root_cause(exc)}",
+                                  url=url, attempts=attempts)
+                last.__cause__ = exc
+                continue
+            except requests.exceptions.RequestException as exc:
+                attempts += self._attempts
+                raise self._translate(exc, url, attempts) from exc
+            expected = response.headers.get("Content-Length")
+            if (expected and expected.isdigit() and not response.headers.get("Content-Encoding")
+                    and int(expected) != len(response.content)):
+                last = FetchError(
+                    f"truncated body: got {len(response.content)} of {expected} bytes",
+                    url=url, attempts=attempts, status=response.status_code)
+                continue
+            return response, attempts
+        assert last is not None
+        last.attempts = attempts
+        raise last
+
+    def _translate(self, exc: requests.exceptions.RequestException, url: str, attempts: int) -> FetchError:
+        cause = _root_cause(exc)
+        host = urlsplit(url).netloc
+        if isinstance(exc, requests.exceptions.ConnectTimeout) or isinstance(cause, ConnectTimeoutError):
+            return HostUnreachable(f"cannot connect to {host}: timed out after {self.settings.timeout:g}s",
+                                   url=url, attempts=attempts)
+        if isinstance(cause, NewConnectionError):
+            return HostUnreachable(f"cannot connect to {host}: {cause}", url=url, attempts=attempts)
+        if isinstance(exc, requests.exceptions.Timeout):
+            return FetchError(f"timed out after {self.settings.timeout:g}s "
+                              f"({attempts} attempt{'s' if attempts != 1 else ''})",
+                              url=url, attempts=attempts)
+        if isinstance(exc, requests.exceptions.RetryError):
+            return FetchError(f"gave up after {attempts} attempts: {cause}", url=url, attempts=attempts)
+        if isinstance(exc, requests.exceptions.ConnectionError):
+            return FetchError(f"connection failed: {cause}", url=url, attempts=attempts)
+        return FetchError(f"request failed: {exc}", url=url, attempts=attempts)
+
+    def _allowed(self, url: str) -> bool:
+        key = _origin(url)
+        if key not in self._robots:
+            self._robots[key] = self._load_robots(url)
+        parser = self._robots[key]
+        return True if parser is None else parser.can_fetch(self.settings.user_agent, url)
+
+    def _load_robots(self, url: str) -> robotparser.RobotFileParser | None:
+        parts = urlsplit(url)
+        robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        parser = robotparser.RobotFileParser(robots_url)
+        try:
+            page = self._fetch(robots_url)
+        except HostUnreachable:
+            raise
+        except FetchError as exc:
+            if exc.status in (401, 403):
+                log.warning("%s: HTTP %s, treating the whole site as disallowed", robots_url, exc.status)
+                parser.disallow_all = True
+                return parser
+            if exc.status is not None and 400 <= exc.status < 500:
+                return None  # no robots.txt: everything allowed
+            log.warning("%s: could not be read (%s); going ahead as if it allowed everything",
+                        robots_url, exc.message)
+            return None
+        parser.parse(page.body.decode("utf-8", errors="replace").splitlines())
+        return parser
