@@ -1,0 +1,189 @@
+"""How fast is ``reviewbot check``? Prints single-patch wall time and batch throughput.
+
+Usage::
+
+    python benchmarks/check_speed.py [--mbox ../shared/corpus/lkml-real.mbox] [--runs 20]
+
+On the real patches of the corpus mbox it prints:
+
+* single: the median wall time of ``--runs`` whole-process runs of
+  ``reviewbot check`` on one small patch (target: <= 0.11 s on 2 cores;
+  checkpatch.pl takes about 0.114 s on a small patch);
+* batch: patches per second in one process over every corpus patch, split
+  into reading (mbox split), parsing, and checking (target: >= 1,000/s);
+* when Debian's ``linux-source`` tarball is installed (``/usr/src/linux-source-*.tar.*``),
+  the same figures for its ``scripts/checkpatch.pl --no-tree`` and the ratios.
+
+Numbers are printed, never asserted: a timed test would be flaky.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MBOX = Path(os.environ.get("REVIEWBOT_SHARED", ROOT.parent / "shared")) / "corpus" / "lkml-real.mbox"
+CHECKPATCH_FILES = ("scripts/checkpatch.pl", "scripts/spelling.txt", "scripts/const_structs.checkpatch")
+
+
+def _reviewbot_cmd() -> list[str]:
+    exe = shutil.which("reviewbot")
+    return [exe] if exe else [sys.executable, "-m", "reviewbot"]
+
+
+def wall(cmd: list[str], runs: int, cwd: Path) -> tuple[float, int]:
+    """Median wall time (s) of ``runs`` runs of ``cmd`` and the last exit status."""
+    times = []
+    status = 0
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+        status = proc.returncode
+    return statistics.median(times), status
+
+
+def corpus_messages(mbox: Path):
+    """(InputMessage list, seconds to split) for the corpus mbox."""
+    from reviewbot.checking import messages_from_bytes
+
+    blob = mbox.read_bytes()
+    t0 = time.perf_counter()
+    items = messages_from_bytes(blob, str(mbox))
+    return items, time.perf_counter() - t0
+
+
+def small_patch(items, limit: int = 4000):
+    """The smallest single patch (one diff, not a reply) under ``limit`` bytes, or the smallest patch."""
+    patches = [i for i in items if b"\ndiff --git " in i.raw.data and b"\nSubject: Re:" not in i.raw.data]
+    fitting = [i for i in patches if len(i.raw.data) <= limit and i.raw.data.count(b"\ndiff --git ") == 1]
+    pool = fitting or patches
+    return sorted(pool, key=lambda i: len(i.raw.data))[len(pool) // 2 if fitting else 0]
+
+
+def find_checkpatch() -> Path | None:
+    """scripts/checkpatch.pl extracted once from Debian's linux-source tarball into the user cache."""
+    tarballs = sorted(glob.glob("/usr/src/linux-source-*.tar.*"))
+    if not tarballs:
+        return None
+    tarball = Path(tarballs[-1])
+    top = tarball.name.split(".tar")[0]
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "reviewbot" / top
+    script = cache / "scripts" / "checkpatch.pl"
+    if script.is_file():
+        return script
+    print(f"extracting checkpatch.pl from {tarball} (once) ...", flush=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    wanted = {f"{top}/{name}" for name in CHECKPATCH_FILES}
+    with tarfile.open(tarball) as tar:
+        for member in tar:
+            if member.name in wanted:
+                member.name = member.name.split("/", 1)[1]
+                tar.extract(member, cache, filter="data")
+                wanted.discard(f"{top}/{member.name}")
+                if not wanted:
+                    break
+    return script if script.is_file() else None
+
+
+def batch_reviewbot(items) -> dict[str, float]:
+    """Parse and check every message in one process; seconds per stage and patch count."""
+    from reviewbot.checking import check_messages, load_check_rules, parse_inputs
+
+    t0 = time.perf_counter()
+    rules = load_check_rules()
+    t_rules = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    parsed, skipped, problems = parse_inputs(items)
+    t_parse = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run = check_messages(items, rules)
+    t_all = time.perf_counter() - t0
+    return {
+        "rules": len(rules),
+        "t_rules": t_rules,
+        "t_parse": t_parse,
+        "t_check_total": t_all,
+        "patches": len(run.patches),
+        "findings": len(run.findings),
+        "skipped": run.skipped,
+        "problems": len(run.problems),
+        "parsed": len(parsed),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mbox", type=Path, default=DEFAULT_MBOX)
+    ap.add_argument("--runs", type=int, default=20, help="whole-process runs for the single-patch median")
+    ap.add_argument("--checkpatch-batch", type=int, default=100, help="corpus patches given to checkpatch.pl")
+    ap.add_argument("--no-checkpatch", action="store_true")
+    args = ap.parse_args(argv)
+
+    print(f"cpus: {os.cpu_count()}  python: {sys.version.split()[0]}  corpus: {args.mbox}")
+    items, t_split = corpus_messages(args.mbox)
+    with_diff = sum(1 for i in items if b"\ndiff --git " in i.raw.data)
+    print(f"corpus: {len(items)} messages ({with_diff} with a diff), split in {t_split:.2f} s")
+
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        one = small_patch(items)
+        patch_file = tmp / "one.patch"
+        patch_file.write_bytes(one.raw.data)
+        lines = one.raw.data.count(b"\n")
+        cmd = [*_reviewbot_cmd(), "check", str(patch_file)]
+        subprocess.run(cmd, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm caches
+        single, status = wall(cmd, args.runs, tmp)
+        print(f"single: median {single:.3f} s wall over {args.runs} runs of `{' '.join(cmd[-2:-1])} <{lines}-line patch>`"
+              f" (exit {status}; target <= 0.110 s)")
+
+        res = batch_reviewbot(items)
+        total = t_split + res["t_check_total"]
+        rate = res["patches"] / total if total else float("inf")
+        print(
+            f"batch: {res['patches']} patches checked ({res['findings']} findings, {res['skipped']} non-patches skipped,"
+            f" {res['problems']} unparsable) in {total:.2f} s = {rate:,.0f} patches/s (target >= 1,000)"
+        )
+        print(
+            f"  stages: split {t_split:.2f} s, parse only {res['t_parse']:.2f} s,"
+            f" parse+group+rules {res['t_check_total']:.2f} s, rule loading {res['t_rules'] * 1000:.0f} ms"
+            f" ({res['rules']} rules)"
+        )
+
+        if args.no_checkpatch:
+            return 0
+        checkpatch = find_checkpatch()
+        if checkpatch is None:
+            print("checkpatch.pl: not measured (apt-get install linux-source to compare)")
+            return 0
+        cp_cmd = ["perl", str(checkpatch), "--no-tree", "-q", str(patch_file)]
+        cp_single, _ = wall(cp_cmd, args.runs, tmp)
+        print(f"checkpatch.pl --no-tree: single median {cp_single:.3f} s; reviewbot/checkpatch = {single / cp_single:.2f}")
+        sample = [i for i in items if b"\ndiff --git " in i.raw.data][: args.checkpatch_batch]
+        files = []
+        for n, item in enumerate(sample):
+            f = tmp / f"p{n:04d}.patch"
+            f.write_bytes(item.raw.data)
+            files.append(str(f))
+        t0 = time.perf_counter()
+        subprocess.run(["perl", str(checkpatch), "--no-tree", "-q", *files], cwd=tmp,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cp_elapsed = time.perf_counter() - t0
+        cp_rate = len(files) / cp_elapsed
+        print(f"checkpatch.pl --no-tree: batch {len(files)} patches in {cp_elapsed:.2f} s = {cp_rate:,.1f} patches/s;"
+              f" reviewbot is {rate / cp_rate:,.0f}x faster per patch")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
