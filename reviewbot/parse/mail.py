@@ -1,0 +1,607 @@
+"""RawMessage -> Message: decode a mail (or an archive page's parts) into plain values.
+
+Two sources (``RawMessage.kind``):
+
+* ``"rfc822"``: the bytes of a mail (mbox entry, .eml, ``git format-patch``
+  file). Parsed with the stdlib ``email`` package. The parser runs with the
+  ``compat32`` policy and the headers are decoded here, field by field: the
+  ``default`` policy's header registry raises on real-world headers (group
+  syntax in ``To:``, broken encoded-words) and costs twice the time, while
+  every part this module needs (RFC 2047 words, address lists, dates,
+  transfer encodings) has its own stdlib function that we can guard.
+* ``"archive"``: a lists.openwall.net (blists) message page already split by
+  ``reviewbot.fetch.openwall``: at most six header lines as printed
+  (``Message-ID``, ``Date``, ``From``, ``To``, ``Cc``, ``Subject``; any
+  spelling, values possibly folded with "\\n"), addresses obfuscated as
+  ``user@...main`` (kept as ``Address(partial=True)``), no In-Reply-To and no
+  References (the page never shows them).
+
+Body decoding follows what the archive shows (openwall-format.md 4.4): every
+inline leaf part (``text/*`` but not ``text/html``, no file name, not
+``Content-Disposition: attachment`` with parameters; ``message/rfc822`` raw)
+in order, each decoded from its transfer encoding and declared charset; parts
+with a file name become :class:`AttachmentRef` (with their text for ``text/*``
+and diff-like names so the patch parser can use them). ``format=flowed``
+(RFC 3676, with and without ``DelSp=yes``) is undone after the transfer
+encoding and noted in ``Message.notes``, as ``git am`` warns about it.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import hashlib
+import logging
+import re
+from datetime import datetime, timezone
+from email import message_from_bytes
+from email.header import decode_header, make_header
+from email.message import Message as EmailMessage
+from email.policy import compat32
+from email.utils import getaddresses, parsedate_to_datetime
+
+from reviewbot.errors import ParseError
+from reviewbot.models import Address, AttachmentRef, Message, RawMessage
+from reviewbot.parse.subject import parse_subject
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "parse_message",
+    "parse_rfc822",
+    "parse_archive",
+    "decode_header_value",
+    "parse_addresses",
+    "parse_date",
+    "normalize_msgid",
+    "first_msgid",
+    "msgid_list",
+    "unflow",
+    "FLOWED_NOTE",
+]
+
+FLOWED_NOTE = (
+    "the mail was sent with format=flowed: long lines were re-joined and stuffed spaces "
+    "removed, but trailing whitespace may have been lost; send patches with git send-email"
+)
+
+_MSGID = re.compile(r"<([^<>\s]+)>")
+_COMMENT = re.compile(r"\([^()]*\)")
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
+_DIFF_NAME = re.compile(r"\.(?:patch|diff)$", re.IGNORECASE)
+_DIFF_TYPES = frozenset({"text/x-patch", "text/x-diff", "text/x-diff-patch", "application/x-patch"})
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def parse_message(raw: RawMessage) -> Message:
+    """Decode a :class:`RawMessage` of either kind into a :class:`Message`.
+
+    Raises :class:`ParseError` naming ``raw.source`` when the input is not a
+    mail at all; odd charsets, dates and headers never raise (they degrade to
+    replacement characters, ``date=None`` and notes).
+    """
+    if raw.kind == "archive":
+        return parse_archive(raw)
+    if raw.kind == "rfc822":
+        msg = parse_rfc822(raw.data, raw.source)
+        if raw.list_name or raw.archive_url or raw.attachments:
+            from dataclasses import replace
+
+            msg = replace(
+                msg,
+                list_name=raw.list_name or msg.list_name,
+                archive_url=raw.archive_url or msg.archive_url,
+                attachments=msg.attachments + raw.attachments,
+            )
+        return msg
+    raise ParseError(f"unknown message kind {raw.kind!r}", subject=raw.source)
+
+
+def parse_rfc822(data: bytes, source: str) -> Message:
+    """Parse the bytes of one mail into a :class:`Message`.
+
+    ``data`` may start with an mbox ``From `` line and may use CRLF line ends
+    (turned into "\\n"; a bare CR inside a line is kept). ``source`` names the
+    input in errors and in a synthetic Message-ID. Raises :class:`ParseError`
+    for input that has no header at all (empty, binary junk).
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise ParseError("mail data must be bytes", subject=source)
+    data = bytes(data)
+    if not data.strip():
+        raise ParseError("empty mail", subject=source)
+    try:
+        em = message_from_bytes(data, policy=compat32)
+    except Exception as exc:  # the feed parser is lenient; guard anyway
+        raise ParseError(f"cannot parse mail: {exc}", subject=source) from exc
+    headers = _raw_headers(em)
+    if not headers:
+        raise ParseError("no mail headers found (not a mail?)", subject=source)
+    notes: list[str] = []
+
+    def h(name: str) -> str | None:
+        return headers.get(name)
+
+    message_id = normalize_msgid(h("message-id") or "")
+    if not message_id:
+        message_id = _synthetic_msgid(source, data)
+        notes.append(f"no Message-ID header; using synthetic {message_id}")
+
+    subject_text = decode_header_value(h("subject") or "")
+    date_raw = _unfold(h("date") or "").strip()
+    date = parse_date(date_raw)
+    if date_raw and date is None:
+        notes.append(f"unparseable Date header: {date_raw[:80]!r}")
+    from_list = parse_addresses(h("from") or "")
+    in_reply_to = first_msgid(h("in-reply-to") or "")
+    references = msgid_list(h("references") or "")
+
+    body, attachments, flowed, verbatim = _body_of(em, source, notes)
+    body_start = _body_start_line(data) if verbatim else 1
+
+    return Message(
+        message_id=message_id,
+        subject=parse_subject(subject_text),
+        from_addr=from_list[0] if from_list else None,
+        date=date,
+        date_raw=date_raw,
+        to=tuple(parse_addresses(h("to") or "")),
+        cc=tuple(parse_addresses(h("cc") or "")),
+        in_reply_to=in_reply_to,
+        references=references,
+        body=body,
+        source=source,
+        flowed=flowed,
+        attachments=tuple(attachments),
+        notes=tuple(notes),
+        body_start_line=body_start,
+    )
+
+
+def parse_archive(raw: RawMessage) -> Message:
+    """Decode an archive page's parts (kind ``"archive"``) into a :class:`Message`.
+
+    Header names are matched case-insensitively; values may be folded with
+    "\\n" plus whitespace. Addresses containing ``@...`` become partial;
+    ``obfuscated`` is always True. In-Reply-To/References stay empty (the
+    archive does not show them); thread links are copied for the caller.
+    """
+    headers: dict[str, str] = {}
+    for name, value in raw.header_lines:
+        headers[name.strip().lower()] = value  # the last one wins, as on the page
+    notes: list[str] = []
+    message_id = normalize_msgid(headers.get("message-id", ""))
+    body = raw.body.replace("\r\n", "\n")
+    if not message_id:
+        message_id = _synthetic_msgid(raw.source, ("\n".join(f"{k}: {v}" for k, v in raw.header_lines) + "\n\n" + body).encode("utf-8", "surrogatepass"))
+        notes.append(f"no Message-ID line on the page; using synthetic {message_id}")
+    date_raw = " ".join(headers.get("date", "").split())
+    date = parse_date(date_raw)
+    if date_raw and date is None:
+        notes.append(f"unparseable Date line: {date_raw[:80]!r}")
+    subject_text = _unfold(headers.get("subject", "")).strip()
+    if raw.censored:
+        notes.append("the archive removed this message's content")
+    from_list = parse_addresses(headers.get("from", ""))
+    return Message(
+        message_id=message_id,
+        subject=parse_subject(subject_text),
+        from_addr=from_list[0] if from_list else None,
+        date=date,
+        date_raw=date_raw,
+        to=tuple(parse_addresses(headers.get("to", ""))),
+        cc=tuple(parse_addresses(headers.get("cc", ""))),
+        in_reply_to=None,
+        references=(),
+        body=body,
+        source=raw.source,
+        list_name=raw.list_name,
+        archive_url=raw.archive_url,
+        obfuscated=True,
+        flowed=False,
+        attachments=raw.attachments,
+        thread_prev_url=raw.thread_prev_url,
+        thread_next_url=raw.thread_next_url,
+        notes=tuple(notes),
+    )
+
+
+# ------------------------------------------------------------------ headers
+
+
+def _raw_headers(em: EmailMessage) -> dict[str, str]:
+    """Header name (lower-case) -> raw value as text; the first occurrence wins.
+
+    8-bit bytes in headers (not allowed, but sent) are read as UTF-8, else Latin-1.
+    """
+    out: dict[str, str] = {}
+    for name, value in em.raw_items():  # raw (name, value) pairs; no policy parsing
+        key = name.lower()
+        if key in out:
+            continue
+        if not isinstance(value, str):
+            value = str(value)
+        out[key] = _fix_8bit(value)
+    return out
+
+
+def _fix_8bit(value: str) -> str:
+    try:
+        value.encode("ascii")
+        return value
+    except UnicodeEncodeError:
+        pass
+    raw = value.encode("ascii", "surrogateescape") if _has_surrogates(value) else None
+    if raw is None:
+        return value
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _has_surrogates(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _unfold(value: str) -> str:
+    """RFC 5322 unfolding: drop the line break of a fold, keep the whitespace."""
+    if "\n" not in value:
+        return value
+    return _FOLD.sub("", value).replace("\r", "").replace("\n", " ")
+
+
+def decode_header_value(value: str) -> str:
+    """Unfold a header value and decode its RFC 2047 encoded-words.
+
+    Unknown charsets and broken encoded-words never raise: the words are then
+    kept as written. Returns text without line breaks.
+    """
+    value = _unfold(value)
+    if "=?" not in value:
+        return value.strip()
+    try:
+        return str(make_header(decode_header(value))).strip()
+    except Exception:  # HeaderParseError, LookupError, UnicodeError, binascii errors
+        return _decode_words_leniently(value).strip()
+
+
+_EWORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2000})\?=")
+
+
+def _decode_words_leniently(value: str) -> str:
+    """Decode encoded-words one by one, replacing what cannot be decoded."""
+
+    def one(m: re.Match[str]) -> str:
+        charset = m.group(1).split("*", 1)[0]
+        enc = m.group(2).upper()
+        text = m.group(3)
+        try:
+            if enc == "B":
+                data = base64.b64decode(text + "=" * (-len(text) % 4), validate=False)
+            else:
+                data = re.sub(r"=([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), text.replace("_", " ")).encode("latin-1", "replace")
+        except Exception:
+            return m.group(0)
+        return _decode_bytes(data, charset)
+
+    out = _EWORD.sub(one, value)
+    return out
+
+
+def normalize_msgid(value: str) -> str:
+    """``<id@host>`` (possibly folded, with comments) -> ``id@host``; "" if none."""
+    value = _unfold(value).strip()
+    if not value:
+        return ""
+    m = _MSGID.search(value)
+    if m is not None:
+        return m.group(1)
+    # no brackets: take the first word that looks like an id
+    for word in value.split():
+        word = word.strip("<>")
+        if word and "(" not in word:
+            return word
+    return ""
+
+
+def first_msgid(value: str) -> str | None:
+    """The first msg-id of an In-Reply-To value, comments dropped (C12); None if none.
+
+    ``<id> (message from Ada on ...)`` -> ``id``; folded values are accepted.
+    """
+    ids = msgid_list(value)
+    return ids[0] if ids else None
+
+
+def msgid_list(value: str) -> tuple[str, ...]:
+    """All ``<msg-id>`` of a References/In-Reply-To value, in order, without brackets or comments."""
+    if not value:
+        return ()
+    value = _unfold(value)
+    stripped = value
+    if "(" in stripped:
+        # comments may hold <...> too ("(message from X <x@y>)"): drop them first
+        for _ in range(4):
+            new = _COMMENT.sub(" ", stripped)
+            if new == stripped:
+                break
+            stripped = new
+    ids = _MSGID.findall(stripped)
+    seen: set[str] = set()
+    out = []
+    for i in ids:
+        if i not in seen:
+            seen.add(i)
+            out.append(i)
+    return tuple(out)
+
+
+def parse_addresses(value: str) -> list[Address]:
+    """An address-list header value -> :class:`Address` list (names RFC 2047-decoded).
+
+    Obfuscated archive addresses (``ada@...mple.org``) are kept as written with
+    ``partial=True``. Never raises; unparseable pieces are dropped.
+    """
+    value = _unfold(value)
+    if not value.strip():
+        return []
+    try:
+        pairs = getaddresses([value])
+    except Exception:
+        return []
+    out = []
+    for name, email in pairs:
+        if not email and not name:
+            continue
+        if "=?" in name:
+            name = decode_header_value(name)
+        name = name.strip().strip('"').strip()
+        email = email.strip()
+        if not email:
+            continue
+        out.append(Address(name=name, email=email, partial="@..." in email))
+    return out
+
+
+def parse_date(value: str) -> datetime | None:
+    """A Date header -> timezone-aware UTC datetime; None when it cannot be read.
+
+    A date without zone or with ``-0000`` is taken as UTC.
+    """
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        dt = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if dt is None:
+        return None
+    try:
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _synthetic_msgid(source: str, content: bytes) -> str:
+    digest = hashlib.sha256(source.encode("utf-8", "replace") + b"\0" + content).hexdigest()[:32]
+    return f"{digest}@reviewbot.invalid"
+
+
+# ------------------------------------------------------------------ bodies
+
+
+def _decode_bytes(data: bytes, charset: str | None) -> str:
+    """Bytes in a declared charset -> text; never raises.
+
+    The declared charset is tried strictly, then UTF-8 (mail often declares
+    us-ascii and sends UTF-8), then the declared charset with replacement
+    (Latin-1 when the charset is unknown or missing).
+    """
+    cs = (charset or "").strip().strip('"').lower()
+    codec = None
+    if cs:
+        try:
+            codec = codecs.lookup(cs).name
+        except LookupError:
+            codec = None
+    if codec is not None:
+        try:
+            return data.decode(codec)
+        except (UnicodeDecodeError, ValueError):
+            pass
+        except Exception:
+            codec = None
+    if codec != "utf-8":
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    if codec is None:
+        return data.decode("latin-1")
+    try:
+        return data.decode(codec, "replace")
+    except Exception:
+        return data.decode("latin-1")
+
+
+def _part_filename(part: EmailMessage) -> str | None:
+    try:
+        name = part.get_filename()
+    except Exception:
+        name = None
+    if name is None:
+        try:
+            name = part.get_param("name")
+        except Exception:
+            name = None
+        if isinstance(name, tuple):  # RFC 2231 triple
+            name = name[2]
+    if name is None:
+        return None
+    return decode_header_value(str(name))
+
+
+def _payload_bytes(part: EmailMessage) -> bytes:
+    """Transfer encoding undone; never raises (bad base64/QP give what can be read)."""
+    try:
+        data = part.get_payload(decode=True)
+    except Exception:
+        data = None
+    if data is None:
+        payload = part.get_payload()
+        if isinstance(payload, str):
+            return payload.encode("ascii", "surrogateescape")
+        return b""
+    return data
+
+
+def _body_of(em: EmailMessage, source: str, notes: list[str]) -> tuple[str, list[AttachmentRef], bool, bool]:
+    """Inline text and attachments of a mail, the way the archive shows them.
+
+    Returns (body, attachments, flowed, verbatim) where ``verbatim`` tells
+    that the body is the raw input text (so input line numbers carry over).
+    """
+    texts: list[str] = []
+    attachments: list[AttachmentRef] = []
+    flowed_any = False
+    verbatim = not em.is_multipart()
+    for part in _leaves(em):
+        ctype = part.get_content_type()
+        filename = _part_filename(part)
+        disposition = (part.get("content-disposition") or "").strip().lower()
+        as_attachment = filename is not None or (disposition.startswith("attachment") and ";" in disposition)
+        if as_attachment:
+            data = _payload_bytes(part)
+            text = None
+            if part.get_content_maintype() == "text" or ctype in _DIFF_TYPES or (filename and _DIFF_NAME.search(filename)):
+                text = _decode_bytes(data, part.get_content_charset()).replace("\r\n", "\n")
+            attachments.append(
+                AttachmentRef(
+                    index=len(attachments) + 1,
+                    filename=filename or "",
+                    content_type=part.get("content-type", ctype).split(";", 1)[0].strip() or ctype,
+                    size=len(data),
+                    text=text,
+                )
+            )
+            continue
+        if ctype == "message/rfc822":
+            inner = part.get_payload()
+            if isinstance(inner, list) and inner:
+                try:
+                    raw_inner = inner[0].as_bytes(policy=compat32)
+                except Exception:
+                    raw_inner = b""
+                texts.append(_decode_bytes(raw_inner, None).replace("\r\n", "\n"))
+            verbatim = False
+            continue
+        if part.get_content_maintype() != "text" or ctype == "text/html":
+            verbatim = False
+            continue
+        cte = (part.get("content-transfer-encoding") or "").strip().lower()
+        if cte in ("quoted-printable", "base64"):
+            verbatim = False
+        text = _decode_bytes(_payload_bytes(part), part.get_content_charset())
+        text = text.replace("\r\n", "\n")
+        fmt = (part.get_param("format") or "")
+        if isinstance(fmt, str) and fmt.strip().lower() == "flowed" and ctype == "text/plain":
+            delsp = part.get_param("delsp")
+            delsp_yes = isinstance(delsp, str) and delsp.strip().lower() == "yes"
+            text = unflow(text, delsp=delsp_yes)
+            flowed_any = True
+            verbatim = False
+        texts.append(text)
+    if flowed_any:
+        notes.append(FLOWED_NOTE)
+    if not texts:
+        body = ""
+    else:
+        body = texts[0] + "".join("\n" + t for t in texts[1:])
+    return body, attachments, flowed_any, verbatim
+
+
+def _leaves(em: EmailMessage):
+    """Leaf parts in order; message/rfc822 parts are leaves (shown raw)."""
+    stack = [em]
+    out = []
+    while stack:
+        part = stack.pop()
+        if part.get_content_type() == "message/rfc822":
+            out.append(part)
+            continue
+        payload = part.get_payload()
+        if part.is_multipart() and isinstance(payload, list):
+            stack.extend(reversed(payload))
+        else:
+            out.append(part)
+    return out
+
+
+def _body_start_line(data: bytes) -> int:
+    """1-based line number of the first body line in the raw bytes."""
+    pos = 0
+    line = 1
+    n = len(data)
+    while pos < n:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return 1
+        text = data[pos:nl]
+        if text == b"" or text == b"\r":
+            return line + 1
+        pos = nl + 1
+        line += 1
+    return 1
+
+
+def unflow(text: str, *, delsp: bool = False) -> str:
+    """Undo RFC 3676 format=flowed on decoded text ("\\n" line ends).
+
+    A line ending in a space is joined with the next line of the same quote
+    depth (the space dropped too when ``delsp``); one leading space is
+    removed from space-stuffed lines; the signature separator ``-- `` is never
+    joined. Linear in the input size.
+    """
+    lines = text.split("\n")
+    trailing_nl = text.endswith("\n")
+    if trailing_nl:
+        lines.pop()
+    out: list[str] = []
+    pending: list[str] | None = None
+    pending_depth = 0
+    for line in lines:
+        depth = 0
+        while depth < len(line) and line[depth] == ">":
+            depth += 1
+        content = line[depth:]
+        if depth == 0 and content.startswith(" "):
+            content = content[1:]  # space-stuffing
+        is_sig = content in ("-- ", " -- ") if depth else content == "-- "
+        if pending is not None and depth != pending_depth:
+            out.append(">" * pending_depth + "".join(pending))
+            pending = None
+        flowed = content.endswith(" ") and not is_sig
+        if flowed and delsp:
+            content = content[:-1]
+        if pending is None:
+            pending = [content]
+            pending_depth = depth
+        else:
+            pending.append(content)
+        if not flowed:
+            out.append(">" * depth + "".join(pending))
+            pending = None
+    if pending is not None:
+        out.append(">" * pending_depth + "".join(pending))
+    result = "\n".join(out)
+    return result + "\n" if trailing_nl else result

@@ -1,0 +1,491 @@
+"""Message -> Patch: split a mail the way ``git am`` does and read its diff.
+
+Splitting follows git's ``mailinfo`` (builtin/mailinfo.c, ``patchbreak()``):
+the commit message runs up to the ``---`` separator line, and a line starting
+with ``diff -``, ``Index: `` or ``--- `` (followed by ``+++ ``) starts the
+patch. Between the separator and the diff are the notes (changelog, diffstat).
+The last paragraph of the commit message is the trailer block when it is
+made of ``Key: value`` lines (``git interpret-trailers`` rules, simplified).
+
+Two deliberate differences from ``git am``, both reported in
+``Patch.warnings`` so that a rule can tell the author:
+
+* an unindented diff inside the commit message (C02): ``git am`` would stop
+  the commit message there and drop the rest (trailers included). We keep the
+  whole commit message up to the real ``---`` separator, take the diff after
+  it as the change, and warn (see :func:`find_embedded_diff`);
+* a reply (``Re:``) carrying its own unquoted diff (C09) is parsed, the text
+  before the diff kept apart as ``commit_message``, and it is flagged as a
+  suggestion (:func:`is_submission` is False for it).
+
+The diff itself goes through ``unidiff`` and is mapped into our frozen
+:class:`Hunk`/:class:`DiffLine` types (rules never see unidiff). Lines are
+split on "\\n" only, so a bare CR stays inside its line (C01); the
+``\\ No newline at end of file`` marker is kept as a MARKER line without
+numbers wherever it appears (C04).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from reviewbot.errors import ParseError
+from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, Patch, Trailer
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "parse_patch",
+    "parse_diff",
+    "find_embedded_diff",
+    "EmbeddedDiff",
+    "is_submission",
+    "split_trailers",
+    "KNOWN_TRAILERS",
+    "REPLY_DIFF_WARNING",
+]
+
+#: Trailer keys the kernel documents (submitting-patches.rst) plus common ones.
+KNOWN_TRAILERS = frozenset(
+    k.lower()
+    for k in (
+        "Signed-off-by", "Reviewed-by", "Acked-by", "Tested-by", "Reported-by", "Suggested-by",
+        "Co-developed-by", "Fixes", "Link", "Closes", "Cc", "Reported-and-tested-by",
+        "Requested-by", "Debugged-by", "Originally-by", "Based-on-patch-by", "Bug", "Change-Id",
+        "Message-ID", "Nacked-by", "Helped-by", "Investigated-by", "Analyzed-by",
+    )
+)
+
+REPLY_DIFF_WARNING = "a reply carrying its own diff: a suggested change in a thread, not a new patch submission"
+
+_TRAILER = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}):[ \t]*(\S.*)?")
+_STAT_LINE = re.compile(r" \S.* \| +(?:\d+|Bin\b)")
+_STAT_SUMMARY = re.compile(r" \d+ files? changed")
+_INBODY_HEADER = re.compile(r"(?:From|Subject|Date):[ \t]")
+
+
+@dataclass(frozen=True)
+class EmbeddedDiff:
+    """An unindented diff inside a commit message (C02).
+
+    ``commit_line`` is the 0-based line of the commit message where it starts,
+    ``input_line`` the 1-based input line, ``text`` that line, ``dropped``
+    the commit-message text ``git am`` would lose from there on.
+    """
+
+    commit_line: int
+    input_line: int
+    text: str
+    dropped: str
+
+
+def parse_patch(message: Message) -> Patch:
+    """Split ``message`` into commit message, trailers, notes, diffstat and diff.
+
+    A message without a diff (cover letter, plain reply) gives a Patch with
+    ``files == ()``; when the body has no diff, a text attachment holding one
+    is used instead. Raises :class:`ParseError` naming the Message-ID (and
+    the input line) when a diff is present but malformed (hunk shorter or
+    longer than its header says, hunk without file header).
+    """
+    warnings: list[str] = []
+    text = message.body
+    first_line = message.body_start_line
+    lines = _split_lines(text)
+    diff_starts = _diff_starts(lines)
+    if not diff_starts and message.attachments:
+        for att in message.attachments:
+            if not att.text:
+                continue
+            att_lines = _split_lines(att.text)
+            att_starts = _diff_starts(att_lines)
+            if att_starts:
+                att_lines, skipped = _drop_mail_headers(att_lines)
+                if skipped:
+                    att_starts = [i - skipped for i in att_starts]
+                body_text = "\n".join(lines).strip()
+                if "".join(att_lines[: att_starts[0]]).strip() or not body_text:
+                    lines = att_lines
+                else:  # a bare diff attached: the mail body is the commit message
+                    lines = lines + ["---"] + att_lines
+                    att_starts = [i + len(lines) - len(att_lines) for i in att_starts]
+                diff_starts = att_starts
+                first_line = 1
+                warnings.append(f"the patch was taken from the attachment {att.filename!r}")
+                break
+    # in-body From:/Subject:/Date: lines (git send-email for another author)
+    top = 0
+    while top < len(lines) and _INBODY_HEADER.match(lines[top]):
+        top += 1
+    if top and (top >= len(lines) or lines[top].strip() == ""):
+        top += 1
+    else:
+        top = 0
+    while top < len(lines) and lines[top].strip() == "" and top < (diff_starts[0] if diff_starts else len(lines)):
+        top += 1
+
+    last_start = diff_starts[-1] if diff_starts else -1
+    sep = -1
+    for i in range(top, last_start if last_start >= 0 else len(lines)):
+        line = lines[i]
+        if line.startswith("---") and line[3:].strip() == "":
+            sep = i
+            break
+    embedded_at = None
+    if sep >= 0 and diff_starts:
+        before = [d for d in diff_starts if d < sep]
+        if before:
+            embedded_at = before[0]
+        diff_at = next(d for d in diff_starts if d > sep)
+        commit_lines = lines[top:sep]
+        notes_lines = lines[sep + 1 : diff_at]
+    elif diff_starts:
+        diff_at = diff_starts[0]
+        commit_lines = lines[top:diff_at]
+        notes_lines = []
+    else:
+        diff_at = -1
+        if sep >= 0:
+            commit_lines = lines[top:sep]
+            notes_lines = _strip_signature(lines[sep + 1 :])
+        else:
+            commit_lines = _strip_signature(lines[top:])
+            notes_lines = []
+
+    commit_start = first_line + top
+    while commit_lines and commit_lines[-1].strip() == "":
+        commit_lines.pop()
+    commit_message = "\n".join(commit_lines)
+    trailers = split_trailers(commit_lines, commit_start)
+    notes = "\n".join(notes_lines).strip("\n")
+    diffstat = _diffstat(notes_lines)
+
+    files: tuple[FileDiff, ...] = ()
+    if diff_at >= 0:
+        subject = message.message_id or message.source
+        files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
+    if embedded_at is not None:
+        emb = EmbeddedDiff(
+            commit_line=embedded_at - top,
+            input_line=first_line + embedded_at,
+            text=lines[embedded_at],
+            dropped="\n".join(lines[embedded_at:sep]).strip("\n"),
+        )
+        warnings.append(_embedded_warning(emb))
+    if files and message.subject.is_reply:
+        warnings.append(REPLY_DIFF_WARNING)
+    if message.flowed:
+        warnings.append(
+            "patch sent with format=flowed: trailing whitespace may have been lost and long "
+            "lines re-joined; send patches with git send-email"
+        )
+    return Patch(
+        message=message,
+        commit_message=commit_message,
+        trailers=trailers,
+        notes=notes,
+        diffstat=diffstat,
+        files=files,
+        commit_start_line=commit_start,
+        warnings=tuple(warnings),
+    )
+
+
+def is_submission(patch: Patch) -> bool:
+    """True when ``patch`` is a new submission to review, not a reply in a thread.
+
+    A reply (``Re:``/``Fwd:``) is never a submission even with its own diff
+    (C09: a reviewer's suggestion); a message without a subject prefix counts
+    when it carries a diff and replies to nothing.
+    """
+    subj = patch.message.subject
+    if subj.is_reply:
+        return False
+    if subj.is_patch:
+        return True
+    return patch.has_diff and patch.message.in_reply_to is None and not patch.message.references
+
+
+def find_embedded_diff(patch: Patch) -> EmbeddedDiff | None:
+    """Where the commit message holds a line ``git am`` would take as the start of the diff.
+
+    Returns None when there is none. ``input_line`` counts like
+    ``Patch.commit_start_line``.
+    """
+    lines = patch.commit_message.split("\n")
+    starts = _diff_starts(lines)
+    if not starts:
+        return None
+    i = starts[0]
+    return EmbeddedDiff(
+        commit_line=i,
+        input_line=patch.commit_start_line + i,
+        text=lines[i],
+        dropped="\n".join(lines[i:]).strip("\n"),
+    )
+
+
+def _embedded_warning(emb: EmbeddedDiff) -> str:
+    return (
+        f"the commit message contains an unindented diff starting at line {emb.input_line} "
+        f"({emb.text!r}); git am takes that line as the start of the patch and drops the rest of "
+        "the commit message, trailers included; indent the example or describe it in words"
+    )
+
+
+# ------------------------------------------------------------------ pieces
+
+
+def _split_lines(text: str) -> list[str]:
+    """Split on "\\n" only (a bare CR stays inside its line); no empty last element."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _diff_starts(lines: list[str]) -> list[int]:
+    """Indexes of lines that start a diff by git mailinfo's rule (``--- x`` needs ``+++ ``)."""
+    out = []
+    n = len(lines)
+    for i, line in enumerate(lines):
+        c = line[:1]
+        if c == "d":
+            if line.startswith("diff -"):
+                out.append(i)
+        elif c == "I":
+            if line.startswith("Index: "):
+                out.append(i)
+        elif c == "-":
+            if line.startswith("--- ") and i + 1 < n and lines[i + 1].startswith("+++ "):
+                if not (out and out[-1] >= i - 3 and lines[out[-1]].startswith(("diff -", "Index: "))):
+                    out.append(i)
+    return out
+
+
+def _drop_mail_headers(lines: list[str]) -> tuple[list[str], int]:
+    """A format-patch file in an attachment: drop its ``From `` line and headers."""
+    if not lines or not (lines[0].startswith("From ") or re.match(r"[A-Za-z-]+:", lines[0])):
+        return lines, 0
+    for i, line in enumerate(lines):
+        if line.strip() == "":
+            return lines[i + 1 :], i + 1
+        if not (line.startswith(("From ", " ", "\t")) or re.match(r"[A-Za-z0-9-]+:", line)):
+            return lines, 0
+    return lines, 0
+
+
+def _strip_signature(lines: list[str]) -> list[str]:
+    """Drop a trailing ``-- `` signature block (up to 10 lines) from text without a diff."""
+    for i in range(len(lines) - 1, max(-1, len(lines) - 12), -1):
+        if lines[i] == "-- ":
+            return lines[:i]
+    return lines
+
+
+def _diffstat(notes_lines: list[str]) -> str:
+    first = last = -1
+    for i, line in enumerate(notes_lines):
+        if _STAT_LINE.match(line):
+            if first < 0:
+                first = i
+            last = i
+        elif first >= 0 and _STAT_SUMMARY.match(line):
+            last = i
+            break
+    if first < 0:
+        return ""
+    return "\n".join(notes_lines[first : last + 1])
+
+
+def split_trailers(commit_lines: list[str], start_line: int = 1) -> tuple[Trailer, ...]:
+    """Trailers of the last paragraph of a commit message (``Key: value`` lines).
+
+    The paragraph counts as a trailer block when every line is a trailer, a
+    continuation (leading whitespace) or a ``[ note ]``/``(cherry picked``
+    line, or when it has a known kernel trailer and at least a quarter of its
+    lines are trailers (git's rule). ``start_line`` is the input line of
+    ``commit_lines[0]``.
+    """
+    end = len(commit_lines)
+    while end > 0 and commit_lines[end - 1].strip() == "":
+        end -= 1
+    begin = end
+    while begin > 0 and commit_lines[begin - 1].strip() != "":
+        begin -= 1
+    if begin >= end:
+        return ()
+    found: list[list] = []
+    known = False
+    other = 0
+    for i in range(begin, end):
+        line = commit_lines[i]
+        if line[:1] in (" ", "\t") and found:
+            found[-1][1] += " " + line.strip()
+            continue
+        m = _TRAILER.fullmatch(line.rstrip())
+        if m is not None and m.group(2) is not None and " " not in m.group(1):
+            found.append([m.group(1), m.group(2).strip(), start_line + i])
+            if m.group(1).lower() in KNOWN_TRAILERS:
+                known = True
+            continue
+        if line.startswith("[") or line.startswith("(cherry picked"):
+            continue
+        other += 1
+    if not found:
+        return ()
+    if other and not (known and len(found) * 3 >= other):  # >= 25% trailers
+        return ()
+    return tuple(Trailer(key=k, value=v, input_line=n) for k, v, n in found)
+
+
+# ------------------------------------------------------------------ the diff
+
+
+class _Feed:
+    """Iterator over diff lines for unidiff that remembers where it is."""
+
+    __slots__ = ("lines", "pos", "end")
+
+    def __init__(self, lines: list[str], start: int) -> None:
+        self.lines = lines
+        self.pos = start - 1
+        self.end = len(lines)
+
+    def __iter__(self) -> "_Feed":
+        return self
+
+    def __next__(self) -> str:
+        self.pos += 1
+        if self.pos >= self.end:
+            raise StopIteration
+        return self.lines[self.pos] + "\n"
+
+
+def parse_diff(
+    lines: list[str],
+    start: int = 0,
+    first_line: int = 1,
+    *,
+    subject: str | None = None,
+    obfuscated: bool = False,
+) -> tuple[FileDiff, ...]:
+    """Parse ``lines[start:]`` (split on "\\n", without line ends) as a unified diff.
+
+    ``first_line`` is the input line number of ``lines[0]``; every
+    :class:`DiffLine` gets ``input_line`` from it. With ``obfuscated`` (text
+    from the archive) lines containing ``@...`` are marked ``altered``.
+    Raises :class:`ParseError` naming ``subject`` and the input line where
+    unidiff gave up.
+    """
+    from unidiff import PatchSet  # imported here: only messages with a diff pay for it
+
+    feed = _Feed(lines, start)
+    try:
+        patchset = PatchSet(feed)
+    except Exception as exc:  # UnidiffParseError, and anything a hostile hunk header provokes
+        pos = min(max(feed.pos, start), len(lines) - 1) if lines else 0
+        bad = lines[pos] if lines else ""
+        raise ParseError(
+            f"malformed diff: {exc.__class__.__name__}: {str(exc).strip()[:200]} (line {bad[:120]!r})",
+            subject=subject,
+            line=first_line + pos,
+        ) from exc
+
+    base = first_line + start - 1  # unidiff numbers lines of the feed from 1
+    out = []
+    for pf in patchset:
+        out.append(_map_file(pf, lines, start, base, obfuscated))
+    return tuple(out)
+
+
+def _strip_prefix(name: str | None) -> str | None:
+    if name is None:
+        return None
+    name = name.strip()
+    if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
+        name = name[1:-1]
+    if name == "/dev/null":
+        return None
+    if len(name) > 2 and name[1] == "/" and name[0] in "abciow12":
+        return name[2:]
+    return name
+
+
+def _map_file(pf, lines: list[str], start: int, base: int, obfuscated: bool) -> FileDiff:
+    old_path = _strip_prefix(pf.source_file)
+    new_path = _strip_prefix(pf.target_file)
+    if pf.is_binary_file:
+        status = "binary"
+    elif pf.is_added_file:
+        status = "added"
+    elif pf.is_removed_file:
+        status = "deleted"
+    elif old_path is not None and new_path is not None and old_path != new_path:
+        status = "renamed"
+    else:
+        status = "modified"
+    path = new_path if new_path is not None else (old_path or "")
+    hunks = []
+    added_kind = LineKind.ADDED
+    removed_kind = LineKind.REMOVED
+    context_kind = LineKind.CONTEXT
+    for h in pf:
+        dls = []
+        prev_input = None
+        header = None
+        for ln in h:
+            t = ln.line_type
+            value = ln.value
+            if value.endswith("\n"):
+                value = value[:-1]
+            input_line = base + ln.diff_line_no if ln.diff_line_no is not None else (prev_input + 1 if prev_input else None)
+            if header is None and ln.diff_line_no is not None:
+                idx = start + ln.diff_line_no - 2
+                if 0 <= idx < len(lines) and lines[idx].startswith("@@"):
+                    header = lines[idx]
+            prev_input = input_line
+            if t == "+":
+                kind = added_kind
+                old_no, new_no = None, ln.target_line_no
+            elif t == "-":
+                kind = removed_kind
+                old_no, new_no = ln.source_line_no, None
+            elif t == " ":
+                kind = context_kind
+                old_no, new_no = ln.source_line_no, ln.target_line_no
+            elif t == "\\":
+                dls.append(DiffLine(LineKind.MARKER, value, None, None, input_line))
+                continue
+            else:  # "" = empty lines unidiff attaches after a hunk: not part of it
+                continue
+            altered = obfuscated and "@..." in value
+            dls.append(DiffLine(kind, value, old_no, new_no, input_line, altered))
+        if header is None:
+            header = f"@@ -{h.source_start},{h.source_length} +{h.target_start},{h.target_length} @@"
+            if h.section_header:
+                header += " " + h.section_header
+        hunks.append(
+            Hunk(
+                header=header,
+                old_start=h.source_start,
+                old_len=h.source_length,
+                new_start=h.target_start,
+                new_len=h.target_length,
+                section=h.section_header or "",
+                lines=tuple(dls),
+            )
+        )
+    header_line = base + pf.diff_line_no if getattr(pf, "diff_line_no", None) else None
+    return FileDiff(
+        path=path,
+        old_path=old_path,
+        new_path=new_path,
+        hunks=tuple(hunks),
+        status=status,
+        header_input_line=header_line,
+    )
