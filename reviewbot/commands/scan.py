@@ -1,0 +1,166 @@
+"""``reviewbot scan LIST --since YYYY-MM[-DD]``: the main job.
+
+Walks the lists.openwall.net archive (or a mirror given with ``--base-url``,
+or only the cache with ``--offline``), stores messages and patches in the
+SQLite database, runs the review rules and prints a summary table.
+
+Exit status (``reviewbot.status.ExitStatus``): 0 everything fetched, 3 some
+pages failed (recorded in the database and retried first by the next run),
+2 usage error or an unusable database/rule set, 130 interrupted (whatever was
+stored so far stays; the next run resumes).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import sys
+from datetime import date
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from reviewbot.status import ExitStatus
+
+_DAY_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+
+
+def parse_day(value: str, *, end: bool) -> date:
+    """``YYYY-MM`` or ``YYYY-MM-DD`` -> a date (a month means its first day, or its last when ``end``).
+
+    Raises click.BadParameter on anything else.
+    """
+    m = _DAY_RE.match(value.strip())
+    if not m:
+        raise click.BadParameter(f"{value!r} is not YYYY-MM or YYYY-MM-DD")
+    year, month = int(m.group(1)), int(m.group(2))
+    try:
+        if m.group(3):
+            return date(year, month, int(m.group(3)))
+        day = calendar.monthrange(year, month)[1] if end else 1
+        return date(year, month, day)
+    except (ValueError, calendar.IllegalMonthError) as exc:
+        raise click.BadParameter(f"{value!r}: {exc}") from exc
+
+
+def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    if not values:
+        return None
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
+    click.echo(f"reviewbot scan: {message}", err=True)
+    sys.exit(int(status))
+
+
+@click.command("scan")
+@click.argument("list_name", metavar="LIST")
+@click.option("--since", required=True, metavar="YYYY-MM[-DD]", help="First arrival day (a month: its first day).")
+@click.option("--until", default=None, metavar="YYYY-MM[-DD]", help="Last arrival day (a month: its last day) [today].")
+@click.option("--base-url", default=None, metavar="URL", help="Archive host [config base-url, https://lists.openwall.net].")
+@click.option("--db", "db_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="SQLite database [config db-path, $REVIEWBOT_DB, ~/.local/share/reviewbot/reviewbot.db].")
+@click.option("--cache-dir", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].")
+@click.option("--offline", is_flag=True, help="Never use the network: read pages from the cache only.")
+@click.option("--rate", default=None, type=click.FloatRange(min=0), metavar="N",
+              help="Requests per second (0: no limit) [config rate, 1].")
+@click.option("--all", "fetch_all", is_flag=True,
+              help="Fetch every message (default: patches, and the replies of threads with findings).")
+@click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
+@click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
+@click.pass_context
+def command(ctx: click.Context, list_name: str, since: str, until: str | None, base_url: str | None,
+            db_path: Path | None, cache_dir: Path | None, offline: bool, rate: float | None, fetch_all: bool,
+            select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+    """Scan LIST of the archive for a range of days: store messages and patches, run the rules.
+
+    Pages that cannot change any more (messages, attachments, days older
+    than two days) come from the cache and are never fetched twice; a
+    re-run of a finished range makes no request. Prints how many requests
+    were made and a summary; exits 3 when some pages failed.
+    """
+    from reviewbot.config import load_settings
+    from reviewbot.context import clock_from_env
+    from reviewbot.errors import ReviewbotError, UsageError
+
+    try:
+        clock = clock_from_env()
+        first = parse_day(since, end=False)
+        last = parse_day(until, end=True) if until else clock().date()
+        settings = load_settings().with_(
+            base_url=base_url, db_path=db_path, cache_dir=cache_dir, rate=rate,
+            select=_split_ids(select), ignore=_split_ids(ignore), list_name=list_name,
+        )
+    except click.BadParameter as exc:
+        _fail(exc.format_message())
+    except UsageError as exc:
+        _fail(str(exc))
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from reviewbot.scan import scan
+
+    err = Console(stderr=True)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[day]}"), TimeElapsedColumn(), console=err,
+                        disable=not err.is_terminal, transient=False)
+    task = progress.add_task(f"scan {list_name}", total=None, day="")
+
+    def on_day(done: int, total: int, day: str) -> None:
+        progress.update(task, completed=done, total=total, day=day)
+
+    try:
+        with progress:
+            summary = scan(settings, list_name, first, last, fetch_all=fetch_all, offline=offline,
+                           progress=on_day, clock=clock)
+    except KeyboardInterrupt:
+        click.echo("reviewbot scan: interrupted; what was stored stays, the next run resumes", err=True)
+        sys.exit(int(ExitStatus.INTERRUPTED))
+    except ReviewbotError as exc:
+        _fail(str(exc))
+
+    _print_summary(summary, settings)
+    if not summary.ok:
+        click.echo(f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
+                   f"{settings.db_path} and retried first by the next run", err=True)
+        sys.exit(int(ExitStatus.PARTIAL_FAILURE))
+
+
+def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(soft_wrap=True)
+    mode = "all messages" if summary.fetch_all else "patches + replies of threads with findings"
+    table = Table(title=f"{summary.list_name} {summary.since} .. {summary.until} ({mode})", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("days with mail", str(summary.days))
+    table.add_row("pages fetched", str(summary.pages_fetched))
+    table.add_row("pages from cache", str(summary.pages_from_cache))
+    table.add_row("pages failed", str(summary.pages_failed))
+    table.add_row("HTTP requests made", str(summary.requests))
+    table.add_row("messages stored (new)", str(summary.messages_stored))
+    table.add_row("messages already stored", str(summary.messages_skipped))
+    table.add_row("patches checked", str(summary.patches))
+    if summary.pages_recovered:
+        table.add_row("pages recovered from the last run", str(summary.pages_recovered))
+    if not summary.fetch_all:
+        table.add_row("threads followed for replies", str(summary.threads_followed))
+    for rule_id, n in sorted(summary.findings_by_rule.items()):
+        table.add_row(f"findings {rule_id}", str(n))
+    table.add_row("findings total", str(summary.findings))
+    if summary.rule_failures:
+        table.add_row("rule failures", str(summary.rule_failures))
+    out.print(table)
+    if summary.host_unreachable:
+        out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
+    for url, error in summary.errors[:20]:
+        out.print(f"error: {url}: {error}", highlight=False)
+    if len(summary.errors) > 20:
+        out.print(f"... and {len(summary.errors) - 20} more errors (see the pages table)")
+    out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)

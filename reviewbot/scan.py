@@ -1,0 +1,545 @@
+"""The main job: walk the archive for a day range, store every message and patch, run the rules.
+
+One scan goes through these steps (each page in its own transaction, so a
+scan killed at any point resumes where it stopped and ends with the same
+database as an uninterrupted one):
+
+1. Retry the message pages that failed last time (the ``pages`` fetch log).
+2. Year pages of the range: their calendars give the number of messages of
+   every day, so with ``fetch_all`` the message URLs ``.../YYYY/MM/DD/N``
+   (N = 1..count) are known without the day pages. In the default mode the
+   day pages are read for their subjects and only messages whose subject
+   looks like a patch are fetched.
+3. Message pages not stored yet (already-stored ones cost nothing), plus the
+   attachment holding the diff when the body has none -> parse -> store.
+4. Thread ids from the ``[<thread-prev]`` chain over stored messages (no
+   extra requests): the chain's first message's Message-ID, or the URL of the
+   nearest message not fetched.
+5. Series grouping and the rule engine for every patch of the range, with
+   the cover letter and the thread; findings replace the patch's old ones.
+6. Default mode only: for threads where a rule found something, follow the
+   ``[thread-next>]`` chain to fetch the replies, then check those threads
+   again so findings become ``raised``/``answered`` where the thread says so.
+
+One broken page never stops a scan: it is recorded (URL, attempts, last
+error) and reported in :class:`ScanSummary`; the command exits with
+``ExitStatus.PARTIAL_FAILURE`` and the next run retries it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from reviewbot.config import Settings
+from reviewbot.context import Clock, system_clock
+from reviewbot.errors import FetchError, ParseError, ReviewbotError
+from reviewbot.models import Message, Patch, RuleFailure
+from reviewbot.store import Store, message_from_row
+
+log = logging.getLogger(__name__)
+
+#: Most replies followed per thread in the default mode (a runaway chain stops here).
+MAX_THREAD_FOLLOW = 400
+
+_DIFF_RE = re.compile(r"^(?:diff --git |Index: |--- \S[^\n]*\n\+\+\+ \S)", re.MULTILINE)
+_PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file"}
+# A day cell of a year or month calendar: <a href="MM/DD/">count</a> (year) or <a href="DD/">count</a> (month).
+_YEAR_DAY_RE = re.compile(rb'<a href="(\d{2})/(\d{2})/">(\d+)</a>')
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ScanSummary:
+    """What one scan did.
+
+    ``days``: days with mail in the range that were walked; ``pages_fetched``
+    pages that came over the network, ``pages_from_cache`` from the cache,
+    ``pages_failed`` pages that could not be had (listed in ``errors`` as
+    (url, error)); ``requests`` HTTP requests made (retries included);
+    ``messages_stored`` messages new in the store; ``messages_skipped``
+    already stored, not fetched again; ``patches`` patches of the range checked;
+    ``findings_by_rule`` rule id -> findings of the range; ``rule_failures``
+    rules that crashed on a patch; ``pages_recovered`` pages of an earlier
+    failed run fetched now; ``host_unreachable`` when the archive host could
+    not be reached and the cache stood in.
+    """
+
+    list_name: str
+    since: date
+    until: date
+    fetch_all: bool
+    days: int = 0
+    pages_fetched: int = 0
+    pages_from_cache: int = 0
+    pages_failed: int = 0
+    requests: int = 0
+    messages_stored: int = 0
+    messages_skipped: int = 0
+    patches: int = 0
+    findings_by_rule: Mapping[str, int] = field(default_factory=dict)
+    errors: tuple[tuple[str, str], ...] = ()
+    rule_failures: int = 0
+    pages_recovered: int = 0
+    threads_followed: int = 0
+    host_unreachable: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when no page failed."""
+        return self.pages_failed == 0
+
+    @property
+    def findings(self) -> int:
+        """Total findings of the range."""
+        return sum(self.findings_by_rule.values())
+
+
+def month_range(since: date, until: date) -> list[tuple[int, int]]:
+    """(year, month) pairs from ``since``'s month to ``until``'s month, inclusive."""
+    out, y, m = [], since.year, since.month
+    while (y, m) <= (until.year, until.month):
+        out.append((y, m))
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
+def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
+    """Days with mail -> number of messages, from a year page's month calendars.
+
+    The year page (``/LIST/YYYY/``) prints one calendar per month; a day with
+    mail is a link ``<a href="MM/DD/">count</a>``. Messages of a day are
+    numbered 1..count without gaps (format doc, section 2), so these counts
+    give every message URL of the year. Raises ParseError when the page has
+    no calendar at all.
+    """
+    counts: dict[date, int] = {}
+    for mm, dd, n in _YEAR_DAY_RE.findall(body):
+        try:
+            counts[date(year, int(mm), int(dd))] = int(n)
+        except ValueError:
+            continue
+    if not counts and b"cal_mon" not in body and b"cal_brief" not in body:
+        raise ParseError("not a year page (no calendar)", subject=str(year))
+    return counts
+
+
+def _has_diff(text: str) -> bool:
+    return bool(_DIFF_RE.search(text))
+
+
+def _is_patch_attachment(att: Any) -> bool:
+    ctype = (att.content_type or "").split(";", 1)[0].strip().lower()
+    name = (att.filename or "").lower()
+    if not ctype.startswith("text/") and ctype not in _PATCH_TYPES and ctype != "application/octet-stream":
+        return False
+    return ctype in _PATCH_TYPES or name.endswith((".patch", ".diff"))
+
+
+class _Scanner:
+    """One scan's state; see :func:`scan`."""
+
+    def __init__(self, settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool,
+                 offline: bool, progress: ProgressFn | None, clock: Clock, store: Store | None,
+                 archive: Any, rules: Sequence[Any] | None) -> None:
+        from reviewbot.fetch import openwall
+
+        self.ow = openwall
+        self.settings = settings
+        self.list_name = openwall.validate_list_name(list_name)
+        self.since, self.until = since, until
+        self.fetch_all = fetch_all
+        self.progress = progress
+        self.clock = clock
+        self.own_store = store is None
+        self.store = store if store is not None else Store(settings.db_path)
+        if archive is None:
+            from reviewbot.fetch.archive import Archive
+
+            archive = Archive(settings, offline=offline, clock=clock)
+        self.archive = archive
+        self.rules = rules
+        self.base = settings.base_url.rstrip("/")
+        self.known: dict[str, str] = self.store.known_urls(self.list_name)
+        self.errors: dict[str, str] = {}
+        self.fetched = 0
+        self.from_cache = 0
+        self.stored = 0
+        self.skipped = 0
+        self.recovered = 0
+        self.days = 0
+        self.threads_followed = 0
+        self.patch_cache: dict[str, Patch] = {}
+        self.failed_before = {r["url"] for r in self.store.failed_pages(self.list_name)}
+
+    # ------------------------------------------------------------------ fetching
+    def _get(self, url: str, kind: str) -> bytes | None:
+        """Fetch one page; on failure record it and return None."""
+        try:
+            page = self.archive.fetch(url)
+        except FetchError as exc:
+            self._fail(url, kind, exc.message if exc.message else str(exc), getattr(exc, "attempts", 1))
+            return None
+        if page.from_cache:
+            self.from_cache += 1
+        else:
+            self.fetched += 1
+        return page.body
+
+    def _fail(self, url: str, kind: str, error: str, attempts: int = 1) -> None:
+        log.warning("%s: %s", url, error)
+        self.errors[url] = error
+        self.store.page_failed(url, kind=kind, error=error, attempts=max(1, attempts),
+                               list_name=self.list_name, now=self.clock())
+
+    def _ok(self, url: str) -> None:
+        if url in self.failed_before and self.store.page_ok(url):
+            self.recovered += 1
+            self.failed_before.discard(url)
+            log.info("%s: recovered", url)
+
+    # ------------------------------------------------------------------ walking
+    def day_plan(self) -> list[tuple[date, int | None]]:
+        """Days with mail in the range and their message counts (None: unknown, read the day page)."""
+        plan: list[tuple[date, int | None]] = []
+        for year in range(self.since.year, self.until.year + 1):
+            url = self.ow.year_url(self.base, self.list_name, year)
+            body = self._get(url, "year")
+            if body is None:
+                continue
+            try:
+                counts = day_counts_from_year_page(body, year)
+            except ParseError as exc:
+                self._fail(url, "year", exc.message)
+                continue
+            self._ok(url)
+            plan.extend((d, n) for d, n in sorted(counts.items()) if self.since <= d <= self.until)
+        return plan
+
+    def refs_for_day(self, day: date, count: int | None) -> list[str]:
+        """Message URLs of one day to look at (all of them, or those whose subject looks like a patch)."""
+        day_url = self.ow.day_url(self.base, self.list_name, day)
+        if self.fetch_all and count is not None:
+            return [f"{day_url}{n}" for n in range(1, count + 1)]
+        body = self._get(day_url, "day")
+        if body is None:
+            return []
+        try:
+            refs = self.ow.parse_day_page(body, day_url)
+        except ParseError as exc:
+            self._fail(day_url, "day", exc.message)
+            return []
+        self._ok(day_url)
+        if self.fetch_all:
+            return [r.url for r in refs]
+        return [r.url for r in refs if self.ow.looks_like_patch(r.subject)]
+
+    def process_message(self, url: str) -> str | None:
+        """Fetch, parse and store one message page (skipped when stored); returns its Message-ID."""
+        if url in self.known:
+            self.skipped += 1
+            self._ok(url)
+            return self.known[url]
+        body = self._get(url, "message")
+        if body is None:
+            return None
+        try:
+            raw = self.ow.parse_message_page(body, url, self.list_name)
+        except ParseError as exc:
+            self._fail(url, "message", exc.message)
+            return None
+        raw = self._with_patch_attachments(raw)
+        if raw is None:
+            return None
+        from reviewbot.parse.mail import parse_message
+        from reviewbot.parse.patch import parse_patch
+
+        try:
+            message = parse_message(raw)
+        except ParseError as exc:
+            self._fail(url, "message", f"cannot parse the message: {exc.message}")
+            return None
+        patch: Patch | None = None
+        if message.subject.is_patch:
+            try:
+                patch = parse_patch(message)
+            except ParseError as exc:
+                log.warning("%s: patch not parsed: %s", url, exc)
+        with self.store.transaction():
+            key = self.store.put_message(message)
+            if patch is not None:
+                self.store.put_patch(patch)
+            self.store.page_ok(url)
+        if url in self.failed_before:
+            self.recovered += 1
+            self.failed_before.discard(url)
+        if patch is not None:
+            self.patch_cache[key] = patch
+        self.known[url] = key
+        self.stored += 1
+        return key
+
+    def _with_patch_attachments(self, raw: Any) -> Any:
+        """Fill in the text of attachments that hold the patch when the body has no diff."""
+        atts = tuple(getattr(raw, "attachments", ()) or ())
+        if not atts or _has_diff(raw.body or ""):
+            return raw
+        new = []
+        for att in atts:
+            if att.text is None and att.url and _is_patch_attachment(att):
+                body = self._get(att.url, "attachment")
+                if body is None:
+                    # keep the message out of the store so the next run fetches it whole
+                    self._fail(raw.archive_url or raw.source, "message",
+                               f"attachment {att.index} ({att.filename}) failed: {self.errors.get(att.url)}")
+                    return None
+                self._ok(att.url)
+                att = dataclasses.replace(att, text=body.decode("utf-8", errors="replace"))
+            new.append(att)
+        return dataclasses.replace(raw, attachments=tuple(new))
+
+    # ------------------------------------------------------------------ threads
+    def assign_thread_ids(self) -> None:
+        """thread_id of every stored message of the list, from the thread-prev chains."""
+        links = self.store.thread_links(self.list_name)
+        by_url = {url: (mid, prev) for url, mid, prev, _tid in links}
+        for url, mid in self.known.items():  # duplicate URLs of one Message-ID
+            if url not in by_url:
+                row = self.store.message_row(mid)
+                by_url[url] = (mid, row["thread_prev_url"] if row else None)
+        root: dict[str, str] = {}
+
+        def find(url: str) -> str:
+            chain: list[str] = []
+            seen: set[str] = set()
+            cur: str | None = url
+            result = url
+            while cur is not None:
+                if cur in root:
+                    result = root[cur]
+                    break
+                if cur in seen or cur not in by_url:
+                    result = cur  # nearest message not stored (or a loop): its URL names the thread
+                    break
+                seen.add(cur)
+                chain.append(cur)
+                mid, prev = by_url[cur]
+                if prev is None:
+                    result = mid
+                    break
+                cur = prev
+            for u in chain:
+                root[u] = result
+            return result
+
+        mapping = {mid: find(url) for url, mid, _prev, _tid in links}
+        changed = self.store.set_thread_ids({m: t for m, t in mapping.items()})
+        if changed:
+            log.debug("thread ids changed for %d messages", changed)
+
+    # ------------------------------------------------------------------ checking
+    def _load_rules(self) -> Sequence[Any]:
+        if self.rules is None:
+            from reviewbot.registry import load_rules
+
+            self.rules = load_rules(rules_dirs=self.settings.rules_dirs, select=self.settings.select,
+                                    ignore=self.settings.ignore)
+        return self.rules
+
+    def _patch(self, row: Mapping[str, Any], parse_subject: Any) -> Patch | None:
+        mid = row["message_id"]
+        if mid in self.patch_cache:
+            return self.patch_cache[mid]
+        from reviewbot.parse.patch import parse_patch
+
+        message = message_from_row(row, parse_subject)
+        try:
+            patch = parse_patch(message)
+        except ParseError as exc:
+            log.warning("%s: patch not parsed: %s", mid, exc)
+            return None
+        self.patch_cache[mid] = patch
+        return patch
+
+    def check(self, only_threads: set[str] | None = None) -> tuple[int, int, set[str]]:
+        """Run the rules on the range's patches (of ``only_threads`` when given).
+
+        Returns (patches checked, rule failures, thread ids with findings).
+        """
+        from reviewbot.engine import check_patch
+        from reviewbot.parse.subject import parse_subject
+        from reviewbot.rule import RuleContext
+
+        try:
+            from reviewbot.parse.threads import group_series
+        except ImportError:  # pragma: no cover - the parse stage always ships it
+            def group_series(patches: Any, threads: Any = None) -> list[Any]:
+                return []
+
+        rules = self._load_rules()
+        rows = self.store.messages(self.list_name, self.since, self.until, patches_only=True)
+        if only_threads is not None:
+            rows = [r for r in rows if r["thread_id"] in only_threads]
+        patches: list[Patch] = []
+        thread_of: dict[str, str] = {}
+        for row in rows:
+            p = self._patch(row, parse_subject)
+            if p is not None:
+                patches.append(p)
+                thread_of[p.message_id] = row["thread_id"] or p.message_id
+        series_of: dict[str, Any] = {}
+        try:
+            for series in group_series(patches, thread_of):
+                for p in ((series.cover,) if series.cover else ()) + tuple(series.patches):
+                    series_of[p.message_id] = series
+        except ReviewbotError as exc:
+            log.warning("series grouping failed: %s", exc)
+        thread_msgs: dict[str, tuple[Message, ...]] = {}
+        failures = 0
+        with_findings: set[str] = set()
+        now = self.clock()
+        for p in patches:
+            tid = thread_of[p.message_id]
+            if tid not in thread_msgs:
+                thread_msgs[tid] = tuple(message_from_row(r, parse_subject) for r in self.store.thread_members(tid))
+            series = series_of.get(p.message_id)
+            cover = series.cover if series is not None else None
+            ctx = RuleContext(
+                strict=self.settings.strict,
+                series=series,
+                cover=cover if cover is not None and cover.message_id != p.message_id else None,
+                thread=tuple(m for m in thread_msgs[tid] if m.message_id != p.message_id),
+            )
+            try:
+                report = check_patch(p, rules, ctx)
+                findings, fails = report.findings, report.failures
+            except Exception as exc:  # the engine isolates rules; this guards the engine itself
+                log.error("%s: checking failed: %s", p.message_id, exc)
+                findings, fails = (), (RuleFailure("engine", p.message_id, f"{type(exc).__name__}: {exc}"),)
+            self.store.replace_findings(p.message_id, findings, fails, now=now)
+            if series is not None:
+                key = f"v{series.version}:{(series.cover or series.patches[0]).message_id}" if (
+                    series.cover or series.patches) else ""
+                if key:
+                    self.store.set_series_key(p.message_id, key)
+            failures += len(fails)
+            if findings:
+                with_findings.add(tid)
+        return len(patches), failures, with_findings
+
+    def follow_threads(self, thread_ids: Iterable[str]) -> set[str]:
+        """Fetch the replies reachable by ``[thread-next>]`` from the patches of these threads."""
+        touched: set[str] = set()
+        for tid in sorted(thread_ids):
+            members = self.store.thread_members(tid)
+            if not members:
+                continue
+            touched.add(tid)
+            self.threads_followed += 1
+            url = members[0]["archive_url"]
+            seen: set[str] = set()
+            steps = 0
+            while url and url not in seen and steps < MAX_THREAD_FOLLOW:
+                seen.add(url)
+                steps += 1
+                mid = self.known.get(url) or self.process_message(url)
+                if mid is None:
+                    break
+                row = self.store.message_row(mid)
+                url = row["thread_next_url"] if row else None
+        return touched
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> ScanSummary:
+        # 1. what failed last time, first
+        for row in self.store.failed_pages(self.list_name):
+            if row["kind"] == "message":
+                self.process_message(row["url"])
+        # 2./3. the range
+        plan = self.day_plan()
+        total = len(plan)
+        for i, (day, count) in enumerate(plan, 1):
+            for url in self.refs_for_day(day, count):
+                self.process_message(url)
+            self.days += 1
+            if self.progress:
+                self.progress(i, total, day.isoformat())
+        # 4./5. threads, series, rules
+        self.assign_thread_ids()
+        checked, _failures, with_findings = self.check()
+        # 6. replies of threads with findings (default mode; --all has them already)
+        if not self.fetch_all and with_findings:
+            before = self.stored
+            touched = self.follow_threads(with_findings)
+            if self.stored != before:
+                self.assign_thread_ids()
+            self.check(only_threads=touched)
+        # cursor: the last final day of a range scanned without failure
+        if not self.errors:
+            last_final = (self.clock().astimezone(timezone.utc).date()
+                          - timedelta(days=self.settings.mutable_days))
+            self.store.set_cursor(self.list_name, min(self.until, last_final))
+        stats = getattr(self.archive, "stats", None)
+        requests = int(getattr(stats, "requests", 0)) if stats is not None else 0
+        rf = self.store.conn.execute(
+            "SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id "
+            "WHERE m.list = ? AND m.day BETWEEN ? AND ?",
+            (self.list_name, self.since.isoformat(), self.until.isoformat())).fetchone()[0]
+        return ScanSummary(
+            list_name=self.list_name,
+            since=self.since,
+            until=self.until,
+            fetch_all=self.fetch_all,
+            days=self.days,
+            pages_fetched=self.fetched,
+            pages_from_cache=self.from_cache,
+            pages_failed=len(self.errors),
+            requests=requests,
+            messages_stored=self.stored,
+            messages_skipped=self.skipped,
+            patches=checked,
+            findings_by_rule=self.store.finding_counts(self.list_name, self.since, self.until),
+            errors=tuple(sorted(self.errors.items())),
+            rule_failures=rf,
+            pages_recovered=self.recovered,
+            threads_followed=self.threads_followed,
+            host_unreachable=getattr(self.archive, "unreachable", None) is not None,
+        )
+
+    def close(self) -> None:
+        if self.own_store:
+            self.store.close()
+
+
+def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
+         offline: bool = False, progress: ProgressFn | None = None, clock: Clock | None = None,
+         store: Store | None = None, archive: Any = None, rules: Sequence[Any] | None = None) -> ScanSummary:
+    """Scan ``list_name`` from ``since`` to ``until`` (inclusive, arrival days) into the store.
+
+    ``fetch_all`` fetches every message (else patches plus the replies of
+    threads with findings); ``offline`` never uses the network (cache only).
+    ``progress(done_days, total_days, day)`` is called after each day.
+    ``clock`` returns "now" in UTC (what pages are final; finding stamps).
+    ``store``/``archive``/``rules`` may be passed in (else opened from
+    ``settings``: ``db_path``, the archive with its cache, the rules with
+    ``select``/``ignore``). Failures of single pages are recorded and
+    returned in the summary, never raised. Raises UsageError for a bad list
+    name or range, StoreError for an unusable database, RuleLoadError for
+    broken rules.
+    """
+    from reviewbot.errors import UsageError
+
+    if until < since:
+        raise UsageError(f"--until {until} is before --since {since}")
+    scanner = _Scanner(settings, list_name, since, until, fetch_all=fetch_all, offline=offline,
+                       progress=progress, clock=clock or system_clock, store=store, archive=archive, rules=rules)
+    try:
+        return scanner.run()
+    finally:
+        scanner.close()
