@@ -1,0 +1,216 @@
+"""Small C helpers shared by the review rules: comments, literals, struct members.
+
+These are line-based approximations of the C lexer, enough for diff hunks
+(which start anywhere in a file and never show a whole translation unit):
+
+* :func:`scan_line` splits one line into its *code* (comments and the insides
+  of string/char literals removed) and its *comment text*, carrying the
+  "inside a block comment" state from one line to the next, so the ``//`` in
+  ``"https://example.org"`` is not taken for a comment (case C14);
+* :func:`scan_lines` does that for a sequence of lines;
+* :func:`comment_above` finds the comment block that ends on the line directly
+  above a given line (C89 ``/* */`` or C99 ``//`` style, also inside a macro
+  whose lines end with ``\\``);
+* :func:`member_names` recognises a member declaration in a struct/union body.
+
+Everything is linear in the length of the input; the regexes are compiled once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+__all__ = [
+    "LineScan",
+    "scan_line",
+    "scan_lines",
+    "comment_above",
+    "is_comment_only",
+    "member_names",
+    "normalise",
+    "STRUCT_OPEN_RE",
+]
+
+# One token at a time: a string literal, a char literal, or a comment opener.
+# Literals may be unterminated on this line (the regex then stops at the line end).
+_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|/\*|//')
+_BLOCK_END_RE = re.compile(r"\*/")
+_WS_RE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class LineScan:
+    """One line split for rules.
+
+    ``code``: the line with comments removed and string/char literal contents
+    replaced by ``""``/``''`` (so no barrier name inside a string is seen).
+    ``comment``: the text of every comment (or comment part) on the line.
+    ``in_comment_after``: True when a ``/*`` block is still open at the end.
+    ``started_in_comment``: True when the line began inside a block comment.
+    """
+
+    code: str
+    comment: str
+    in_comment_after: bool
+    started_in_comment: bool = False
+
+    @property
+    def has_comment(self) -> bool:
+        return bool(self.comment.strip()) or self.started_in_comment or self.in_comment_after
+
+
+def scan_line(text: str, in_comment: bool = False) -> LineScan:
+    """Split ``text`` (one line, no newline) into code and comment, given the block state.
+
+    ``in_comment`` says whether the line starts inside a ``/* ... */`` block.
+    Returns a :class:`LineScan`; never raises.
+    """
+    started = in_comment
+    code: list[str] = []
+    comment: list[str] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        if in_comment:
+            m = _BLOCK_END_RE.search(text, pos)
+            if m is None:
+                comment.append(text[pos:])
+                pos = n
+                break
+            comment.append(text[pos : m.start()])
+            pos = m.end()
+            in_comment = False
+            code.append(" ")
+            continue
+        m = _TOKEN_RE.search(text, pos)
+        if m is None:
+            code.append(text[pos:])
+            break
+        code.append(text[pos : m.start()])
+        tok = m.group(0)
+        if tok == "//":
+            comment.append(text[m.end() :])
+            pos = n
+            break
+        if tok == "/*":
+            in_comment = True
+            pos = m.end()
+            continue
+        # a literal: keep its quotes, drop its contents
+        code.append(tok[0] * 2)
+        pos = m.end()
+    return LineScan("".join(code), " ".join(c.strip() for c in comment if c.strip()), in_comment, started)
+
+
+def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]:
+    """:func:`scan_line` over consecutive lines, carrying the block-comment state."""
+    out: list[LineScan] = []
+    for text in lines:
+        scan = scan_line(text, in_comment)
+        in_comment = scan.in_comment_after
+        out.append(scan)
+    return out
+
+
+def _bare_code(code: str) -> str:
+    """Code with a macro continuation backslash and whitespace removed."""
+    stripped = code.strip()
+    if stripped.endswith("\\"):
+        stripped = stripped[:-1].rstrip()
+    return stripped
+
+
+def is_comment_only(scan: LineScan) -> bool:
+    """True when the line holds a comment (or part of one) and no code (a trailing ``\\`` is allowed)."""
+    return not _bare_code(scan.code) and scan.has_comment
+
+
+def comment_above(scans: Sequence[LineScan], index: int) -> str | None:
+    """The comment block ending on the line directly above ``scans[index]``, or None.
+
+    The line above must hold only a comment (or the end of one). The block
+    extends upward over lines that are inside the same ``/* */`` comment or are
+    further comment-only lines (consecutive ``//`` lines). Returns the joined
+    comment text (may be empty for a bare ``/*``/``*/`` frame) or None when the
+    line above is code, blank, or missing.
+    """
+    i = index - 1
+    if i < 0 or not is_comment_only(scans[i]):
+        return None
+    parts: list[str] = []
+    while i >= 0 and is_comment_only(scans[i]):
+        parts.append(scans[i].comment)
+        # a line that starts inside a block continues the block above it
+        if not scans[i].started_in_comment and not _continues_line_comments(scans, i):
+            break
+        i -= 1
+    parts.reverse()
+    return " ".join(p for p in parts if p)
+
+
+def _continues_line_comments(scans: Sequence[LineScan], i: int) -> bool:
+    """True when line ``i`` and the line above are both comment-only lines (a ``//`` run)."""
+    return i - 1 >= 0 and is_comment_only(scans[i - 1]) and not scans[i - 1].in_comment_after
+
+
+def normalise(text: str) -> str:
+    """Collapse whitespace runs to one space and strip (for 'unchanged modulo whitespace')."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+# --------------------------------------------------------------- struct bodies
+
+STRUCT_OPEN_RE = re.compile(
+    r"^\s*(?:typedef\s+)?(?:static\s+)?(struct|union)\s+([A-Za-z_]\w*)?\s*(?:__\w+(?:\([^)]*\))?\s*)*\{"
+)
+_FUNC_PTR_RE = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
+_DECL_START_RE = re.compile(r"^[A-Za-z_]")
+_NOT_DECL_RE = re.compile(
+    r"^(?:return|if|else|for|while|do|switch|case|goto|break|continue|default|#)\b|^[A-Za-z_]\w*\s*(?:\(|=[^=]|\+\+|--|\+=|-=|->|\.)"
+)
+_NAME_AT_END_RE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+)?\s*(?:__\w+(?:\([^)]*\))?\s*)*$")
+_KEYWORDS = frozenset(
+    "struct union enum const volatile unsigned signed int long short char void bool u8 u16 u32 u64 "
+    "s8 s16 s32 s64 __u8 __u16 __u32 __u64 __s8 __s16 __s32 __s64 __le16 __le32 __le64 __be16 __be32 __be64".split()
+)
+
+
+def member_names(code: str) -> tuple[str, ...] | None:
+    """The member name(s) declared by one struct/union body line, or None if it is not a declaration.
+
+    ``code`` is the comment-free code of the line (see :func:`scan_line`).
+    Handles ``type name;``, ``type *name;``, ``type name[N];``, bit fields
+    ``type name:3;``, several declarators ``int a, b;`` and function pointers
+    ``int (*fn)(void *);``. Attributes in ``__x(...)`` form after the name are
+    skipped. A line without the closing ``;`` is not a declaration.
+    """
+    text = code.strip()
+    if not text.endswith(";") or not _DECL_START_RE.match(text):
+        return None
+    text = text[:-1].rstrip()
+    if _NOT_DECL_RE.match(text) or text.startswith("}"):
+        return None
+    m = _FUNC_PTR_RE.search(text)
+    if m:
+        return (m.group(1),)
+    if "(" in text:
+        # attributes such as __aligned(8) or ____cacheline_aligned_in_smp(...)
+        text = re.sub(r"__\w+\s*\([^()]*\)", "", text).strip()
+        if "(" in text:
+            return None
+    # drop initialisers (rare in struct bodies but harmless)
+    parts = [p.strip() for p in text.split(",")]
+    names: list[str] = []
+    for k, part in enumerate(parts):
+        m = _NAME_AT_END_RE.search(part)
+        if m is None:
+            return None
+        name = m.group(1)
+        if name in _KEYWORDS:
+            return None
+        if k == 0 and not re.search(r"[\w\*\]]\s*[\s\*]\s*" + re.escape(name) + r"\b", part):
+            return None  # a single word is not a declaration
+        names.append(name)
+    return tuple(names)

@@ -1,0 +1,365 @@
+"""RB101 struct-reorder-without-cacheline-comment: struct members moved for cache behaviour, layout not documented.
+
+What it does
+------------
+Finds struct/union members that the patch removes and re-adds at another
+position of the same struct (same member name; type and whitespace may
+change). The struct is found from the hunk header's function context, the
+context lines, or a struct opening inside the hunk. The relative order of the
+members seen on both sides must differ for it to count as a reorder.
+
+* WARNING when the motivation is cache behaviour: the subject, commit message
+  or added lines speak of cache lines, false sharing, contention, hot or
+  read-mostly fields.
+* CHECK (shown with ``--strict`` only) when the text explains the reorder as
+  plain packing (holes, padding, struct size) and never mentions caches.
+* WARNING as well when no motivation is given at all: a reader cannot tell
+  whether the new order matters.
+
+The rule is satisfied by a comment *added* inside the struct (or right above
+its opening line) that says the layout is cache-line ordered (mentions cache
+lines, hot/cold or read-mostly grouping, false sharing, "layout"), or by added
+``__cacheline_group_begin()``/``__cacheline_group_end()`` markers. A comment
+that only moved with its member does not count. When the struct is marked
+``__randomize_layout``, the finding says the order only holds with
+``CONFIG_RANDSTRUCT_NONE``.
+
+Why it matters
+--------------
+A member order chosen for cache lines is invisible in the code: the next
+patch that adds a field "where it fits" silently undoes it. A reviewer of a
+``struct file`` reorder asked exactly for this: a comment in the struct saying
+its members are cache-line optimised.
+
+Example
+-------
+::
+
+     struct foo_ctx {
+    -	struct list_head	list;
+     	spinlock_t		lock;
+     	atomic_t		refs;
+    +	struct list_head	list;
+
+Use instead
+-----------
+::
+
+     struct foo_ctx {
+    +	/*
+    +	 * Cache-line ordered: lock and refs are written on every
+    +	 * get/put and share the first cache line; read-mostly fields follow.
+    +	 */
+     	spinlock_t		lock;
+
+Known limits
+------------
+Reads hunks only: a struct whose opening is outside the hunk and not named by
+the hunk header is not recognised, and the layout comment must be visible in
+the diff. Members of nested anonymous structs/unions are counted as members of
+the outer struct.
+
+References
+----------
+* Documentation/process/maintainer-netdev.rst (``__cacheline_group`` markers)
+* include/linux/cache.h (``__cacheline_group_begin``)
+* lore: review of "fs: reorder struct file" asking for a layout comment
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
+from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
+from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+
+RULE = RuleMeta(
+    id="RB101",
+    name="struct-reorder-without-cacheline-comment",
+    summary="Struct members reordered for cache behaviour without a comment documenting the layout",
+    severity=Severity.WARNING,
+    scope=Scope.HUNK,
+    references=(
+        "include/linux/cache.h (__cacheline_group_begin/end)",
+        "Documentation/process/maintainer-netdev.rst",
+    ),
+)
+
+_SECTION_STRUCT_RE = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
+_STRUCT_END_RE = re.compile(r"^\}")
+_CACHE_MOTIVE_RE = re.compile(
+    r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|contend|contention|\bhot\b|read[\s-]mostly|"
+    r"cache[\s-]?(?:usage|locality|footprint|miss|misses|friendly|hit)|bounc|\bl[123]\b|"
+    r"____cacheline_aligned|__cacheline_group",
+    re.IGNORECASE,
+)
+_LAYOUT_COMMENT_RE = re.compile(
+    r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|\bhot\b|\bcold\b|read[\s-]mostly|write[\s-]mostly|"
+    r"layout|bounce|same\s+line|frequently\s+(?:accessed|written|used)|fast\s*path",
+    re.IGNORECASE,
+)
+_GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\s*\(")
+
+
+@dataclass
+class _StructSide:
+    """Members of one struct as seen in the hunks, per side, in order."""
+
+    kind: str
+    name: str
+    old: list[tuple[str, DiffLine]] = field(default_factory=list)
+    new: list[tuple[str, DiffLine]] = field(default_factory=list)
+    removed: dict[str, DiffLine] = field(default_factory=dict)
+    added: dict[str, DiffLine] = field(default_factory=dict)
+    added_comments: list[str] = field(default_factory=list)
+    removed_comments: list[str] = field(default_factory=list)
+    markers: bool = False
+    randomized: bool = False
+    hunk: Hunk | None = None
+
+
+def _struct_from_section(section: str) -> tuple[str, str] | None:
+    m = _SECTION_STRUCT_RE.search(section or "")
+    return (m.group(1), m.group(2)) if m else None
+
+
+class _Tracker:
+    """Which struct a line is in, for one side (old or new) of a hunk."""
+
+    __slots__ = ("current", "depth")
+
+    def __init__(self, current: tuple[str, str] | None) -> None:
+        self.current = current
+        self.depth = 1 if current else 0
+
+    def feed(self, code: str) -> tuple[str, str] | None:
+        """Advance over one line of code; return the struct the line belongs to (None: outside, or an edge)."""
+        opening = STRUCT_OPEN_RE.match(code)
+        if opening and self.depth == 0:
+            if opening.group(2):
+                self.current = (opening.group(1), opening.group(2))
+                self.depth = 1
+            return None
+        if self.current is None:
+            return None
+        opens = code.count("{")
+        closes = code.count("}")
+        if closes and _STRUCT_END_RE.match(code.strip()) and self.depth + opens - closes <= 0:
+            self.current = None
+            self.depth = 0
+            return None
+        self.depth += opens - closes
+        return self.current
+
+
+def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
+    structs: dict[tuple[str, str], _StructSide] = {}
+    order: list[tuple[str, str]] = []
+    for fd in patch.files:
+        if not fd.path.endswith((".c", ".h")):
+            continue
+        for hunk in fd.hunks:
+            start = _struct_from_section(hunk.section)
+            old_t, new_t = _Tracker(start), _Tracker(start)
+            old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
+            new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
+            oi = ni = 0
+            for dl in hunk.lines:
+                if dl.kind is LineKind.MARKER:
+                    continue
+                if dl.kind is LineKind.ADDED:
+                    scan = new_scans[ni]
+                    ni += 1
+                    where = new_t.feed(scan.code)
+                elif dl.kind is LineKind.REMOVED:
+                    scan = old_scans[oi]
+                    oi += 1
+                    where = old_t.feed(scan.code)
+                else:
+                    scan = new_scans[ni]
+                    ni += 1
+                    oi += 1
+                    where = new_t.feed(scan.code)
+                    where_old = old_t.feed(scan.code)
+                    where = where or where_old
+                code = scan.code
+                closing_struct = None
+                if where is None:
+                    # the struct's own closing line carries its attributes
+                    if "__randomize_layout" in code and _STRUCT_END_RE.match(code.strip()):
+                        closing_struct = True
+                    else:
+                        continue
+                if closing_struct:
+                    for (p, _n), side in structs.items():
+                        if p == fd.path and side.hunk is not None and side.hunk is hunk:
+                            side.randomized = True
+                    continue
+                key = (fd.path, f"{where[0]} {where[1]}")
+                side = structs.get(key)
+                if side is None:
+                    side = structs[key] = _StructSide(where[0], where[1], hunk=hunk)
+                    order.append(key)
+                if "__randomize_layout" in code:
+                    side.randomized = True
+                if scan.comment and dl.kind is LineKind.ADDED:
+                    side.added_comments.append(scan.comment)
+                elif scan.comment and dl.kind is LineKind.REMOVED:
+                    side.removed_comments.append(scan.comment)
+                if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
+                    side.markers = True
+                names = member_names(code)
+                if not names:
+                    continue
+                member = ",".join(names)
+                if dl.kind is not LineKind.ADDED:
+                    side.old.append((member, dl))
+                if dl.kind is not LineKind.REMOVED:
+                    side.new.append((member, dl))
+                if dl.kind is LineKind.REMOVED:
+                    side.removed.setdefault(member, dl)
+                elif dl.kind is LineKind.ADDED:
+                    side.added[member] = dl
+    return [(path, structs[(path, name)]) for path, name in order]
+
+
+def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
+    """Added comment lines directly above the struct's opening line, when the hunk shows them."""
+    out: list[str] = []
+    for fd in patch.files:
+        if fd.path != path:
+            continue
+        for hunk in fd.hunks:
+            new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]
+            scans = scan_lines([d.text for d in new])
+            for i, scan in enumerate(scans):
+                m = STRUCT_OPEN_RE.match(scan.code)
+                if m and m.group(2) == side.name:
+                    j = i - 1
+                    while j >= 0 and not scan_lines([new[j].text])[0].code.strip() and scans[j].has_comment:
+                        if new[j].kind is LineKind.ADDED:
+                            out.append(scans[j].comment)
+                        j -= 1
+    return out
+
+
+_PACKING_RE = re.compile(
+    r"\bholes?\b|padding|\bpack(?:s|ed|ing)?\b|pahole|\bshrinks?\b|\bsize\s+of\b|\bsizeof\b|"
+    r"\d+\s*(?:->|to)\s*\d+\s*bytes|save[sd]?\s+\d+\s*bytes|\bbytes\b",
+    re.IGNORECASE,
+)
+
+
+def _motivation(patch: Patch) -> str:
+    """``cache`` (the text speaks of cache behaviour), ``packing`` (only of holes/size), or ``unstated``."""
+    text = f"{patch.subject.title}\n{patch.commit_message}"
+    if _CACHE_MOTIVE_RE.search(text):
+        return "cache"
+    if _PACKING_RE.search(text):
+        return "packing"
+    return "unstated"
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """Report each struct whose members were moved without an added cache-line layout comment."""
+    if not patch.files:
+        return []
+    findings: list[Finding] = []
+    motive = None
+    for path, side in _collect(patch):
+        moved = [m for m in side.added if m in side.removed]
+        if not moved:
+            continue
+        common = set(m for m, _ in side.old) & set(m for m, _ in side.new)
+        old_order = [m for m, _ in side.old if m in common]
+        new_order = [m for m, _ in side.new if m in common]
+        if old_order == new_order:
+            continue
+        # only members whose position among the others changed count as moved
+        moved = [m for m in moved if m in common]
+        if not moved:
+            continue
+        removed_text = set(side.removed_comments)
+        new_comments = [c for c in side.added_comments if c not in removed_text]
+        new_comments += _comment_above_struct(patch, path, side)
+        if side.markers or any(_LAYOUT_COMMENT_RE.search(c) for c in new_comments):
+            continue
+        if motive is None:
+            motive = _motivation(patch)
+        severity = Severity.CHECK if motive == "packing" else Severity.WARNING
+        lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
+        first = side.added[moved[0]]
+        first_line = lines[0] if lines else first.new_no
+        input_lines = [side.added[m].input_line for m in moved if side.added[m].input_line is not None]
+        members = [m.replace(",", ", ") for m in moved]
+        what = f"{side.kind} {side.name}"
+        message = (
+            f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
+            if motive != "packing"
+            else f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
+        )
+        if side.randomized:
+            message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
+        hunk = None
+        for fd in patch.files:
+            if fd.path == path:
+                for h in fd.hunks:
+                    if any(d is first for d in h.lines):
+                        hunk = h
+        findings.append(
+            RULE.finding(
+                patch,
+                message,
+                severity=severity,
+                path=path,
+                line=first_line,
+                lines=lines,
+                input_line=min(input_lines) if input_lines else None,
+                hunk=hunk or side.hunk,
+                symbol=what,
+                details={
+                    "struct": what,
+                    "members": members,
+                    "motivation": motive,
+                    "randomize_layout": side.randomized,
+                },
+            )
+        )
+    return findings
+
+
+def reply(findings: Sequence[Finding], patch: Patch) -> str:
+    """Ask for a layout comment, as the ``struct file`` reviewer did."""
+    parts: list[str] = []
+    for f in findings:
+        struct = f.details.get("struct", "the struct")
+        members = f.details.get("members", [])
+        which = ", ".join(members[:4]) + (" ..." if len(members) > 4 else "")
+        if f.details.get("motivation") == "cache":
+            text = (
+                f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add "
+                "a comment to the struct saying that its members are cache-line ordered and which fields "
+                "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
+                "about cache lines will quietly undo this."
+            )
+        elif f.details.get("motivation") == "unstated":
+            text = (
+                f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If "
+                "so, could you say why in the changelog and add a comment to the struct, so a later "
+                "change does not move them back by accident?"
+            )
+        else:
+            text = (
+                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
+                "now, so a later change does not move them back?"
+            )
+        if f.details.get("randomize_layout"):
+            text += (
+                f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
+                "with CONFIG_RANDSTRUCT_NONE; maybe worth mentioning in the changelog."
+            )
+        parts.append(text)
+    return "\n\n".join(parts)

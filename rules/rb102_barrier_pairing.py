@@ -1,0 +1,353 @@
+"""RB102 barrier-without-pairing-comment: a new memory barrier whose comment does not say what it pairs with.
+
+What it does
+------------
+Looks at every memory barrier *added* by the patch in a ``.c`` or ``.h`` file:
+``smp_mb``, ``smp_rmb``, ``smp_wmb``, ``smp_store_mb``, ``smp_store_release``,
+``smp_load_acquire``, ``smp_cond_load_*``, ``smp_mb__before_atomic``,
+``smp_mb__after_atomic``, ``smp_mb__after_spinlock``,
+``smp_acquire__after_ctrl_dep``, ``mb``, ``rmb``, ``wmb``, ``dma_mb``,
+``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and ``__smp_*`` (outside the
+barrier headers). Only real calls count: not text inside comments or strings,
+not context or removed lines, and not a barrier line the patch merely moves
+unchanged. The comment may sit on the same line or be the comment block
+ending on the line directly above (C89 or C99 style, also inside a macro with
+``\\`` continuations).
+
+* An SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``) needs a comment that
+  says what it pairs with: "pairs with", "paired with", "see foo()",
+  "implied by ...", or a named function or barrier.
+* A device barrier (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that
+  says what it orders.
+* Beyond checkpatch: when the comment names a function that this patch adds,
+  or a function whose hunk loses a barrier, the rule looks at that side; if it
+  has no barrier nor an operation documented to imply one (value-returning
+  atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock acquire/release,
+  ``wake_up``), it reports that the other side is missing.
+
+Why it matters
+--------------
+A barrier orders accesses only against a matching barrier (or implied
+barrier) on the other CPU. Without saying where that is, the next person
+cannot check that the pairing still holds, and changes that remove "the other
+side" go unnoticed. checkpatch.pl's ``MEMORY_BARRIER`` test accepts *any*
+comment near the barrier, never reads it, and misses ``dma_*mb()``,
+``smp_mb__after_spinlock()`` and the acquire/release family.
+
+Example
+-------
+::
+
+    +	WRITE_ONCE(req->flags, REQ_DONE);
+    +	smp_mb();
+    +	if (waitqueue_active(&fc->waitq))
+
+Use instead
+-----------
+::
+
+    +	/*
+    +	 * Order the flag store against the waitqueue check. Pairs with the
+    +	 * smp_mb() implied by test_and_set_bit() in queue_interrupt().
+    +	 */
+    +	smp_mb();
+
+Known limits
+------------
+Reads the diff only: a comment outside the hunk's context lines is not seen,
+and the "other side" check runs only when the named function is added by the
+patch or visibly loses a barrier in it. Whether a named pairing is *correct*
+is left to the reviewer.
+
+References
+----------
+* Documentation/memory-barriers.txt, "SMP barrier pairing"
+* Documentation/atomic_t.txt (which atomics imply barriers)
+* Documentation/process/submitting-patches.rst and checkpatch.pl MEMORY_BARRIER
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+from reviewbot.cutil import comment_above, normalise, scan_lines
+from reviewbot.models import Finding, Hunk, LineKind, Patch
+from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+
+RULE = RuleMeta(
+    id="RB102",
+    name="barrier-without-pairing-comment",
+    summary="Added memory barrier without a comment saying what it pairs with or orders",
+    severity=Severity.WARNING,
+    scope=Scope.HUNK,
+    references=(
+        "Documentation/memory-barriers.txt#smp-barrier-pairing",
+        "Documentation/atomic_t.txt",
+        "scripts/checkpatch.pl MEMORY_BARRIER",
+    ),
+)
+
+_SMP = (
+    r"smp_mb__before_atomic|smp_mb__after_atomic|smp_mb__after_spinlock|smp_acquire__after_ctrl_dep|"
+    r"smp_store_mb|smp_store_release|smp_load_acquire|smp_cond_load_\w+|smp_mb|smp_rmb|smp_wmb|"
+    r"__smp_\w+|virt_(?:mb|rmb|wmb|store_mb|store_release|load_acquire|mb__before_atomic|mb__after_atomic)"
+)
+_DEVICE = r"dma_mb|dma_rmb|dma_wmb|mb|rmb|wmb"
+# a call: not a member (->mb(, .mb(), not part of a longer identifier
+BARRIER_RE = re.compile(r"(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
+_SMP_NAME_RE = re.compile(r"^(?:" + _SMP + r")$")
+# "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
+_DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
+_FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
+_BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
+
+_PAIRING_RE = re.compile(
+    r"\bpair(?:s|ed|ing)?\b|\bmatch(?:es|ing)?\b|\bimplie[sd]\b|\bimplicit\b|\bsee\s+\S|"
+    r"\bcounterpart\b|\bother\s+side\b|\bpartner\b|\bagainst\b.*\(\)|\bsynchroni[sz]es?\s+with\b|"
+    r"\border(?:s|ed|ing)?\b.*\bagainst\b|\bvs\.?\s",
+    re.IGNORECASE,
+)
+_FUNC_NAMED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
+_BARRIER_NAMED_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
+_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_TRIVIAL_RE = re.compile(r"^\s*(?:(?:full|memory|write|read|smp|dma|a|the)\s*)*(?:barrier|mb|rmb|wmb)s?\s*[.!]?\s*$", re.I)
+
+# operations documented to imply a full barrier or acquire/release ordering
+_IMPLYING_RE = re.compile(
+    r"\b(?:test_and_set_bit|test_and_clear_bit|test_and_change_bit|test_and_set_bit_lock|"
+    r"xchg\w*|cmpxchg\w*|try_cmpxchg\w*|atomic\w*_(?:inc|dec|add|sub|and|or|xor|fetch)\w*_return\w*|"
+    r"atomic\w*_fetch_\w+|atomic\w*_(?:inc|dec|sub|add)_and_test|atomic\w*_xchg|atomic\w*_cmpxchg|"
+    r"refcount_dec_and_test|spin_lock\w*|spin_unlock\w*|raw_spin_lock\w*|raw_spin_unlock\w*|mutex_lock\w*|"
+    r"mutex_unlock|up_write|down_write|up_read|down_read|wake_up\w*|set_current_state|llist_add|"
+    r"smp_store_release|smp_load_acquire|\w+_acquire|\w+_release|complete|wait_event\w*|try_to_wake_up)\s*\("
+)
+
+
+def _is_c(path: str) -> bool:
+    return path.endswith((".c", ".h"))
+
+
+def _new_side(hunk: Hunk) -> list:
+    return [dl for dl in hunk.lines if dl.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+
+
+def _is_smp(name: str) -> bool:
+    return bool(_SMP_NAME_RE.match(name))
+
+
+def _comment_ok(name: str, comment: str) -> bool:
+    """Does ``comment`` do its job for barrier ``name``?"""
+    text = comment.strip()
+    if not text or _TRIVIAL_RE.match(text):
+        return False
+    if _is_smp(name):
+        if _PAIRING_RE.search(text):
+            return True
+        if _FUNC_NAMED_RE.search(text) or _BARRIER_NAMED_RE.search(text):
+            return True
+        return False
+    return len(_WORD_RE.findall(text)) >= 3
+
+
+def _removed_counter(patch: Patch) -> Counter:
+    counter: Counter = Counter()
+    for fd in patch.files:
+        for hunk in fd.hunks:
+            for dl in hunk.lines:
+                if dl.kind is LineKind.REMOVED and BARRIER_RE.search(dl.text):
+                    counter[normalise(dl.text)] += 1
+    return counter
+
+
+def _function_bodies(patch: Patch) -> dict[str, list[str]]:
+    """Functions added whole by the patch: name -> code lines of the body (new side)."""
+    bodies: dict[str, list[str]] = {}
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for hunk in fd.hunks:
+            current: str | None = None
+            for dl in hunk.lines:
+                if dl.kind is not LineKind.ADDED:
+                    if current is not None and dl.kind is LineKind.CONTEXT:
+                        current = None  # the body is not entirely new: do not judge it
+                    continue
+                if current is None:
+                    m = _FUNC_DEF_RE.match(dl.text)
+                    if m and not dl.text.startswith((" ", "\t")) and "=" not in dl.text:
+                        current = m.group(1)
+                        bodies[current] = []
+                    continue
+                bodies[current].append(dl.text)
+                if dl.text.startswith("}"):
+                    current = None
+    return bodies
+
+
+def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
+    """Function name (from hunk sections) -> True when its hunks remove a barrier and add none."""
+    result: dict[str, bool] = {}
+    for fd in patch.files:
+        for hunk in fd.hunks:
+            m = re.search(r"\b(\w+)\s*\(", hunk.section or "")
+            if not m:
+                continue
+            removed = any(BARRIER_RE.search(d.text) for d in hunk.removed)
+            kept = any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
+            name = m.group(1)
+            result[name] = result.get(name, False) or (removed and not kept)
+    return result
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
+    if not patch.files:
+        return []
+    moved = _removed_counter(patch)
+    findings: list[Finding] = []
+    bodies: dict[str, list[str]] | None = None
+    losing: dict[str, bool] | None = None
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
+        for hunk in fd.hunks:
+            new = _new_side(hunk)
+            if not any(dl.kind is LineKind.ADDED and BARRIER_RE.search(dl.text) for dl in new):
+                continue
+            scans = scan_lines([dl.text for dl in new])
+            for idx, dl in enumerate(new):
+                if dl.kind is not LineKind.ADDED:
+                    continue
+                code = scans[idx].code
+                calls = [m.group(1) for m in BARRIER_RE.finditer(code)]
+                if not calls:
+                    continue
+                dm = _DEFINE_RE.match(code)
+                if dm and BARRIER_RE.match(dm.group(1) + "("):
+                    continue  # defines a barrier primitive
+                fm = _FUNC_DEF_RE.match(code)
+                if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
+                    continue
+                calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
+                if not calls:
+                    continue
+                key = normalise(dl.text)
+                if moved.get(key, 0) > 0:
+                    moved[key] -= 1
+                    continue  # moved unchanged
+                name = calls[0]
+                comment = scans[idx].comment
+                above = comment_above(scans, idx)
+                text = " ".join(c for c in (comment, above or "") if c)
+                symbol = f"{name}@{(hunk.section or '').strip()[:60]}"
+                if not text.strip():
+                    findings.append(
+                        RULE.finding(
+                            patch,
+                            f"{name}() added without a comment saying what it "
+                            + ("pairs with" if _is_smp(name) else "orders"),
+                            path=fd.path,
+                            line=dl.new_no,
+                            input_line=dl.input_line,
+                            hunk=hunk,
+                            symbol=symbol,
+                            details={"barrier": name, "problem": "no-comment", "smp": _is_smp(name)},
+                        )
+                    )
+                    continue
+                if not _comment_ok(name, text):
+                    want = "what it pairs with" if _is_smp(name) else "what it orders"
+                    findings.append(
+                        RULE.finding(
+                            patch,
+                            f"{name}() has a comment, but it does not say {want}",
+                            path=fd.path,
+                            line=dl.new_no,
+                            input_line=dl.input_line,
+                            hunk=hunk,
+                            symbol=symbol,
+                            details={"barrier": name, "problem": "comment-without-pairing", "comment": text[:200],
+                                     "smp": _is_smp(name)},
+                        )
+                    )
+                    continue
+                if not _is_smp(name):
+                    continue
+                # beyond checkpatch: look at the named other side when the patch shows it
+                if bodies is None:
+                    bodies = _function_bodies(patch)
+                    losing = _hunks_losing_barrier(patch)
+                for other in dict.fromkeys(_FUNC_NAMED_RE.findall(text)):
+                    if BARRIER_RE.match(other + "(") or _IMPLYING_RE.match(other + "("):
+                        continue
+                    body = bodies.get(other)
+                    missing = False
+                    if body is not None:
+                        body_scans = scan_lines(body)
+                        missing = not any(
+                            BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in body_scans
+                        )
+                    elif losing and losing.get(other):
+                        missing = True
+                    if missing:
+                        findings.append(
+                            RULE.finding(
+                                patch,
+                                f"{name}() says it pairs with {other}(), but {other}() in this patch has no "
+                                "barrier or implied barrier",
+                                path=fd.path,
+                                line=dl.new_no,
+                                input_line=dl.input_line,
+                                hunk=hunk,
+                                symbol=f"{symbol}->{other}",
+                                details={"barrier": name, "problem": "other-side-missing", "other": other,
+                                         "comment": text[:200], "smp": True},
+                            )
+                        )
+                        break
+    return findings
+
+
+def reply(findings: Sequence[Finding], patch: Patch) -> str:
+    """A reviewer's question under the quoted barrier(s)."""
+    no_comment = [f for f in findings if f.details.get("problem") == "no-comment"]
+    weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
+    other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
+    parts: list[str] = []
+
+    def names(fs: Sequence[Finding]) -> str:
+        items = sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs})
+        return ", ".join(items)
+
+    if no_comment:
+        smp = any(f.details.get("smp") for f in no_comment)
+        if smp:
+            parts.append(
+                f"Could you add a comment to the {names(no_comment)} here saying which barrier it pairs "
+                "with, and what ordering it provides? I could not find the other side from the patch, "
+                "and I might be missing it, but a comment like \"Pairs with smp_rmb() in foo()\" would "
+                "help the next person who touches this code."
+            )
+        else:
+            parts.append(
+                f"Could you add a short comment to the {names(no_comment)} saying which accesses it "
+                "orders (e.g. the descriptor writes against the doorbell write)? It is not obvious to "
+                "me from the patch alone."
+            )
+    if weak:
+        parts.append(
+            f"The comment above {names(weak)} says why a barrier is wanted, but not what it pairs "
+            "with. Would you mind naming the matching barrier (or the operation that implies it) and "
+            "the function where it lives?"
+        )
+    for f in other:
+        target = f.details.get("other", "the other side")
+        parts.append(
+            f"The comment says this pairs with {target}(), but I do not see a barrier, or an operation "
+            f"that implies one, in {target}() as changed by this patch. Am I missing something, or is "
+            "the other half still to be added?"
+        )
+    return "\n\n".join(parts)

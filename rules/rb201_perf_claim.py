@@ -1,0 +1,291 @@
+"""RB201 perf-claim-without-evidence: a patch says it is faster but shows no measurement.
+
+What it does
+------------
+Looks for a performance claim in the subject or the commit message:
+"optimize", "speed up", "faster", "reduce overhead/contention/latency/cache
+misses", "improve throughput/scalability/performance", "avoid false sharing",
+"fast path"... A negated claim ("no performance change", "not an
+optimization") and text inside quotes (an old commit's title) do not count.
+
+Then it looks for evidence, in this order: the commit message and the notes
+below ``---``; the series' cover letter (``ctx.cover``); a later message by the
+patch author in the thread (``ctx.thread``). Evidence means measured numbers:
+percentages, values with units (ns, us, ms, cycles, IOPS, MB/s, ops/s...),
+"N times faster", before/after or with/without tables, or perf/fio style
+output. The grade is recorded in ``details["evidence"]``:
+
+* ``none``: nothing measured and no method named;
+* ``claim-only``: a benchmark or tool is named, or a link or non-performance
+  numbers (struct sizes) are given, but no measured result;
+* ``measured``: measured results (no finding).
+
+The finding is ``open`` unless someone in the thread already asked for
+numbers (``raised``) or the author posted numbers in a reply (``answered``).
+
+Why it matters
+--------------
+Maintainers weigh a performance patch's extra complexity against its gain.
+Without numbers nobody can tell whether the gain is real, on which machine,
+or whether it regresses another workload. Reviewers ask for them again and
+again ("can you add performance numbers here and so justify the change?").
+
+Example
+-------
+::
+
+    Subject: [PATCH] mbcache: Speed up cache entry creation
+
+    Avoid taking the hash bucket lock twice when creating an entry.
+
+Use instead
+-----------
+::
+
+    Subject: [PATCH] mbcache: Speed up cache entry creation
+
+    Avoid taking the hash bucket lock twice when creating an entry.
+    Measured with a micro benchmark creating 10M entries on 8 CPUs:
+
+                  cycles/entry
+      before      1840
+      after        960   (-48%)
+
+Known limits
+------------
+Recognises English phrasing only. Whether the numbers are *convincing* is left
+to the reviewer; a number with a unit in an unrelated sentence counts as
+evidence. Evidence behind a link is not followed.
+
+References
+----------
+* Documentation/process/submitting-patches.rst, "Describe your changes"
+  (quantify optimizations and trade-offs)
+* Documentation/process/maintainer-tip.rst (performance claims need numbers)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from reviewbot.models import Finding, FindingState, Message, Patch
+from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+
+RULE = RuleMeta(
+    id="RB201",
+    name="perf-claim-without-evidence",
+    summary="Performance claim in the subject or commit message without measurements",
+    severity=Severity.WARNING,
+    scope=Scope.PATCH,
+    references=(
+        "Documentation/process/submitting-patches.rst#describe-your-changes",
+        "Documentation/process/maintainer-tip.rst",
+    ),
+)
+
+_CLAIM_RE = re.compile(
+    r"\b(?:optimi[sz](?:e|es|ed|ing|ation|ations)|opti[mn]ise|speed(?:s|ing)?[\s-]?up|speedups?|faster|"
+    r"(?:reduc(?:e|es|ed|ing)|lower(?:s|ed|ing)?|cut(?:s|ting)?|avoid(?:s|ed|ing)?|eliminat(?:e|es|ed|ing)|"
+    r"minimi[sz](?:e|es|ed|ing)|sav(?:e|es|ed|ing)|less|fewer|decreas(?:e|es|ed|ing))"
+    r"\s+(?:[\w/-]+\s+){0,3}?(?:overhead|contention|latency|latencies|cache[\s-]?misses|cache[\s-]?line"
+    r"\s+bouncing|bouncing|cycles|false[\s-]sharing|cpu\s+(?:time|usage|cycles))|"
+    r"improv(?:e|es|ed|ing|ement|ements)\s+(?:[\w/-]+\s+){0,3}?(?:throughput|scalability|performance|"
+    r"cache|latency|iops|efficiency|speed|locality)|"
+    r"(?:better|higher|improved)\s+(?:performance|throughput|scalability|cache\s+(?:usage|locality)|"
+    r"memory\s+placement)|"
+    r"performance\s+(?:improvement|gain|boost|win)s?|"
+    r"(?:add|adds|added|introduce|introduces|new)\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?fast[\s-]?path|"
+    r"cache[\s-]?(?:line\s+)?(?:benefits?|optimi[sz]ed|friendly)|for\s+cacheline\s+benifits?)\b",
+    re.IGNORECASE,
+)
+_SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelines?\b|\bcache\s+lines?\b", re.I)
+_NEGATION_RE = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|n't\b|\bnor\b)[^.;:]{0,30}$", re.IGNORECASE)
+_QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
+_TRAILER_RE = re.compile(r"^[A-Z][\w-]+:\s")
+
+_PERF_NUMBER_RE = re.compile(
+    r"\d+(?:[.,]\d+)?\s*%|"
+    r"\b\d+(?:[.,]\d+)*\s*(?:[kKmMgG]?(?:iops|IOPS)|ns|nsecs?|us|usecs?|µs|ms|msecs?|seconds|secs?|cycles|"
+    r"[kKMGT]i?B/s|[kKMG]?bps|[kKmM]?ops/s(?:ec)?|[kKmM]?ops|[kKmM]?reqs?/s|tps|qps|[kKmM]?pps|"
+    r"instructions|insns|cache[\s-]misses|msgs?/s|mb/s|gb/s)\b|"
+    r"\b\d+(?:\.\d+)?\s*[xX]\b|\b\d+(?:\.\d+)?\s*times\s+(?:faster|slower|better|higher|lower|fewer|less|more)|"
+    r"\b\d+(?:\.\d+)?\s*(?:->|→|=>)\s*\d+(?:\.\d+)?\s*(?!bytes|cachelines|cache\s+lines)\w*"
+)
+_SIZE_ONLY_RE = re.compile(r"\d+\s*(?:->|→|=>|to)\s*\d+\s*(?:bytes|cachelines|cache\s+lines)|\bbytes\b", re.I)
+_TABLE_RE = re.compile(r"\b(?:before|after|baseline|vanilla|patched|unpatched|with(?:out)?\s+(?:the\s+)?patch|base|new)\b", re.I)
+_TOOL_RE = re.compile(
+    r"\b(?:fio|perf\s+(?:stat|record|report|bench|c2c|top|trace)|perf|will-it-scale|unixbench|hackbench|schbench|"
+    r"netperf|iperf3?|lmbench|kernbench|mmtests|stress-ng|sysbench|t/io_uring|dbench|tbench|pgbench|"
+    r"specjbb|redis-benchmark|memtier|vm-scalability|fs_mark|filebench|ebizzy|lockstat|bpftrace|"
+    r"flame\s*graph|benchmark\w*|micro-?benchmark\w*)\b",
+    re.IGNORECASE,
+)
+_LINK_RE = re.compile(r"https?://\S+|\[\d+\]")
+_ASK_RE = re.compile(
+    r"(?:performance|perf|benchmark|any|some|the|share|show|provide|post|add)\s+(?:\w+\s+)?"
+    r"(?:numbers|data|results|metrics|measurements)|\bmeasur(?:e|ed|able|ements?)\b|\bbenchmark(?:s|ed|ing)?\b|"
+    r"\bquantif\w+|\bnumbers\b",
+    re.IGNORECASE,
+)
+
+# path prefix -> benchmarks a reviewer would suggest
+_SUBSYSTEM_BENCH: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("fs/", "block/", "drivers/block/", "drivers/nvme/", "drivers/md/", "io_uring/"), "fs/block", "fio"),
+    (("mm/",), "mm", "will-it-scale or mmtests"),
+    (("kernel/sched/",), "sched", "hackbench or schbench"),
+    (("net/", "drivers/net/"), "net", "netperf or iperf"),
+    (("kernel/locking/",), "locking", "lock contention numbers (lockstat, perf lock)"),
+)
+
+
+def _own_lines(text: str) -> list[str]:
+    """Lines of a mail text that the writer wrote (no ``>`` quotes, no trailers)."""
+    out = []
+    for line in text.splitlines():
+        s = line.lstrip()
+        if s.startswith(">") or _TRAILER_RE.match(s):
+            out.append("")
+            continue
+        out.append(line)
+    return out
+
+
+def _find_claim(text: str) -> re.Match | None:
+    cleaned = _QUOTED_TITLE_RE.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _CLAIM_RE.finditer(cleaned):
+        if _NEGATION_RE.search(cleaned[max(0, m.start() - 40) : m.start()]):
+            continue
+        return m
+    return None
+
+
+def _grade(text: str) -> str:
+    """``measured``, ``claim-only`` or ``none`` for one block of text."""
+    for line in text.splitlines():
+        if line.lstrip().startswith(">"):
+            continue
+        for m in _PERF_NUMBER_RE.finditer(line):
+            if _SIZE_ONLY_RE.search(line[m.start() : m.end() + 20]):
+                continue
+            return "measured"
+    if _TOOL_RE.search(text) or _LINK_RE.search(text) or _SIZE_ONLY_RE.search(text):
+        return "claim-only"
+    return "none"
+
+
+_RANK = {"none": 0, "claim-only": 1, "measured": 2}
+
+
+def _best(a: str, b: str) -> str:
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def _same_person(a: Message, patch: Patch) -> bool:
+    x, y = a.from_addr, patch.message.from_addr
+    if x is None or y is None:
+        return False
+    if x.email and y.email and not x.partial and not y.partial and x.email.lower() == y.email.lower():
+        return True
+    return bool(x.name) and x.name.strip().lower() == (y.name or "").strip().lower()
+
+
+def _subsystem(patch: Patch) -> tuple[str, str] | None:
+    counts: dict[tuple[str, str], int] = {}
+    for fd in patch.files:
+        for prefixes, area, bench in _SUBSYSTEM_BENCH:
+            if fd.path.startswith(prefixes):
+                counts[(area, bench)] = counts.get((area, bench), 0) + 1
+    return max(counts, key=counts.get) if counts else None
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
+    if not patch.files:
+        return []
+    title = patch.subject.title
+    claim_text = None
+    line = None
+    m = _find_claim(title) or _SUBJECT_CLAIM_RE.search(title)
+    if m:
+        claim_text = m.group(0)
+    else:
+        body_lines = _own_lines(patch.commit_message)
+        body = "\n".join(body_lines)
+        m = _find_claim(body)
+        if m:
+            claim_text = m.group(0)
+            line = patch.commit_start_line + body.count("\n", 0, m.start())
+    if claim_text is None:
+        return []
+    own = "\n".join(_own_lines(patch.commit_message)) + "\n" + patch.notes
+    grade = _grade(own)
+    source = "commit message"
+    if grade != "measured" and ctx.cover is not None:
+        cover_grade = _grade(ctx.cover.commit_message + "\n" + ctx.cover.notes)
+        if cover_grade == "measured":
+            return []
+        grade = _best(grade, cover_grade)
+    if grade == "measured":
+        return []
+    state = FindingState.OPEN
+    answered = raised = False
+    for msg in ctx.thread:
+        if msg.message_id == patch.message_id:
+            continue
+        text = "\n".join(_own_lines(msg.body))
+        if _same_person(msg, patch):
+            if _grade(text) == "measured":
+                answered = True
+        elif _ASK_RE.search(text):
+            raised = True
+    if answered:
+        state = FindingState.ANSWERED
+        source = "author's reply"
+    elif raised:
+        state = FindingState.RAISED
+    sub = _subsystem(patch)
+    cache = bool(re.search(r"cache[\s-]?lines?|false[\s-]sharing|cacheline", patch.commit_message + title, re.I))
+    where = "the subject" if line is None else "the commit message"
+    return [
+        RULE.finding(
+            patch,
+            f'{where} claims a speed-up ("{claim_text.strip()}") but shows no measurement '
+            f"(evidence: {grade})",
+            line=line,
+            symbol="perf-claim",
+            state=state,
+            details={
+                "claim": claim_text.strip(),
+                "evidence": grade,
+                "evidence_source": source if answered else None,
+                "subsystem": sub[0] if sub else None,
+                "suggest": sub[1] if sub else None,
+                "cache_lines": cache,
+            },
+        )
+    ]
+
+
+def reply(findings: Sequence[Finding], patch: Patch) -> str:
+    """Ask for numbers, humbly, suggesting benchmarks that fit the touched code."""
+    if not findings:
+        return ""
+    f = findings[0]
+    suggest = f.details.get("suggest")
+    ideas = []
+    if suggest:
+        ideas.append(f"a macro benchmark such as {suggest}")
+    else:
+        ideas.append("a macro benchmark of a workload that hits this path")
+    if f.details.get("cache_lines"):
+        ideas.append("perf c2c output showing less cache-line contention")
+    ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
+    text = (
+        "The changelog says this makes things faster, which sounds plausible, but could you share "
+        "any performance numbers? For example " + ", ".join(ideas) + ". Numbers with the machine "
+        "and the method would help to weigh the gain against the added complexity."
+    )
+    if f.details.get("evidence") == "claim-only":
+        text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
+    return text

@@ -1,0 +1,136 @@
+"""RB301 diff-in-commit-message: an unindented diff in the commit message cuts it short in ``git am``.
+
+What it does
+------------
+Finds a line in the commit message that ``git am`` (``git mailinfo``'s
+``patchbreak()``) takes as the start of the patch: ``diff -...``,
+``Index: ...`` or ``--- <file>`` at the start of the line. Everything from
+there on, the rest of the explanation and the ``Fixes:`` and
+``Signed-off-by:`` trailers included, would be lost from the commit. The
+finding names the line and the text that would be dropped.
+
+Why it matters
+--------------
+The maintainer applies the mail with ``git am``: the commit then lacks the
+end of the explanation and, worse, the Signed-off-by, and the example hunk is
+applied as part of the patch or makes ``git am`` fail. People quoting a
+previous version's diff in the changelog hit this regularly.
+
+Example
+-------
+::
+
+    v1 changed it like this:
+
+    --- a/drivers/foo/queue.c
+    +++ b/drivers/foo/queue.c
+    @@ -40,1 +40,1 @@
+    -	q->len--;
+    +	q->len -= n;
+
+    Signed-off-by: ...
+
+Use instead
+-----------
+Indent the example by a few spaces (``git am`` only reacts to lines that
+start at column 0), or describe the earlier change in words.
+
+Known limits
+------------
+Only the commit message as the mail shows it is checked; a diff in a cover
+letter is harmless and not reported.
+
+References
+----------
+* git-am(1) and git-mailinfo(1); builtin/mailinfo.c ``patchbreak()``
+* Documentation/process/submitting-patches.rst, "The canonical patch format"
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from reviewbot.models import Finding, Patch
+from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+
+RULE = RuleMeta(
+    id="RB301",
+    name="diff-in-commit-message",
+    summary="Unindented diff in the commit message: git am would cut the commit message there",
+    severity=Severity.ERROR,
+    scope=Scope.PATCH,
+    references=("git-mailinfo(1), builtin/mailinfo.c patchbreak()", "Documentation/process/submitting-patches.rst"),
+)
+
+# git mailinfo patchbreak(): "diff -", "Index: ", or "--- " followed by a non-space
+_BREAK_RE = re.compile(r"^(?:diff -|Index: |--- \S)")
+_DIFF_BODY_RE = re.compile(r"^(?:[-+ @\\]|diff |index |Index: |=+$|new file|deleted file|similarity|rename )")
+_TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):\s")
+
+
+def _break_line(lines: list[str]) -> int | None:
+    for i, line in enumerate(lines):
+        if _BREAK_RE.match(line):
+            # "--- foo" alone (a separator-like line of prose) needs a "+++ " after it
+            if line.startswith("--- ") and not (i + 1 < len(lines) and lines[i + 1].startswith("+++ ")):
+                continue
+            return i
+    return None
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """One finding when the commit message holds a line that starts the patch for git am."""
+    if not patch.files:
+        return []
+    lines = patch.commit_message.split("\n")
+    start = _break_line(lines)
+    if start is None:
+        return []
+    end = start + 1
+    while end < len(lines) and lines[end] and _DIFF_BODY_RE.match(lines[end]):
+        end += 1
+    after = [ln for ln in lines[end:] if ln.strip()]
+    trailers = [m.group(1) for m in (_TRAILER_RE.match(ln) for ln in after) if m]
+    prose = [ln.strip() for ln in after if not _TRAILER_RE.match(ln)]
+    for t in patch.trailers:  # the parser may keep trailers apart from commit_message
+        if t.key not in trailers:
+            trailers.append(t.key)
+    lost = []
+    if prose:
+        first = prose[0] if len(prose[0]) <= 60 else prose[0][:57] + "..."
+        lost.append(f'"{first}"' + (f" and {len(prose) - 1} more line(s)" if len(prose) > 1 else ""))
+    lost += [f"{k}:" for k in dict.fromkeys(trailers)]
+    dropped = ", ".join(lost) if lost else "the example itself"
+    line_no = patch.commit_start_line + start
+    return [
+        RULE.finding(
+            patch,
+            f"the commit message contains an unindented diff at line {line_no} ({lines[start].strip()!r}); "
+            f"git am starts the patch there and would drop {dropped} from the commit; indent the example",
+            line=line_no,
+            symbol="embedded-diff",
+            details={
+                "diff_line": lines[start],
+                "dropped_text": after,
+                "dropped_trailers": list(dict.fromkeys(trailers)),
+            },
+        )
+    ]
+
+
+def reply(findings: Sequence[Finding], patch: Patch) -> str:
+    """Point out what git am would do, and the easy fix."""
+    if not findings:
+        return ""
+    f = findings[0]
+    trailers = f.details.get("dropped_trailers") or []
+    what = "the rest of the changelog"
+    if trailers:
+        what += " including the " + " and ".join(f"{t}:" for t in trailers[:3]) + " tag" + ("s" if len(trailers) > 1 else "")
+    return (
+        "I think the example diff in the changelog will confuse git am: it takes the unindented "
+        f"\"{f.details.get('diff_line', '---').strip()}\" line as the start of the patch, so {what} "
+        "would be dropped from the commit. Could you indent the example by a few spaces (or describe "
+        "the v1 change in words) when you resend?"
+    )
