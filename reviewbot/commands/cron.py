@@ -1,0 +1,65 @@
+"""``reviewbot cron LIST``: the unattended job (scan from the stored cursor to today, then draft).
+
+Quiet when there is nothing new (cron mails any output); a short summary
+otherwise. A second run while one is running exits 0 with one line saying so.
+Exit status 3 when some archive pages failed (they are retried next run).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import click
+
+from reviewbot.commands.draft import fail, load_all_rules, now_from_env, settings_from, summary_lines
+from reviewbot.status import ExitStatus
+
+
+@click.command("cron")
+@click.argument("list_name", metavar="LIST")
+@click.option("--base-url", metavar="URL", help="Archive base URL [default: https://lists.openwall.net].")
+@click.option("--since", metavar="YYYY-MM-DD", help="First day when there is no cursor yet [default: 7 days ago].")
+@click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts.")
+@click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder.")
+@click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
+def command(list_name: str, base_url: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
+            maintainers: Path | None, db: Path | None, offline: bool) -> None:
+    """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
+    from reviewbot.cron import run_cron
+    from reviewbot.errors import ReviewbotError
+    from reviewbot.fetch.openwall import validate_list_name
+    from reviewbot.respond.draft import resolve_identity
+
+    try:
+        validate_list_name(list_name)
+        start = date.fromisoformat(since) if since else None
+    except ValueError:
+        fail("cron", f"--since {since!r}: expected YYYY-MM-DD")
+    except ReviewbotError as exc:
+        fail("cron", str(exc))
+    try:
+        settings = settings_from(db, outbox, maildir, maintainers, base_url=base_url, list_name=list_name)
+        identity = resolve_identity(settings)
+        rules = load_all_rules(settings)
+        result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
+                          now=now_from_env(), offline=offline)
+    except ReviewbotError as exc:
+        fail("cron", str(exc))
+    if result.locked:
+        click.echo(f"reviewbot cron: another run holds {settings.db_path.name}.lock; nothing done")
+        return
+    scan = result.scan
+    failed = int(getattr(scan, "pages_failed", 0) or 0)
+    if result.nothing_new and not failed:
+        return
+    findings = sum(getattr(scan, "findings_by_rule", {}).values()) if scan is not None else 0
+    click.echo(f"reviewbot cron {list_name}: {result.since} .. {result.until}, "
+               f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) in range")
+    for line in summary_lines(result.drafts):
+        click.echo(line)
+    if failed:
+        click.echo(f"{failed} page(s) failed; they are retried on the next run")
+        raise SystemExit(int(ExitStatus.PARTIAL_FAILURE))

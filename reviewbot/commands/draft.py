@@ -1,0 +1,109 @@
+"""``reviewbot draft``: write one reply draft per patch that has open findings and no draft yet.
+
+Drafts go to the outbox (``.eml`` files) and optionally a Maildir folder
+(Draft flag). Findings someone in the thread already raised, or the author
+already answered, get no draft; the reason is stored (``reviewbot show``).
+Prints one line per draft and a summary; nothing is ever sent.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from reviewbot.status import ExitStatus
+
+
+def fail(command: str, message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
+    """Print ``reviewbot COMMAND: message`` on stderr and exit with ``status``."""
+    click.echo(f"reviewbot {command}: {message}", err=True)
+    sys.exit(int(status))
+
+
+def settings_from(db: Path | None, outbox: Path | None, maildir: Path | None, maintainers: Path | None,
+                  base_url: str | None = None, list_name: str | None = None) -> Any:
+    """Settings from config files and environment, then these flags (None: unchanged)."""
+    from reviewbot.config import load_settings
+
+    settings = load_settings()
+    return settings.with_(db_path=db, outbox_dir=outbox, maildir=maildir, maintainers=maintainers,
+                          base_url=base_url.rstrip("/") if base_url else None, list_name=list_name)
+
+
+def now_from_env() -> Any:
+    """The fixed "now" of ``$REVIEWBOT_NOW`` or the system time (UTC)."""
+    from reviewbot.context import clock_from_env
+
+    return clock_from_env()()
+
+
+def load_all_rules(settings: Any) -> Any:
+    """The rules selected by the settings (``select``/``ignore``/``rules_dirs``)."""
+    from reviewbot.registry import load_rules
+
+    return load_rules(rules_dirs=settings.rules_dirs, select=settings.select, ignore=settings.ignore)
+
+
+def summary_lines(summary: Any) -> list[str]:
+    """Human lines for a :class:`reviewbot.respond.runner.DraftRunSummary`."""
+    out = []
+    for w in summary.written:
+        mark = "" if w.draft.recipients_complete else "  [recipients incomplete: addressed to the list only]"
+        out.append(f"draft: {w.path}{mark}")
+    out.append(
+        f"{summary.findings} finding(s) considered, {summary.drafts} draft(s) written, "
+        f"{summary.raised} already raised, {summary.answered} already answered, "
+        f"{summary.incomplete} with incomplete recipients"
+    )
+    for err in summary.errors:
+        out.append(f"error: {err}")
+    return out
+
+
+def _date(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        fail("draft", f"--since {value!r}: expected YYYY-MM-DD")
+
+
+@click.command("draft")
+@click.option("--list", "list_name", metavar="LIST", help="Only patches of this list (e.g. linux-kernel).")
+@click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
+@click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts [config outbox-dir].")
+@click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder (Draft flag).")
+@click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
+            maintainers: Path | None, db: Path | None) -> None:
+    """Draft replies for patches with open findings (one per patch; never sends mail)."""
+    from reviewbot.errors import ReviewbotError
+    from reviewbot.respond.draft import resolve_identity
+    from reviewbot.respond.runner import draft_pending
+    from reviewbot.store import Store
+
+    try:
+        settings = settings_from(db, outbox, maildir, maintainers)
+        if list_name is not None:
+            from reviewbot.fetch.openwall import validate_list_name
+
+            validate_list_name(list_name)
+        identity = resolve_identity(settings)
+        rules = load_all_rules(settings)
+        now = now_from_env()
+        with Store(settings.db_path) as store:
+            summary = draft_pending(
+                store, rules=rules, identity=identity, list_address=settings.list_address,
+                outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
+                maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
+            )
+    except ReviewbotError as exc:
+        fail("draft", str(exc))
+    for line in summary_lines(summary):
+        click.echo(line)

@@ -1,0 +1,63 @@
+"""``reviewbot show MSGID``: one stored message, its findings, their state and the draft path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from reviewbot.commands.draft import fail, settings_from
+
+
+@click.command("show")
+@click.argument("msgid")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@click.option("--body/--no-body", default=False, help="Also print the message body.")
+def command(msgid: str, db: Path | None, body: bool) -> None:
+    """Print the message MSGID (with or without <>), its findings, their state and draft path."""
+    from reviewbot.errors import ReviewbotError
+    from reviewbot.store import Store
+
+    key = msgid.strip().strip("<>")
+    try:
+        settings = settings_from(db, None, None, None)
+        with Store(settings.db_path) as store:
+            row = store.message_row(key)
+            if row is None:
+                fail("show", f"<{key}>: no such message in {settings.db_path}")
+            findings = store.findings_for(key)
+            drafts = store.drafts_for(key)
+            skips = {f.fingerprint: store.skip_for(f.fingerprint) for f in findings}
+            covering = {f.fingerprint: store.draft_for_fingerprint(f.fingerprint) for f in findings}
+    except ReviewbotError as exc:
+        fail("show", str(exc))
+    sender = row.get("from_name") or ""
+    email = row.get("from_email") or ""
+    click.echo(f"Message-ID: <{key}>")
+    click.echo(f"Subject: {row.get('subject') or ''}")
+    click.echo(f"From: {sender} <{email}>" if sender else f"From: {email}")
+    click.echo(f"Date: {row.get('date_raw') or row.get('date_utc') or ''}")
+    if row.get("archive_url"):
+        click.echo(f"Archive: {row['archive_url']}")
+    if row.get("thread_id"):
+        click.echo(f"Thread: {row['thread_id']}")
+    click.echo("")
+    if not findings:
+        click.echo("No findings.")
+    for f in findings:
+        where = f"{f.path}:{f.line}" if f.path else "commit message"
+        state = f.state.value
+        skip = skips.get(f.fingerprint)
+        if skip is not None:
+            state = f"{skip['state']} ({skip['reason']})"
+        click.echo(f"{f.rule_id} {f.severity.value} {where}: {f.message}")
+        click.echo(f"  state: {state}")
+        draft = covering.get(f.fingerprint)
+        if draft is not None:
+            click.echo(f"  draft: {draft['path']}")
+    for d in drafts:
+        extra = "" if d.get("recipients_complete") else " (recipients incomplete: list only)"
+        click.echo(f"Draft <{d['message_id']}>: {d['path']}{extra}")
+    if body:
+        click.echo("")
+        click.echo(row.get("body") or "")

@@ -1,0 +1,175 @@
+"""Draft every pending reply from the store: the loop behind ``reviewbot draft`` and ``reviewbot cron``.
+
+For each patch with findings that have neither a draft nor a recorded skip
+(arrival order): rebuild the patch from the stored message, check each
+finding against its thread (:func:`reviewbot.respond.draft.thread_state`),
+record a skip for the ones already raised or answered, and write one draft
+with the rest: outbox file first (temporary name + rename), then the Maildir
+copy, then the store row. A run killed between these steps is repaired by
+the next one: the draft's file name and Message-ID are derived from the patch
+and its findings, so the same file is written again and the Maildir copy is
+not duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from reviewbot.errors import ReviewbotError
+from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
+from reviewbot.respond.draft import build_draft, parse_maintainers, thread_state
+from reviewbot.respond.render import add_to_maildir, render_message, write_outbox
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+
+
+@dataclass(frozen=True)
+class WrittenDraft:
+    """One draft written by a run: where it went and whether its recipients are complete."""
+
+    draft: Draft
+    path: Path
+    maildir_key: str | None
+    patch_message_id: str
+    subject: str
+
+
+@dataclass
+class DraftRunSummary:
+    """What one drafting run did (counts for the cron summary)."""
+
+    findings: int = 0  # findings considered (no draft and no skip before this run)
+    written: list[WrittenDraft] = field(default_factory=list)
+    raised: int = 0
+    answered: int = 0
+    dismissed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def drafts(self) -> int:
+        return len(self.written)
+
+    @property
+    def incomplete(self) -> int:
+        return sum(1 for w in self.written if not w.draft.recipients_complete)
+
+
+def _parse_subject() -> Callable[[str], Any] | None:
+    try:
+        from reviewbot.parse.subject import parse_subject
+    except ImportError:  # pragma: no cover - parse stage missing
+        return None
+    return parse_subject
+
+
+def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Message]:
+    """The other stored messages of ``message``'s thread, in arrival order (empty without a thread)."""
+    from reviewbot.store import message_from_row
+
+    if not thread_id:
+        return []
+    parse_subject = _parse_subject()
+    return [
+        message_from_row(row, parse_subject)
+        for row in store.thread_members(thread_id)
+        if row["message_id"] != message.message_id
+    ]
+
+
+def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
+    from reviewbot.parse.patch import parse_patch
+
+    row = store.message_row(message_id)
+    if row is None:
+        raise ReviewbotError("message not in the store", subject=message_id)
+    from reviewbot.store import message_from_row
+
+    message = message_from_row(row, _parse_subject())
+    return parse_patch(message), row.get("thread_id")
+
+
+def draft_pending(
+    store: Any,
+    *,
+    rules: Any,
+    identity: Address,
+    list_address: str,
+    outbox: Path,
+    list_name: str | None = None,
+    since: date | None = None,
+    maildir: Path | None = None,
+    maintainers: Path | None = None,
+    clock: Callable[[], datetime] | None = None,
+    make_msgid: Callable[[str], str] | None = None,
+) -> DraftRunSummary:
+    """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
+
+    ``store`` is a :class:`reviewbot.store.Store`; ``rules`` the loaded rules
+    (their ``reply`` functions word the paragraphs). A patch that cannot be
+    rebuilt is reported in ``errors`` and left for the next run.
+    """
+    summary = DraftRunSummary()
+    clock = clock or (lambda: datetime.now(timezone.utc))
+    known = store.known_addresses()
+    if maintainers is not None:
+        known.extend(parse_maintainers(Path(maintainers)))
+    pending = store.undrafted_findings(list_name, since)
+    for message_id, findings in pending.items():
+        summary.findings += len(findings)
+        try:
+            patch, thread_id = _load_patch(store, message_id)
+        except ReviewbotError as exc:
+            log.warning("%s", exc)
+            summary.errors.append(str(exc))
+            continue
+        thread = thread_of(store, patch.message, thread_id)
+        keep: list[Finding] = []
+        with store.transaction():
+            for finding in findings:
+                state, reason = thread_state(finding, patch, thread, identity=identity)
+                if state is FindingState.OPEN:
+                    keep.append(finding)
+                    continue
+                if state is FindingState.RAISED:
+                    summary.raised += 1
+                elif state is FindingState.ANSWERED:
+                    summary.answered += 1
+                else:
+                    summary.dismissed += 1
+                store.record_skip(finding, state.value, reason)
+        if not keep:
+            continue
+        draft = build_draft(
+            patch,
+            keep,
+            rules,
+            identity=identity,
+            list_address=list_address,
+            store_addresses=known,
+            clock=clock,
+            make_msgid=make_msgid,
+        )
+        data = render_message(draft)
+        list_for_name = patch.message.list_name or list_name or "list"
+        path = write_outbox(draft, outbox, list_for_name, data)
+        key = add_to_maildir(draft, maildir, data) if maildir is not None else None
+        store.record_draft(
+            message_id=draft.message_id,
+            in_reply_to=draft.in_reply_to,
+            fingerprints=[f.fingerprint for f in keep],
+            list_name=patch.message.list_name or list_name,
+            subject=draft.subject,
+            path=str(path),
+            maildir_key=key,
+            recipients_complete=draft.recipients_complete,
+            created=draft.date or clock(),
+        )
+        summary.written.append(WrittenDraft(draft, path, key, message_id, draft.subject))
+        log.info("draft for <%s> written to %s", message_id, path)
+    return summary
