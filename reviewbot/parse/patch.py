@@ -87,8 +87,10 @@ def parse_patch(message: Message) -> Patch:
     A message without a diff (cover letter, plain reply) gives a Patch with
     ``files == ()``; when the body has no diff, a text attachment holding one
     is used instead. Raises :class:`ParseError` naming the Message-ID (and
-    the input line) when a diff is present but malformed (hunk shorter or
-    longer than its header says, hunk without file header).
+    the input line) when a patch submission (``[PATCH]``/``[RFC]``/counter,
+    not a reply) has a malformed diff (hunk shorter or longer than its header
+    says, hunk without file header); in other messages (replies quoting and
+    hand-editing diffs, bot reports) such a diff is skipped with a warning.
     """
     warnings: list[str] = []
     text = message.body
@@ -165,7 +167,14 @@ def parse_patch(message: Message) -> Patch:
     files: tuple[FileDiff, ...] = ()
     if diff_at >= 0:
         subject = message.message_id or message.source
-        files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
+        try:
+            files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
+        except ParseError as exc:
+            if message.subject.is_patch:
+                raise
+            # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
+            log.debug("ignoring malformed diff in non-patch message: %s", exc)
+            warnings.append(f"malformed diff ignored (not a patch submission): {exc}")
     if embedded_at is not None:
         emb = EmbeddedDiff(
             commit_line=embedded_at - top,

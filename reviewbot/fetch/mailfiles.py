@@ -1,0 +1,178 @@
+"""Local mail input: mbox files, Maildir folders, .eml and git format-patch files, stdin, git ranges.
+
+Everything is read as bytes (never universal newlines: a bare CR inside a
+patch line must survive, C01) and handed on as :class:`RawMessage` of kind
+``"rfc822"``. An mbox is split on ``From `` lines that follow an empty line
+(or start the file) and look like an envelope (``From <who> <date with
+hh:mm>``), which also covers ``git format-patch`` output (``From <sha> Mon Sep
+17 00:00:00 2001``); mboxo escaping (``>From `` at a line start) is undone.
+The envelope line stays in ``RawMessage.data`` so that line numbers count like
+the file's (checkpatch numbers them so).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from reviewbot.errors import InputError
+from reviewbot.models import RawMessage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "MAIL_SUFFIXES"]
+
+#: File names taken from a plain directory (sorted by name).
+MAIL_SUFFIXES = (".patch", ".eml", ".mbox", ".diff", ".mail")
+
+_ENVELOPE = re.compile(rb"From \S+ .*\d:\d\d")
+_HEADER = re.compile(rb"[!-9;-~]{1,80}:")  # RFC 5322 field name, then colon
+
+
+def read_path(path: str | os.PathLike[str]) -> Iterator[RawMessage]:
+    """Yield the messages stored at ``path``.
+
+    ``path`` is an mbox file, a single mail (.eml) or ``git format-patch``
+    file, a Maildir directory (``cur``/``new``), a directory of ``*.patch``/
+    ``*.eml``/``*.mbox`` files (read in name order), or ``"-"`` for stdin
+    (an mbox or one mail). ``source`` of each message is ``path`` or
+    ``path:N`` (1-based position in an mbox, or the Maildir key).
+    Raises :class:`InputError` naming the file when it cannot be read or holds
+    no mail.
+    """
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+        yield from read_bytes(data, "<stdin>")
+        return
+    p = Path(path)
+    if p.is_dir():
+        if (p / "cur").is_dir() or (p / "new").is_dir():
+            yield from _read_maildir(p)
+            return
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in MAIL_SUFFIXES)
+        if not files:
+            raise InputError(f"no {'/'.join('*' + s for s in MAIL_SUFFIXES)} files in directory", subject=str(p))
+        for f in files:
+            yield from read_bytes(_read_file(f), str(f))
+        return
+    yield from read_bytes(_read_file(p), str(p))
+
+
+def _read_file(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError("no such file", subject=str(p)) from exc
+    except IsADirectoryError as exc:
+        raise InputError("is a directory", subject=str(p)) from exc
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", subject=str(p)) from exc
+
+
+def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
+    """Messages in ``data``: an mbox when it starts with an envelope line, else one mail.
+
+    Raises :class:`InputError` naming ``source`` when ``data`` is empty or
+    does not start like a mail (headers or an mbox ``From `` line).
+    """
+    if not data.strip():
+        raise InputError("empty input, no mail", subject=source)
+    if data.startswith(b"From "):
+        msgs = split_mbox_bytes(data, source)
+        if len(msgs) == 1:
+            yield RawMessage(source=source, kind="rfc822", data=msgs[0].data)
+        else:
+            yield from msgs
+        return
+    if not looks_like_mail(data):
+        raise InputError(
+            "not a mail, mbox or git format-patch file (no header lines at the start)", subject=source
+        )
+    yield RawMessage(source=source, kind="rfc822", data=data)
+
+
+def looks_like_mail(data: bytes) -> bool:
+    """True when ``data`` starts with an mbox envelope or an RFC 5322 header line."""
+    head = data.lstrip(b"\r\n")[:1000]
+    if head.startswith(b"From "):
+        return True
+    first = head.split(b"\n", 1)[0]
+    return _HEADER.match(first) is not None and not first.startswith((b"diff", b"---", b"+++", b"@@"))
+
+
+def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
+    """Split mbox bytes into messages (``source:N``, N from 1); mboxo ``>From `` undone.
+
+    A ``From `` line separates messages when it starts the data or follows an
+    empty line, and looks like an envelope (a time ``h:mm`` on it). The empty
+    line before a separator belongs to the mbox, not to the message. Raises
+    :class:`InputError` when ``data`` does not start with an envelope line.
+    """
+    if not data.startswith(b"From "):
+        raise InputError("not an mbox (does not start with a 'From ' line)", subject=source)
+    lines = data.split(b"\n")
+    starts = []
+    prev_blank = True
+    for i, line in enumerate(lines):
+        if prev_blank and line.startswith(b"From ") and _ENVELOPE.match(line):
+            starts.append(i)
+        prev_blank = line == b"" or line == b"\r"
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    out = []
+    for k, s in enumerate(starts):
+        e = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        chunk = lines[s:e]
+        if k + 1 < len(starts) and chunk and chunk[-1] in (b"", b"\r"):
+            chunk = chunk[:-1]  # the separator's empty line
+        body = [chunk[0]]
+        for line in chunk[1:]:
+            if line.startswith(b">From "):
+                line = line[1:]
+            body.append(line)
+        raw = b"\n".join(body)
+        if k + 1 < len(starts):
+            raw += b"\n"
+        out.append(RawMessage(source=f"{source}:{k + 1}", kind="rfc822", data=raw))
+    return out
+
+
+def _read_maildir(p: Path) -> Iterator[RawMessage]:
+    names = []
+    for sub in ("new", "cur"):
+        d = p / sub
+        if d.is_dir():
+            names.extend(f for f in d.iterdir() if f.is_file() and not f.name.startswith("."))
+    names.sort(key=lambda f: f.name)
+    if not names:
+        raise InputError("empty Maildir", subject=str(p))
+    for f in names:
+        key = f.name.split(":", 1)[0]
+        yield RawMessage(source=f"{p}:{key}", kind="rfc822", data=_read_file(f))
+
+
+def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes:
+    """``git format-patch --stdout REV_RANGE`` in ``cwd``, as mbox bytes.
+
+    The range is passed as one argument after ``--end-of-options`` (no shell,
+    no option injection). Raises :class:`InputError` naming the range when
+    git fails or produces no patch.
+    """
+    if not rev_range or rev_range.startswith("-") or "\0" in rev_range:
+        raise InputError("not a revision range", subject=rev_range or "''")
+    cmd = ["git", "format-patch", "--stdout", "--end-of-options", rev_range]
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
+    except FileNotFoundError as exc:
+        raise InputError("git is not installed or cwd does not exist", subject=rev_range) from exc
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise InputError(f"git format-patch failed: {err[-1] if err else proc.returncode}", subject=rev_range)
+    if not proc.stdout.strip():
+        raise InputError("git format-patch produced no patch (empty range?)", subject=rev_range)
+    return proc.stdout
