@@ -67,7 +67,7 @@ class CheckedPatch:
 
     ``report`` holds the findings with ``input_line`` already in input lines
     (and per-path ignores applied). ``lines_checked`` counts the lines of the
-    message. ``notes`` are informational lines for a person (parse warnings:
+    patch's hunks, as checkpatch.pl counts them in its ``total:`` line. ``notes`` are informational lines for a person (parse warnings:
     format=flowed, bare CR, ...). ``data`` is the raw message, used to show
     the offending commit-message line in the text report.
     """
@@ -196,9 +196,9 @@ def _line_offsets(blob: bytes, messages: Sequence[RawMessage]) -> list[int | Non
 
 
 def _split(blob: bytes, source: str) -> list[RawMessage]:
-    from reviewbot.fetch.mailfiles import split_mbox_bytes
+    from reviewbot.fetch.mailfiles import read_bytes
 
-    return list(split_mbox_bytes(blob, source))
+    return list(read_bytes(blob, source))
 
 
 def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
@@ -414,9 +414,9 @@ def check_messages(
         series = series_by_id.get(patch.message_id)
         ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
         report = check_patch(patch, rules, ctx)
-        # rules number lines from the first body line; the input counts from its first byte
-        shift = (entry.item.offset or 0) + max(patch.message.body_start_line, 1) - 1
-        report = _relocate(report, shift, ignores)
+        # the parser numbers lines from the message's first line (Message.body_start_line);
+        # the input counts from its own first line
+        report = _relocate(report, entry.item.offset, ignores)
         data = entry.item.raw.data
         results.append(
             CheckedPatch(
@@ -424,7 +424,7 @@ def check_messages(
                 index=entry.item.index,
                 report=report,
                 offset=entry.item.offset,
-                lines_checked=data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1),
+                lines_checked=sum(len(h.lines) for fd in patch.files for h in fd.hunks),
                 notes=_notes_of(patch),
                 data=data,
             )

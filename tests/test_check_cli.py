@@ -1,0 +1,369 @@
+"""``reviewbot check`` end to end: real corpus patches, own patches in a throwaway git repo, exit codes, config.
+
+Inputs are real files: messages cut out of ../shared/corpus/lkml-real.mbox
+(read from there, written to tmp_path) and ``git format-patch`` output of
+commits made in a fresh repository. The command runs in-process through
+click's runner, and as a real process where a pipe or b4 is involved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import CORPUS
+from reviewbot.cli import main
+from test_check_report import validate_sarif
+
+MBOX = CORPUS / "lkml-real.mbox"
+# real patches (see ../shared/corpus/labels.tsv): an smp_mb() added without a comment ...
+UNCOMMENTED = "760086647776a5aebfa77cfff728837d476a4fd8.1737718881.git.asml.silence@gmail.com"
+# ... and two smp_mb() each with a comment naming what they pair with
+COMMENTED = "20240111155448.4097173-1-ming.lei@redhat.com"
+
+_MBOX_CACHE: dict[str, bytes] = {}
+
+
+def corpus_message(message_id: str) -> bytes:
+    """The mbox entry (``From `` line included) of one corpus message, byte-exact."""
+    if "blob" not in _MBOX_CACHE:
+        _MBOX_CACHE["blob"] = MBOX.read_bytes()
+    blob = _MBOX_CACHE["blob"]
+    at = blob.find(f"<{message_id}>".encode())
+    assert at > 0, message_id
+    start = blob.rfind(b"\nFrom ", 0, at) + 1
+    end = blob.find(b"\n\nFrom ", at)
+    return blob[start : end + 2 if end > 0 else len(blob)]
+
+
+def line_of(data: bytes, needle: bytes, after: int = 0, prefix: bytes = b"") -> int:
+    """1-based number of the first line of ``data`` (after line ``after``) starting with ``prefix`` holding ``needle``."""
+    for n, line in enumerate(data.split(b"\n"), start=1):
+        if n > after and line.startswith(prefix) and needle in line:
+            return n
+    raise AssertionError(f"{needle!r} not found")
+
+
+def run(args: list[str], stdin: bytes | None = None):
+    result = CliRunner().invoke(main, ["check", *args], input=stdin, catch_exceptions=False)
+    return result
+
+
+def reviewbot_exe() -> list[str]:
+    exe = shutil.which("reviewbot")
+    return [exe] if exe else [sys.executable, "-m", "reviewbot"]
+
+
+# ------------------------------------------------------------------ a throwaway git repo
+
+FOO_C = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/sched.h>
+
+struct waiter {
+	int ready;
+	int data;
+};
+
+void publish(struct waiter *w, int v)
+{
+	w->data = v;
+	WRITE_ONCE(w->ready, 1);
+}
+
+int consume(struct waiter *w)
+{
+	if (!READ_ONCE(w->ready))
+		return -1;
+	return w->data;
+}
+"""
+
+
+def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo.parent / "home")}
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, input=stdin, env=env).stdout
+
+
+def commit(repo: Path, path: str, text: str, subject: str, body: str) -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+    git(repo, "add", path)
+    git(repo, "commit", "-q", "-m", subject, "-m", body, "-m", "Signed-off-by: Ada Lovelace <ada@example.org>")
+
+
+@pytest.fixture
+def repo(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repo whose last three commits are: a rename (clean), an uncommented smp_mb(), a commented one."""
+    r = isolated_env / "linux"
+    r.mkdir()
+    (isolated_env / "home").mkdir()
+    git(r, "init", "-q", "-b", "master")
+    git(r, "config", "user.name", "Ada Lovelace")
+    git(r, "config", "user.email", "ada@example.org")
+    commit(r, "kernel/foo.c", FOO_C, "foo: add the waiter", "The waiter hands one value to a consumer.")
+    renamed = FOO_C.replace("int data;", "int value;").replace("w->data", "w->value")
+    commit(r, "kernel/foo.c", renamed, "foo: rename data to value", "The field holds a value, name it so.")
+    barrier = renamed.replace("\tw->value = v;\n", "\tw->value = v;\n\tsmp_mb();\n")
+    commit(r, "kernel/foo.c", barrier, "foo: order the value before ready", "The consumer may see ready before the value.")
+    commented = barrier.replace(
+        "\tif (!READ_ONCE(w->ready))\n\t\treturn -1;\n",
+        "\tif (!READ_ONCE(w->ready))\n\t\treturn -1;\n\t/* Pairs with smp_mb() in publish(): ready before value. */\n\tsmp_rmb();\n",
+    )
+    commit(r, "kernel/foo.c", commented, "foo: order the reader side", "Read the value only after ready.")
+    monkeypatch.chdir(r)
+    return r
+
+
+def test_format_patch_piped_to_stdin(repo: Path) -> None:
+    """`git format-patch -1 --stdout | reviewbot check -` as a real shell pipe."""
+    patch = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    cmd = f"git format-patch -1 --stdout HEAD~1 | {' '.join(reviewbot_exe())} check -"
+    proc = subprocess.run(cmd, shell=True, cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    n = line_of(patch, b"+\tsmp_mb();")
+    new_line = FOO_C.count("\n", 0, FOO_C.index("\tw->data = v;")) + 2  # the line after the store
+    assert f"WARNING:RB102: " in proc.stdout
+    assert f"#{n}: FILE: kernel/foo.c:{new_line}:\n+\tsmp_mb();\n" in proc.stdout
+    assert proc.stdout.rstrip().endswith("Your patch has review findings, please look at them before sending.")
+    assert "total: 0 errors, 1 warning, 0 checks" in proc.stdout
+
+
+def test_git_range(repo: Path) -> None:
+    res = run(["--git", "HEAD~3..", "--format", "json"])
+    assert res.exit_code == 1, res.stdout
+    doc = json.loads(res.stdout)
+    assert [p["subject"] for p in doc["patches"]] == [
+        "[PATCH 1/3] foo: rename data to value",
+        "[PATCH 2/3] foo: order the value before ready",
+        "[PATCH 3/3] foo: order the reader side",
+    ]
+    rb102 = [f for f in doc["findings"] if f["rule"] == "RB102"]
+    assert [(f["file"], f["subject"], f["input"]) for f in rb102] == [
+        ("kernel/foo.c", "[PATCH 2/3] foo: order the value before ready", "git:HEAD~3..")
+    ]
+    # the input line counts in the whole `git format-patch --stdout` output
+    blob = git(repo, "format-patch", "--stdout", "HEAD~3..")
+    assert blob.split(b"\n")[rb102[0]["input_line"] - 1] == b"+\tsmp_mb();"
+    text = run(["--git", "HEAD~3.."]).stdout
+    assert 'git:HEAD~3.. ("[PATCH 1/3] foo: rename data to value") has no obvious review findings' in text
+    assert 'git:HEAD~3.. ("[PATCH 2/3] foo: order the value before ready") has review findings' in text
+
+
+def test_clean_patch_exits_0(repo: Path) -> None:
+    out = repo.parent / "out"
+    git(repo, "format-patch", "-q", "-o", str(out), "-1", "HEAD~2")
+    (patch,) = sorted(out.iterdir())
+    res = run([str(patch)])
+    assert res.exit_code == 0, res.stdout
+    assert res.stdout.endswith(f"{patch} has no obvious review findings and is ready for submission.\n")
+    assert run(["-q", str(patch)]).stdout == ""
+
+
+def test_directory_of_patches_with_cover_letter(repo: Path) -> None:
+    out = repo.parent / "series"
+    git(repo, "format-patch", "-q", "--cover-letter", "-o", str(out), "HEAD~3..")
+    names = sorted(p.name for p in out.iterdir())
+    assert names[0] == "0000-cover-letter.patch" and len(names) == 4
+    res = run(["--format", "terse", str(out)])
+    assert res.exit_code == 1
+    lines = res.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{out / names[2]}:")
+    assert ": WARNING:RB102: " in lines[0]
+    doc = json.loads(run(["--format", "json", str(out)]).stdout)
+    assert doc["summary"]["patches"] == 3  # the cover letter is context, not a patch
+
+
+def test_fail_on_threshold(repo: Path) -> None:
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    assert run(["-"], stdin=blob).exit_code == 1
+    assert run(["--fail-on", "error", "-"], stdin=blob).exit_code == 0
+    assert run(["--fail-on", "check", "-"], stdin=blob).exit_code == 1
+    assert run(["--ignore", "RB102", "-"], stdin=blob).exit_code == 0
+    assert run(["--select", "RB2", "-"], stdin=blob).exit_code == 0
+
+
+# ------------------------------------------------------------------ exit status 2
+
+
+def test_unreadable_inputs_exit_2(isolated_env: Path) -> None:
+    res = CliRunner().invoke(main, ["check", "nope.patch"])
+    assert res.exit_code == 2
+    assert res.stderr == "reviewbot check: nope.patch: no such file\n"
+
+    (isolated_env / "empty.patch").write_bytes(b"")
+    res = CliRunner().invoke(main, ["check", "empty.patch"])
+    assert (res.exit_code, res.stderr) == (2, "reviewbot check: empty.patch: empty input: no patch to check\n")
+
+    (isolated_env / "notes.txt").write_bytes(b"Subject: shopping\n\nmilk, eggs\n")
+    res = CliRunner().invoke(main, ["check", "notes.txt"])
+    assert res.exit_code == 2
+    assert "notes.txt: no patch found: no message with a diff" in res.stderr
+
+    (isolated_env / "emptydir").mkdir()
+    res = CliRunner().invoke(main, ["check", "emptydir"])
+    assert (res.exit_code, res.stderr) == (2, "reviewbot check: emptydir: directory holds no patch files\n")
+
+
+def test_usage_errors_exit_2(isolated_env: Path) -> None:
+    assert run([]).exit_code == 2
+    assert run(["--format", "xml", "x.patch"]).exit_code == 2
+    res = CliRunner().invoke(main, ["check", "--select", "RB999", "x.patch"])
+    assert res.exit_code == 2 and "RB999" in res.stderr
+
+
+def test_one_bad_input_does_not_hide_the_others(isolated_env: Path) -> None:
+    good = isolated_env / "good.patch"
+    good.write_bytes(corpus_message(UNCOMMENTED))
+    res = CliRunner().invoke(main, ["check", "--format", "terse", "missing.patch", str(good)])
+    assert res.exit_code == 2
+    assert "RB102" in res.stdout and "missing.patch: no such file" in res.stderr
+
+
+# ------------------------------------------------------------------ real corpus patches, every format
+
+
+@pytest.fixture
+def real_patches(isolated_env: Path) -> dict[str, Path]:
+    out = {}
+    for key, mid in (("uncommented", UNCOMMENTED), ("commented", COMMENTED)):
+        p = isolated_env / f"{key}.patch"
+        p.write_bytes(corpus_message(mid))
+        out[key] = p
+    return out
+
+
+def test_real_patch_text_and_terse(real_patches: dict[str, Path]) -> None:
+    path = real_patches["uncommented"]
+    data = path.read_bytes()
+    n = line_of(data, b"smp_mb();", prefix=b"+")
+    res = run([str(path)])
+    assert res.exit_code == 1
+    assert f"#{n}: FILE: io_uring/" in res.stdout
+    assert f"#{n}: FILE: io_uring/io_uring.c:" in res.stdout or f"#{n}: FILE: io_uring/" in res.stdout
+    block = res.stdout.split("WARNING:RB102: ", 1)[1]
+    assert block.splitlines()[2] == "+\t\tsmp_mb();"
+    terse = run(["--format", "terse", str(path)]).stdout.splitlines()
+    assert f"{path}:{n}: WARNING:RB102: " in "\n".join(terse)
+
+
+def test_real_patch_json_sarif_b4(real_patches: dict[str, Path]) -> None:
+    path = real_patches["uncommented"]
+    n = line_of(path.read_bytes(), b"smp_mb();", prefix=b"+")
+    doc = json.loads(run(["--format", "json", str(path)]).stdout)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "RB102"]
+    assert (f["input"], f["input_line"], f["message_id"]) == (str(path), n, UNCOMMENTED)
+    assert f["subject"] == "[PATCH stable-6.1 1/1] io_uring: fix waiters missing wake ups"
+    assert f["file"].startswith("io_uring/") and f["severity"] == "warning"
+
+    sarif = json.loads(run(["--format", "sarif", str(path)]).stdout)
+    validate_sarif(sarif)
+    results = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RB102"]
+    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == f["file"]
+    assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == f["line"]
+    assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} >= {"RB101", "RB102", "RB201"}
+
+    b4 = json.loads(run(["--format", "b4", "-"], stdin=path.read_bytes()).stdout)
+    assert b4["tool"] == "reviewbot" and b4["status"] == "warn"
+    assert any(d["description"].startswith("WARNING:RB102: ") for d in json.loads(b4["details"]))
+
+
+def test_commented_barriers_pass_rb102(real_patches: dict[str, Path]) -> None:
+    doc = json.loads(run(["--format", "json", str(real_patches["commented"])]).stdout)
+    assert [f for f in doc["findings"] if f["rule"] == "RB102"] == []
+    validate_sarif(json.loads(run(["--format", "sarif", str(real_patches["commented"])]).stdout))
+
+
+def test_mbox_with_several_messages_counts_lines_in_the_file(isolated_env: Path) -> None:
+    mbox = isolated_env / "two.mbox"
+    first, second = corpus_message(COMMENTED), corpus_message(UNCOMMENTED)
+    mbox.write_bytes(first + second)
+    doc = json.loads(run(["--format", "json", str(mbox)]).stdout)
+    assert len(doc["patches"]) == 2
+    (f,) = [f for f in doc["findings"] if f["rule"] == "RB102"]
+    lines = mbox.read_bytes().split(b"\n")
+    assert f["input_line"] > first.count(b"\n")
+    assert lines[f["input_line"] - 1] == b"+\t\tsmp_mb();"
+    text = run([str(mbox)]).stdout
+    assert '("[PATCH stable-6.1 1/1] io_uring: fix waiters missing wake ups") has review findings' in text
+
+
+def test_every_format_on_own_patch(repo: Path) -> None:
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    outputs = {fmt: run(["--format", fmt, "-"], stdin=blob) for fmt in ("text", "terse", "json", "sarif", "b4")}
+    assert {fmt: r.exit_code for fmt, r in outputs.items()} == dict.fromkeys(outputs, 1)
+    n = line_of(blob, b"+\tsmp_mb();")
+    assert outputs["terse"].stdout.startswith(f"-:{n}: WARNING:RB102: ")
+    validate_sarif(json.loads(outputs["sarif"].stdout))
+    sarif_result = json.loads(outputs["sarif"].stdout)["runs"][0]["results"][0]
+    assert sarif_result["properties"]["input"] == "-" and sarif_result["properties"]["inputLine"] == n
+    assert json.loads(outputs["b4"].stdout)["summary"] == "1 warning"
+
+
+# ------------------------------------------------------------------ configuration
+
+
+def test_config_select_ignore_strict_per_path(repo: Path) -> None:
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    cfg = repo / ".reviewbot.toml"
+
+    cfg.write_text('ignore = ["RB102"]\n')
+    assert run(["-"], stdin=blob).exit_code == 0
+    # a flag replaces the configured list
+    assert run(["--ignore", "RB201", "-"], stdin=blob).exit_code == 1
+
+    cfg.write_text('select = ["RB2"]\n')
+    assert run(["-"], stdin=blob).exit_code == 0
+    assert run(["--select", "RB102", "-"], stdin=blob).exit_code == 1
+
+    cfg.write_text('[per-path-ignores]\n"kernel/*" = ["barrier-without-pairing-comment"]\n')
+    assert run(["-"], stdin=blob).exit_code == 0
+    cfg.write_text('[per-path-ignores]\n"drivers/*" = ["RB102"]\n')
+    assert run(["-"], stdin=blob).exit_code == 1
+
+    cfg.write_text('fail-on = "error"\n')
+    assert run(["-"], stdin=blob).exit_code == 0
+    assert run(["--fail-on", "warning", "-"], stdin=blob).exit_code == 1
+
+    cfg.write_text("strict = true\n")
+    doc = json.loads(run(["--format", "json", "-"], stdin=blob).stdout)
+    assert doc["summary"]["strict"] is True
+    assert json.loads(run(["--no-strict", "--format", "json", "-"], stdin=blob).stdout)["summary"]["strict"] is False
+
+    cfg.write_text("colour = 1\n")
+    res = CliRunner().invoke(main, ["check", "-"], input=blob)
+    assert res.exit_code == 2 and ".reviewbot.toml" in res.stderr and "colour" in res.stderr
+
+
+def test_pyproject_table_is_read(repo: Path) -> None:
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    (repo / "pyproject.toml").write_text('[tool.reviewbot]\nignore = ["RB102"]\n')
+    sub = repo / "kernel"
+    os.chdir(sub)  # found upward from the current directory
+    assert run(["-"], stdin=blob).exit_code == 0
+
+
+# ------------------------------------------------------------------ speed: nothing heavy on this path
+
+
+def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
+    code = (
+        "import sys\n"
+        "from reviewbot.cli import main\n"
+        "try:\n"
+        f"    main(['check', '--format', 'sarif', {str(real_patches['uncommented'])!r}])\n"
+        "except SystemExit as exc:\n"
+        "    status = exc.code\n"
+        "heavy = sorted(m for m in ('requests', 'urllib3', 'bs4', 'lxml', 'sqlite3', '_sqlite3', 'sqlite_utils', 'rich',"
+        " 'http.client', 'jsonschema') if m in sys.modules)\n"
+        "print(status, heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent)
+    assert proc.stderr.strip().splitlines()[-1] == "1 []"
