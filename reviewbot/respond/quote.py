@@ -75,7 +75,21 @@ def _is_change(line: DiffLine) -> bool:
 def _targets(hunk: Hunk, lines: Iterable[int]) -> list[int]:
     """Indexes into ``hunk.lines`` of the new-side lines named by ``lines``."""
     wanted = set(lines)
-    return [i for i, dl in enumerate(hunk.lines) if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED]
+    found = [
+        i
+        for i, dl in enumerate(hunk.lines)
+        if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED
+    ]
+    # a moved line: show where it was removed too (struct member reorders)
+    moved = {" ".join(hunk.lines[i].text.split()) for i in found if hunk.lines[i].kind is LineKind.ADDED}
+    moved.discard("")
+    if moved:
+        found.extend(
+            i
+            for i, dl in enumerate(hunk.lines)
+            if dl.kind is LineKind.REMOVED and " ".join(dl.text.split()) in moved
+        )
+    return sorted(set(found))
 
 
 def _block(hunk: Hunk, index: int) -> tuple[int, int]:
@@ -122,7 +136,8 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     for index in targets:
         start, end = _block(hunk, index)
         if end - start > MAX_BLOCK:
-            start, end = max(start, index - context), min(end, index + context + 1)
+            ranges.append((max(0, index - context), min(len(body), index + context + 1)))
+            continue
         ranges.append((max(0, start - context), min(len(body), end + context)))
     merged = _merge(ranges)
     if merged[0][0] > 0:
