@@ -367,9 +367,13 @@ class _Scanner:
         self.patch_cache[mid] = patch
         return patch
 
-    def check(self, only_threads: set[str] | None = None) -> tuple[int, int, set[str]]:
-        """Run the rules on the range's patches (of ``only_threads`` when given).
+    def check(self, *, patches_only: bool = False) -> tuple[int, int, set[str]]:
+        """Run the rules on the range's patches and store their findings.
 
+        With ``patches_only`` the thread context holds only the patches (no
+        replies) and nothing is stored: that run picks the threads whose
+        replies are fetched, from patches alone, so an interrupted and resumed
+        scan picks the same threads as an uninterrupted one.
         Returns (patches checked, rule failures, thread ids with findings).
         """
         from reviewbot.engine import check_patch
@@ -384,8 +388,6 @@ class _Scanner:
 
         rules = self._load_rules()
         rows = self.store.messages(self.list_name, self.since, self.until, patches_only=True)
-        if only_threads is not None:
-            rows = [r for r in rows if r["thread_id"] in only_threads]
         patches: list[Patch] = []
         thread_of: dict[str, str] = {}
         for row in rows:
@@ -407,7 +409,8 @@ class _Scanner:
         for p in patches:
             tid = thread_of[p.message_id]
             if tid not in thread_msgs:
-                thread_msgs[tid] = tuple(message_from_row(r, parse_subject) for r in self.store.thread_members(tid))
+                thread_msgs[tid] = tuple(message_from_row(r, parse_subject) for r in self.store.thread_members(tid)
+                                         if not patches_only or r["is_patch"])
             series = series_of.get(p.message_id)
             cover = series.cover if series is not None else None
             ctx = RuleContext(
@@ -422,15 +425,17 @@ class _Scanner:
             except Exception as exc:  # the engine isolates rules; this guards the engine itself
                 log.error("%s: checking failed: %s", p.message_id, exc)
                 findings, fails = (), (RuleFailure("engine", p.message_id, f"{type(exc).__name__}: {exc}"),)
+            failures += len(fails)
+            if findings:
+                with_findings.add(tid)
+            if patches_only:
+                continue
             self.store.replace_findings(p.message_id, findings, fails, now=now)
             if series is not None:
                 key = f"v{series.version}:{(series.cover or series.patches[0]).message_id}" if (
                     series.cover or series.patches) else ""
                 if key:
                     self.store.set_series_key(p.message_id, key)
-            failures += len(fails)
-            if findings:
-                with_findings.add(tid)
         return len(patches), failures, with_findings
 
     def follow_threads(self, thread_ids: Iterable[str]) -> set[str]:
@@ -472,14 +477,14 @@ class _Scanner:
                 self.progress(i, total, day.isoformat())
         # 4./5. threads, series, rules
         self.assign_thread_ids()
-        checked, _failures, with_findings = self.check()
-        # 6. replies of threads with findings (default mode; --all has them already)
-        if not self.fetch_all and with_findings:
+        # 6. replies of threads where the patches alone give findings (default mode; --all has them)
+        if not self.fetch_all:
+            _n, _f, with_findings = self.check(patches_only=True)
             before = self.stored
-            touched = self.follow_threads(with_findings)
+            self.follow_threads(with_findings)
             if self.stored != before:
                 self.assign_thread_ids()
-            self.check(only_threads=touched)
+        checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
         if not self.errors:
             last_final = (self.clock().astimezone(timezone.utc).date()
