@@ -77,13 +77,17 @@ class MirrorServer:
         self._lock = threading.Lock()
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._last_base_url: str | None = None
 
     # -- lifecycle
     @property
     def base_url(self) -> str:
-        assert self._httpd is not None
+        if self._httpd is None:  # stopped: the address it had (tests assert on URLs afterwards)
+            assert self._last_base_url is not None, "server never started"
+            return self._last_base_url
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        self._last_base_url = f"http://{host}:{port}"
+        return self._last_base_url
 
     def start(self) -> "MirrorServer":
         server = self
@@ -102,6 +106,7 @@ class MirrorServer:
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
+        _ = self.base_url
         return self
 
     def stop(self) -> None:
