@@ -13,8 +13,9 @@ members seen on both sides must differ for it to count as a reorder.
   read-mostly fields.
 * CHECK (shown with ``--strict`` only) when the text explains the reorder as
   plain packing (holes, padding, struct size) and never mentions caches.
-* WARNING as well when no motivation is given at all: a reader cannot tell
-  whether the new order matters.
+* WARNING as well when no motivation is given at all and the struct gets no
+  new comment: a reader cannot tell whether the new order matters (CHECK
+  when new comments explain the grouping, e.g. by lock).
 
 The rule is satisfied by a comment *added* inside the struct (or right above
 its opening line) that says the layout is cache-line ordered (mentions cache
@@ -98,7 +99,7 @@ _CACHE_MOTIVE_RE = re.compile(
 )
 _LAYOUT_COMMENT_RE = re.compile(
     r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|\bhot\b|\bcold\b|read[\s-]mostly|write[\s-]mostly|"
-    r"layout|bounce|same\s+line|frequently\s+(?:accessed|written|used)|fast\s*path",
+    r"layout|bounc\w*|same\s+line|frequently\s+(?:accessed|written|used)",
     re.IGNORECASE,
 )
 _GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\s*\(")
@@ -147,11 +148,12 @@ class _Tracker:
             return None
         opens = code.count("{")
         closes = code.count("}")
-        if closes and _STRUCT_END_RE.match(code.strip()) and self.depth + opens - closes <= 0:
+        if closes and _STRUCT_END_RE.match(code) and not opens:
+            # kernel style: the outer struct closes at column 0, nested ones are indented
             self.current = None
             self.depth = 0
             return None
-        self.depth += opens - closes
+        self.depth = max(1, self.depth + opens - closes)
         return self.current
 
 
@@ -290,6 +292,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if motive is None:
             motive = _motivation(patch)
         severity = Severity.CHECK if motive == "packing" else Severity.WARNING
+        if motive == "unstated" and new_comments:
+            severity = Severity.CHECK  # the new member comments explain the grouping; cache intent is not claimed
         lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
         first = side.added[moved[0]]
         first_line = lines[0] if lines else first.new_no

@@ -9,8 +9,10 @@ Looks at every memory barrier *added* by the patch in a ``.c`` or ``.h`` file:
 ``smp_acquire__after_ctrl_dep``, ``mb``, ``rmb``, ``wmb``, ``dma_mb``,
 ``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and ``__smp_*`` (outside the
 barrier headers). Only real calls count: not text inside comments or strings,
-not context or removed lines, and not a barrier line the patch merely moves
-unchanged. The comment may sit on the same line or be the comment block
+not context or removed lines, not ``#define`` lines that define a barrier
+primitive, and not a barrier the patch merely moves unchanged (same line, or
+same call with the same arguments, removed elsewhere in the patch), unless it
+moves into a function the patch adds whole: that is new code. The comment may sit on the same line or be the comment block
 ending on the line directly above (C89 or C99 style, also inside a macro with
 ``\\`` continuations).
 
@@ -101,6 +103,7 @@ _SMP_NAME_RE = re.compile(r"^(?:" + _SMP + r")$")
 # "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
 _FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
+_PRIMITIVE_RE = re.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
 _BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
 
 _PAIRING_RE = re.compile(
@@ -151,14 +154,67 @@ def _comment_ok(name: str, comment: str) -> bool:
     return len(_WORD_RE.findall(text)) >= 3
 
 
+_CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+def _moved_keys(code: str) -> list[str]:
+    """Keys that identify the barrier(s) of one line for "moved unchanged" matching.
+
+    A barrier with arguments is identified by its call text (``smp_load_acquire(&b->state)``),
+    so rewriting the condition around it does not make it new; one without
+    arguments (``smp_mb()``) by the whole normalised line.
+    """
+    keys = []
+    for m in BARRIER_RE.finditer(code):
+        am = _CALL_ARGS_RE.match(code, m.end() - 1)
+        args = normalise(am.group(1)) if am else ""
+        keys.append(f"{m.group(1)}({args})" if args else "line:" + normalise(code))
+    return keys
+
+
 def _removed_counter(patch: Patch) -> Counter:
     counter: Counter = Counter()
     for fd in patch.files:
         for hunk in fd.hunks:
-            for dl in hunk.lines:
-                if dl.kind is LineKind.REMOVED and BARRIER_RE.search(dl.text):
-                    counter[normalise(dl.text)] += 1
+            removed = [d.text for d in hunk.lines if d.kind is LineKind.REMOVED]
+            if not removed or not any(BARRIER_RE.search(t) for t in removed):
+                continue
+            for scan in scan_lines(removed):
+                for key in _moved_keys(scan.code):
+                    counter[key] += 1
     return counter
+
+
+def _in_new_function(new: list) -> list[bool]:
+    """For each new-side line of a hunk: is it inside a function the patch adds whole?
+
+    A function counts as added whole when its header line at column 0 and its
+    opening ``{`` are added lines; it ends at the added ``}`` at column 0.
+    """
+    flags = [False] * len(new)
+    i = 0
+    n = len(new)
+    while i < n:
+        dl = new[i]
+        if (
+            dl.kind is LineKind.ADDED
+            and dl.text[:1].isalpha()
+            and _FUNC_DEF_RE.match(dl.text)
+            and "=" not in dl.text
+            and not dl.text.rstrip().endswith(";")
+        ):
+            j = i
+            while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text:
+                j += 1
+            if j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{"):
+                k = j
+                while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
+                    flags[k] = True
+                    k += 1
+                i = k + 1
+                continue
+        i += 1
+    return flags
 
 
 def _function_bodies(patch: Patch) -> dict[str, list[str]]:
@@ -218,6 +274,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             if not any(dl.kind is LineKind.ADDED and BARRIER_RE.search(dl.text) for dl in new):
                 continue
             scans = scan_lines([dl.text for dl in new])
+            fresh = None
             for idx, dl in enumerate(new):
                 if dl.kind is not LineKind.ADDED:
                     continue
@@ -226,7 +283,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 if not calls:
                     continue
                 dm = _DEFINE_RE.match(code)
-                if dm and BARRIER_RE.match(dm.group(1) + "("):
+                if dm and (barrier_header or BARRIER_RE.match(dm.group(1) + "(") or _PRIMITIVE_RE.match(dm.group(1))):
                     continue  # defines a barrier primitive
                 fm = _FUNC_DEF_RE.match(code)
                 if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
@@ -234,10 +291,14 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
                 if not calls:
                     continue
-                key = normalise(dl.text)
-                if moved.get(key, 0) > 0:
-                    moved[key] -= 1
-                    continue  # moved unchanged
+                keys = _moved_keys(code)
+                if keys and all(moved.get(k, 0) > 0 for k in keys):
+                    if fresh is None:
+                        fresh = _in_new_function(new)
+                    if not fresh[idx]:
+                        for k in keys:
+                            moved[k] -= 1
+                        continue  # moved unchanged (a barrier moved into a new function is new code)
                 name = calls[0]
                 comment = scans[idx].comment
                 above = comment_above(scans, idx)

@@ -21,7 +21,9 @@ output. The grade is recorded in ``details["evidence"]``:
 * ``measured``: measured results (no finding).
 
 The finding is ``open`` unless someone in the thread already asked for
-numbers (``raised``) or the author posted numbers in a reply (``answered``).
+numbers (``raised``) or the numbers exist outside the patch itself: in the
+series' cover letter or in a later reply by the author (``answered``: no
+draft asks again; a reviewer may still ask to move them into the changelog).
 
 Why it matters
 --------------
@@ -96,7 +98,12 @@ _CLAIM_RE = re.compile(
     r"memory\s+placement)|"
     r"performance\s+(?:improvement|gain|boost|win)s?|"
     r"(?:add|adds|added|introduce|introduces|new)\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?fast[\s-]?path|"
-    r"cache[\s-]?(?:line\s+)?(?:benefits?|optimi[sz]ed|friendly)|for\s+cacheline\s+benifits?)\b",
+    r"cache[\s-]?(?:line\s+)?(?:benefits?|benifits?|optimi[sz]ed|friendly)|"
+    r"single[\s-]cache[\s-]?line|fits?\s+in(?:to)?\s+(?:a\s+|one\s+|the\s+)?(?:single\s+)?cache[\s-]?line|"
+    r"keeps?\s+(?:the\s+)?(?:caches?|cache\s+lines|them|it)\s+hot|"
+    r"fewer\s+(?:operations|instructions|atomics|atomic\s+operations|cache\s+misses|branches|cycles)|"
+    r"(?:considerable|significant|lots\s+of|many)\s+(?:amount\s+of\s+)?(?:cycles|cpus?\b|cpu\s+time|overhead)|"
+    r"more\s+efficient(?:ly)?|improv(?:e|es|ed|ing)\s+(?:[\w/-]+\s+){0,3}?layout)\b",
     re.IGNORECASE,
 )
 _SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelines?\b|\bcache\s+lines?\b", re.I)
@@ -221,37 +228,40 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     own = "\n".join(_own_lines(patch.commit_message)) + "\n" + patch.notes
     grade = _grade(own)
     source = "commit message"
-    if grade != "measured" and ctx.cover is not None:
-        cover_grade = _grade(ctx.cover.commit_message + "\n" + ctx.cover.notes)
-        if cover_grade == "measured":
-            return []
-        grade = _best(grade, cover_grade)
     if grade == "measured":
         return []
-    state = FindingState.OPEN
     answered = raised = False
+    if ctx.cover is not None:
+        cover_grade = _grade(ctx.cover.commit_message + "\n" + ctx.cover.notes)
+        if cover_grade == "measured":
+            answered = True
+            source = "cover letter"
+        grade = _best(grade, cover_grade)
+    state = FindingState.OPEN
     for msg in ctx.thread:
         if msg.message_id == patch.message_id:
             continue
         text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
-            if _grade(text) == "measured":
+            if _grade(text) == "measured" and not answered:
                 answered = True
+                source = "author's reply"
         elif _ASK_RE.search(text):
             raised = True
     if answered:
         state = FindingState.ANSWERED
-        source = "author's reply"
     elif raised:
         state = FindingState.RAISED
     sub = _subsystem(patch)
     cache = bool(re.search(r"cache[\s-]?lines?|false[\s-]sharing|cacheline", patch.commit_message + title, re.I))
     where = "the subject" if line is None else "the commit message"
+    message = f'{where} claims a speed-up ("{claim_text.strip()}") but shows no measurement (evidence: {grade})'
+    if answered:
+        message = f'{where} claims a speed-up ("{claim_text.strip()}"); the numbers are only in the {source}'
     return [
         RULE.finding(
             patch,
-            f'{where} claims a speed-up ("{claim_text.strip()}") but shows no measurement '
-            f"(evidence: {grade})",
+            message,
             line=line,
             symbol="perf-claim",
             state=state,

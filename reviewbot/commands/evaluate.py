@@ -1,0 +1,319 @@
+"""``reviewbot eval``: measure the rules against hand-checked labels on real mail.
+
+Runs every loaded rule over each patch submission of an mbox (default
+``../shared/corpus/lkml-real.mbox``), with the cover letter and the thread as
+context, and compares the findings on the labelled messages (default
+``../shared/corpus/labels.tsv``) with what the labels say a finding should be.
+
+How a label row maps to an expected finding (per rule)
+------------------------------------------------------
+A row whose message is not a patch submission (``review_reply``, cover
+letters) expects no finding from any rule. For a patch:
+
+* RB101 (struct reorder): expected when ``struct_reorder`` is labelled, i.e.
+  members were moved and, as every such note says, no sentence saying the
+  layout is cache-line ordered was added (pre-existing comments that merely
+  moved, a bare ``/* task_work */`` tag, or a comment about something else do
+  not count);
+* RB102 (barrier): expected when ``barrier_added`` is labelled and
+  ``barrier_commented`` is not;
+* RB201 (perf claim): expected when ``perf_claim`` is labelled and
+  ``perf_evidence`` is not (struct sizes are not performance evidence);
+* RB202 and RB301: no label speaks of them; every labelled message expects
+  none (``instrumentation`` rows are tracepoints and counters meant for
+  merging, not measuring harnesses).
+
+The notes column overrides the patterns where it says more (``NOTE_OVERRIDES``
+below, each with the note's reason). A finding in any state (open, raised,
+answered) counts as "found".
+"""
+
+from __future__ import annotations
+
+import csv
+import mailbox
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import click
+
+from reviewbot.engine import check_patch
+from reviewbot.errors import ParseError, ReviewbotError
+from reviewbot.models import Message, Patch
+from reviewbot.rule import RuleContext
+
+DEFAULT_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+LABEL_RULES = {
+    "RB101": lambda p: "struct_reorder" in p,
+    "RB102": lambda p: "barrier_added" in p and "barrier_commented" not in p,
+    "RB201": lambda p: "perf_claim" in p and "perf_evidence" not in p,
+}
+
+#: Where the notes column says more than the patterns: Message-ID -> {rule: (expected, reason)}.
+NOTE_OVERRIDES: dict[str, dict[str, tuple[bool, str]]] = {
+    "b7f3fcb5b6b9cca0238778262c1fdb7ada6286b7.1692916914.git.asml.silence@gmail.com": {
+        "RB101": (False, "note: moved members got a comment naming the cache line ('Compliant with rule 1')"),
+    },
+    "20231130194633.649319-8-axboe@kernel.dk": {
+        "RB102": (True, "note: 'smp_store_release(&ctx->io_bl, bl) itself has no comment. Partially commented.'"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Label:
+    """One row of labels.tsv."""
+
+    message_id: str
+    subject: str
+    patterns: frozenset[str]
+    notes: str
+
+
+@dataclass
+class RuleScore:
+    """Confusion counts for one rule over the labelled messages."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A labelled message where a rule and the label disagree."""
+
+    rule_id: str
+    message_id: str
+    kind: str  # "FP" or "FN"
+    subject: str
+    reason: str
+
+
+@dataclass
+class EvalResult:
+    """What ``reviewbot eval`` measured (times in seconds)."""
+
+    messages: int = 0
+    patches: int = 0
+    parse_errors: int = 0
+    findings: int = 0
+    crashes: list = field(default_factory=list)
+    check_seconds: float = 0.0
+    rules: tuple[str, ...] = ()
+    scores: dict[str, RuleScore] = field(default_factory=dict)
+    disagreements: list[Disagreement] = field(default_factory=list)
+    labelled_found: int = 0
+    labelled_total: int = 0
+
+    @property
+    def patches_per_second(self) -> float:
+        return self.patches / self.check_seconds if self.check_seconds else 0.0
+
+    @property
+    def rule_runs_per_second(self) -> float:
+        return self.patches * len(self.rules) / self.check_seconds if self.check_seconds else 0.0
+
+
+def read_labels(path: Path) -> list[Label]:
+    """Rows of a labels TSV (``message_id, subject, patterns, notes``), Message-IDs without brackets."""
+    out = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            pats = frozenset(p.strip() for p in (row.get("patterns") or "").split(",") if p.strip())
+            out.append(Label(row["message_id"].strip().strip("<>"), row.get("subject", ""), pats, row.get("notes", "")))
+    return out
+
+
+def expected_for(label: Label, rule_id: str, is_patch: bool) -> tuple[bool, str]:
+    """(finding expected?, why) for one label row and rule, per the mapping in the module docstring."""
+    override = NOTE_OVERRIDES.get(label.message_id, {}).get(rule_id)
+    if override is not None:
+        return override
+    if not is_patch:
+        return False, "not a patch submission"
+    rule = LABEL_RULES.get(rule_id)
+    if rule is None:
+        return False, "no label for this rule: none expected"
+    expected = rule(label.patterns)
+    return expected, f"patterns {','.join(sorted(label.patterns)) or '-'}"
+
+
+def iter_mbox(path: Path) -> Iterator[tuple[bytes, str]]:
+    """(raw bytes, source) of each message of an mbox, in order."""
+    try:
+        from reviewbot.fetch.mailfiles import read_path  # H1's reader when present
+    except ImportError:
+        read_path = None
+    if read_path is not None:
+        for raw in read_path(path):
+            yield raw.data, raw.source
+        return
+    box = mailbox.mbox(str(path), create=False)
+    for i, key in enumerate(box.iterkeys()):
+        yield box.get_bytes(key), f"{path}:{i + 1}"
+
+
+def _thread_roots(messages: Sequence[Message]) -> dict[str, str]:
+    try:
+        from reviewbot.parse.threads import assign_threads
+
+        return assign_threads(messages)
+    except ImportError:
+        pass
+    known = {m.message_id: m for m in messages}
+    roots: dict[str, str] = {}
+    for m in messages:
+        root = m.message_id
+        refs = [r for r in (*m.references, m.in_reply_to or "") if r and r in known]
+        if refs:
+            root = refs[0]
+            seen = {m.message_id}
+            while root not in seen:
+                seen.add(root)
+                parent = known[root]
+                prefs = [r for r in (*parent.references, parent.in_reply_to or "") if r and r in known]
+                if not prefs:
+                    break
+                root = prefs[0]
+        roots[m.message_id] = root
+    return roots
+
+
+def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: bool = False) -> EvalResult:
+    """Parse the mbox, run ``rules`` on every submission with cover/thread context, score against labels."""
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import is_submission, parse_patch
+
+    result = EvalResult(rules=tuple(r.id for r in rules))
+    messages: list[Message] = []
+    patches: dict[str, Patch] = {}
+    for data, source in iter_mbox(mbox):
+        result.messages += 1
+        try:
+            msg = parse_rfc822(data, source)
+        except ParseError:
+            result.parse_errors += 1
+            continue
+        messages.append(msg)
+        try:
+            patches[msg.message_id] = parse_patch(msg)
+        except ParseError:
+            result.parse_errors += 1
+    roots = _thread_roots(messages)
+    by_root: dict[str, list[Message]] = defaultdict(list)
+    for m in messages:
+        by_root[roots.get(m.message_id, m.message_id)].append(m)
+    covers: dict[tuple[str, int, int | None], Patch] = {}
+    for m in messages:
+        if m.subject.is_cover_letter and m.message_id in patches:
+            covers[(roots.get(m.message_id, m.message_id), m.subject.version, m.subject.total)] = patches[m.message_id]
+    submissions = {mid: p for mid, p in patches.items() if p.has_diff and is_submission(p)}
+    result.patches = len(submissions)
+    found: dict[str, set[str]] = defaultdict(set)
+    t0 = time.perf_counter()
+    for mid, patch in submissions.items():
+        root = roots.get(mid, mid)
+        cover = covers.get((root, patch.subject.version, patch.subject.total))
+        thread = tuple(m for m in by_root[root] if m.message_id != mid)
+        ctx = RuleContext(strict=strict, cover=cover, thread=thread)
+        report = check_patch(patch, rules, ctx)
+        result.findings += len(report.findings)
+        result.crashes.extend(report.failures)
+        for f in report.findings:
+            found[mid].add(f.rule_id)
+    result.check_seconds = time.perf_counter() - t0
+    if labels_path is None:
+        return result
+    labels = read_labels(labels_path)
+    result.labelled_total = len(labels)
+    for rule_id in result.rules:
+        result.scores[rule_id] = RuleScore()
+    for label in labels:
+        if label.message_id not in patches:
+            continue
+        result.labelled_found += 1
+        is_patch = label.message_id in submissions
+        for rule_id in result.rules:
+            expected, why = expected_for(label, rule_id, is_patch)
+            got = rule_id in found.get(label.message_id, set())
+            score = result.scores[rule_id]
+            if expected and got:
+                score.tp += 1
+            elif expected:
+                score.fn += 1
+                result.disagreements.append(Disagreement(rule_id, label.message_id, "FN", label.subject, why))
+            elif got:
+                score.fp += 1
+                result.disagreements.append(Disagreement(rule_id, label.message_id, "FP", label.subject, why))
+            else:
+                score.tn += 1
+    return result
+
+
+def format_result(result: EvalResult) -> Iterable[str]:
+    """Lines of the human report."""
+    yield (
+        f"corpus: {result.messages} messages, {result.patches} patch submissions checked, "
+        f"{result.parse_errors} parse errors, {result.findings} findings, {len(result.crashes)} rule crashes"
+    )
+    yield (
+        f"speed: {result.check_seconds:.2f} s for the rules, {result.patches_per_second:.0f} patches/s, "
+        f"{result.rule_runs_per_second:.0f} rule runs/s ({len(result.rules)} rules)"
+    )
+    for c in result.crashes[:20]:
+        yield f"  crash: {c.rule_id} on <{c.message_id}>: {c.error}"
+    if not result.scores:
+        return
+    yield f"labels: {result.labelled_found} of {result.labelled_total} labelled messages found in the corpus"
+    yield f"{'rule':6} {'TP':>3} {'FP':>3} {'FN':>3} {'TN':>3} {'precision':>9} {'recall':>6}"
+    for rule_id, s in result.scores.items():
+        yield f"{rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d} {s.tn:3d} {s.precision:9.2f} {s.recall:6.2f}"
+    if result.disagreements:
+        yield "disagreements:"
+        for d in result.disagreements:
+            yield f"  {d.rule_id} {d.kind} <{d.message_id}> {d.subject[:70]} ({d.reason})"
+    else:
+        yield "disagreements: none"
+
+
+@click.command("eval")
+@click.option("--mbox", "mbox", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="mbox of real mail (default: ../shared/corpus/lkml-real.mbox).")
+@click.option("--labels", "labels", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="labels TSV (default: ../shared/corpus/labels.tsv).")
+@click.option("--strict", is_flag=True, help="Count CHECK-level findings too.")
+@click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--select", multiple=True, help="Rule ids, prefixes or names to run.")
+@click.option("--ignore", multiple=True, help="Rule ids, prefixes or names to skip.")
+def command(mbox: Path | None, labels: Path | None, strict: bool, rules_dirs, select, ignore) -> None:
+    """Run all rules over real mail and compare with hand-checked labels (precision, recall, speed)."""
+    from reviewbot.registry import load_rules
+
+    mbox = mbox or DEFAULT_SHARED / "lkml-real.mbox"
+    if labels is None and (DEFAULT_SHARED / "labels.tsv").is_file():
+        labels = DEFAULT_SHARED / "labels.tsv"
+    if not mbox.is_file():
+        raise click.UsageError(f"{mbox}: no such mbox (give --mbox PATH)")
+    try:
+        rules = load_rules(rules_dirs=rules_dirs, select=select, ignore=ignore)
+        result = run_eval(mbox, labels, rules, strict=strict)
+    except ReviewbotError as exc:
+        click.echo(f"reviewbot eval: {exc}", err=True)
+        sys.exit(2)
+    for line in format_result(result):
+        click.echo(line)
