@@ -523,10 +523,17 @@ def _body_of(em: EmailMessage, source: str, notes: list[str]) -> tuple[str, list
         texts.append(text)
     if flowed_any:
         notes.append(FLOWED_NOTE)
-    if not texts:
-        body = ""
-    else:
+    if len(texts) > 1:
+        # as the archive prints them: each part after a newline; the line end
+        # before a boundary belongs to the boundary (RFC 2046), so add it back
+        texts = [t if t.endswith("\n") or not t else t + "\n" for t in texts]
         body = texts[0] + "".join("\n" + t for t in texts[1:])
+    elif texts:
+        body = texts[0]
+        if em.is_multipart() and body and not body.endswith("\n"):
+            body += "\n"
+    else:
+        body = ""
     return body, attachments, flowed_any, verbatim
 
 
@@ -564,6 +571,10 @@ def _body_start_line(data: bytes) -> int:
     return 1
 
 
+def _quote(depth: int) -> str:
+    return ">" * depth + " " if depth else ""
+
+
 def unflow(text: str, *, delsp: bool = False) -> str:
     """Undo RFC 3676 format=flowed on decoded text ("\\n" line ends).
 
@@ -584,11 +595,11 @@ def unflow(text: str, *, delsp: bool = False) -> str:
         while depth < len(line) and line[depth] == ">":
             depth += 1
         content = line[depth:]
-        if depth == 0 and content.startswith(" "):
-            content = content[1:]  # space-stuffing
-        is_sig = content in ("-- ", " -- ") if depth else content == "-- "
+        if content.startswith(" "):
+            content = content[1:]  # space-stuffing (after quote marks too)
+        is_sig = content == "-- "
         if pending is not None and depth != pending_depth:
-            out.append(">" * pending_depth + "".join(pending))
+            out.append(_quote(pending_depth) + "".join(pending))
             pending = None
         flowed = content.endswith(" ") and not is_sig
         if flowed and delsp:
@@ -599,9 +610,9 @@ def unflow(text: str, *, delsp: bool = False) -> str:
         else:
             pending.append(content)
         if not flowed:
-            out.append(">" * depth + "".join(pending))
+            out.append(_quote(depth) + "".join(pending))
             pending = None
     if pending is not None:
-        out.append(">" * pending_depth + "".join(pending))
+        out.append(_quote(pending_depth) + "".join(pending))
     result = "\n".join(out)
     return result + "\n" if trailing_nl else result
