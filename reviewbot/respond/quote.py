@@ -22,6 +22,7 @@ QUOTE_PREFIX = "> "
 CUT = "> [...]"
 DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
+MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
 __all__ = ["quote_line", "quote_finding", "quote_hunk_lines", "find_file", "file_header"]
 
@@ -122,6 +123,8 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     Each named line pulls in its whole block of changed lines (so a moved
     member's removal is shown next to its re-insertion) unless the block is
     longer than ``MAX_BLOCK`` lines, then ``context`` lines on each side.
+    When that adds up to more than ``MAX_QUOTE`` lines, only the first of
+    the named places are quoted.
     With no line of the hunk named, the whole hunk is quoted (trimmed to its
     first changes when long). Returns lines without line ends.
     """
@@ -132,14 +135,10 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     targets = _targets(hunk, lines)
     if not targets:
         targets = [i for i, dl in enumerate(body) if _is_change(dl)][:MAX_BLOCK] or [0]
-    ranges: list[tuple[int, int]] = []
-    for index in targets:
-        start, end = _block(hunk, index)
-        if end - start > MAX_BLOCK:
-            ranges.append((max(0, index - context), min(len(body), index + context + 1)))
-            continue
-        ranges.append((max(0, start - context), min(len(body), end + context)))
-    merged = _merge(ranges)
+    merged = _ranges(hunk, targets, context)
+    while len(targets) > 1 and sum(end - start for start, end in merged) > MAX_QUOTE:
+        targets = targets[: max(1, len(targets) // 2)]  # a long finding: show its first places
+        merged = _ranges(hunk, targets, context)
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):
@@ -151,40 +150,64 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     return out
 
 
+def _ranges(hunk: Hunk, targets: Sequence[int], context: int) -> list[tuple[int, int]]:
+    body = hunk.lines
+    ranges: list[tuple[int, int]] = []
+    for index in targets:
+        start, end = _block(hunk, index)
+        if end - start > MAX_BLOCK:
+            ranges.append((max(0, index - context), min(len(body), index + context + 1)))
+            continue
+        ranges.append((max(0, start - context), min(len(body), end + context)))
+    return _merge(ranges)
+
+
 _CLAIM_WORDS = re.compile(
     r"optimi[sz]|speed|faster|overhead|contention|latenc|throughput|scalab|cache|false shar|fast ?path|perf",
     re.IGNORECASE,
 )
 
 
+_TRAILER_PARA = re.compile(r"^[A-Za-z-]+-by: |^Link: |^Fixes: |^Cc: |^Closes: ")
+
+
 def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
-    """Quote the commit-message paragraph a commit-message finding is about."""
+    """Quote the commit-message paragraph a commit-message finding is about.
+
+    The paragraph holding the finding's input line, else the one containing
+    ``details["claim"]``/``details["text"]``, else the first paragraph with
+    speed words; from a trailer block only the matching line is quoted.
+    """
     text = patch.commit_message.strip("\n")
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
-    # drop the trailer block
-    paragraphs = [p for p in paragraphs if not re.match(r"^[A-Za-z-]+-by: |^Link: |^Fixes: |^Cc: ", p)]
+    every = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+    prose = [p for p in every if not _TRAILER_PARA.match(p)]
     chosen: str | None = None
+    wanted: str | None = None
     if finding.input_line is not None or finding.line is not None:
         target = (finding.input_line or finding.line or 0) - patch.commit_start_line
         lines = patch.commit_message.split("\n")
         if 0 <= target < len(lines) and lines[target].strip():
             wanted = lines[target]
-            chosen = next((p for p in paragraphs if wanted in p.split("\n")), None)
-    needle = str(finding.details.get("claim") or finding.details.get("text") or "") if finding.details else ""
-    if chosen is None and needle:
-        chosen = next((p for p in paragraphs if needle.lower() in p.lower()), None)
+    if wanted is None and finding.details:
+        needle = str(finding.details.get("claim") or finding.details.get("text") or "")
+        if needle:
+            wanted = next((ln for p in every for ln in p.split("\n") if needle.lower() in ln.lower()), None)
+    if wanted is not None:
+        chosen = next((p for p in every if wanted in p.split("\n")), None)
+        if chosen is not None and _TRAILER_PARA.match(chosen):
+            return [CUT, quote_line(wanted), CUT] if len(chosen.split("\n")) > 1 else [quote_line(wanted)]
     if chosen is None:
-        chosen = next((p for p in paragraphs if _CLAIM_WORDS.search(p)), None)
+        chosen = next((p for p in prose if _CLAIM_WORDS.search(p)), None)
     out: list[str] = []
     if chosen is None:
         return [quote_line(f"[PATCH] {patch.subject.title}")] if patch.subject.title else []
     lines = chosen.split("\n")
     if len(lines) > 12:
         lines = lines[:12] + ["[...]"]
-    if paragraphs and chosen != paragraphs[0]:
+    if every and chosen != every[0]:
         out.append(CUT)
     out.extend(quote_line(line) for line in lines)
-    if paragraphs and chosen != paragraphs[-1]:
+    if prose and chosen != prose[-1] and chosen in prose:
         out.append(CUT)
     return out
 
