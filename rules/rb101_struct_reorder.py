@@ -8,14 +8,15 @@ change). The struct is found from the hunk header's function context, the
 context lines, or a struct opening inside the hunk. The relative order of the
 members seen on both sides must differ for it to count as a reorder.
 
-* WARNING when the motivation is cache behaviour: the subject, commit message
-  or added lines speak of cache lines, false sharing, contention, hot or
-  read-mostly fields.
+* WARNING when the motivation is cache behaviour: the subject or commit
+  message speaks of cache lines, false sharing, contention, hot or read-mostly
+  fields, or claims a speed-up (the RB201 claim phrases).
 * CHECK (shown with ``--strict`` only) when the text explains the reorder as
   plain packing (holes, padding, struct size) and never mentions caches.
 * WARNING as well when no motivation is given at all and the struct gets no
-  new comment: a reader cannot tell whether the new order matters (CHECK
-  when new comments explain the grouping, e.g. by lock).
+  new comment: a reader cannot tell whether the new order matters. CHECK
+  when the text does not speak of caches and the new comments in the struct
+  document another grouping (by lock, immutable fields).
 
 The rule is satisfied by a comment *added* inside the struct (or right above
 its opening line) that says the layout is cache-line ordered (mentions cache
@@ -76,6 +77,7 @@ from typing import Iterable, Sequence
 from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
 from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+from reviewbot.rules.rb201_perf_claim import find_claim
 
 RULE = RuleMeta(
     id="RB101",
@@ -102,6 +104,7 @@ _LAYOUT_COMMENT_RE = re.compile(
     r"layout|bounc\w*|same\s+line|frequently\s+(?:accessed|written|used)",
     re.IGNORECASE,
 )
+_LOCK_GROUP_RE = re.compile(r"\bprotect(?:s|ed)?\b|\block(?:s|ed|ing)?\b|\bmutex\b|\bimmutable\b|\bseriali[sz]ed\b", re.I)
 _GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\s*\(")
 
 
@@ -258,7 +261,7 @@ _PACKING_RE = re.compile(
 def _motivation(patch: Patch) -> str:
     """``cache`` (the text speaks of cache behaviour), ``packing`` (only of holes/size), or ``unstated``."""
     text = f"{patch.subject.title}\n{patch.commit_message}"
-    if _CACHE_MOTIVE_RE.search(text):
+    if _CACHE_MOTIVE_RE.search(text) or find_claim(text):
         return "cache"
     if _PACKING_RE.search(text):
         return "packing"
@@ -292,8 +295,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if motive is None:
             motive = _motivation(patch)
         severity = Severity.CHECK if motive == "packing" else Severity.WARNING
-        if motive == "unstated" and new_comments:
-            severity = Severity.CHECK  # the new member comments explain the grouping; cache intent is not claimed
+        if motive != "packing" and not _CACHE_MOTIVE_RE.search(f"{patch.subject.title}\n{patch.commit_message}"):
+            if any(_LOCK_GROUP_RE.search(c) for c in new_comments) or (motive == "unstated" and new_comments):
+                # the new member comments document the grouping (by lock); cache intent is not claimed
+                severity = Severity.CHECK
         lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
         first = side.added[moved[0]]
         first_line = lines[0] if lines else first.new_no

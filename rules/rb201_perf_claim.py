@@ -116,7 +116,8 @@ _PERF_NUMBER_RE = re.compile(
     r"\b\d+(?:[.,]\d+)*\s*(?:[kKmMgG]?(?:iops|IOPS)|ns|nsecs?|us|usecs?|µs|ms|msecs?|seconds|secs?|cycles|"
     r"[kKMGT]i?B/s|[kKMG]?bps|[kKmM]?ops/s(?:ec)?|[kKmM]?ops|[kKmM]?reqs?/s|tps|qps|[kKmM]?pps|"
     r"instructions|insns|cache[\s-]misses|msgs?/s|mb/s|gb/s)\b|"
-    r"\b\d+(?:\.\d+)?\s*[xX]\b|\b\d+(?:\.\d+)?\s*times\s+(?:faster|slower|better|higher|lower|fewer|less|more)|"
+    r"\b\d+(?:\.\d+)?[xX]\s*(?:-\s*\d+(?:\.\d+)?[xX]\s*)?(?:faster|slower|speed-?ups?|improvement|better|higher|lower|"
+    r"more|less|fewer|throughput|reduction|increase|decrease|slowdown|regression|gain)\b|\b\d+(?:\.\d+)?\s*times\s+(?:faster|slower|better|higher|lower|fewer|less|more)|"
     r"\b\d+(?:\.\d+)?\s*(?:->|→|=>)\s*\d+(?:\.\d+)?\s*(?!bytes|cachelines|cache\s+lines)\w*"
 )
 _SIZE_ONLY_RE = re.compile(r"\d+\s*(?:->|→|=>|to)\s*\d+\s*(?:bytes|cachelines|cache\s+lines)|\bbytes\b", re.I)
@@ -158,7 +159,8 @@ def _own_lines(text: str) -> list[str]:
     return out
 
 
-def _find_claim(text: str) -> re.Match | None:
+def find_claim(text: str) -> re.Match | None:
+    """The first performance claim in ``text`` that is not negated or inside a quoted title, or None."""
     cleaned = _QUOTED_TITLE_RE.sub(lambda m: " " * len(m.group(0)), text)
     for m in _CLAIM_RE.finditer(cleaned):
         if _NEGATION_RE.search(cleaned[max(0, m.start() - 40) : m.start()]):
@@ -213,13 +215,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     title = patch.subject.title
     claim_text = None
     line = None
-    m = _find_claim(title) or _SUBJECT_CLAIM_RE.search(title)
+    m = find_claim(title) or _SUBJECT_CLAIM_RE.search(title)
     if m:
         claim_text = m.group(0)
     else:
         body_lines = _own_lines(patch.commit_message)
         body = "\n".join(body_lines)
-        m = _find_claim(body)
+        m = find_claim(body)
         if m:
             claim_text = m.group(0)
             line = patch.commit_start_line + body.count("\n", 0, m.start())
