@@ -1,0 +1,77 @@
+"""How fast blists message pages are parsed: every message page of ../shared/openwall-mirror.
+
+Prints pages, seconds and pages/s for reviewbot.fetch.openwall.parse_message_page (target on
+a 2-core machine: >= 400 pages/s, issue 6), with the page bytes already in memory so only
+parsing is timed, and the same for day pages. ``--bs4`` also times a plain BeautifulSoup+lxml
+extraction of the whole page for comparison.
+
+    python benchmarks/parse_pages.py [--mirror DIR] [--repeat N] [--bs4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from reviewbot.fetch import openwall as ow
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_MIRROR = HERE.parent.parent / "shared" / "openwall-mirror"
+BASE = "https://lists.openwall.net"
+
+
+def load(mirror: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
+    messages, days = [], []
+    for path in sorted(mirror.glob("*/[12][0-9][0-9][0-9]/[01][0-9]/[0-3][0-9]/*")):
+        rel = path.relative_to(mirror).as_posix()
+        if path.name == "index.html":
+            days.append((f"{BASE}/{rel[:-len('index.html')]}", path.read_bytes()))
+        elif path.suffix == ".html" and path.stem.isdigit():
+            messages.append((f"{BASE}/{rel[:-5]}", path.read_bytes()))
+    return messages, days
+
+
+def timed(label: str, items: list[tuple[str, bytes]], fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for url, body in items:
+            fn(body, url)
+        best = min(best, time.perf_counter() - start)
+    rate = len(items) / best if best else float("inf")
+    mb = sum(len(b) for _, b in items) / 1e6
+    print(f"{label:<34} {len(items):>6} pages {mb:7.1f} MB {best:7.2f} s {rate:9.0f} pages/s")
+    return rate
+
+
+def bs4_whole_page(body: bytes, url: str) -> str:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(body.decode("utf-8", errors="replace"), "lxml")
+    pre = soup.find("pre")
+    return pre.get_text() if pre else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
+    parser.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
+    parser.add_argument("--bs4", action="store_true", help="also time BeautifulSoup on whole pages")
+    args = parser.parse_args(argv)
+    if not args.mirror.is_dir():
+        print(f"mirror not found: {args.mirror}", file=sys.stderr)
+        return 2
+    messages, days = load(args.mirror)
+    rate = timed("parse_message_page", messages,
+                 lambda b, u: ow.parse_message_page(b, u, "linux-kernel"), args.repeat)
+    timed("parse_day_page", days, ow.parse_day_page, args.repeat)
+    if args.bs4:
+        timed("bs4+lxml whole page (comparison)", messages, bs4_whole_page, 1)
+    print(f"target >= 400 message pages/s: {'met' if rate >= 400 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
