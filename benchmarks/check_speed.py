@@ -37,6 +37,10 @@ CHECKPATCH_FILES = ("scripts/checkpatch.pl", "scripts/spelling.txt", "scripts/co
 
 
 def _reviewbot_cmd() -> list[str]:
+    """The installed console script beside this Python (not a pyenv shim), else ``python -m reviewbot``."""
+    script = Path(sys.executable).parent / "reviewbot"
+    if script.is_file():
+        return [str(script)]
     exe = shutil.which("reviewbot")
     return [exe] if exe else [sys.executable, "-m", "reviewbot"]
 

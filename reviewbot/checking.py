@@ -326,10 +326,12 @@ def _relocate(report: CheckReport, offset: int | None, ignores: Mapping[str, Seq
 
 
 def _notes_of(patch: Patch) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for note in (*patch.message.notes, *patch.warnings):
-        seen.setdefault(note, None)
-    return tuple(seen)
+    """The parse warnings a person should see (format=flowed, bare CR, a diff in the commit message).
+
+    ``Message.notes`` are left out: they are about the archive copy (a missing
+    Message-ID, which no ``git format-patch`` file has, an odd Date header).
+    """
+    return tuple(dict.fromkeys(patch.warnings))
 
 
 @dataclass
@@ -338,8 +340,50 @@ class _Parsed:
     patch: Patch
 
 
+def raw_subject(data: bytes) -> str | None:
+    """The Subject header of raw mail bytes, unfolded (RFC 2047 words left encoded), or None.
+
+    Cheap: looks only at the header block, so a batch can pass over replies
+    without decoding them.
+    """
+    ends = [e for e in (data.find(b"\n\n"), data.find(b"\n\r\n")) if e >= 0]
+    head = data[: min(ends)] if ends else data
+    lower = head.lower()
+    if lower.startswith(b"subject:"):
+        start = 0
+    else:
+        at = lower.find(b"\nsubject:")
+        if at < 0:
+            return None
+        start = at + 1
+    stop = head.find(b"\n", start)
+    while stop >= 0 and head[stop + 1 : stop + 2] in (b" ", b"\t"):
+        stop = head.find(b"\n", stop + 1)
+    value = head[start + len(b"subject:") : stop if stop >= 0 else len(head)]
+    return " ".join(value.decode("utf-8", "replace").split())
+
+
+def _is_reply(item: InputMessage) -> bool:
+    """True when the raw Subject says the message is a reply (``Re:``...), which is never a submission."""
+    from reviewbot.parse.mail import decode_header_value
+    from reviewbot.parse.subject import parse_subject
+
+    if item.raw.kind != "rfc822":
+        return False
+    subject = raw_subject(item.raw.data)
+    if subject is None:
+        return False
+    if "=?" in subject:
+        subject = decode_header_value(subject)
+    return parse_subject(subject).is_reply
+
+
 def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, list[ReviewbotError]]:
-    """Parse messages into patches; returns (parsed, skipped non-patches, problems)."""
+    """Parse messages into patches; returns (parsed, skipped non-patches, problems).
+
+    Replies (by their Subject) are skipped before decoding; other messages are
+    kept when they carry a diff or are a cover letter (0/N).
+    """
     from reviewbot.parse.mail import parse_message
     from reviewbot.parse.patch import parse_patch
 
@@ -347,6 +391,9 @@ def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, lis
     problems: list[ReviewbotError] = []
     skipped = 0
     for item in items:
+        if _is_reply(item):
+            skipped += 1
+            continue
         try:
             message = parse_message(item.raw)
             patch = parse_patch(message)
