@@ -73,24 +73,25 @@ def _is_change(line: DiffLine) -> bool:
     return line.kind is not LineKind.CONTEXT
 
 
-def _targets(hunk: Hunk, lines: Iterable[int]) -> list[int]:
-    """Indexes into ``hunk.lines`` of the new-side lines named by ``lines``."""
+def _target_groups(hunk: Hunk, lines: Iterable[int]) -> list[list[int]]:
+    """For each new-side line named by ``lines`` (hunk order): its index into ``hunk.lines``, plus,
+    for an added line, the removed lines with the same text (a moved struct member is shown at
+    both ends)."""
     wanted = set(lines)
-    found = [
-        i
-        for i, dl in enumerate(hunk.lines)
-        if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED
-    ]
-    # a moved line: show where it was removed too (struct member reorders)
-    moved = {" ".join(hunk.lines[i].text.split()) for i in found if hunk.lines[i].kind is LineKind.ADDED}
-    moved.discard("")
-    if moved:
-        found.extend(
-            i
-            for i, dl in enumerate(hunk.lines)
-            if dl.kind is LineKind.REMOVED and " ".join(dl.text.split()) in moved
-        )
-    return sorted(set(found))
+    groups: list[list[int]] = []
+    for i, dl in enumerate(hunk.lines):
+        if dl.new_no is None or dl.new_no not in wanted or dl.kind is LineKind.REMOVED:
+            continue
+        group = [i]
+        key = " ".join(dl.text.split())
+        if dl.kind is LineKind.ADDED and key:
+            group.extend(
+                j
+                for j, other in enumerate(hunk.lines)
+                if other.kind is LineKind.REMOVED and " ".join(other.text.split()) == key
+            )
+        groups.append(group)
+    return groups
 
 
 def _block(hunk: Hunk, index: int) -> tuple[int, int]:
@@ -132,13 +133,17 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     out = [quote_line(_hunk_header(hunk))]
     if not body:
         return out
-    targets = _targets(hunk, lines)
-    if not targets:
-        targets = [i for i, dl in enumerate(body) if _is_change(dl)][:MAX_BLOCK] or [0]
-    merged = _ranges(hunk, targets, context)
-    while len(targets) > 1 and sum(end - start for start, end in merged) > MAX_QUOTE:
-        targets = targets[: max(1, len(targets) // 2)]  # a long finding: show its first places
-        merged = _ranges(hunk, targets, context)
+    groups = _target_groups(hunk, lines)
+    if not groups:
+        groups = [[i] for i, dl in enumerate(body) if _is_change(dl)][:MAX_BLOCK] or [[0]]
+
+    def flat(chosen: list[list[int]]) -> list[int]:
+        return sorted({i for g in chosen for i in g})
+
+    merged = _ranges(hunk, flat(groups), context)
+    while len(groups) > 1 and sum(end - start for start, end in merged) > MAX_QUOTE:
+        groups = groups[: max(1, len(groups) // 2)]  # a long finding: show its first places
+        merged = _ranges(hunk, flat(groups), context)
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):

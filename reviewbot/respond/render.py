@@ -31,7 +31,9 @@ from reviewbot.models import Address, Draft
 
 log = logging.getLogger(__name__)
 
-POLICY = email_policy.default.clone(linesep="\n", max_line_length=78)
+# refold_source="none": the raw Message-ID headers below are written as we fold them (a long
+# Message-ID must never be RFC 2047-encoded, which the default refolding would do).
+POLICY = email_policy.default.clone(linesep="\n", max_line_length=78, refold_source="none")
 INCOMPLETE_HEADER = "X-Reviewbot-Recipients"
 TMP_PREFIX = ".tmp-"
 
@@ -63,6 +65,25 @@ def _choose_cte(body: str) -> str:
     return "7bit" if body.isascii() else "8bit"
 
 
+def fold_msgids(name: str, ids: Iterable[str], width: int = 78) -> str:
+    """``<a> <b> ...`` folded between Message-IDs so lines stay within ``width`` where possible.
+
+    A Message-ID is never split or encoded (a long one gets a line of its own).
+    """
+    lines: list[str] = []
+    current = ""
+    used = len(name) + 2
+    for mid in ids:
+        token = f"<{mid}>"
+        if current and used + len(current) + 1 + len(token) > width:
+            lines.append(current)
+            current, used = token, 1
+        else:
+            current = f"{current} {token}" if current else token
+    lines.append(current)
+    return "\n ".join(lines)
+
+
 def render_message(draft: Draft) -> bytes:
     """The draft as an RFC 5322 message (bytes, ``\\n`` line ends).
 
@@ -83,10 +104,10 @@ def render_message(draft: Draft) -> bytes:
     msg["Subject"] = draft.subject
     date = draft.date or datetime.now(timezone.utc)
     msg["Date"] = format_datetime(date)
-    msg["Message-ID"] = f"<{draft.message_id}>"
-    msg["In-Reply-To"] = f"<{draft.in_reply_to}>"
+    msg.set_raw("Message-ID", f"<{draft.message_id}>")
+    msg.set_raw("In-Reply-To", f"<{draft.in_reply_to}>")
     if draft.references:
-        msg["References"] = " ".join(f"<{m}>" for m in draft.references)
+        msg.set_raw("References", fold_msgids("References", draft.references))
     if not draft.recipients_complete:
         msg[INCOMPLETE_HEADER] = "incomplete"
     body = draft.body if draft.body.endswith("\n") else draft.body + "\n"
