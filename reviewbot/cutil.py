@@ -67,6 +67,8 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
     ``in_comment`` says whether the line starts inside a ``/* ... */`` block.
     Returns a :class:`LineScan`; never raises.
     """
+    if not in_comment and "/" not in text and '"' not in text and "'" not in text:
+        return LineScan(text, "", False, False)  # the common case: plain code
     started = in_comment
     code: list[str] = []
     comment: list[str] = []
@@ -165,6 +167,7 @@ def normalise(text: str) -> str:
 STRUCT_OPEN_RE = re.compile(
     r"^\s*(?:typedef\s+)?(?:static\s+)?(struct|union)\s+([A-Za-z_]\w*)?\s*(?:__\w+(?:\([^)]*\))?\s*)*\{"
 )
+_ATTR_CALL_RE = re.compile(r"__\w+\s*\([^()]*\)")
 _FUNC_PTR_RE = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
 _DECL_START_RE = re.compile(r"^[A-Za-z_]")
 _NOT_DECL_RE = re.compile(
@@ -197,7 +200,7 @@ def member_names(code: str) -> tuple[str, ...] | None:
         return (m.group(1),)
     if "(" in text:
         # attributes such as __aligned(8) or ____cacheline_aligned_in_smp(...)
-        text = re.sub(r"__\w+\s*\([^()]*\)", "", text).strip()
+        text = _ATTR_CALL_RE.sub("", text).strip()
         if "(" in text:
             return None
     # drop initialisers (rare in struct bodies but harmless)
@@ -210,7 +213,9 @@ def member_names(code: str) -> tuple[str, ...] | None:
         name = m.group(1)
         if name in _KEYWORDS:
             return None
-        if k == 0 and not re.search(r"[\w\*\]]\s*[\s\*]\s*" + re.escape(name) + r"\b", part):
-            return None  # a single word is not a declaration
+        if k == 0:
+            head = part[: m.start(1)].rstrip()
+            if not head or not (head[-1].isalnum() or head[-1] in "_*]"):
+                return None  # a single word is not a declaration
         names.append(name)
     return tuple(names)

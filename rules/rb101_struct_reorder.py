@@ -160,11 +160,27 @@ class _Tracker:
         return self.current
 
 
+def _may_reorder(hunks: Sequence[Hunk]) -> bool:
+    """Cheap test: can these hunks hold a struct reorder (a removed and an added declaration)?"""
+    has_add = has_rem = False
+    for hunk in hunks:
+        for dl in hunk.lines:
+            if dl.kind is LineKind.ADDED:
+                has_add = has_add or dl.text.rstrip().endswith(";")
+            elif dl.kind is LineKind.REMOVED:
+                has_rem = has_rem or dl.text.rstrip().endswith(";")
+            if has_add and has_rem:
+                return True
+    return False
+
+
 def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
     structs: dict[tuple[str, str], _StructSide] = {}
     order: list[tuple[str, str]] = []
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")):
+            continue
+        if not _may_reorder(fd.hunks):
             continue
         for hunk in fd.hunks:
             start = _struct_from_section(hunk.section)

@@ -243,6 +243,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     for msg in ctx.thread:
         if msg.message_id == patch.message_id:
             continue
+        if patch.message_id and patch.message_id != msg.in_reply_to and patch.message_id not in msg.references:
+            continue  # another branch of the thread (another patch of the series)
         text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
             if _grade(text) == "measured" and not answered:

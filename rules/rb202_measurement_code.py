@@ -68,6 +68,8 @@ _CLOCK_RE = re.compile(r"\b" + _CLOCK + r"\s*\(")
 _PRINT_RE = re.compile(r"\b(?:printk|pr_\w+|trace_printk|dev_(?:info|warn|err|dbg|notice))\s*\(")
 _STATIC_COUNTER_RE = re.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*)\b")
 _IRQ_OFF_RE = re.compile(r"\blocal_irq_(?:save|disable)\s*\(")
+_PREFILTER_RE = re.compile(_CLOCK + r"\s*\(|^\s*static\s", re.M)
+_WORDS_RE = re.compile(r"\w+")
 _EXCLUDED_PATH_RE = re.compile(r"^(?:tools|samples|scripts)/")
 
 
@@ -79,7 +81,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         for hunk in fd.hunks:
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
-            if not added:
+            if not added or not _PREFILTER_RE.search("\n".join(d.text for d in added)):
                 continue
             scans = scan_lines([d.text for d in added])
             codes = [s.code for s in scans]
@@ -100,9 +102,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 if not _PRINT_RE.search(code):
                     continue
                 args = raw[raw.find("(") :]
-                uses_stamp = bool(_CLOCK_RE.search(args)) or any(re.search(rf"\b{re.escape(s)}\b", args) for s in stamps)
+                words = set(_WORDS_RE.findall(args))
+                uses_stamp = bool(_CLOCK_RE.search(args)) or bool(words & stamps)
                 delta = "-" in args or "ktime_sub" in args or "ktime_us_delta" in args or "ktime_ms_delta" in args
-                averaged = any(re.search(rf"\b{re.escape(c)}\b", args) for c in counters) and "/" in args
+                averaged = bool(words & counters) and "/" in args
                 if (uses_stamp and (delta or stamps)) or averaged:
                     kind = "average of static counters" if averaged and not uses_stamp else "time delta"
                     findings.append(
