@@ -492,6 +492,22 @@ def _same_person(a: Address | None, b: Address | None) -> bool:
     return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
 
 
+def _norm_title(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def about_patch(msg: Message, patch: Patch) -> bool:
+    """True when ``msg`` is about ``patch``: it replies below it (References/In-Reply-To), replies
+    to the series' cover letter (0/N), or carries the same subject title (archive pages have no
+    References)."""
+    ids = msgids(msg.references) + msgids(msg.in_reply_to)
+    if patch.message_id in ids:
+        return True
+    if msg.subject.index == 0:
+        return True
+    return bool(patch.subject.title) and _norm_title(msg.subject.title) == _norm_title(patch.subject.title)
+
+
 def thread_state(
     finding: Finding,
     patch: Patch,
@@ -508,7 +524,8 @@ def thread_state(
     * else the finding's own state (``open`` unless a rule set it).
 
     ``thread`` holds the other messages of the thread (any order); messages
-    sent before the patch are ignored, as are our own.
+    sent before the patch, our own, and replies to other patches of the
+    series (:func:`about_patch`) are ignored.
     """
     if finding.state is not FindingState.OPEN:
         return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
@@ -524,6 +541,8 @@ def thread_state(
             continue
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
+        if not about_patch(msg, patch):
+            continue  # a reply to another patch of the series
         text = _own_text(msg)
         is_author = _same_person(msg.from_addr, author)
         later_version = (

@@ -205,7 +205,8 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
         chosen = next((p for p in prose if _CLAIM_WORDS.search(p)), None)
     out: list[str] = []
     if chosen is None:
-        return [quote_line(f"[PATCH] {patch.subject.title}")] if patch.subject.title else []
+        subject = " ".join((patch.subject.raw or patch.subject.title).split())
+        return [quote_line(subject)] if subject else []
     lines = chosen.split("\n")
     if len(lines) > 12:
         lines = lines[:12] + ["[...]"]
