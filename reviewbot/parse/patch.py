@@ -185,7 +185,7 @@ def parse_patch(message: Message) -> Patch:
         warnings.append(_embedded_warning(emb))
     if files and message.subject.is_reply:
         warnings.append(REPLY_DIFF_WARNING)
-    if message.flowed:
+    if message.flowed and files:
         warnings.append(
             "patch sent with format=flowed: trailing whitespace may have been lost and long "
             "lines re-joined; send patches with git send-email"
