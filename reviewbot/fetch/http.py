@@ -159,7 +159,7 @@ class PoliteSession:
             max_retry_after=settings.max_retry_after,
         )
         self.session = requests.Session()
-        self.session.headers.update({"User-Agent": settings.user_agent, "Accept-Encoding": "identity"})
+        self.session.headers["User-Agent"] = settings.user_agent
         adapter = HTTPAdapter(max_retries=self._retry, pool_connections=1, pool_maxsize=1)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
