@@ -1,0 +1,165 @@
+"""``reviewbot cron`` over the mirror served on 127.0.0.1: drafts, quiet re-run, one run at a time,
+and SIGKILL at random points followed by a re-run (same database and drafts as an uninterrupted run).
+
+Every run is a real subprocess (``python -m reviewbot cron ...``) with a fixed
+clock (``REVIEWBOT_NOW``), its own database, outbox and Maildir, and a config
+file giving the identity and no rate limit. The range is May 2024 (73
+messages, a handful of drafts) to keep the runs short.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cron import run_lock
+from reviewbot.store import Store
+
+NOW = "2024-06-01T00:00:00"
+SINCE = "2024-05-01"
+
+
+@pytest.fixture(scope="module")
+def cron_env(tmp_path_factory, mirror_server):
+    base = tmp_path_factory.mktemp("cron")
+    config = base / "config.toml"
+    config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+                      encoding="utf-8")
+    env = dict(os.environ)
+    for var in ("REVIEWBOT_DB", "REVIEWBOT_CACHE_DIR", "REVIEWBOT_BASE_URL"):
+        env.pop(var, None)
+    env.update({
+        "REVIEWBOT_CONFIG": str(config),
+        "REVIEWBOT_NOW": NOW,
+        "XDG_CACHE_HOME": str(base / "cache"),  # shared page cache: later runs are faster, results equal
+        "XDG_CONFIG_HOME": str(base / "xdg-config"),
+        "XDG_DATA_HOME": str(base / "xdg-data"),
+        "HOME": str(base / "home"),
+    })
+    return env, mirror_server.base_url
+
+
+def cron_cmd(base_url: str, run: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "reviewbot", "cron", "linux-kernel", "--base-url", base_url, "--since", SINCE,
+            "--db", str(run / "db.sqlite"), "--outbox", str(run / "outbox"), "--maildir", str(run / "Drafts"), *extra]
+
+
+def run_cron(env, base_url: str, run: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    run.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(cron_cmd(base_url, run), env=env, cwd=run, capture_output=True, text=True, timeout=timeout)
+
+
+def snapshot(run: Path) -> dict:
+    """Everything a run leaves behind, normalised: DB rows, outbox files (bytes), Maildir Message-IDs."""
+    with Store(run / "db.sqlite") as store:
+        rows = store.dump_rows()
+    prefix = str(run)
+    norm: dict[str, list] = {}
+    for table, items in rows.items():
+        out = []
+        for row in items:
+            fixed = tuple((k, (v.replace(prefix, "RUN") if isinstance(v, str) else v))
+                          for k, v in row if k != "maildir_key")
+            out.append(fixed)
+        norm[table] = sorted(out, key=repr)
+    outbox = {p.name: p.read_bytes() for p in sorted((run / "outbox").iterdir())} if (run / "outbox").exists() else {}
+    box = mailbox.Maildir(str(run / "Drafts"), create=False) if (run / "Drafts").exists() else None
+    maildir = sorted((m["Message-ID"], "D" in m.get_flags()) for m in box) if box is not None else []
+    return {"rows": norm, "outbox": outbox, "maildir": maildir}
+
+
+@pytest.fixture(scope="module")
+def reference(cron_env, tmp_path_factory):
+    """One uninterrupted run (and its output), the yardstick of the other tests."""
+    env, base_url = cron_env
+    run = tmp_path_factory.mktemp("reference")
+    done = run_cron(env, base_url, run)
+    assert done.returncode == 0, done.stderr
+    return run, done
+
+
+def test_cron_drafts_replies(reference) -> None:
+    run, done = reference
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("reviewbot cron linux-kernel: 2024-05-01 .. 2024-06-01,")
+    drafts = [line for line in lines if line.startswith("draft: ")]
+    emls = sorted((run / "outbox").glob("*.eml"))
+    assert len(drafts) == len(emls) >= 3
+    assert all(p.name.startswith("2024-06-01-linux-kernel-") for p in emls)
+    summary = lines[-1]
+    assert f"{len(emls)} draft(s) written" in summary
+    for eml in emls:
+        head = eml.read_bytes().split(b"\n\n", 1)[0]
+        assert b"@..." not in head
+        assert b"\nIn-Reply-To: <" in head and b"\nReferences: <" in head
+    box = mailbox.Maildir(str(run / "Drafts"), create=False)
+    assert len(box) == len(emls) and all("D" in m.get_flags() for m in box)
+    with Store(run / "db.sqlite") as store:
+        assert store.count("drafts") == len(emls)
+        assert store.get_cursor("linux-kernel") is not None
+
+
+def test_second_run_is_quiet_and_drafts_nothing(reference, cron_env) -> None:
+    env, base_url = cron_env
+    run, _ = reference
+    before = snapshot(run)
+    again = run_cron(env, base_url, run)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == ""  # cron mails any output: nothing new, nothing said
+    assert snapshot(run) == before
+
+
+def test_locked_run_exits_zero_with_one_line(cron_env, tmp_path: Path) -> None:
+    env, base_url = cron_env
+    (tmp_path / "db.sqlite.lock").parent.mkdir(parents=True, exist_ok=True)
+    with run_lock(tmp_path / "db.sqlite.lock") as held:
+        assert held
+        done = run_cron(env, base_url, tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines() == ["reviewbot cron: another run holds db.sqlite.lock; nothing done"]
+    assert not (tmp_path / "outbox").exists() and not (tmp_path / "db.sqlite").exists()
+
+
+def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path) -> None:
+    env, base_url = cron_env
+    procs = [subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    worked = [o for o, _ in outs if "draft(s) written" in o]
+    assert len(worked) == 1, outs
+    other = next(o for o, _ in outs if "draft(s) written" not in o)
+    assert other in ("", "reviewbot cron: another run holds db.sqlite.lock; nothing done\n")
+    assert snapshot(tmp_path)["outbox"] == snapshot(reference[0])["outbox"]
+
+
+@pytest.mark.slow
+def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path: Path) -> None:
+    env, base_url = cron_env
+    ref_run, ref_done = reference
+    rng = random.Random(20240601)
+    kills = 0
+    for delay in sorted(rng.uniform(0.3, 2.5) for _ in range(3)):
+        proc = subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=60)
+    final = run_cron(env, base_url, tmp_path)
+    assert final.returncode == 0, final.stderr
+    assert kills >= 1
+    assert not [p.name for p in (tmp_path / "outbox").iterdir() if not p.name.endswith(".eml")]
+    got, want = snapshot(tmp_path), snapshot(ref_run)
+    assert got["outbox"] == want["outbox"]
+    assert got["maildir"] == want["maildir"]
+    assert got["rows"] == want["rows"]
