@@ -19,8 +19,7 @@ Everything is linear in the length of the input; the regexes are compiled once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 __all__ = [
     "LineScan",
@@ -28,6 +27,7 @@ __all__ = [
     "scan_lines",
     "comment_above",
     "is_comment_only",
+    "starts_in_comment",
     "member_names",
     "normalise",
     "STRUCT_OPEN_RE",
@@ -40,8 +40,7 @@ _BLOCK_END_RE = re.compile(r"\*/")
 _WS_RE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class LineScan:
+class LineScan(NamedTuple):
     """One line split for rules.
 
     ``code``: the line with comments removed and string/char literal contents
@@ -114,6 +113,29 @@ def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]
         in_comment = scan.in_comment_after
         out.append(scan)
     return out
+
+
+def starts_in_comment(lines: Sequence[str]) -> bool:
+    """Guess whether a hunk's first line is inside a block comment opened above the hunk.
+
+    True when the first comment delimiter in ``lines`` (ignoring ``//`` lines) is
+    a ``*/``, or when the first non-blank line starts with ``*`` (a comment
+    continuation line) before any ``/*`` is seen.
+    """
+    first_text = True
+    for text in lines:
+        stripped = text.strip()
+        if first_text and stripped:
+            first_text = False
+            if stripped.startswith("*") and not stripped.startswith("*/") and "/*" not in stripped:
+                return True
+        o = text.find("/*")
+        c = text.find("*/")
+        if c >= 0 and (o < 0 or c < o):
+            return True
+        if o >= 0:
+            return False
+    return False
 
 
 def _bare_code(code: str) -> str:

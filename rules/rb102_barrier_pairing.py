@@ -14,7 +14,11 @@ primitive, and not a barrier the patch merely moves unchanged (same line, or
 same call with the same arguments, removed elsewhere in the patch), unless it
 moves into a function the patch adds whole: that is new code. The comment may sit on the same line or be the comment block
 ending on the line directly above (C89 or C99 style, also inside a macro with
-``\\`` continuations).
+``\\`` continuations); for a barrier that is the body of an ``if``/``else``/
+loop line, the comment may end directly above that line. Headers that
+implement the primitives (``arch/*/include/asm/barrier.h``, ``atomic*.h``,
+``cmpxchg*.h``...) and void barriers passed as arguments (tests of the
+primitives) are skipped.
 
 * An SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``) needs a comment that
   says what it pairs with: "pairs with", "paired with", "see foo()",
@@ -74,7 +78,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from reviewbot.cutil import comment_above, normalise, scan_lines
+from reviewbot.cutil import comment_above, normalise, scan_lines, starts_in_comment
 from reviewbot.models import Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -105,6 +109,14 @@ _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
 _FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
 _PRIMITIVE_RE = re.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
 _BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
+# headers that implement the primitives themselves: their barriers are the implementation
+_PRIMITIVE_HEADER_RE = re.compile(
+    r"^(?:arch/[^/]+/include/asm/|include/asm-generic/|tools/(?:arch/[^/]+/)?include/asm/)"
+    r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|spinlock[\w-]*|bitops[\w-]*|qspinlock[\w-]*|"
+    r"rwonce|io|mmio[\w-]*|percpu)\.h$"
+)
+_CONTROL_RE = re.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
+_VOID_BARRIER_RE = re.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$")
 
 _PAIRING_RE = re.compile(
     r"\bpair(?:s|ed|ing)?\b|\bmatch(?:es|ing)?\b|\bimplie[sd]\b|\bimplicit\b|\bsee\s+\S|"
@@ -261,25 +273,35 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
     if not patch.files:
         return []
+    added_text = "\n".join(
+        dl.text for fd in patch.files if _is_c(fd.path) for h in fd.hunks for dl in h.lines if dl.kind is LineKind.ADDED
+    )
+    if not BARRIER_RE.search(added_text):
+        return []
     moved = _removed_counter(patch)
     findings: list[Finding] = []
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] | None = None
     for fd in patch.files:
-        if not _is_c(fd.path):
+        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hunk in fd.hunks:
             new = _new_side(hunk)
             if not any(dl.kind is LineKind.ADDED and BARRIER_RE.search(dl.text) for dl in new):
                 continue
-            scans = scan_lines([dl.text for dl in new])
+            texts = [dl.text for dl in new]
+            scans = scan_lines(texts, starts_in_comment(texts))
             fresh = None
             for idx, dl in enumerate(new):
                 if dl.kind is not LineKind.ADDED:
                     continue
                 code = scans[idx].code
-                calls = [m.group(1) for m in BARRIER_RE.finditer(code)]
+                calls = [
+                    m.group(1)
+                    for m in BARRIER_RE.finditer(code)
+                    if not (_VOID_BARRIER_RE.match(m.group(1)) and code[: m.start()].rstrip().endswith(("(", ",")))
+                ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 if not calls:
                     continue
                 dm = _DEFINE_RE.match(code)
@@ -302,6 +324,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 name = calls[0]
                 comment = scans[idx].comment
                 above = comment_above(scans, idx)
+                if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
+                    above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
                 text = " ".join(c for c in (comment, above or "") if c)
                 symbol = f"{name}@{(hunk.section or '').strip()[:60]}"
                 if not text.strip():

@@ -79,6 +79,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")) or _EXCLUDED_PATH_RE.match(fd.path):
             continue
+        if not _PREFILTER_RE.search("\n".join(d.text for h in fd.hunks for d in h.lines if d.kind is LineKind.ADDED)):
+            continue
         for hunk in fd.hunks:
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
             if not added or not _PREFILTER_RE.search("\n".join(d.text for d in added)):

@@ -114,6 +114,8 @@ class EvalResult:
     findings: int = 0
     crashes: list = field(default_factory=list)
     check_seconds: float = 0.0
+    check_cpu_seconds: float = 0.0
+    per_rule: dict[str, int] = field(default_factory=dict)
     rules: tuple[str, ...] = ()
     scores: dict[str, RuleScore] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
@@ -123,6 +125,10 @@ class EvalResult:
     @property
     def patches_per_second(self) -> float:
         return self.patches / self.check_seconds if self.check_seconds else 0.0
+
+    @property
+    def patches_per_cpu_second(self) -> float:
+        return self.patches / self.check_cpu_seconds if self.check_cpu_seconds else 0.0
 
     @property
     def rule_runs_per_second(self) -> float:
@@ -226,6 +232,7 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
     result.patches = len(submissions)
     found: dict[str, set[str]] = defaultdict(set)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for mid, patch in submissions.items():
         root = roots.get(mid, mid)
         cover = covers.get((root, patch.subject.version, patch.subject.total))
@@ -236,7 +243,9 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
         result.crashes.extend(report.failures)
         for f in report.findings:
             found[mid].add(f.rule_id)
+            result.per_rule[f.rule_id] = result.per_rule.get(f.rule_id, 0) + 1
     result.check_seconds = time.perf_counter() - t0
+    result.check_cpu_seconds = time.process_time() - c0
     if labels_path is None:
         return result
     labels = read_labels(labels_path)
@@ -273,8 +282,10 @@ def format_result(result: EvalResult) -> Iterable[str]:
     )
     yield (
         f"speed: {result.check_seconds:.2f} s for the rules, {result.patches_per_second:.0f} patches/s, "
-        f"{result.rule_runs_per_second:.0f} rule runs/s ({len(result.rules)} rules)"
+        f"{result.rule_runs_per_second:.0f} rule runs/s ({len(result.rules)} rules); "
+        f"CPU time {result.check_cpu_seconds:.2f} s = {result.patches_per_cpu_second:.0f} patches/s"
     )
+    yield "findings per rule (whole corpus): " + ", ".join(f"{k} {v}" for k, v in sorted(result.per_rule.items()))
     for c in result.crashes[:20]:
         yield f"  crash: {c.rule_id} on <{c.message_id}>: {c.error}"
     if not result.scores:
