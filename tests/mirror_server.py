@@ -48,7 +48,8 @@ class Fault:
     "reset" (send headers and part of the body, then close the socket),
     "truncate" (send only the first ``keep`` bytes, with a matching Content-Length),
     "error-page" (a blists error page with status 200),
-    "body" (serve ``body`` bytes with status 200 instead of the file).
+    "body" (serve ``body`` bytes with status 200 instead of the file),
+    "drop" (close the connection without sending any response).
     """
 
     kind: str
@@ -159,6 +160,14 @@ class MirrorServer:
                 return
             elif fault.kind == "body":
                 self._send(h, 200, fault.body, None, path)
+                return
+            elif fault.kind == "drop":
+                try:
+                    h.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                h.close_connection = True
+                self._record(path, -2)
                 return
         status, body, headers = self._resolve(path)
         if fault is not None and fault.kind == "truncate" and status == 200:

@@ -323,3 +323,31 @@ def test_host_unreachable_once_then_cache_only(tmp_path, caplog):
     assert archive.stats.requests == requests_after_first
     warnings = [r for r in caplog.records if "cannot be reached" in r.getMessage()]
     assert len(warnings) == 1
+
+
+def test_connection_dropped_before_the_response_is_retried(tmp_path):
+    with MirrorServer(MIRROR, faults=on(MSG, {1: Fault("drop"), 2: Fault("drop")})) as srv:
+        session = PoliteSession(settings(srv, tmp_path, retries=3))
+        page = session.get(srv.base_url + MSG)
+    assert page.status == 200 and served(srv, MSG) == 3
+
+
+def test_mixed_faults_stay_within_the_retry_budget(tmp_path):
+    # urllib3 retries statuses; broken bodies are retried by the session: both share one budget
+    faults = {1: Fault("reset", keep=100), 2: Fault("status", 503), 3: Fault("status", 503),
+              4: Fault("reset", keep=100), 5: Fault("status", 503), 6: Fault("reset", keep=100)}
+    with MirrorServer(MIRROR, faults=on(MSG, faults)) as srv:
+        session = PoliteSession(settings(srv, tmp_path, retries=3))
+        url = srv.base_url + MSG
+        with pytest.raises(FetchError) as err:
+            session.get(url)
+    assert served(srv, MSG) == err.value.attempts == session.requests_made
+    assert 4 <= served(srv, MSG) <= 2 * (3 + 1)
+
+
+def test_unreachable_while_reading_robots_txt_names_the_page(tmp_path):
+    base = f"http://127.0.0.1:{closed_port()}"
+    s = Settings(base_url=base, rate=0, backoff=0.01, retries=2, timeout=2, obey_robots=True)
+    with pytest.raises(HostUnreachable) as err:
+        PoliteSession(s).get(base + MSG)
+    assert err.value.url == base + MSG and "robots.txt" in err.value.message

@@ -188,8 +188,14 @@ class PoliteSession:
         redirects; HostUnreachable when the host cannot be reached at all.
         """
         with self._lock:
-            if self.settings.obey_robots and not self._allowed(url):
-                raise FetchError("disallowed by the site's robots.txt", url=url, attempts=0)
+            if self.settings.obey_robots:
+                try:
+                    allowed = self._allowed(url)
+                except HostUnreachable as exc:
+                    raise HostUnreachable(f"{exc.message} (reading robots.txt)", url=url,
+                                          attempts=exc.attempts) from exc
+                if not allowed:
+                    raise FetchError("disallowed by the site's robots.txt", url=url, attempts=0)
             return self._fetch(url)
 
     # -- internals
@@ -232,6 +238,8 @@ class PoliteSession:
         attempts = 0
         last: FetchError | None = None
         for body_try in range(budget + 1):
+            if body_try and attempts > budget:
+                break  # urllib3's retries already used the budget up
             if body_try:
                 pause = min(self.settings.backoff * (2 ** (body_try - 1)), 120.0)
                 if pause > 0:
