@@ -12,8 +12,10 @@ barrier headers). Only real calls count: not text inside comments or strings,
 not context or removed lines, not ``#define`` lines that define a barrier
 primitive, and not a barrier the patch merely moves unchanged (same line, or
 same call with the same arguments, removed elsewhere in the patch), unless it
-moves into a function the patch adds whole: that is new code. The comment may sit on the same line or be the comment block
-ending on the line directly above (C89 or C99 style, also inside a macro with
+moves into a function the patch adds whole: that is new code.
+
+The comment may sit on the same line or be the comment block ending on the
+line directly above (C89 or C99 style, also inside a macro with
 ``\\`` continuations); for a barrier that is the body of an ``if``/``else``/
 loop line, the comment may end directly above that line. Headers that
 implement the primitives (``arch/*/include/asm/barrier.h``, ``atomic*.h``,
