@@ -142,6 +142,30 @@ def _is_patch_attachment(att: Any) -> bool:
     return ctype in _PATCH_TYPES or name.endswith((".patch", ".diff"))
 
 
+def open_archive(settings: Settings, *, offline: bool = False, clock: Clock | None = None) -> Any:
+    """The Archive for ``settings``: its host's cache, and for the default host the shipped sample.
+
+    The sample pages (``archive_cache/lists.openwall.net/``) are a read-only
+    fallback consulted only when the network is not used (offline, or the
+    host cannot be reached), so they never mask the live site.
+    """
+    from urllib.parse import urlsplit
+
+    from reviewbot.config import DEFAULT_BASE_URL, sample_cache_dir
+    from reviewbot.fetch.archive import Archive
+    from reviewbot.fetch.cache import ArchiveCache
+
+    fallbacks = []
+    sample = sample_cache_dir()
+    if sample is not None and settings.base_url.rstrip("/") == DEFAULT_BASE_URL:
+        host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
+        if host_dir.is_dir():
+            fallbacks.append(host_dir)
+    cache = ArchiveCache(settings.host_cache_dir(), base_url=settings.base_url, readonly=offline,
+                         fallbacks=fallbacks)
+    return Archive(settings, offline=offline, clock=clock, cache=cache)
+
+
 class _Scanner:
     """One scan's state; see :func:`scan`."""
 
@@ -160,9 +184,7 @@ class _Scanner:
         self.own_store = store is None
         self.store = store if store is not None else Store(settings.db_path)
         if archive is None:
-            from reviewbot.fetch.archive import Archive
-
-            archive = Archive(settings, offline=offline, clock=clock)
+            archive = open_archive(settings, offline=offline, clock=clock)
         self.archive = archive
         self.rules = rules
         self.base = settings.base_url.rstrip("/")
@@ -193,7 +215,9 @@ class _Scanner:
         return page.body
 
     def _fail(self, url: str, kind: str, error: str, attempts: int = 1) -> None:
-        log.warning("%s: %s", url, error)
+        # once the host is known to be down, every missing page says the same: keep the log short
+        level = logging.INFO if getattr(self.archive, "unreachable", None) is not None else logging.WARNING
+        log.log(level, "%s: %s", url, error)
         self.errors[url] = error
         self.store.page_failed(url, kind=kind, error=error, attempts=max(1, attempts),
                                list_name=self.list_name, now=self.clock())
