@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
-from reviewbot.models import CheckReport, Finding, Patch, RawMessage, RuleFailure, Series, Severity
+from reviewbot.models import CheckReport, Finding, FindingState, Patch, RawMessage, RuleFailure, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
@@ -308,14 +308,32 @@ def _path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequ
     return False
 
 
-def _relocate(report: CheckReport, offset: int | None, ignores: Mapping[str, Sequence[str]]) -> CheckReport:
-    """Apply per-path ignores and turn message lines into input lines."""
+def _relocate(
+    report: CheckReport, offset: int | None, ignores: Mapping[str, Sequence[str]], strict: bool = False
+) -> CheckReport:
+    """Apply per-path ignores, settle answered findings, and turn message lines into input lines.
+
+    A finding the series already answers (``FindingState.ANSWERED``: e.g. the
+    numbers RB201 asks for are in the cover letter) is not a problem to fix
+    before sending: it is dropped, or shown as CHECK with ``strict`` (a
+    maintainer may still want the numbers in the changelog). A dismissed one
+    is dropped.
+    """
     kept: list[Finding] = []
     changed = False
     for f in report.findings:
-        if _path_ignored(f.path, f, ignores):
+        if _path_ignored(f.path, f, ignores) or f.state is FindingState.DISMISSED:
             changed = True
             continue
+        if f.state is FindingState.ANSWERED:
+            changed = True
+            if not strict:
+                continue
+            f = replace(f, severity=Severity.CHECK)
+        if f.path is None and f.input_line is None and f.line is not None:
+            # a commit-message finding: ``line`` is its line in the message (models.Finding)
+            f = replace(f, input_line=f.line)
+            changed = True
         if offset and f.input_line is not None:
             f = replace(f, input_line=f.input_line + offset)
             changed = True
@@ -425,6 +443,37 @@ def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
             out[series.cover.message_id] = series
         for p in series.patches:
             out[p.message_id] = series
+    for merged in _unthreaded_series(patches):
+        for p in (merged.cover, *merged.patches):
+            if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
+                out[p.message_id] = merged
+    return out
+
+
+def _unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
+    """Series of ``git format-patch`` files written without ``--thread`` (no Message-ID links).
+
+    Such files only say ``[PATCH vV n/N]`` and who wrote them, so the messages
+    of one run with the same author, version and total are one series when
+    exactly one cover letter (0/N) is among them and no index repeats.
+    """
+    by_key: dict[tuple[str, int, int], list[Patch]] = {}
+    for p in patches:
+        subj = p.subject
+        if subj.total is None or subj.index is None or p.message.in_reply_to or p.message.references:
+            continue
+        author = p.message.from_addr.email.lower() if p.message.from_addr else ""
+        by_key.setdefault((author, subj.version, subj.total), []).append(p)
+    out: list[Series] = []
+    for (_, version, total), members in by_key.items():
+        covers = [p for p in members if p.subject.index == 0]
+        indexes = [p.subject.index for p in members]
+        if len(covers) != 1 or len(set(indexes)) != len(indexes):
+            continue
+        numbered = sorted((p for p in members if p.subject.index), key=lambda p: p.subject.index or 0)
+        have = {p.subject.index for p in numbered}
+        missing = tuple(i for i in range(1, total + 1) if i not in have)
+        out.append(Series(version=version, total=total, cover=covers[0], patches=tuple(numbered), missing=missing))
     return out
 
 
@@ -463,7 +512,7 @@ def check_messages(
         report = check_patch(patch, rules, ctx)
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
-        report = _relocate(report, entry.item.offset, ignores)
+        report = _relocate(report, entry.item.offset, ignores, strict)
         data = entry.item.raw.data
         results.append(
             CheckedPatch(

@@ -367,3 +367,97 @@ def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent)
     assert proc.stderr.strip().splitlines()[-1] == "1 []"
+
+
+# ------------------------------------------------------------------ series: the cover letter counts
+
+
+def _perf_series(repo: Path, out: Path, cover_text: str, *extra: str) -> list[Path]:
+    text = (repo / "kernel/foo.c").read_text().replace("int consume(", "static inline int consume(")
+    commit(repo, "kernel/foo.c", text, "foo: inline consume()", "This makes the consumer loop faster.")
+    git(repo, "format-patch", "-q", "--cover-letter", *extra, "-o", str(out), "HEAD~2..")
+    cover = out / "0000-cover-letter.patch"
+    cover.write_bytes(cover.read_bytes().replace(b"*** BLURB HERE ***", cover_text.encode()))
+    return sorted(out.iterdir())
+
+
+@pytest.mark.parametrize("threading", [(), ("--thread",)], ids=["unthreaded", "threaded"])
+def test_cover_letter_numbers_count_as_evidence(repo: Path, threading: tuple[str, ...]) -> None:
+    files = _perf_series(repo, repo.parent / "s1", "Lookup loop: 120 ns before, 80 ns after (-33%).", *threading)
+    alone = json.loads(run(["--format", "json", "--select", "RB201", str(files[2])]).stdout)
+    assert [f["rule"] for f in alone["findings"]] == ["RB201"]
+    (f,) = alone["findings"]
+    assert f["file"] is None
+    assert files[2].read_bytes().split(b"\n")[f["input_line"] - 1] == b"This makes the consumer loop faster."
+    series = run(["--format", "json", "--select", "RB201", *map(str, files)])
+    assert series.exit_code == 0 and json.loads(series.stdout)["findings"] == []
+    strict = json.loads(run(["--strict", "--format", "json", "--select", "RB201", *map(str, files)]).stdout)
+    assert [(f["rule"], f["severity"]) for f in strict["findings"]] == [("RB201", "check")]
+    assert "cover letter" in strict["findings"][0]["message"]
+
+
+def test_cover_letter_without_numbers_is_no_evidence(repo: Path) -> None:
+    files = _perf_series(repo, repo.parent / "s2", "Two small cleanups.")
+    res = run(["--format", "terse", "--select", "RB201", *map(str, files)])
+    assert res.exit_code == 1 and ": WARNING:RB201: " in res.stdout
+
+
+# ------------------------------------------------------------------ --rules-dir
+
+OWN_RULE = '''"""RB901 todo-without-owner: a TODO added without a name.
+
+What it does
+    Flags added lines with a bare TODO.
+
+Why it matters
+    Nobody knows who will do it.
+
+Example
+    /* TODO fix */
+
+Use instead
+    /* TODO(ada): fix */
+
+Known limits
+    Only C comments.
+
+References
+    Documentation/process/coding-style.rst
+"""
+
+from reviewbot.models import LineKind
+from reviewbot.rule import RuleMeta, Scope, Severity
+
+RULE = RuleMeta(id="RB901", name="todo-without-owner", summary="TODO without an owner",
+                severity=Severity.ERROR, scope=Scope.HUNK)
+
+
+def check(patch, ctx):
+    for fd in patch.files:
+        for hunk in fd.hunks:
+            for dl in hunk.lines:
+                if dl.kind is LineKind.ADDED and "TODO " in dl.text:
+                    yield RULE.finding(patch, "TODO without an owner", path=fd.path, line=dl.new_no,
+                                       input_line=dl.input_line, hunk=hunk)
+
+
+def reply(findings, patch):
+    return "Who will do this?"
+'''
+
+
+def test_rules_dir_flag_and_config(repo: Path) -> None:
+    rules = repo.parent / "myrules"
+    rules.mkdir()
+    (rules / "rb901_todo.py").write_text(OWN_RULE)
+    text = (repo / "kernel/foo.c").read_text().replace("\tw->value = v;\n", "\t/* TODO check v */\n\tw->value = v;\n")
+    commit(repo, "kernel/foo.c", text, "foo: note a check", "Remember the check.")
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD")
+    res = run(["--rules-dir", str(rules), "--format", "terse", "-"], stdin=blob)
+    n = line_of(blob, b"TODO check v", prefix=b"+")
+    assert res.exit_code == 1 and res.stdout == f"-:{n}: ERROR:RB901: TODO without an owner\n"
+    (repo / ".reviewbot.toml").write_text(f'rules-dirs = ["{rules}"]\n')
+    assert "RB901" in run(["--format", "terse", "-"], stdin=blob).stdout
+    (rules / "rb902_broken.py").write_text("RULE = 1\n")
+    res = run(["-"], stdin=blob)
+    assert res.exit_code == 2 and "cannot load rules" in res.stderr and "rb902_broken.py" in res.stderr
