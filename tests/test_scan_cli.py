@@ -1,0 +1,102 @@
+"""The ``reviewbot scan`` command: arguments, list-name validation, the shipped sample, summary and exit codes."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from reviewbot.cli import main
+from reviewbot.commands.scan import parse_day
+from reviewbot.config import Settings, sample_cache_dir
+from reviewbot.scan import day_counts_from_year_page, month_range, scan
+from reviewbot.status import ExitStatus
+from reviewbot.store import Store
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+SAMPLE_HOST = sample_cache_dir() / "lists.openwall.net"
+
+
+def test_parse_day_accepts_months_and_days() -> None:
+    assert parse_day("2023-06", end=False) == date(2023, 6, 1)
+    assert parse_day("2023-06", end=True) == date(2023, 6, 30)
+    assert parse_day("2024-02", end=True) == date(2024, 2, 29)
+    assert parse_day("2023-06-09", end=True) == date(2023, 6, 9)
+    for bad in ("2023", "2023-13", "2023-06-31", "June", "2023-6", "2023-06-01T00:00"):
+        with pytest.raises(click.BadParameter):
+            parse_day(bad, end=False)
+
+
+def test_month_range_spans_years() -> None:
+    assert month_range(date(2018, 11, 8), date(2019, 2, 1)) == [(2018, 11), (2018, 12), (2019, 1), (2019, 2)]
+
+
+def test_year_page_counts_from_the_sample() -> None:
+    body = (SAMPLE_HOST / "linux-kernel/2023/index.html").read_bytes()
+    counts = day_counts_from_year_page(body, 2023)
+    assert counts == {date(2023, 6, 5): 2, date(2023, 6, 6): 3, date(2023, 6, 7): 2, date(2023, 6, 8): 3}
+
+
+@pytest.mark.parametrize("name", ["Linux-Kernel", "../etc", "linux kernel", "a/b", "", "lkml;rm -rf /"])
+def test_bad_list_names_are_usage_errors(isolated_env: Path, name: str) -> None:
+    result = CliRunner().invoke(main, ["scan", name, "--since", "2023-06", "--offline", "--db",
+                                       str(isolated_env / "db.sqlite")])
+    assert result.exit_code == ExitStatus.USAGE
+    assert "reviewbot scan:" in result.output
+    assert not (isolated_env / "db.sqlite").exists() or Store(isolated_env / "db.sqlite").count("messages") == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["--since", "2023-13"],
+    ["--since", "2023-06", "--until", "2023-05"],
+    ["--since", "yesterday"],
+])
+def test_bad_ranges_are_usage_errors(isolated_env: Path, args: list[str]) -> None:
+    result = CliRunner().invoke(main, ["scan", "linux-kernel", *args, "--offline"])
+    assert result.exit_code == ExitStatus.USAGE, result.output
+
+
+def test_sample_pages_give_findings_offline(isolated_env: Path) -> None:
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "cache", rate=0.0)
+    summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), offline=True, clock=lambda: NOW)
+    assert summary.ok and summary.requests == 0
+    assert summary.days == 4
+    assert summary.pages_from_cache == 1 + 4 + 7 + 1 + 2  # year, days, patch pages, attachment, replies
+    assert {"RB101", "RB102", "RB201", "RB202"} <= set(summary.findings_by_rule)
+    with Store(settings.db_path) as store:
+        subjects = [r["subject"] for r in store.messages("linux-kernel")]
+        assert "Question about sample_pool per-CPU cache sizing" not in subjects  # not a patch, no thread
+        attached = store.patch_row("20230608150000.31337-1-chen.example@example.net")
+        assert '"path":"lib/sample_hash.c"' in attached["files_json"]
+    assert not (isolated_env / "cache").exists()  # offline: nothing written
+
+
+def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    args = ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--all",
+            "--db", str(isolated_env / "db.sqlite")]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == ExitStatus.OK, first.output
+    assert "messages stored (new)" in first.output and "findings RB102" in first.output
+    assert "0 HTTP requests" in first.output
+    second = CliRunner().invoke(main, args)
+    assert second.exit_code == ExitStatus.OK
+    assert "messages already stored" in second.output
+    with Store(isolated_env / "db.sqlite") as store:
+        assert store.count("messages") == 10
+
+
+def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    db = isolated_env / "db.sqlite"
+    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2024-01",
+                                       "--offline", "--db", str(db)])
+    assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
+    assert "https://lists.openwall.net/linux-kernel/2024/" in result.output
+    with Store(db) as store:
+        [row] = store.failed_pages("linux-kernel")
+        assert row["url"] == "https://lists.openwall.net/linux-kernel/2024/" and row["kind"] == "year"
+        assert store.get_cursor("linux-kernel") is None
