@@ -36,6 +36,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "drafts"
 STRUCT = "d2b7b61c-4868-45c0-9060-4f9c73de9d7e@kernel.dk"
 BARRIER = "760086647776a5aebfa77cfff728837d476a4fd8.1737718881.git.asml.silence@gmail.com"
 CLAIM = "20240122235332.2299150-1-bvanassche@acm.org"
+LONG_SUBJECT = "20260512-psi_impr-v1-2-2b7f10fdfad5@tencent.com"  # Subject 72 characters long
 
 
 def labelled(message_id: str) -> str:
@@ -152,8 +153,11 @@ def test_git_send_email_accepts_every_draft(tmp_path: Path, corpus_bytes, rules)
     probe = subprocess.run(["git", "send-email", "-h"], capture_output=True, text=True)
     assert "send-email" in probe.stdout + probe.stderr, "git-email is not installed"
     drafts = []
-    for mid, rule in ((STRUCT, "RB101"), (BARRIER, "RB102"), (CLAIM, "RB201")):
+    for mid, rule in ((STRUCT, "RB101"), (BARRIER, "RB102"), (CLAIM, "RB201"), (LONG_SUBJECT, "RB101")):
         drafts.append(real_draft(corpus_bytes, mid, rules, rule)[2])
+    # a subject longer than 78 columns stays on the Subject: line (git send-email reads only that line)
+    long_head = render_message(drafts[-1]).split(b"\n\n", 1)[0].decode()
+    assert "\nSubject: Re: [PATCH 2/6] psi: reorganize the psi members for cacheline benifits\n" in long_head
     files = [write_outbox(d, tmp_path / "outbox", "linux-kernel") for d in drafts]
     for draft, eml in zip(drafts, files):
         rcpt, irt = _parsed(_send_email_dry_run(tmp_path, eml))

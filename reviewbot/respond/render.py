@@ -65,6 +65,18 @@ def _choose_cte(body: str) -> str:
     return "7bit" if body.isascii() else "8bit"
 
 
+def encode_subject(subject: str) -> str:
+    """The Subject value as written: ASCII kept on one line (up to RFC 5322's 998 octets; tools such
+    as git send-email read only the first line), non-ASCII RFC 2047-encoded and folded by
+    email.header.Header (never an empty first line)."""
+    from email.header import Header
+
+    text = " ".join(subject.split())
+    if text.isascii() and len(text) <= 980:
+        return text
+    return Header(text, "utf-8", header_name="Subject").encode(linesep="\n", maxlinelen=78)
+
+
 def fold_msgids(name: str, ids: Iterable[str], width: int = 78) -> str:
     """``<a> <b> ...`` folded between Message-IDs so lines stay within ``width`` where possible.
 
@@ -101,7 +113,7 @@ def render_message(draft: Draft) -> bytes:
         msg["To"] = [_header_address(a) for a in draft.to]
     if draft.cc:
         msg["Cc"] = [_header_address(a) for a in draft.cc]
-    msg["Subject"] = draft.subject
+    msg.set_raw("Subject", encode_subject(draft.subject))
     date = draft.date or datetime.now(timezone.utc)
     msg["Date"] = format_datetime(date)
     msg.set_raw("Message-ID", f"<{draft.message_id}>")
