@@ -260,7 +260,7 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
                 m = STRUCT_OPEN_RE.match(scan.code)
                 if m and m.group(2) == side.name:
                     j = i - 1
-                    while j >= 0 and not scan_lines([new[j].text])[0].code.strip() and scans[j].has_comment:
+                    while j >= 0 and not scans[j].code.strip() and scans[j].has_comment:
                         if new[j].kind is LineKind.ADDED:
                             out.append(scans[j].comment)
                         j -= 1
