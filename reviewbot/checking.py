@@ -309,7 +309,11 @@ def _path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequ
 
 
 def _relocate(
-    report: CheckReport, offset: int | None, ignores: Mapping[str, Sequence[str]], strict: bool = False
+    report: CheckReport,
+    offset: int | None,
+    ignores: Mapping[str, Sequence[str]],
+    strict: bool = False,
+    verbatim: bool = True,
 ) -> CheckReport:
     """Apply per-path ignores, settle answered findings, and turn message lines into input lines.
 
@@ -317,7 +321,8 @@ def _relocate(
     numbers RB201 asks for are in the cover letter) is not a problem to fix
     before sending: it is dropped, or shown as CHECK with ``strict`` (a
     maintainer may still want the numbers in the changelog). A dismissed one
-    is dropped.
+    is dropped. When the body is not the input verbatim (transfer-encoded,
+    flowed), message lines are not input lines: ``input_line`` becomes None.
     """
     kept: list[Finding] = []
     changed = False
@@ -334,7 +339,10 @@ def _relocate(
             # a commit-message finding: ``line`` is its line in the message (models.Finding)
             f = replace(f, input_line=f.line)
             changed = True
-        if offset and f.input_line is not None:
+        if not verbatim and f.input_line is not None:
+            f = replace(f, input_line=None)
+            changed = True
+        elif offset and f.input_line is not None:
             f = replace(f, input_line=f.input_line + offset)
             changed = True
         kept.append(f)
@@ -396,7 +404,7 @@ def _is_reply(item: InputMessage) -> bool:
     return parse_subject(subject).is_reply
 
 
-def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, list[ReviewbotError]]:
+def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], list[InputMessage], list[ReviewbotError]]:
     """Parse messages into patches; returns (parsed, skipped non-patches, problems).
 
     Replies (by their Subject) are skipped before decoding; other messages are
@@ -407,10 +415,10 @@ def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, lis
 
     parsed: list[_Parsed] = []
     problems: list[ReviewbotError] = []
-    skipped = 0
+    skipped: list[InputMessage] = []
     for item in items:
         if _is_reply(item):
-            skipped += 1
+            skipped.append(item)
             continue
         try:
             message = parse_message(item.raw)
@@ -421,7 +429,7 @@ def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], int, lis
         if patch.has_diff or patch.subject.is_cover_letter:
             parsed.append(_Parsed(item, patch))
         else:
-            skipped += 1
+            skipped.append(item)
     return parsed, skipped, problems
 
 
@@ -512,7 +520,14 @@ def check_messages(
         report = check_patch(patch, rules, ctx)
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
-        report = _relocate(report, entry.item.offset, ignores, strict)
+        verbatim = patch.message.body_start_line > 1
+        report = _relocate(report, entry.item.offset, ignores, strict, verbatim)
+        notes = _notes_of(patch)
+        if not verbatim and any(f.input_line is None for f in report.findings):
+            notes += (
+                "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
+                "so findings give the line in the file, not in the input",
+            )
         data = entry.item.raw.data
         results.append(
             CheckedPatch(
@@ -521,7 +536,7 @@ def check_messages(
                 report=report,
                 offset=entry.item.offset,
                 lines_checked=sum(len(h.lines) for fd in patch.files for h in fd.hunks),
-                notes=_notes_of(patch),
+                notes=notes,
                 data=data,
             )
         )
@@ -529,13 +544,15 @@ def check_messages(
     items_inputs = dict.fromkeys(entry.item.input for entry in parsed)
     failed = {(p.subject or "") for p in parse_problems}
     extra: list[ReviewbotError] = []
+    replies = {item.input for item in skipped if _is_reply(item)}
     for name in seen_inputs:
         if name not in items_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
-            extra.append(InputError("no patch found: no message with a diff", subject=name))
+            why = "only replies (Re:), no patch submission" if name in replies else "no message with a diff"
+            extra.append(InputError(f"no patch found: {why}", subject=name))
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
-        skipped=skipped,
+        skipped=len(skipped),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
     )

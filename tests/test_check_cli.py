@@ -461,3 +461,32 @@ def test_rules_dir_flag_and_config(repo: Path) -> None:
     (rules / "rb902_broken.py").write_text("RULE = 1\n")
     res = run(["-"], stdin=blob)
     assert res.exit_code == 2 and "cannot load rules" in res.stderr and "rb902_broken.py" in res.stderr
+
+
+# ------------------------------------------------------------------ encoded bodies, replies
+
+
+def test_quoted_printable_patch_has_no_input_line(isolated_env: Path) -> None:
+    """A QP body's lines are not the file's: the finding keeps path:line and drops #N (terse N = 0)."""
+    import quopri
+    import re
+
+    head, body = corpus_message(UNCOMMENTED).split(b"\n\n", 1)
+    head = re.sub(rb"(?mi)^Content-Transfer-Encoding:.*\n?", b"", head).rstrip(b"\n")
+    path = isolated_env / "qp.patch"
+    path.write_bytes(head + b"\nContent-Transfer-Encoding: quoted-printable\n\n" + quopri.encodestring(body))
+    res = run([str(path)])
+    assert res.exit_code == 1
+    assert "NOTE: the mail body is encoded" in res.stdout
+    assert "\nFILE: io_uring/io_uring.c:596:\n+\t\tsmp_mb();\n" in res.stdout
+    assert run(["--format", "terse", str(path)]).stdout.startswith(f"{path}:0: WARNING:RB102: ")
+    doc = json.loads(run(["--format", "json", str(path)]).stdout)
+    assert [(f["rule"], f["input_line"], f["line"]) for f in doc["findings"]] == [("RB102", None, 596)]
+
+
+def test_reply_only_input_is_not_a_patch(isolated_env: Path) -> None:
+    from conftest import CASES
+
+    res = run([str(CASES / "C09.eml")])
+    assert res.exit_code == 2
+    assert res.stderr == f"reviewbot check: {CASES / 'C09.eml'}: no patch found: only replies (Re:), no patch submission\n"
