@@ -352,10 +352,12 @@ def parse_addresses(value: str) -> list[Address]:
     value = _unfold(value)
     if not value.strip():
         return []
-    try:
-        pairs = getaddresses([value])
-    except Exception:
-        return []
+    pairs = _simple_addresses(value)
+    if pairs is None:
+        try:
+            pairs = getaddresses([value])
+        except Exception:
+            return []
     out = []
     for name, email in pairs:
         if not email and not name:
@@ -367,6 +369,29 @@ def parse_addresses(value: str) -> list[Address]:
         if not email:
             continue
         out.append(Address(name=name, email=email, partial="@..." in email))
+    return out
+
+
+_SIMPLE_ADDR = re.compile(r"[ \t]*(?:([^<>]*?)[ \t]*<([^<>\s]+)>|([^\s<>]+))[ \t]*")
+
+
+def _simple_addresses(value: str) -> list[tuple[str, str]] | None:
+    """Fast path for the common ``Name <a@b>, c@d`` lists (long Cc lines are the norm
+    on LKML and the stdlib parser is slow on them); None when the value has quotes,
+    comments, groups or anything else that needs the full RFC 5322 parser."""
+    if any(c in value for c in '"():;\\[]'):
+        return None
+    out = []
+    for piece in value.split(","):
+        if not piece.strip():
+            continue
+        m = _SIMPLE_ADDR.fullmatch(piece)
+        if m is None:
+            return None
+        if m.group(2) is not None:
+            out.append((m.group(1) or "", m.group(2)))
+        else:
+            out.append(("", m.group(3)))
     return out
 
 
