@@ -57,6 +57,7 @@ def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
     "rules_dirs",
     multiple=True,
     type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
     help="Also load rule modules from DIR (repeatable).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No notes and verdicts; print nothing for a clean patch.")
@@ -82,6 +83,9 @@ def command(
 
     Settings come from .reviewbot.toml or [tool.reviewbot] in pyproject.toml
     (found upward from the current directory) and the user config; flags win.
+
+    Exit status: 0 clean, 1 a finding at or above --fail-on (or a rule
+    crashed), 2 usage error or an input that cannot be read.
     """
     from reviewbot.checking import parse_threshold, run_check
     from reviewbot.config import load_settings
