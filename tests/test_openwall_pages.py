@@ -466,3 +466,23 @@ def test_bodies_match_the_mbox_up_to_obfuscation():
         compared += 1
     box.close()
     assert compared == 4416
+
+
+def test_thread_links_form_consistent_chains_over_the_whole_mirror():
+    """thread-next of A is B  <=>  thread-prev of B is A, across days, months and years."""
+    prev_of: dict[str, str] = {}
+    next_of: dict[str, str] = {}
+    for _mid, path, _n in manifest():
+        url = BASE + path
+        raw = ow.parse_message_page((MIRROR / (path.lstrip("/") + ".html")).read_bytes(), url,
+                                    "linux-kernel")
+        if raw.thread_prev_url:
+            prev_of[url] = raw.thread_prev_url
+        if raw.thread_next_url:
+            next_of[url] = raw.thread_next_url
+    assert len(next_of) == len(prev_of) > 1000
+    assert {b: a for a, b in next_of.items()} == prev_of
+    crossing = [a for a, b in next_of.items() if a.rsplit("/", 2)[0] != b.rsplit("/", 2)[0]]
+    assert crossing  # some chains cross days
+    for url in list(prev_of)[:50]:
+        assert ow.classify_url(prev_of[url]).kind == "message"
