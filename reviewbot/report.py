@@ -346,6 +346,16 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/:@!$&'()*+,;=-._~")
 
 
+def _input_uri(name: str) -> str:
+    """An input file as a SARIF artifact URI: ``file://`` for an absolute path, else relative."""
+    from pathlib import PurePath
+
+    if name.startswith("git:"):
+        return _uri(name[4:] or "HEAD")
+    path = PurePath(name)
+    return path.as_uri() if path.is_absolute() else _uri(name)
+
+
 def sarif_result(finding: Finding, cp: "CheckedPatch", rule_index: int | None) -> dict[str, Any]:
     """``result`` for one finding: ruleId, level, message, one location, fingerprints, input position."""
     if finding.path:
@@ -353,7 +363,7 @@ def sarif_result(finding: Finding, cp: "CheckedPatch", rule_index: int | None) -
         if finding.line is not None and finding.line >= 1:
             location["region"] = {"startLine": finding.line}
     else:
-        input_uri = "stdin" if cp.input == "-" else _uri(cp.input)
+        input_uri = "stdin" if cp.input == "-" else _input_uri(cp.input)
         location = {"artifactLocation": {"uri": input_uri}}
         if finding.input_line is not None and finding.input_line >= 1:
             location["region"] = {"startLine": finding.input_line}

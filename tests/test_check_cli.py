@@ -152,6 +152,7 @@ def test_git_range(repo: Path) -> None:
     # the input line counts in the whole `git format-patch --stdout` output
     blob = git(repo, "format-patch", "--stdout", "HEAD~3..")
     assert blob.split(b"\n")[rb102[0]["input_line"] - 1] == b"+\tsmp_mb();"
+    validate_sarif(json.loads(run(["--git", "HEAD~3..", "--format", "sarif"]).stdout))
     text = run(["--git", "HEAD~3.."]).stdout
     assert 'git:HEAD~3.. ("[PATCH 1/3] foo: rename data to value") has no obvious review findings' in text
     assert 'git:HEAD~3.. ("[PATCH 2/3] foo: order the value before ready") has review findings' in text
