@@ -374,7 +374,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             text = (
                 f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If "
                 "so, could you say why in the changelog and add a comment to the struct, so a later "
-                "change does not move them back by accident?"
+                f"change does not move {'them' if len(members) > 1 else 'it'} back by accident?"
             )
         else:
             text = (
