@@ -87,8 +87,8 @@ def test_c07_utf8_reply_and_rfc2047_names() -> None:
     head = headers_of(data)
     assert "Content-Type: text/plain; charset=utf-8\n" in head
     assert "Content-Transfer-Encoding: 8bit\n" in head
-    assert "=?utf-8?q?J=C3=BCrgen?= Beispiel <juergen@example.de>" in head
-    assert "=?utf-8?q?Zo=C3=AB?= Reviewer <zoe@example.com>" in head
+    assert "=?utf-8?q?J=C3=BCrgen_Beispiel?= <juergen@example.de>" in head
+    assert "From: =?utf-8?q?Zo=C3=AB_Reviewer?= <zoe@example.com>\n" in head
     assert "> Reported-by: Jürgen Beispiel".encode("utf-8") in data
     back = email.message_from_bytes(data, policy=policy.default)
     assert [a.display_name for a in back["Cc"].addresses] == ["", "Jürgen Beispiel"]
@@ -302,3 +302,23 @@ def test_maildir_draft_flag(tmp_path: Path, c17_patch) -> None:
     assert "D" in msg.get_flags() and msg.get_subdir() == "cur"
     assert msg["Message-ID"] == "<fixed-1@example.com>"
     assert msg["In-Reply-To"] == "<20250319100000.7171-1-ada@example.org>"
+
+
+def test_long_address_lists_parse_back_exactly() -> None:
+    from email.utils import getaddresses
+
+    from reviewbot.models import Draft
+
+    cc = tuple(Address(f"Person Number {n}", f"p{n}@example.org") for n in range(20)) + (
+        Address("Michal Koutný", "mkoutny@suse.com"), Address("Liam R. Howlett", "liam@infradead.org"))
+    draft = Draft(in_reply_to="a@b", references=("a@b",), subject="Re: x " + "y" * 100, from_addr=ME,
+                  to=(Address("Ada", "ada@example.org"),), cc=cc, body="x\n", fingerprints=(), message_id="m@e")
+    data = render_message(draft)
+    head = data.split(b"\n\n", 1)[0].decode("ascii")
+    assert all(len(line) <= 998 for line in head.split("\n"))
+    assert "=2C" not in head  # no comma turned into an encoded word
+    back = email.message_from_bytes(data, policy=policy.default)
+    got = [(a.display_name, a.addr_spec) for a in back["Cc"].addresses]
+    assert got == [(a.name, a.email) for a in cc]
+    assert getaddresses([str(back["From"])]) == [("Zoë Reviewer", "zoe@example.com")]
+    assert back["Subject"] == draft.subject

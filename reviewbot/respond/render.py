@@ -20,7 +20,6 @@ import os
 import re
 from datetime import datetime, timezone
 from email import policy as email_policy
-from email.headerregistry import Address as HeaderAddress
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from pathlib import Path
@@ -49,13 +48,47 @@ __all__ = [
 ]
 
 
-def _header_address(addr: Address) -> HeaderAddress | str:
+def _header_address(addr: Address) -> str:
+    """``Name <email>`` for a header: ASCII names quoted when needed, others RFC 2047 (Q) encoded."""
     if "@..." in addr.email or addr.partial:
         raise InputError(f"obfuscated address {addr.email!r} must not go into a header", subject="draft")
-    try:
-        return HeaderAddress(display_name=addr.name or "", addr_spec=addr.email)
-    except (ValueError, IndexError, TypeError):
-        return formataddr((addr.name, addr.email))
+    if any(c in addr.email for c in "\r\n<>,\"") or not addr.email.isascii():
+        raise InputError(f"unusable address {addr.email!r}", subject="draft")
+    name = " ".join(addr.name.split())
+    if not name:
+        return addr.email
+    if name.isascii():
+        return formataddr((name, addr.email))
+    from email.charset import QP, Charset
+    from email.header import Header
+
+    encoded = Header(name, "utf-8", maxlinelen=76).encode(linesep="\n ")
+    if "\n" not in encoded:
+        cs = Charset("utf-8")
+        cs.header_encoding = QP
+        return formataddr((name, addr.email), cs)
+    return f"{encoded} <{addr.email}>"
+
+
+def fold_addresses(name: str, addrs: Iterable[Address], width: int = 78) -> str:
+    """The value of an address header (``a, b, c``), folded after commas to stay within ``width``.
+
+    Written raw (our own folding): the email package's refolding can turn a
+    comma into an encoded word next to a non-ASCII name, which breaks the list.
+    """
+    tokens = [_header_address(a) for a in addrs]
+    lines: list[str] = []
+    current = ""
+    used = len(name) + 2
+    for n, token in enumerate(tokens):
+        piece = token + ("," if n < len(tokens) - 1 else "")
+        if current and used + len(current) + 1 + len(piece) > width:
+            lines.append(current)
+            current, used = piece, 1
+        else:
+            current = f"{current} {piece}" if current else piece
+    lines.append(current)
+    return "\n ".join(lines)
 
 
 def _choose_cte(body: str) -> str:
@@ -108,14 +141,14 @@ def render_message(draft: Draft) -> bytes:
     if not draft.message_id:
         raise InputError("draft has no Message-ID", subject=draft.in_reply_to)
     msg = EmailMessage(policy=POLICY)
-    msg["From"] = _header_address(draft.from_addr)
+    msg.set_raw("From", fold_addresses("From", [draft.from_addr]))
     if draft.to:
-        msg["To"] = [_header_address(a) for a in draft.to]
+        msg.set_raw("To", fold_addresses("To", draft.to))
     if draft.cc:
-        msg["Cc"] = [_header_address(a) for a in draft.cc]
+        msg.set_raw("Cc", fold_addresses("Cc", draft.cc))
     msg.set_raw("Subject", encode_subject(draft.subject))
     date = draft.date or datetime.now(timezone.utc)
-    msg["Date"] = format_datetime(date)
+    msg.set_raw("Date", format_datetime(date))
     msg.set_raw("Message-ID", f"<{draft.message_id}>")
     msg.set_raw("In-Reply-To", f"<{draft.in_reply_to}>")
     if draft.references:
