@@ -123,7 +123,9 @@ _VOID_BARRIER_RE = re.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma
 _PAIRING_RE = re.compile(
     r"\bpair(?:s|ed|ing)?\b|\bmatch(?:es|ing)?\b|\bimplie[sd]\b|\bimplicit\b|\bsee\s+\S|"
     r"\bcounterpart\b|\bother\s+side\b|\bpartner\b|\bagainst\b.*\(\)|\bsynchroni[sz]es?\s+with\b|"
-    r"\border(?:s|ed|ing)?\b.*\bagainst\b|\bvs\.?\s",
+    r"\border(?:s|ed|ing)?\b.*\bagainst\b|\bvs\.?\s|\brac(?:e|es|ing)\s+with\b|"
+    r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
+    r"remote|submission|completion|irq|interrupt)[\s-]+sides?\b",
     re.IGNORECASE,
 )
 _FUNC_NAMED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(\)")

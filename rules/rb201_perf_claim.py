@@ -107,6 +107,17 @@ _CLAIM_RE = re.compile(
     re.IGNORECASE,
 )
 _SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelines?\b|\bcache\s+lines?\b", re.I)
+# "future optimizations", "the optimized assembly": naming optimisation, not claiming one
+_NOT_A_CLAIM_BEFORE_RE = re.compile(
+    r"(?:future|further|later|upcoming|follow-?up|subsequent|compiler|possible|potential|premature|"
+    r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|-)\s*-?$",
+    re.IGNORECASE,
+)
+_NOT_A_CLAIM_AFTER_RE = re.compile(
+    r"^\w*\s+(?:code|version|implementation|implementations|routines?|assembly|variants?|builds?|kernels?|"
+    r"flags?|levels?|barriers?|out)\b",
+    re.IGNORECASE,
+)
 _NEGATION_RE = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|n't\b|\bnor\b)[^.;:]{0,30}$", re.IGNORECASE)
 _QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
 _TRAILER_RE = re.compile(r"^[A-Z][\w-]+:\s")
@@ -163,7 +174,12 @@ def find_claim(text: str) -> re.Match | None:
     """The first performance claim in ``text`` that is not negated or inside a quoted title, or None."""
     cleaned = _QUOTED_TITLE_RE.sub(lambda m: " " * len(m.group(0)), text)
     for m in _CLAIM_RE.finditer(cleaned):
-        if _NEGATION_RE.search(cleaned[max(0, m.start() - 40) : m.start()]):
+        before = cleaned[max(0, m.start() - 40) : m.start()]
+        if _NEGATION_RE.search(before):
+            continue
+        if m.group(0).lower().startswith("optim") and (
+            _NOT_A_CLAIM_BEFORE_RE.search(before) or _NOT_A_CLAIM_AFTER_RE.match(cleaned[m.start() : m.end() + 30])
+        ):
             continue
         return m
     return None
@@ -217,13 +233,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     line = None
     m = find_claim(title) or _SUBJECT_CLAIM_RE.search(title)
     if m:
-        claim_text = m.group(0)
+        claim_text = " ".join(m.group(0).split())
     else:
         body_lines = _own_lines(patch.commit_message)
         body = "\n".join(body_lines)
         m = find_claim(body)
         if m:
-            claim_text = m.group(0)
+            claim_text = " ".join(m.group(0).split())
             line = patch.commit_start_line + body.count("\n", 0, m.start())
     if claim_text is None:
         return []
