@@ -27,8 +27,10 @@ primitives) are skipped.
   "implied by ...", or a named function or barrier.
 * A device barrier (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that
   says what it orders.
-* Beyond checkpatch: when the comment names a function that this patch adds,
-  or a function whose hunk loses a barrier, the rule looks at that side; if it
+* Beyond checkpatch: when the comment names the other side ("pairs with
+  smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
+  added whole by this patch, or its hunk loses a barrier, the rule looks at
+  that side; if it
   has no barrier nor an operation documented to imply one (value-returning
   atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock acquire/release,
   ``wake_up``), it reports that the other side is missing.
@@ -234,28 +236,60 @@ def _in_new_function(new: list) -> list[bool]:
 
 
 def _function_bodies(patch: Patch) -> dict[str, list[str]]:
-    """Functions added whole by the patch: name -> code lines of the body (new side)."""
+    """Functions the patch adds whole: name -> code lines of the body (new side).
+
+    A function counts when its header (at column 0, possibly over several
+    lines) and everything up to the closing ``}`` at column 0 are added lines;
+    a function interleaved with context lines is not judged.
+    """
     bodies: dict[str, list[str]] = {}
     for fd in patch.files:
         if not _is_c(fd.path):
             continue
         for hunk in fd.hunks:
-            current: str | None = None
-            for dl in hunk.lines:
-                if dl.kind is not LineKind.ADDED:
-                    if current is not None and dl.kind is LineKind.CONTEXT:
-                        current = None  # the body is not entirely new: do not judge it
+            new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+            n = len(new)
+            i = 0
+            while i < n:
+                dl = new[i]
+                m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
+                if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
+                    i += 1
                     continue
-                if current is None:
-                    m = _FUNC_DEF_RE.match(dl.text)
-                    if m and not dl.text.startswith((" ", "\t")) and "=" not in dl.text:
-                        current = m.group(1)
-                        bodies[current] = []
+                j = i
+                while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
+                    j += 1
+                if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
+                    i = j + 1
                     continue
-                bodies[current].append(dl.text)
-                if dl.text.startswith("}"):
-                    current = None
+                k = j + 1
+                body: list[str] = []
+                while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
+                    body.append(new[k].text)
+                    k += 1
+                if k < n and new[k].kind is LineKind.ADDED:
+                    bodies[m.group(1)] = body
+                i = k + 1
     return bodies
+
+
+_PAIR_TARGET_RE = re.compile(
+    r"(?:\bpair(?:s|ed|ing)?\b|\bpair\s+is\b|\bmatch(?:es|ing)?\b|\bimplied\s+by\b|\bsee\b|\bcorresponding\b|"
+    r"\bcounterpart\b|\bother\s+side\b)([^.;]*)",
+    re.IGNORECASE,
+)
+
+
+def _pair_targets(comment: str) -> list[str]:
+    """Functions named as the other side: the first non-barrier ``foo()`` after a pairing phrase."""
+    out: list[str] = []
+    for m in _PAIR_TARGET_RE.finditer(comment):
+        for name in _FUNC_NAMED_RE.findall(m.group(1)):
+            if BARRIER_RE.match(name + "(") or _IMPLYING_RE.match(name + "("):
+                continue
+            out.append(name)
+            break
+    return list(dict.fromkeys(out))
 
 
 def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
@@ -369,9 +403,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 if bodies is None:
                     bodies = _function_bodies(patch)
                     losing = _hunks_losing_barrier(patch)
-                for other in dict.fromkeys(_FUNC_NAMED_RE.findall(text)):
-                    if BARRIER_RE.match(other + "(") or _IMPLYING_RE.match(other + "("):
-                        continue
+                for other in _pair_targets(text):
                     body = bodies.get(other)
                     missing = False
                     if body is not None:
