@@ -6,7 +6,6 @@ import email.policy
 import mailbox
 import re
 from datetime import date
-from pathlib import Path
 
 import pytest
 
