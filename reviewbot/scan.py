@@ -31,10 +31,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections import Counter
+from collections import Counter, deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
@@ -43,6 +44,9 @@ from reviewbot.models import Message, Patch, RuleFailure
 from reviewbot.store import Store, message_from_row
 
 log = logging.getLogger(__name__)
+
+#: Message pages fetched ahead of the one being parsed (one worker thread, one connection).
+FETCH_AHEAD = 4
 
 #: Most replies followed per thread in the default mode (a runaway chain stops here).
 MAX_THREAD_FOLLOW = 400
@@ -201,10 +205,10 @@ class _Scanner:
         self.failed_before = {r["url"] for r in self.store.failed_pages(self.list_name)}
 
     # ------------------------------------------------------------------ fetching
-    def _get(self, url: str, kind: str) -> bytes | None:
-        """Fetch one page; on failure record it and return None."""
+    def _get(self, url: str, kind: str, ahead: Future | None = None) -> bytes | None:
+        """Fetch one page (or take the result fetched ahead); on failure record it and return None."""
         try:
-            page = self.archive.fetch(url)
+            page = ahead.result() if ahead is not None else self.archive.fetch(url)
         except FetchError as exc:
             self._fail(url, kind, exc.message if exc.message else str(exc), getattr(exc, "attempts", 1))
             return None
@@ -264,13 +268,16 @@ class _Scanner:
             return [r.url for r in refs]
         return [r.url for r in refs if self.ow.looks_like_patch(r.subject)]
 
-    def process_message(self, url: str) -> str | None:
-        """Fetch, parse and store one message page (skipped when stored); returns its Message-ID."""
+    def process_message(self, url: str, ahead: Future | None = None) -> str | None:
+        """Fetch, parse and store one message page (skipped when stored); returns its Message-ID.
+
+        ``ahead`` is the page's fetch started earlier by :meth:`_fetch_ahead`.
+        """
         if url in self.known:
             self.skipped += 1
             self._ok(url)
             return self.known[url]
-        body = self._get(url, "message")
+        body = self._get(url, "message", ahead)
         if body is None:
             return None
         try:
@@ -327,6 +334,48 @@ class _Scanner:
                 att = dataclasses.replace(att, text=body.decode("utf-8", errors="replace"))
             new.append(att)
         return dataclasses.replace(raw, attachments=tuple(new))
+
+    def _plan_urls(self, plan: Sequence[tuple[date, int | None]]) -> Iterator[tuple[int, date, str | None]]:
+        """(day number, day, message URL) for the plan, then (day number, day, None) when a day ends."""
+        for i, (day, count) in enumerate(plan, 1):
+            for url in self.refs_for_day(day, count):
+                yield i, day, url
+            yield i, day, None
+
+    def _fetch_ahead(self, items: Iterable[tuple[int, date, str | None]],
+                     window: int = FETCH_AHEAD) -> Iterator[tuple[tuple[int, date, str | None], Future | None]]:
+        """Pair each item with the fetch of its page, started up to ``window`` pages early.
+
+        One worker thread fetches while this thread parses and stores, so the
+        network wait overlaps the work. Requests stay one at a time on the one
+        connection and under the rate limit (the session serialises them);
+        the store is only touched from this thread.
+        """
+        if window <= 0:
+            for item in items:
+                yield item, None
+            return
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewbot-fetch")
+        queue: deque[tuple[tuple[int, date, str | None], Future | None]] = deque()
+        source = iter(items)
+
+        def fill() -> None:
+            while len(queue) < window:
+                item = next(source, None)
+                if item is None:
+                    return
+                url = item[2]
+                future = pool.submit(self.archive.fetch, url) if url is not None and url not in self.known else None
+                queue.append((item, future))
+
+        try:
+            fill()
+            while queue:
+                entry = queue.popleft()
+                fill()
+                yield entry
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ threads
     def assign_thread_ids(self) -> None:
@@ -493,9 +542,10 @@ class _Scanner:
         # 2./3. the range
         plan = self.day_plan()
         total = len(plan)
-        for i, (day, count) in enumerate(plan, 1):
-            for url in self.refs_for_day(day, count):
-                self.process_message(url)
+        for (i, day, url), ahead in self._fetch_ahead(self._plan_urls(plan)):
+            if url is not None:
+                self.process_message(url, ahead)
+                continue
             self.days += 1
             if self.progress:
                 self.progress(i, total, day.isoformat())
