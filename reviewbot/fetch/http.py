@@ -20,6 +20,7 @@ import os
 import threading
 import time
 from datetime import datetime, timezone
+from http.client import RemoteDisconnected
 from typing import Callable
 from urllib import robotparser
 from urllib.parse import urljoin, urlsplit
@@ -27,7 +28,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 from requests.adapters import HTTPAdapter
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ProtocolError, ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from reviewbot.config import Settings
@@ -124,6 +125,23 @@ def _root_cause(exc: BaseException) -> BaseException:
             continue
         break
     return seen
+
+
+def _describe(cause: BaseException) -> str:
+    """A short readable text for a urllib3/http.client failure."""
+    if isinstance(cause, NewConnectionError):
+        text = str(cause)
+        marker = "Failed to establish a new connection: "
+        return text.split(marker, 1)[1] if marker in text else text
+    if isinstance(cause, ProtocolError) and cause.args:
+        first = cause.args[0]
+        inner = cause.args[1] if len(cause.args) > 1 else None
+        if isinstance(inner, RemoteDisconnected):
+            return "the server closed the connection without a response"
+        if isinstance(inner, ConnectionResetError):
+            return "connection reset by the server"
+        return str(first).rstrip(".")
+    return str(cause) or cause.__class__.__name__
 
 
 class PoliteSession:
@@ -269,7 +287,7 @@ class PoliteSession:
             except (requests.exceptions.ChunkedEncodingError,
                     requests.exceptions.ContentDecodingError) as exc:
                 attempts += self._attempts
-                last = FetchError(f"connection broken while reading the body: {_root_cause(exc)}",
+                last = FetchError(f"connection broken while reading the body: {_describe(_root_cause(exc))}",
                                   url=url, attempts=attempts)
                 last.__cause__ = exc
                 continue
@@ -291,20 +309,20 @@ class PoliteSession:
     def _translate(self, exc: requests.exceptions.RequestException, url: str, attempts: int) -> FetchError:
         cause = _root_cause(exc)
         host = urlsplit(url).netloc
+        tries = f" ({attempts} attempt{'s' if attempts != 1 else ''})"
+        # NewConnectionError subclasses ConnectTimeoutError in urllib3 2: test it first
+        if isinstance(cause, NewConnectionError):
+            return HostUnreachable(f"cannot connect to {host}: {_describe(cause)}", url=url, attempts=attempts)
         if isinstance(exc, requests.exceptions.ConnectTimeout) or isinstance(cause, ConnectTimeoutError):
             return HostUnreachable(f"cannot connect to {host}: timed out after {self.settings.timeout:g}s",
                                    url=url, attempts=attempts)
-        if isinstance(cause, NewConnectionError):
-            return HostUnreachable(f"cannot connect to {host}: {cause}", url=url, attempts=attempts)
-        if isinstance(exc, requests.exceptions.Timeout):
-            return FetchError(f"timed out after {self.settings.timeout:g}s "
-                              f"({attempts} attempt{'s' if attempts != 1 else ''})",
-                              url=url, attempts=attempts)
+        if isinstance(exc, requests.exceptions.Timeout) or isinstance(cause, ReadTimeoutError):
+            return FetchError(f"no answer within {self.settings.timeout:g}s{tries}", url=url, attempts=attempts)
         if isinstance(exc, requests.exceptions.RetryError):
-            return FetchError(f"gave up after {attempts} attempts: {cause}", url=url, attempts=attempts)
+            return FetchError(f"gave up{tries}: {_describe(cause)}", url=url, attempts=attempts)
         if isinstance(exc, requests.exceptions.ConnectionError):
-            return FetchError(f"connection failed: {cause}", url=url, attempts=attempts)
-        return FetchError(f"request failed: {exc}", url=url, attempts=attempts)
+            return FetchError(f"connection failed{tries}: {_describe(cause)}", url=url, attempts=attempts)
+        return FetchError(f"request failed{tries}: {exc}", url=url, attempts=attempts)
 
     def _allowed(self, url: str) -> bool:
         key = _origin(url)
