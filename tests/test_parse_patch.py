@@ -194,3 +194,35 @@ def test_marker_after_hunk_end_and_input_lines():
     assert [l.kind for l in lines] == [LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED, LineKind.MARKER]
     assert lines[2].new_no == 1
     assert lines[3].input_line == lines[2].input_line + 1
+
+
+def test_soft_wrapped_diff_is_retried_unflowed():
+    # what an archive page shows for a format=flowed patch: wrapped, stuffed, nothing undone
+    body = (
+        "Text.\n---\n"
+        "diff --git a/Documentation/a_rather_long_directory_name/file.txt \n"
+        "b/Documentation/a_rather_long_directory_name/file.txt\n"
+        "--- a/Documentation/a_rather_long_directory_name/file.txt\n"
+        "+++ b/Documentation/a_rather_long_directory_name/file.txt\n"
+        "@@ -1,2 +1,2 @@\n"
+        "  first\n"
+        "-old line that was long enough to be wrapped by the \n"
+        "mail client\n"
+        "+new\n"
+    )
+    p = parse_patch(msg(body))
+    (f,) = p.files
+    assert f.path == "Documentation/a_rather_long_directory_name/file.txt"
+    assert [l.raw for l in f.hunks[0].lines] == [
+        " first", "-old line that was long enough to be wrapped by the mail client", "+new"
+    ]
+    assert any("format=flowed" in w for w in p.warnings)
+    assert p.message.body == msg(body).body  # the message itself is untouched
+
+
+def test_trailing_empty_context_lines_dropped_by_the_mailer():
+    body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
+    p = parse_patch(msg(body))
+    lines = p.files[0].hunks[0].lines
+    assert [l.raw for l in lines] == [" a", "+b", " c", " "]
+    assert lines[-1].new_no == 4

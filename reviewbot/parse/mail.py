@@ -99,8 +99,11 @@ def parse_message(raw: RawMessage) -> Message:
     raise ParseError(f"unknown message kind {raw.kind!r}", subject=raw.source)
 
 
-def parse_rfc822(data: bytes, source: str) -> Message:
+def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Message:
     """Parse the bytes of one mail into a :class:`Message`.
+
+    ``undo_flowed=False`` keeps format=flowed text as sent (the way the archive
+    shows it; for comparing with archive pages); ``flowed`` is still set.
 
     ``data`` may start with an mbox ``From `` line and may use CRLF line ends
     (turned into "\\n"; a bare CR inside a line is kept). ``source`` names the
@@ -138,7 +141,7 @@ def parse_rfc822(data: bytes, source: str) -> Message:
     in_reply_to = first_msgid(h("in-reply-to") or "")
     references = msgid_list(h("references") or "")
 
-    body, attachments, flowed, verbatim = _body_of(em, source, notes)
+    body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
     body_start = _body_start_line(data) if verbatim else 1
 
     return Message(
@@ -490,7 +493,9 @@ def _payload_bytes(part: EmailMessage) -> bytes:
     return data
 
 
-def _body_of(em: EmailMessage, source: str, notes: list[str]) -> tuple[str, list[AttachmentRef], bool, bool]:
+def _body_of(
+    em: EmailMessage, source: str, notes: list[str], undo_flowed: bool = True
+) -> tuple[str, list[AttachmentRef], bool, bool]:
     """Inline text and attachments of a mail, the way the archive shows them.
 
     Returns (body, attachments, flowed, verbatim) where ``verbatim`` tells
@@ -542,11 +547,12 @@ def _body_of(em: EmailMessage, source: str, notes: list[str]) -> tuple[str, list
         if isinstance(fmt, str) and fmt.strip().lower() == "flowed" and ctype == "text/plain":
             delsp = part.get_param("delsp")
             delsp_yes = isinstance(delsp, str) and delsp.strip().lower() == "yes"
-            text = unflow(text, delsp=delsp_yes)
+            if undo_flowed:
+                text = unflow(text, delsp=delsp_yes)
             flowed_any = True
             verbatim = False
         texts.append(text)
-    if flowed_any:
+    if flowed_any and undo_flowed:
         notes.append(FLOWED_NOTE)
     if len(texts) > 1:
         # as the archive prints them: each part after a newline; the line end

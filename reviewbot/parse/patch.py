@@ -170,6 +170,9 @@ def parse_patch(message: Message) -> Patch:
         try:
             files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
         except ParseError as exc:
+            retry = None if message.flowed else _retry_unflowed(message)
+            if retry is not None:
+                return retry
             if message.subject.is_patch:
                 raise
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
@@ -200,6 +203,36 @@ def parse_patch(message: Message) -> Patch:
         commit_start_line=commit_start,
         warnings=tuple(warnings),
     )
+
+
+UNFLOWED_WARNING = (
+    "the diff only parses after undoing format=flowed (long lines were soft-wrapped, the "
+    "archive shows the mail as sent); trailing whitespace may have been lost and input line "
+    "numbers count the re-joined lines; send patches with git send-email"
+)
+
+
+def _retry_unflowed(message: Message) -> Patch | None:
+    """A diff broken by soft-wrapping (format=flowed not undone, e.g. archive pages):
+    parse again with RFC 3676 undone (DelSp=no, then yes); None if that fails too."""
+    body = message.body
+    if " \n" not in body:
+        return None
+    from dataclasses import replace
+
+    from reviewbot.parse.mail import unflow
+
+    for delsp in (False, True):
+        candidate = replace(message, body=unflow(body, delsp=delsp), flowed=True)
+        try:
+            patch = parse_patch(candidate)
+        except ParseError:
+            continue
+        if not patch.files:
+            continue
+        warnings = tuple(w for w in patch.warnings if "format=flowed" not in w) + (UNFLOWED_WARNING,)
+        return replace(patch, message=message, warnings=warnings)
+    return None
 
 
 def is_submission(patch: Patch) -> bool:
@@ -395,7 +428,22 @@ def parse_diff(
 
     feed = _Feed(lines, start)
     try:
-        patchset = PatchSet(feed)
+        try:
+            patchset = PatchSet(feed)
+        except Exception as exc:
+            # mailers and archives drop empty lines at the very end of a mail; when the
+            # last hunk misses only its trailing empty context lines, put them back
+            if "shorter than expected" not in str(exc) or feed.pos < len(lines):
+                raise
+            for extra in (1, 2, 3):
+                padded = lines + [""] * extra
+                try:
+                    patchset = PatchSet(_Feed(padded, start))
+                    break
+                except Exception:
+                    continue
+            else:
+                raise
     except Exception as exc:  # UnidiffParseError, and anything a hostile hunk header provokes
         pos = min(max(feed.pos, start), len(lines) - 1) if lines else 0
         bad = lines[pos] if lines else ""
