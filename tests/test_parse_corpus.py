@@ -7,6 +7,7 @@ as one, as the index writes them) and Date (UTC) of each message, in mbox order.
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -85,3 +86,56 @@ def test_threads_and_series(corpus):
         assert idx == sorted(set(idx)) and set(idx).isdisjoint(s.missing)
         assert len(idx) + len(s.missing) == s.total
         assert all(not p.message.subject.is_reply for p in s.patches)
+
+
+# the archive's address obfuscation (openwall-format.md section 9), to compare mbox text with pages
+_ADDR = r"A-Za-z0-9!#$%&'*+\-/=?^_`{|}~."
+_OBFUSCATE = re.compile(rf"(?<=[{_ADDR}])@[{_ADDR}]{{3}}(?=[{_ADDR}])")
+
+
+def _as_archive_shows(text: str) -> str:
+    text = _OBFUSCATE.sub("@...", text.replace("\r", ""))
+    return "".join(c if c in "\t\n" or ord(c) >= 0x20 else "." for c in text)
+
+
+def test_archive_pages_parse_like_their_mbox_copies(corpus):
+    """All mirror pages -> Message -> Patch: same ids, dates, bodies and diffs as the mbox copy."""
+    from conftest import MIRROR
+    from reviewbot.fetch.openwall import parse_message_page
+
+    _, messages, patches, _ = corpus
+    by_id = {p.message_id: p for p in patches}
+    with open(MIRROR / "manifest.tsv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    compared = body_equal = from_escaped = diffs_equal = 0
+    for row in rows:
+        page = MIRROR / (row["path"].lstrip("/") + ".html")
+        url = "https://lists.openwall.net" + row["path"]
+        msg = parse_message(parse_message_page(page.read_bytes(), url, "linux-kernel"))
+        patch = parse_patch(msg)  # never a ParseError on a real page
+        mbox = by_id.get(msg.message_id)
+        if mbox is None:
+            continue
+        compared += 1
+        assert msg.obfuscated and msg.archive_url == url
+        assert msg.date == mbox.message.date, url
+        assert " ".join(msg.subject.raw.split()) == " ".join(mbox.message.subject.raw.split()), url
+        if mbox.message.flowed:
+            continue  # the page shows the text as sent, the mbox copy is unflowed
+        a = _as_archive_shows(msg.body).rstrip("\n")
+        b = _as_archive_shows(mbox.message.body).rstrip("\n")
+        if a == b:
+            body_equal += 1
+        else:
+            # the only other difference: mboxo ">From " kept on the page, undone in the mbox reader
+            assert a == re.sub(r"(?m)^From ", ">From ", b), url
+            from_escaped += 1
+        if not mbox.message.attachments:
+            assert [(f.path, f.added_count, f.removed_count) for f in patch.files] == [
+                (f.path, f.added_count, f.removed_count) for f in mbox.files
+            ], url
+            diffs_equal += 1
+    # measured: 4,416 pages with an mbox copy; 363 flowed; 34 differ only by ">From "
+    assert compared == 4416
+    assert from_escaped <= 41 and body_equal + from_escaped == compared - 363
+    assert diffs_equal >= 3990
