@@ -152,17 +152,21 @@ def msgids(value: str | Iterable[str] | None) -> list[str]:
     return out
 
 
-def references_for(message: Message) -> tuple[str, ...]:
+def references_for(message: Message, known_ancestry: Sequence[str] = ()) -> tuple[str, ...]:
     """``References`` of a reply to ``message``: its ancestry (oldest first) then its Message-ID.
 
     The ancestry is the message's References, or its In-Reply-To parent when
     References are missing (C12: ``In-Reply-To: <id> (message from ...)``
-    gives ``id``). Message-IDs only, each once.
+    gives ``id``), or, when the message has neither, ``known_ancestry``
+    (e.g. the thread root the store found from the archive's thread links).
+    Message-IDs only, each once.
     """
     ancestry = msgids(message.references)
     parent = msgids(message.in_reply_to)
     if parent and parent[0] not in ancestry:
         ancestry.append(parent[0])
+    if not ancestry:  # archive pages carry no References: use what the store knows (the thread root)
+        ancestry = msgids(list(known_ancestry))
     out: list[str] = []
     for mid in ancestry:
         if mid != message.message_id and mid not in out:
@@ -581,6 +585,7 @@ def build_draft(
     maintainers: Sequence[Address] | Path | None = None,
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
+    ancestry: Sequence[str] = (),
 ) -> Draft:
     """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
 
@@ -589,7 +594,9 @@ def build_draft(
     ``store_addresses`` and ``maintainers`` (addresses, or a MAINTAINERS file
     path) are the only sources used to complete obfuscated addresses.
     ``clock`` gives the Date (UTC now by default); ``make_msgid(domain)``
-    the new Message-ID without brackets. Raises UsageError when ``findings``
+    the new Message-ID without brackets. ``ancestry``: Message-IDs known to
+    be above the patch (oldest first), used when the message itself carries
+    no References/In-Reply-To. Raises UsageError when ``findings``
     is empty or the identity has no e-mail address.
     """
     if not findings:
@@ -614,7 +621,7 @@ def build_draft(
         assert "@..." not in addr.email, addr
     return Draft(
         in_reply_to=message.message_id,
-        references=references_for(message),
+        references=references_for(message, ancestry),
         subject=reply_subject(message.subject.raw or message.subject.title),
         from_addr=identity,
         to=rcpt.to,

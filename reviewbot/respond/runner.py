@@ -82,6 +82,15 @@ def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Messa
     ]
 
 
+def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) -> tuple[str, ...]:
+    """The thread root when it is a real Message-ID above the patch (the cover letter of a series)."""
+    if not thread_id or "@" not in thread_id or "/" in thread_id or thread_id == patch.message_id:
+        return ()
+    if not any(m.message_id == thread_id for m in thread):
+        return ()
+    return (thread_id,)
+
+
 def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
     from reviewbot.parse.patch import parse_patch
 
@@ -154,6 +163,7 @@ def draft_pending(
             store_addresses=known,
             clock=clock,
             make_msgid=make_msgid,
+            ancestry=_ancestry(thread_id, thread, patch),
         )
         data = render_message(draft)
         list_for_name = patch.message.list_name or list_name or "list"
