@@ -160,18 +160,24 @@ class _Tracker:
         return self.current
 
 
+_DECL_NAME_RE = re.compile(r"^\s+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)?(?::\s*\w+\s*)?;")
+
+
 def _may_reorder(hunks: Sequence[Hunk]) -> bool:
-    """Cheap test: can these hunks hold a struct reorder (a removed and an added declaration)?"""
-    has_add = has_rem = False
+    """Cheap test: does a declaration-like line leave and come back with the same name in these hunks?"""
+    removed: set[str] = set()
+    added: set[str] = set()
     for hunk in hunks:
         for dl in hunk.lines:
             if dl.kind is LineKind.ADDED:
-                has_add = has_add or dl.text.rstrip().endswith(";")
+                m = _DECL_NAME_RE.match(dl.text)
+                if m:
+                    added.add(m.group(1))
             elif dl.kind is LineKind.REMOVED:
-                has_rem = has_rem or dl.text.rstrip().endswith(";")
-            if has_add and has_rem:
-                return True
-    return False
+                m = _DECL_NAME_RE.match(dl.text)
+                if m:
+                    removed.add(m.group(1))
+    return not removed.isdisjoint(added)
 
 
 def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:

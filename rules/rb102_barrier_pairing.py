@@ -107,6 +107,7 @@ _SMP = (
 _DEVICE = r"dma_mb|dma_rmb|dma_wmb|mb|rmb|wmb"
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
 BARRIER_RE = re.compile(r"(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
+_QUICK_RE = re.compile(r"mb\s*\(|smp_|virt_")
 _SMP_NAME_RE = re.compile(r"^(?:" + _SMP + r")$")
 # "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
@@ -314,7 +315,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     added_text = "\n".join(
         dl.text for fd in patch.files if _is_c(fd.path) for h in fd.hunks for dl in h.lines if dl.kind is LineKind.ADDED
     )
-    if not BARRIER_RE.search(added_text):
+    if not _QUICK_RE.search(added_text) or not BARRIER_RE.search(added_text):
         return []
     moved = _removed_counter(patch)
     findings: list[Finding] = []
@@ -326,7 +327,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hunk in fd.hunks:
             new = _new_side(hunk)
-            if not any(dl.kind is LineKind.ADDED and BARRIER_RE.search(dl.text) for dl in new):
+            if not any(dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new):
                 continue
             texts = [dl.text for dl in new]
             scans = scan_lines(texts, starts_in_comment(texts))
@@ -370,7 +371,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     findings.append(
                         RULE.finding(
                             patch,
-                            f"{name}() added without a comment saying what it "
+                            f"{name}() at line {dl.new_no} added without a comment saying what it "
                             + ("pairs with" if _is_smp(name) else "orders"),
                             path=fd.path,
                             line=dl.new_no,
@@ -386,7 +387,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     findings.append(
                         RULE.finding(
                             patch,
-                            f"{name}() has a comment, but it does not say {want}",
+                            f"{name}() at line {dl.new_no} has a comment, but it does not say {want}",
                             path=fd.path,
                             line=dl.new_no,
                             input_line=dl.input_line,

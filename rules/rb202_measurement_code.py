@@ -68,7 +68,10 @@ _CLOCK_RE = re.compile(r"\b" + _CLOCK + r"\s*\(")
 _PRINT_RE = re.compile(r"\b(?:printk|pr_\w+|trace_printk|dev_(?:info|warn|err|dbg|notice))\s*\(")
 _STATIC_COUNTER_RE = re.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*)\b")
 _IRQ_OFF_RE = re.compile(r"\blocal_irq_(?:save|disable)\s*\(")
-_PREFILTER_RE = re.compile(_CLOCK + r"\s*\(|^\s*static\s", re.M)
+_PREFILTER_RE = re.compile(
+    r"\b" + _CLOCK + r"\s*\(|^\s*static\s+[\w\s]+?\b\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*\b", re.M
+)
+_QUICK_WORDS = ("cycles", "rdtsc", "ktime_get", "sched_clock", "local_clock", "cpu_clock", "static")
 _WORDS_RE = re.compile(r"\w+")
 _EXCLUDED_PATH_RE = re.compile(r"^(?:tools|samples|scripts)/")
 
@@ -79,7 +82,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")) or _EXCLUDED_PATH_RE.match(fd.path):
             continue
-        if not _PREFILTER_RE.search("\n".join(d.text for h in fd.hunks for d in h.lines if d.kind is LineKind.ADDED)):
+        text = "\n".join(d.text for h in fd.hunks for d in h.lines if d.kind is LineKind.ADDED)
+        if not ("print" in text or "pr_" in text or "dev_" in text):
+            continue  # nothing printed: no harness
+        if not any(word in text for word in _QUICK_WORDS) or not _PREFILTER_RE.search(text):
             continue
         for hunk in fd.hunks:
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
