@@ -232,6 +232,15 @@ class _Scanner:
             self.failed_before.discard(url)
             log.info("%s: recovered", url)
 
+    def _on_archive(self, url: str) -> bool:
+        """True for a message URL of this list on the scanned host (others are never fetched)."""
+        if not url.startswith(f"{self.base}/{self.list_name}/"):
+            return False
+        try:
+            return self.ow.classify_url(url).kind == "message"
+        except (ReviewbotError, ValueError):
+            return False
+
     # ------------------------------------------------------------------ walking
     def day_plan(self) -> list[tuple[date, int | None]]:
         """Days with mail in the range and their message counts (None: unknown, read the day page)."""
@@ -524,6 +533,9 @@ class _Scanner:
             seen: set[str] = set()
             steps = 0
             while url and url not in seen and steps < MAX_THREAD_FOLLOW:
+                if not self._on_archive(url):
+                    log.warning("%s: thread link off the archive %s/%s/, not followed", url, self.base, self.list_name)
+                    break
                 seen.add(url)
                 steps += 1
                 mid = self.known.get(url) or self.process_message(url)
@@ -537,7 +549,7 @@ class _Scanner:
     def run(self) -> ScanSummary:
         # 1. what failed last time, first
         for row in self.store.failed_pages(self.list_name):
-            if row["kind"] == "message":
+            if row["kind"] == "message" and self._on_archive(row["url"]):
                 self.process_message(row["url"])
         # 2./3. the range
         plan = self.day_plan()
