@@ -177,3 +177,34 @@ def test_foreign_urls_are_refused_before_any_request(mirror_server, tmp_path):
         with pytest.raises(ValueError):
             archive.fetch(url)
     assert mirror_server.requests == []
+
+
+def test_default_cache_offline_falls_back_to_the_shipped_sample(isolated_env):
+    from reviewbot.config import sample_cache_dir
+
+    sample = sample_cache_dir()
+    if sample is None or not (sample / "lists.openwall.net").is_dir():
+        pytest.skip("no archive_cache/ sample in this checkout")
+    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc))
+    assert archive.cache.fallbacks == (sample / "lists.openwall.net",)
+    assert archive.cache.readonly
+    url = ow.month_url("https://lists.openwall.net", LK, 2023, 6)
+    page = archive.fetch(url)
+    assert page.from_cache and ow.parse_month_page(page.body, url)
+    # another host never gets the sample
+    other = Archive(Settings(base_url="http://127.0.0.1:9"), offline=True)
+    assert other.cache.fallbacks == ()
+
+
+def test_concurrent_fetches_share_one_connection_and_count_exactly(mirror_server, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    archive = make(mirror_server, tmp_path, Clock(datetime(2026, 11, 30, tzinfo=timezone.utc)))
+    urls = [f"{mirror_server.base_url}/linux-kernel/2024/10/25/{n}" for n in range(1, 36)]
+    mirror_server.reset_log()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        pages = list(pool.map(archive.fetch, urls + urls))
+    assert all(p.status == 200 for p in pages)
+    stats = archive.stats
+    assert stats.fetched + stats.from_cache == 70
+    assert stats.requests == len(mirror_server.requests) == stats.fetched >= 35

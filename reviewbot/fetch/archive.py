@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import calendar
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit
 
 from reviewbot.config import DEFAULT_BASE_URL, Settings, sample_cache_dir
 from reviewbot.errors import FetchError, HostUnreachable
@@ -86,6 +88,8 @@ class Archive:
     offline, with the shipped sample pages as fallback for the default host;
     fallbacks are used only when the network is not, so sample pages never mask the live site).
     ``session``: a PoliteSession (default: built from settings on first use).
+    Safe to call from several threads: requests stay serial on the session's one
+    connection, counters and the unreachable state are updated under a lock.
     """
 
     def __init__(self, settings: Settings, *, offline: bool = False,
@@ -98,13 +102,16 @@ class Archive:
             fallbacks: tuple[Path, ...] = ()
             sample = sample_cache_dir()
             if sample is not None and settings.base_url.rstrip("/") == DEFAULT_BASE_URL:
-                fallbacks = (sample,)
+                host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
+                if host_dir.is_dir():
+                    fallbacks = (host_dir,)
             cache = ArchiveCache(settings.host_cache_dir(), base_url=settings.base_url,
                                  readonly=offline, fallbacks=fallbacks)
         self.cache = cache
         self._session = session
         self.unreachable: HostUnreachable | None = None
         self._stats = FetchStats()
+        self._lock = threading.Lock()  # fetch() may be called from a fetch-ahead worker thread too
 
     # -- public
     @property
@@ -117,9 +124,14 @@ class Archive:
     @property
     def session(self) -> PoliteSession:
         """The HTTP session, created on first use."""
-        if self._session is None:
-            self._session = PoliteSession(self.settings)
-        return self._session
+        with self._lock:
+            if self._session is None:
+                self._session = PoliteSession(self.settings)
+            return self._session
+
+    def _count(self, field: str, delta: int = 1) -> None:
+        with self._lock:
+            setattr(self._stats, field, getattr(self._stats, field) + delta)
 
     @property
     def network(self) -> bool:
@@ -192,7 +204,7 @@ class Archive:
             page = self._from_cache(info, url, fallbacks=True, trust=True)
             if page is not None:
                 return page
-            self._stats.failed += 1
+            self._count("failed")
             why = "offline" if self.offline else "host unreachable"
             raise FetchError(f"not in the cache ({why})", url=url, attempts=0)
         return self._from_network(info, url)
@@ -215,7 +227,7 @@ class Archive:
         except FetchError as exc:
             log.warning("%s: ignoring bad cached copy %s: %s", url, path, exc.message)
             return None
-        self._stats.from_cache += 1
+        self._count("from_cache")
         content_type = None
         if info.kind == "attachment":
             content_type = self.cache.headers(url).get("Content-Type")
@@ -230,24 +242,27 @@ class Archive:
         try:
             page = session.get(url)
         except HostUnreachable as exc:
-            self.unreachable = exc
-            self._stats.failed += 1
-            log.warning("%s cannot be reached (%s); continuing from the cache only",
-                        self.settings.base_url, exc.message)
+            with self._lock:
+                first = self.unreachable is None
+                if first:
+                    self.unreachable = exc
+            if first:
+                log.warning("%s cannot be reached (%s); continuing from the cache only",
+                            self.settings.base_url, exc.message)
             fallback = self._from_cache(info, url, fallbacks=True, trust=True)
             if fallback is not None:
-                self._stats.failed -= 1
                 return fallback
+            self._count("failed")
             raise
         except FetchError:
-            self._stats.failed += 1
+            self._count("failed")
             raise
         try:
             check_page(info, page.body, url, attempts=1, status=page.status)
         except FetchError:
-            self._stats.failed += 1
+            self._count("failed")
             raise
-        self._stats.fetched += 1
+        self._count("fetched")
         headers = None
         if info.kind == "attachment" and page.content_type:
             headers = {"Content-Type": page.content_type, "Content-Length": str(len(page.body))}
