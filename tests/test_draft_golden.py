@@ -177,3 +177,109 @@ def test_second_run_drafts_nothing(tmp_path: Path, rules) -> None:
     assert again.drafts == 0 and again.findings == 0
     assert len(list((tmp_path / "outbox").iterdir())) == 1
     store.close()
+
+
+# --------------------------------------------------------------------- commands and crash repair
+
+
+def _cli_env(tmp_path: Path, monkeypatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
+    for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    monkeypatch.delenv("REVIEWBOT_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_draft_and_show_commands(tmp_path: Path, monkeypatch, rules) -> None:
+    from click.testing import CliRunner
+
+    from reviewbot.cli import main
+
+    _cli_env(tmp_path, monkeypatch)
+    db = tmp_path / "reviewbot.db"
+    with Store(db) as store:
+        load_thread(store, read_mbox_messages(THREADS / "barrier.mbox"), rules)
+        load_thread(store, read_mbox_messages(THREADS / "perf-claim-answered.mbox"), rules)
+    runner = CliRunner()
+    done = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out"),
+                                "--maildir", str(tmp_path / "Drafts")])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert len([line for line in lines if line.startswith("draft: ")]) == 1
+    assert lines[-1] == ("2 finding(s) considered, 1 draft(s) written, 0 already raised, 1 already answered, "
+                         "0 with incomplete recipients")
+    eml = next((tmp_path / "out").glob("*.eml"))
+    # byte-equal to the golden draft except for the Message-ID (the stable default, not the test factory)
+    want = (GOLDEN / "barrier.eml").read_bytes()
+    got = eml.read_bytes()
+    assert got.split(b"\nMessage-ID: ")[0] == want.split(b"\nMessage-ID: ")[0]
+    assert got.split(b"\nIn-Reply-To: ")[1] == want.split(b"\nIn-Reply-To: ")[1]
+    again = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")])
+    assert again.output.splitlines()[-1].startswith("0 finding(s) considered, 0 draft(s) written")
+
+    shown = runner.invoke(main, ["show", "<20250312090000.2222-1-ada@example.org>", "--db", str(db)])
+    assert shown.exit_code == 0, shown.output
+    assert "Subject: [PATCH] foo: publish the ring tail after the slot is written" in shown.output
+    assert "RB102 WARNING drivers/foo/ring.c:44:" in shown.output
+    assert "  state: open" in shown.output and f"  draft: {eml}" in shown.output
+    answered = runner.invoke(main, ["show", "20250314090000.4444-1-ada@example.org", "--db", str(db)])
+    assert "RB201" in answered.output and "answered" in answered.output and "draft:" not in answered.output
+    missing = runner.invoke(main, ["show", "<nope@example.org>", "--db", str(db)])
+    assert missing.exit_code == 2 and "no such message" in missing.output
+
+
+def test_crash_between_outbox_and_store_is_repaired(tmp_path: Path, rules, monkeypatch) -> None:
+    """A run dies after writing the file (and the Maildir copy) but before recording the draft: the
+    next run writes the very same file again, no second Maildir message, one drafts row."""
+    store = Store(tmp_path / "reviewbot.db")
+    load_thread(store, read_mbox_messages(THREADS / "struct-reorder.mbox"), rules)
+
+    class Killed(BaseException):
+        pass
+
+    def die(**_kw):
+        raise Killed()
+
+    monkeypatch.setattr(store, "record_draft", die)
+    kwargs = dict(rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS, outbox=tmp_path / "outbox",
+                  maildir=tmp_path / "Drafts", clock=lambda: FIXED_NOW)
+    with pytest.raises(Killed):
+        draft_pending(store, **kwargs)
+    first = {p.name: p.read_bytes() for p in (tmp_path / "outbox").iterdir()}
+    monkeypatch.undo()
+    summary = draft_pending(store, **kwargs)
+    assert summary.drafts == 1
+    assert {p.name: p.read_bytes() for p in (tmp_path / "outbox").iterdir()} == first
+    assert len(mailbox.Maildir(str(tmp_path / "Drafts"), create=False)) == 1
+    assert store.count("drafts") == 1
+    store.close()
+
+
+def test_obfuscated_author_completed_from_another_source(tmp_path: Path, rules) -> None:
+    """The archive shows ``ada@...mple.org``; a mail file stored earlier has ``ada@example.org``."""
+    from reviewbot.fetch.openwall import parse_message_page
+    from reviewbot.parse.mail import parse_message
+    from conftest import CASES
+
+    store = Store(tmp_path / "reviewbot.db")
+    full = read_mbox_messages(THREADS / "struct-reorder.mbox")  # Ada and Bob with full addresses
+    load_thread(store, full, rules)
+    page = (CASES / "C17.html").read_bytes()
+    msg = parse_message(parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5",
+                                           "linux-kernel"))
+    known = store.known_addresses()
+    assert Address("Ada Example", "ada@example.org") in known
+    assert not any("@..." in a.email for a in known)
+    from reviewbot.respond.draft import resolve_recipients
+
+    rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
+    # Ada and the list complete; Bob Sample (bob@...nel.example) and Carol do not: list only
+    assert rcpt.complete is False and rcpt.to == (Address("", LIST_ADDRESS),)
+    assert set(rcpt.unresolved) == {"bob@...nel.example", "carol@...mple.net"}
+    known += [Address("Bob Sample", "bob@kernel.example"), Address("Carol Test", "carol@example.net")]
+    rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
+    assert rcpt.complete and rcpt.to == (Address("Ada Example", "ada@example.org"),)
+    store.close()

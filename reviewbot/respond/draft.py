@@ -476,6 +476,9 @@ _EVIDENCE = re.compile(
 )
 
 
+_C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim"})
+
+
 def _own_text(message: Message) -> str:
     """The lines a message adds itself (quoted ``>`` lines and the signature dropped)."""
     out = []
@@ -536,7 +539,11 @@ def thread_state(
     topic = _TOPIC.get(finding.rule_id)
     author = patch.message.from_addr
     symbol = (finding.symbol or "").strip()
-    sym_names = [s for s in re.split(r"[\s,/]+", symbol) if len(s) > 2]
+    sym_names = [
+        t
+        for t in re.split(r"[^A-Za-z0-9_]+", symbol.split("@", 1)[0])
+        if len(t) > 2 and t not in _C_WORDS
+    ]
     raised_by: str | None = None
     for msg in thread:
         if msg.message_id == patch.message_id:
