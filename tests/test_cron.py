@@ -153,10 +153,11 @@ def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path)
 def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path: Path) -> None:
     env, base_url = cron_env
     ref_run, ref_done = reference
+    env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))  # a cold cache: a longer run, kills in the scan too
     rng = random.Random(20240601)
     kills = 0
     # random points over a whole run (interpreter start, scan, drafting); each run resumes the last
-    for delay in sorted(rng.uniform(0.2, max(ref_done.duration, 1.0)) for _ in range(4)):
+    for delay in [rng.uniform(0.3, 2.5) for _ in range(6)]:
         proc = subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         time.sleep(delay)
