@@ -85,6 +85,46 @@ def fetch_over_loopback(mirror: Path, messages: list[tuple[str, bytes]]) -> None
               f"{len(urls) / took:9.0f} pages/s  new requests {archive.stats.requests - stats.requests}")
 
 
+def _msg(inner: str) -> bytes:
+    return ('<a href=".">[day]</a>\n<pre style="white-space: pre-wrap">\n' + inner
+            + "</pre>\n<p>Powered by blists\n").encode()
+
+
+HOSTILE = {
+    "attachment name full of markers": lambda n: ow.parse_message_page(_msg(
+        'Subject: x\n\n<span style="font-family: times;"><strong>View attachment "</strong>'
+        '<a href="1/1">' + '" of type "' * n + '</a><strong>" of type "</strong>text/plain'
+        '<strong>" (5 bytes)</strong></span>\n'), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+    "unclosed <a href= in a calendar": lambda n: ow.parse_month_page(
+        ("<p><h2>x</h2><table class=cal_mon>" + "<a href=" * n + "</table>Powered by blists").encode(),
+        BASE + "/linux-kernel/2023/06/"),
+    "unclosed <table": lambda n: ow.parse_month_page(
+        ("<p><h2>x</h2>" + "<table " * n + "Powered by blists").encode(), BASE + "/linux-kernel/2023/06/"),
+    "unclosed <li><a> entries": lambda n: ow.parse_day_page(
+        ("<p><h2>x</h2><ul>" + '<li><a href="1">' * n + "Powered by blists").encode(),
+        BASE + "/linux-kernel/2023/06/01/"),
+    "header folded n times": lambda n: ow.parse_message_page(
+        _msg("Cc: a\n" + " b,\n" * n + "\nbody\n"), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+    "nav line of n links": lambda n: ow.parse_message_page(
+        ('<a href="x">[day]</a> ' * n + "\n").encode() + _msg("\nx\n"),
+        BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+    "looks_like_patch on n '['": lambda n: ow.looks_like_patch("[" * n + "\nx"),
+}
+
+
+def hostile() -> None:
+    """Time each parser on hostile input of n and 10n repetitions: linear work grows ~10x."""
+    print("hostile input (seconds at n=20,000 and n=200,000; linear means ~10x):")
+    for label, fn in HOSTILE.items():
+        times = []
+        for n in (20_000, 200_000):
+            start = time.perf_counter()
+            fn(n)
+            times.append(time.perf_counter() - start)
+        ratio = times[1] / times[0] if times[0] else float("nan")
+        print(f"  {label:<36} {times[0]:8.4f} {times[1]:8.4f}   x{ratio:5.1f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
@@ -103,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         timed("bs4+lxml whole page (comparison)", messages, bs4_whole_page, 1)
     if args.http:
         fetch_over_loopback(args.mirror, messages)
+    hostile()
     print(f"target >= 400 message pages/s: {'met' if rate >= 400 else 'NOT met'}")
     return 0
 

@@ -485,3 +485,21 @@ def test_thread_links_form_consistent_chains_over_the_whole_mirror():
     assert crossing  # some chains cross days
     for url in list(prev_of)[:50]:
         assert ow.classify_url(prev_of[url]).kind == "message"
+
+
+def test_hostile_attachment_name_is_read_from_the_structure():
+    name = '" of type "x" (9 bytes)' * 500
+    pre = ('<a href=".">[day]</a>\n<pre style="white-space: pre-wrap">\nSubject: x\n\nhi\n\n'
+           '<span style="font-family: times;"><strong>View attachment "</strong><a href="1/1">'
+           + name.replace('"', "&quot;") + '</a><strong>" of type "</strong>text/x-diff<strong>" '
+           "(5 bytes)</strong></span>\n</pre>\n<p>Powered by blists\n")
+    raw = ow.parse_message_page(pre.encode(), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel")
+    assert raw.body == "hi\n"
+    assert [(a.filename, a.content_type, a.size) for a in raw.attachments] == [(name, "text/x-diff", 5)]
+
+
+def test_hostile_index_markup_parses_to_nothing():
+    month = ("<p><h2>x</h2><table class=cal_mon>" + "<a href=" * 20000 + "</table>Powered by blists")
+    assert ow.parse_month_page(month.encode(), BASE + "/linux-kernel/2023/06/") == []
+    day = "<p><h2>x</h2><ul>" + '<li><a href="1">' * 20000 + "</ul>Powered by blists"
+    assert ow.parse_day_page(day.encode(), BASE + "/linux-kernel/2023/06/01/") == []

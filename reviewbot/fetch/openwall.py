@@ -272,13 +272,14 @@ def _bit_part(text: str, url: str) -> str:
     return text[start:end]
 
 
-_HREF_RE = re.compile(r"""<a\s+href\s*=\s*["']?([^"'\s>]+)["']?[^>]*>""", re.I)
+# no "<" inside a tag: a failed match stops at the next tag, so scanning stays linear
+_HREF_RE = re.compile(r"""<a\s+href\s*=\s*["']?([^"'\s<>]+)["']?[^<>]*>""", re.I)
 
 
 def _table(part: str, cls: str) -> list[str]:
     """The contents of every ``<table ... class=cls>`` ... ``</table>`` in ``part``."""
     out = []
-    for m in re.finditer(r"<table[^>]*class=[\"']?%s\b[^>]*>" % re.escape(cls), part):
+    for m in re.finditer(r"<table[^<>]*class=[\"']?%s\b[^<>]*>" % re.escape(cls), part):
         end = part.find("</table>", m.end())
         out.append(part[m.end(): end if end >= 0 else len(part)])
     return out
@@ -427,8 +428,7 @@ _HEADER_RE = re.compile(r"^(message-id|date|from|to|cc|subject):[ \t]*(.*)$", re
 _CANON = {"message-id": "Message-ID", "date": "Date", "from": "From", "to": "To", "cc": "Cc",
           "subject": "Subject"}
 _SIZE_RE = re.compile(r"\((\d+)\s+bytes?\)")
-_ATTACH_TEXT_RE = re.compile(
-    r'^(View|Download) attachment "(.*)" of type "(.*)" \((\d+) bytes?\)$', re.S)
+_SIZE_AT_END_RE = re.compile(r"\((\d+) bytes?\)\s*$")
 _SPECIAL_STYLE = "font-family: times"
 
 
@@ -489,11 +489,15 @@ def _attachment(span: lxml.html.HtmlElement, url: str, fallback_index: int) -> A
     href = link.get("href") or ""
     filename = link.text_content()
     label = span.text_content()
-    m = _ATTACH_TEXT_RE.match(label.strip())
+    # 'View attachment "NAME" of type "TYPE" (N bytes)': read from the end (NAME may hold anything)
     content_type = ""
     size = 0
-    if m:
-        content_type, size = m.group(3), int(m.group(4))
+    sm = _SIZE_AT_END_RE.search(label[-40:])
+    if sm:
+        size = int(sm.group(1))
+    type_at = label.rfind('" of type "')
+    if type_at >= 0:
+        content_type = label[type_at + 11:].rsplit('" (', 1)[0]
     strongs = span.findall("strong")
     if len(strongs) >= 3:
         content_type = (strongs[1].tail or content_type).strip()
