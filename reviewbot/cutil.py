@@ -102,7 +102,8 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
         # a literal: keep its quotes, drop its contents
         code.append(tok[0] * 2)
         pos = m.end()
-    return LineScan("".join(code), " ".join(c.strip() for c in comment if c.strip()), in_comment, started)
+    parts = (c.strip().lstrip("*").strip() for c in comment)
+    return LineScan("".join(code), " ".join(p for p in parts if p), in_comment, started)
 
 
 def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]:
@@ -215,11 +216,11 @@ def member_names(code: str) -> tuple[str, ...] | None:
     if not text.endswith(";") or not _DECL_START_RE.match(text):
         return None
     text = text[:-1].rstrip()
+    m = _FUNC_PTR_RE.search(text)
+    if m and not text.startswith(("return", "if", "while")):
+        return (m.group(1),)
     if _NOT_DECL_RE.match(text) or text.startswith("}"):
         return None
-    m = _FUNC_PTR_RE.search(text)
-    if m:
-        return (m.group(1),)
     if "(" in text:
         # attributes such as __aligned(8) or ____cacheline_aligned_in_smp(...)
         text = _ATTR_CALL_RE.sub("", text).strip()
