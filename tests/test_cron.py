@@ -99,6 +99,10 @@ def test_cron_drafts_replies(reference) -> None:
     assert all(p.name.startswith("2024-06-01-linux-kernel-") for p in emls)
     summary = lines[-1]
     assert f"{len(emls)} draft(s) written" in summary
+    # the archive obfuscates every address and nothing else is known: list only, and the output says so
+    assert all(line.endswith("[recipients incomplete: addressed to the list only]") for line in drafts)
+    assert summary.endswith(f"{len(emls)} with incomplete recipients")
+    assert all(b"\nX-Reviewbot-Recipients: incomplete\n" in p.read_bytes() for p in emls)
     for eml in emls:
         head = eml.read_bytes().split(b"\n\n", 1)[0]
         assert b"@..." not in head
