@@ -37,7 +37,6 @@ from datetime import datetime, timezone
 from email import message_from_bytes
 from email.header import decode_header, make_header
 from email.message import Message as EmailMessage
-from email.policy import compat32
 from email.utils import getaddresses, parsedate_to_datetime
 
 from reviewbot.errors import ParseError
@@ -116,7 +115,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     if not data.strip():
         raise ParseError("empty mail", subject=source)
     try:
-        em = message_from_bytes(data, policy=compat32)
+        em = message_from_bytes(data)  # compat32: the default, and no header registry to import
     except Exception as exc:  # the feed parser is lenient; guard anyway
         raise ParseError(f"cannot parse mail: {exc}", subject=source) from exc
     headers = _raw_headers(em)
@@ -529,7 +528,7 @@ def _body_of(
             inner = part.get_payload()
             if isinstance(inner, list) and inner:
                 try:
-                    raw_inner = inner[0].as_bytes(policy=compat32)
+                    raw_inner = inner[0].as_bytes()
                 except Exception:
                     raw_inner = b""
                 texts.append(_decode_bytes(raw_inner, None).replace("\r\n", "\n"))
