@@ -48,6 +48,12 @@ log = logging.getLogger(__name__)
 #: Message pages fetched ahead of the one being parsed (one worker thread, one connection).
 FETCH_AHEAD = 4
 
+#: Patches checked together (whole threads per batch), bounding memory on long ranges.
+CHECK_BATCH = 500
+
+#: Patches parsed while fetching kept for the check (a cache: results never depend on it).
+PATCH_CACHE_MAX = 5000
+
 #: Most replies followed per thread in the default mode (a runaway chain stops here).
 MAX_THREAD_FOLLOW = 400
 
@@ -319,7 +325,7 @@ class _Scanner:
         if url in self.failed_before:
             self.recovered += 1
             self.failed_before.discard(url)
-        if patch is not None:
+        if patch is not None and len(self.patch_cache) < PATCH_CACHE_MAX:
             self.patch_cache[key] = patch
         self.known[url] = key
         self.stored += 1
@@ -434,10 +440,11 @@ class _Scanner:
                                     ignore=self.settings.ignore)
         return self.rules
 
-    def _patch(self, row: Mapping[str, Any], parse_subject: Any) -> Patch | None:
+    def _patch(self, row: Mapping[str, Any], parse_subject: Any, *, keep: bool = False) -> Patch | None:
+        """The Patch of a stored message: parsed during this scan (then dropped unless ``keep``) or re-parsed."""
         mid = row["message_id"]
         if mid in self.patch_cache:
-            return self.patch_cache[mid]
+            return self.patch_cache[mid] if keep else self.patch_cache.pop(mid)
         from reviewbot.parse.patch import parse_patch
 
         message = message_from_row(row, parse_subject)
@@ -446,7 +453,8 @@ class _Scanner:
         except ParseError as exc:
             log.warning("%s: patch not parsed: %s", mid, exc)
             return None
-        self.patch_cache[mid] = patch
+        if keep and len(self.patch_cache) < PATCH_CACHE_MAX:
+            self.patch_cache[mid] = patch
         return patch
 
     def check(self, *, patches_only: bool = False) -> tuple[int, int, set[str]]:
@@ -469,56 +477,72 @@ class _Scanner:
                 return []
 
         rules = self._load_rules()
-        rows = self.store.messages(self.list_name, self.since, self.until, patches_only=True)
-        patches: list[Patch] = []
-        thread_of: dict[str, str] = {}
-        for row in rows:
-            p = self._patch(row, parse_subject)
-            if p is not None:
-                patches.append(p)
-                thread_of[p.message_id] = row["thread_id"] or p.message_id
-        series_of: dict[str, Any] = {}
-        try:
-            for series in group_series(patches, thread_of):
-                for p in ((series.cover,) if series.cover else ()) + tuple(series.patches):
-                    series_of[p.message_id] = series
-        except ReviewbotError as exc:
-            log.warning("series grouping failed: %s", exc)
-        thread_msgs: dict[str, tuple[Message, ...]] = {}
-        failures = 0
+        ids = self.store.patch_ids(self.list_name, self.since, self.until)
+        by_thread: dict[str, list[str]] = {}
+        for mid, tid in ids:
+            by_thread.setdefault(tid or mid, []).append(mid)
+        checked = failures = 0
         with_findings: set[str] = set()
         now = self.clock()
-        for p in patches:
-            tid = thread_of[p.message_id]
-            if tid not in thread_msgs:
-                thread_msgs[tid] = tuple(message_from_row(r, parse_subject) for r in self.store.thread_members(tid)
-                                         if not patches_only or r["is_patch"])
-            series = series_of.get(p.message_id)
-            cover = series.cover if series is not None else None
-            ctx = RuleContext(
-                strict=self.settings.strict,
-                series=series,
-                cover=cover if cover is not None and cover.message_id != p.message_id else None,
-                thread=tuple(m for m in thread_msgs[tid] if m.message_id != p.message_id),
-            )
+        # whole threads per batch (series live inside threads), a bounded number of patches in memory
+        batch: list[str] = []
+        batches: list[list[str]] = []
+        for mids in by_thread.values():
+            batch.extend(mids)
+            if len(batch) >= CHECK_BATCH:
+                batches.append(batch)
+                batch = []
+        if batch:
+            batches.append(batch)
+        for batch in batches:
+            rows = self.store.message_rows(batch)
+            patches: list[Patch] = []
+            thread_of: dict[str, str] = {}
+            for row in rows:
+                p = self._patch(row, parse_subject, keep=patches_only)
+                if p is not None:
+                    patches.append(p)
+                    thread_of[p.message_id] = row["thread_id"] or p.message_id
+            series_of: dict[str, Any] = {}
             try:
-                report = check_patch(p, rules, ctx)
-                findings, fails = report.findings, report.failures
-            except Exception as exc:  # the engine isolates rules; this guards the engine itself
-                log.error("%s: checking failed: %s", p.message_id, exc)
-                findings, fails = (), (RuleFailure("engine", p.message_id, f"{type(exc).__name__}: {exc}"),)
-            failures += len(fails)
-            if findings:
-                with_findings.add(tid)
-            if patches_only:
-                continue
-            self.store.replace_findings(p.message_id, findings, fails, now=now)
-            if series is not None:
-                key = f"v{series.version}:{(series.cover or series.patches[0]).message_id}" if (
-                    series.cover or series.patches) else ""
-                if key:
-                    self.store.set_series_key(p.message_id, key)
-        return len(patches), failures, with_findings
+                for series in group_series(patches, thread_of):
+                    for p in ((series.cover,) if series.cover else ()) + tuple(series.patches):
+                        series_of[p.message_id] = series
+            except ReviewbotError as exc:
+                log.warning("series grouping failed: %s", exc)
+            thread_msgs: dict[str, tuple[Message, ...]] = {}
+            for p in patches:
+                tid = thread_of[p.message_id]
+                if tid not in thread_msgs:
+                    thread_msgs[tid] = tuple(message_from_row(r, parse_subject)
+                                             for r in self.store.thread_members(tid)
+                                             if not patches_only or r["is_patch"])
+                series = series_of.get(p.message_id)
+                cover = series.cover if series is not None else None
+                ctx = RuleContext(
+                    strict=self.settings.strict,
+                    series=series,
+                    cover=cover if cover is not None and cover.message_id != p.message_id else None,
+                    thread=tuple(m for m in thread_msgs[tid] if m.message_id != p.message_id),
+                )
+                try:
+                    report = check_patch(p, rules, ctx)
+                    findings, fails = report.findings, report.failures
+                except Exception as exc:  # the engine isolates rules; this guards the engine itself
+                    log.error("%s: checking failed: %s", p.message_id, exc)
+                    findings, fails = (), (RuleFailure("engine", p.message_id, f"{type(exc).__name__}: {exc}"),)
+                checked += 1
+                failures += len(fails)
+                if findings:
+                    with_findings.add(tid)
+                if patches_only:
+                    continue
+                with self.store.transaction():
+                    self.store.replace_findings(p.message_id, findings, fails, now=now)
+                    first = series.cover or (series.patches[0] if series.patches else None) if series else None
+                    if first is not None:
+                        self.store.set_series_key(p.message_id, f"v{series.version}:{first.message_id}")
+        return checked, failures, with_findings
 
     def follow_threads(self, thread_ids: Iterable[str]) -> set[str]:
         """Fetch the replies reachable by ``[thread-next>]`` from the patches of these threads."""

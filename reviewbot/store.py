@@ -425,6 +425,31 @@ class Store:
             where.append("is_patch = 1")
         return self._rows(f"SELECT * FROM messages WHERE {' AND '.join(where)} ORDER BY day, seq, message_id", args)
 
+    def patch_ids(self, list_name: str, since: date | None = None,
+                  until: date | None = None) -> list[tuple[str, str | None]]:
+        """(Message-ID, thread_id) of the patches of a list / day range, in arrival order."""
+        where, args = ["list = ?", "is_patch = 1"], [list_name]
+        if since is not None:
+            where.append("day >= ?")
+            args.append(since.isoformat())
+        if until is not None:
+            where.append("day <= ?")
+            args.append(until.isoformat())
+        cur = self.conn.execute(f"SELECT message_id, thread_id FROM messages WHERE {' AND '.join(where)} "
+                                "ORDER BY day, seq, message_id", args)
+        return [(r[0], r[1]) for r in cur.fetchall()]
+
+    def message_rows(self, message_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """``messages`` rows of these Message-IDs, in arrival order (unknown ones left out)."""
+        out: list[dict[str, Any]] = []
+        ids = list(message_ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            out.extend(self._rows(f"SELECT * FROM messages WHERE message_id IN ({marks})", chunk))
+        out.sort(key=lambda r: (r["day"] or "", r["seq"] or 0, r["message_id"]))
+        return out
+
     def thread_members(self, thread_id: str) -> list[dict[str, Any]]:
         """Rows of every stored message of a thread, in archive (arrival) order."""
         return self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])

@@ -261,3 +261,16 @@ def test_reopen_keeps_data(tmp_path: Path) -> None:
         before = store.dump_rows()
     with Store(path) as store:
         assert store.dump_rows() == before
+
+
+def test_patch_ids_and_message_rows_in_arrival_order(tmp_path: Path) -> None:
+    with Store(tmp_path / "rb.db") as store:
+        msgs = [_message(3), _message(1), _message(2, subject="Re: [PATCH] mm: speed up x")]
+        for m in msgs:
+            store.put_message(m)
+        store.set_thread_ids({m.message_id: "t1" for m in msgs})
+        ids = store.patch_ids("linux-kernel", date(2023, 6, 9), date(2023, 6, 9))
+        assert ids == [(msgs[1].message_id, "t1"), (msgs[0].message_id, "t1")]
+        assert store.patch_ids("linux-kernel", date(2023, 6, 10)) == []
+        rows = store.message_rows([msgs[0].message_id, "unknown@x", msgs[2].message_id, msgs[1].message_id])
+        assert [r["seq"] for r in rows] == [1, 2, 3]
