@@ -120,7 +120,7 @@ _NOT_A_CLAIM_AFTER_RE = re.compile(
 )
 _NEGATION_RE = re.compile(r"(?:\bno\b|\bnot\b|\bwithout\b|\bnever\b|n't\b|\bnor\b)[^.;:]{0,30}$", re.IGNORECASE)
 _QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
-_TRAILER_RE = re.compile(r"^[A-Z][\w-]+:\s")
+_TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
 
 _PERF_NUMBER_RE = re.compile(
     r"\d+(?:[.,]\d+)?\s*%|"

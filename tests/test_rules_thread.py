@@ -1,0 +1,118 @@
+"""Rules that read the thread and the series: RB201 states, cover-letter evidence; RB202/RB301 edges."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from reviewbot.engine import check_patch
+from reviewbot.models import Address, FindingState, Message
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.parse.subject import parse_subject
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
+
+RULES = {r.id: r for r in load_rules(entry_points=False)}
+EXAMPLES = Path(RULES["RB201"].examples_dir)
+
+
+def bad_speed_up():
+    path = EXAMPLES / "bad-speed-up.patch"
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    return replace(patch, message=replace(patch.message, message_id="speedup-1@example.org"))
+
+
+def reply(body: str, who: Address, mid: str, parent: str = "speedup-1@example.org") -> Message:
+    return Message(
+        message_id=mid,
+        subject=parse_subject("Re: [PATCH] foocache: Speed up cache entry creation"),
+        from_addr=who,
+        date=None,
+        in_reply_to=parent,
+        references=(parent,),
+        body=body,
+    )
+
+
+REVIEWER = Address("Rita Reviewer", "rita@example.org")
+AUTHOR = Address("Ada Example", "ada@example.org")
+
+
+def run(patch, **ctx):
+    return check_patch(patch, [RULES["RB201"]], RuleContext(**ctx)).findings
+
+
+def test_open_without_thread() -> None:
+    (f,) = run(bad_speed_up())
+    assert f.state is FindingState.OPEN
+    assert f.details["evidence"] == "none"
+    assert f.details["suggest"] == "fio"  # fs/foocache.c
+    assert f.line is None and "Speed up" in f.message
+
+
+def test_raised_when_a_reviewer_already_asked_for_numbers() -> None:
+    thread = (reply("> Avoid taking the lock twice.\n\nCan you add performance numbers here?\n", REVIEWER, "r1@x"),)
+    (f,) = run(bad_speed_up(), thread=thread)
+    assert f.state is FindingState.RAISED
+
+
+def test_quoted_request_does_not_count_as_raised() -> None:
+    thread = (reply("> can you add performance numbers here?\n\nLooks fine to me.\n", REVIEWER, "r1@x"),)
+    (f,) = run(bad_speed_up(), thread=thread)
+    assert f.state is FindingState.OPEN
+
+
+def test_answered_when_the_author_posted_numbers() -> None:
+    thread = (
+        reply("Can you share any data about this optimization?\n", REVIEWER, "r1@x"),
+        reply("> Can you share any data?\n\nSure: 2310 -> 1290 cycles per call (-44%).\n", AUTHOR, "a1@x", "r1@x"),
+    )
+    # the author's answer replies to the reviewer, still in this patch's branch
+    thread = (thread[0], replace(thread[1], references=("speedup-1@example.org", "r1@x")))
+    (f,) = run(bad_speed_up(), thread=thread)
+    assert f.state is FindingState.ANSWERED
+    assert f.details["evidence_source"] == "author's reply"
+
+
+def test_author_reply_without_numbers_is_not_an_answer() -> None:
+    thread = (
+        reply("Could you share numbers?\n", REVIEWER, "r1@x"),
+        replace(reply("I will collect some precise performance numbers.\n", AUTHOR, "a1@x", "r1@x"),
+                references=("speedup-1@example.org", "r1@x")),
+    )
+    (f,) = run(bad_speed_up(), thread=thread)
+    assert f.state is FindingState.RAISED
+
+
+def test_cover_letter_numbers_mark_it_answered() -> None:
+    patch = bad_speed_up()
+    cover = replace(patch, files=(), commit_message="This series speeds up foocache.\n\nfio randwrite: 410k -> 520k IOPS (+27%)\n")
+    (f,) = run(patch, cover=cover)
+    assert f.state is FindingState.ANSWERED
+    assert f.details["evidence_source"] == "cover letter"
+    assert "cover letter" in f.message
+
+
+def test_measured_changelog_and_negated_claims_give_nothing() -> None:
+    patch = bad_speed_up()
+    assert run(replace(patch, commit_message=patch.commit_message + "\nhackbench: 12.1s -> 10.3s (-15%)\n")) == ()
+    plain = replace(patch.message, subject=parse_subject("[PATCH] foocache: allocate before locking"))
+    text = "This is not an optimization; it only moves the allocation out of the lock.\n"
+    assert run(replace(patch, message=plain, commit_message=text)) == ()
+    quoted = 'Commit 0123456789ab ("foocache: speed up lookups") broke the error path. Fix it.\n'
+    assert run(replace(patch, message=plain, commit_message=quoted)) == ()
+
+
+def test_size_numbers_are_not_performance_evidence() -> None:
+    patch = bad_speed_up()
+    text = "Reorder to speed up lookups. The struct shrinks from 864 to 832 bytes (14 -> 13 cachelines).\n"
+    (f,) = run(replace(patch, commit_message=text))
+    assert f.details["evidence"] == "claim-only"
+
+
+def test_rb301_ignores_indented_and_plain_dashes() -> None:
+    path = RULES["RB301"].examples_dir / "bad-embedded-diff.patch"
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    ok = "Three dashes in prose:\n--- not a file header\n\nSigned-off-by: Ada Example <ada@example.org>\n"
+    assert check_patch(replace(patch, commit_message=ok), [RULES["RB301"]], RuleContext()).findings == ()
