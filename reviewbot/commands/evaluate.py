@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import mailbox
+import os
 import sys
 import time
 from collections import defaultdict
@@ -46,7 +47,11 @@ from reviewbot.errors import ParseError, ReviewbotError
 from reviewbot.models import Message, Patch
 from reviewbot.rule import RuleContext
 
-DEFAULT_SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+DEFAULT_SHARED = (
+    Path(os.environ["REVIEWBOT_SHARED"]) / "corpus"
+    if os.environ.get("REVIEWBOT_SHARED")
+    else Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+)
 
 LABEL_RULES = {
     "RB101": lambda p: "struct_reorder" in p,
