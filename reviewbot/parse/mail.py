@@ -172,7 +172,7 @@ def parse_archive(raw: RawMessage) -> Message:
     """
     headers: dict[str, str] = {}
     for name, value in raw.header_lines:
-        headers[name.strip().lower()] = value  # the last one wins, as on the page
+        headers[name.strip().rstrip(":").strip().lower()] = value  # the last one wins, as on the page
     notes: list[str] = []
     message_id = normalize_msgid(headers.get("message-id", ""))
     body = raw.body.replace("\r\n", "\n")
