@@ -54,6 +54,11 @@ def test_c01_bare_cr_stays_inside_its_line():
     # input lines count like the file (line 21 holds the CR)
     assert [l.input_line for l in h.lines] == [20, 21, 22, 23]
     assert f.header_input_line == 15
+    # the optional informational note: line 2 of the file holds a bare CR
+    assert patch.warnings == (
+        "tools/testing/selftests/foo/load.expected: new line 2 (input line 21) contains a bare "
+        "carriage return (^M); it is kept as part of that line",
+    )
 
 
 def test_c01_read_through_read_path_keeps_the_cr():

@@ -178,6 +178,8 @@ def parse_patch(message: Message) -> Patch:
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
             log.debug("ignoring malformed diff in non-patch message: %s", exc)
             warnings.append(f"malformed diff ignored (not a patch submission): {exc}")
+    if files and "\r" in text:
+        warnings.extend(_bare_cr_notes(files))
     if embedded_at is not None:
         emb = EmbeddedDiff(
             commit_line=embedded_at - top,
@@ -233,6 +235,23 @@ def _retry_unflowed(message: Message) -> Patch | None:
         warnings = tuple(w for w in patch.warnings if "format=flowed" not in w) + (UNFLOWED_WARNING,)
         return replace(patch, message=message, warnings=warnings)
     return None
+
+
+def _bare_cr_notes(files: tuple[FileDiff, ...], limit: int = 3) -> list[str]:
+    """Informational notes for diff lines holding a bare carriage return (C01), kept in the line."""
+    notes = []
+    for f in files:
+        for h in f.hunks:
+            for line in h.lines:
+                if "\r" in line.text and line.kind is not LineKind.MARKER:
+                    where = f"new line {line.new_no}" if line.new_no is not None else f"old line {line.old_no}"
+                    notes.append(
+                        f"{f.path}: {where} (input line {line.input_line}) contains a bare carriage "
+                        "return (^M); it is kept as part of that line"
+                    )
+                    if len(notes) >= limit:
+                        return notes
+    return notes
 
 
 def is_submission(patch: Patch) -> bool:
