@@ -314,6 +314,7 @@ def _relocate(
     ignores: Mapping[str, Sequence[str]],
     strict: bool = False,
     verbatim: bool = True,
+    subject_line: int | None = None,
 ) -> CheckReport:
     """Apply per-path ignores, settle answered findings, and turn message lines into input lines.
 
@@ -335,10 +336,13 @@ def _relocate(
             if not strict:
                 continue
             f = replace(f, severity=Severity.CHECK)
-        if f.path is None and f.input_line is None and f.line is not None:
-            # a commit-message finding: ``line`` is its line in the message (models.Finding)
-            f = replace(f, input_line=f.line)
-            changed = True
+        if f.path is None and f.input_line is None:
+            # a commit-message finding: ``line`` is its line in the message (models.Finding);
+            # without one it is about the patch as a whole, shown at the Subject line
+            line = f.line if f.line is not None else subject_line
+            if line is not None:
+                f = replace(f, input_line=line)
+                changed = True
         if not verbatim and f.input_line is not None:
             f = replace(f, input_line=None)
             changed = True
@@ -387,6 +391,23 @@ def raw_subject(data: bytes) -> str | None:
         stop = head.find(b"\n", stop + 1)
     value = head[start + len(b"subject:") : stop if stop >= 0 else len(head)]
     return " ".join(value.decode("utf-8", "replace").split())
+
+
+def _header_line(data: bytes, key: bytes) -> int | None:
+    """1-based line of the first header ``key`` (lower-case, with the colon) in raw mail bytes, or None."""
+    line = 1
+    pos = 0
+    while True:
+        nl = data.find(b"\n", pos)
+        text = data[pos : nl if nl >= 0 else len(data)]
+        if text in (b"", b"\r"):
+            return None
+        if text[: len(key)].lower() == key:
+            return line
+        if nl < 0:
+            return None
+        pos = nl + 1
+        line += 1
 
 
 def _is_reply(item: InputMessage) -> bool:
@@ -521,7 +542,8 @@ def check_messages(
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
         verbatim = patch.message.body_start_line > 1
-        report = _relocate(report, entry.item.offset, ignores, strict, verbatim)
+        subject_line = _header_line(entry.item.raw.data, b"subject:")
+        report = _relocate(report, entry.item.offset, ignores, strict, verbatim, subject_line)
         notes = _notes_of(patch)
         if not verbatim and any(f.input_line is None for f in report.findings):
             notes += (

@@ -491,3 +491,14 @@ def test_reply_only_input_is_not_a_patch(isolated_env: Path) -> None:
     res = run([str(CASES / "C09.eml")])
     assert res.exit_code == 2
     assert res.stderr == f"reviewbot check: {CASES / 'C09.eml'}: no patch found: only replies (Re:), no patch submission\n"
+
+
+def test_subject_finding_points_at_the_subject_line(repo: Path) -> None:
+    text = (repo / "kernel/foo.c").read_text().replace("int consume(", "static int consume(")
+    commit(repo, "kernel/foo.c", text, "foo: speed up consume()", "Make it static.")
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD")
+    res = run(["--select", "RB201", "--format", "terse", "-"], stdin=blob)
+    n = line_of(blob, b"Subject: [PATCH] foo: speed up consume()")
+    assert res.stdout.startswith(f"-:{n}: WARNING:RB201: the subject claims a speed-up")
+    text_out = run(["--select", "RB201", "-"], stdin=blob).stdout
+    assert f"#{n}: \nSubject: [PATCH] foo: speed up consume()\n" in text_out
