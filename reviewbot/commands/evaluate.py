@@ -24,8 +24,26 @@ letters) expects no finding from any rule. For a patch:
   merging, not measuring harnesses).
 
 The notes column overrides the patterns where it says more (``NOTE_OVERRIDES``
-below, each with the note's reason). A finding in any state (open, raised,
-answered) counts as "found".
+below, each with the note's reason):
+
+* ``b7f3fcb5...`` (io_uring 13/15 "separate task_work/waiting cache line"):
+  labelled ``struct_reorder`` but the note says the moved members got a
+  comment naming the cache line ("Compliant with rule 1"): no RB101 finding;
+* ``20231130194633.649319-8-axboe`` (io_buffer_list via RCU): labelled
+  ``barrier_commented`` but the note says ``smp_store_release(&ctx->io_bl, bl)``
+  itself has no comment ("Partially commented"): an RB102 finding is expected.
+
+A finding in any state counts as "found". This matters for RB201: the labels
+judge the message alone ("no numbers in this patch"), while issue 2 lets
+numbers in the cover letter or in the author's later reply count. The rule
+reports those patches with state ``answered`` (no draft asks again), so they
+agree with labels such as io_uring 01/15 and 13/15, whose notes say the
+numbers are only in the cover letter.
+
+Only patch submissions are checked (``is_submission``: not replies, even
+replies that carry a suggested diff). The thread given to a rule is the
+whole thread of the patch in corpus order; the cover letter is the 0/N
+message of the same thread, version and total.
 """
 
 from __future__ import annotations
