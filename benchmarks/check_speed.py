@@ -62,6 +62,34 @@ def wall(cmd: list[str], runs: int, cwd: Path) -> tuple[float, int]:
     return statistics.median(times), status
 
 
+WATCHED = (
+    "site", "click", "logging", "reviewbot.models", "reviewbot.report", "reviewbot.checking",
+    "reviewbot.registry", "importlib.metadata", "hashlib", "reviewbot.parse.mail", "reviewbot.parse.patch",
+    "unidiff", "reviewbot.fetch.mailfiles", "reviewbot.config", "reviewbot.cutil",
+)
+
+
+def import_profile(cmd: list[str], cwd: Path) -> str:
+    """Cumulative import times of the watched modules (and each rule module) in one run of ``cmd``."""
+    exe = cmd[0]
+    argv = [sys.executable, "-X", "importtime", *(cmd if exe == sys.executable else [exe, *cmd[1:]])]
+    proc = subprocess.run(argv, cwd=cwd, env=CHILD_ENV, capture_output=True, text=True)
+    found: dict[str, int] = {}
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        try:
+            _, cumulative, name = line.split("|")
+            cumulative_us = int(cumulative)
+        except ValueError:
+            continue
+        name = name.strip()
+        if name in WATCHED or name.startswith("reviewbot.rules.rb"):
+            found.setdefault(name.replace("reviewbot.rules.", ""), cumulative_us)
+    top = sorted(found.items(), key=lambda kv: -kv[1])
+    return ", ".join(f"{name} {us / 1000:.1f}" for name, us in top)
+
+
 def corpus_messages(mbox: Path):
     """(InputMessage list, seconds to split) for the corpus mbox."""
     from reviewbot.checking import messages_from_bytes
@@ -180,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         floor, _ = wall([sys.executable, "-c", "pass"], args.runs, tmp)
         print(f"python startup floor: median {floor:.3f} s (`python -c pass`)")
         single, status = wall(cmd, args.runs, tmp)
-        print(f"single: median {single:.3f} s wall over {args.runs} runs of `{' '.join(cmd[-2:-1])} <{lines}-line patch>`"
-              f" (exit {status}; target <= 0.110 s)")
+        print(f"single: median {single:.3f} s wall over {args.runs} runs of `reviewbot check <{lines}-line patch>`"
+              f" (exit {status}; target <= 0.110 s; {single - floor:.3f} s above the interpreter floor)")
+        print("  slowest imports of one run (ms, cumulative, -X importtime): " + import_profile(cmd, tmp))
 
         res = batch_reviewbot(items)
         total = t_split + res["t_check_total"]
