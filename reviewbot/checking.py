@@ -242,8 +242,8 @@ def _is_maildir(path: Path) -> bool:
 def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage]:
     """Read one command-line input: a file, a directory of patch files, a Maildir, or ``-``.
 
-    A directory's regular files are read in name order (hidden files and
-    sub-directories skipped), each as its own input; a Maildir is read through
+    A directory's patch files (``*.patch``, ``*.eml``, ``*.mbox``, ``*.diff``,
+    ``*.mail``) are read in name order, each as its own input; a Maildir is read through
     ``reviewbot.fetch.mailfiles.read_path``. Raises InputError naming the input
     (missing, unreadable, empty, not a mail).
     """
@@ -260,10 +260,15 @@ def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage
             from reviewbot.fetch.mailfiles import read_path
 
             return [InputMessage(raw.source or name, raw, None, i) for i, raw in enumerate(read_path(path))]
+        from reviewbot.fetch.mailfiles import MAIL_SUFFIXES
+
         out: list[InputMessage] = []
-        entries = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        entries = sorted(
+            p for p in path.iterdir()
+            if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in MAIL_SUFFIXES
+        )
         if not entries:
-            raise InputError("directory holds no patch files", subject=name)
+            raise InputError(f"directory holds no patch files ({', '.join('*' + x for x in MAIL_SUFFIXES)})", subject=name)
         for entry in entries:
             out.extend(messages_from_bytes(_read_file(entry, str(entry)), str(entry)))
         return out

@@ -210,7 +210,12 @@ def test_unreadable_inputs_exit_2(isolated_env: Path) -> None:
 
     (isolated_env / "emptydir").mkdir()
     res = CliRunner().invoke(main, ["check", "emptydir"])
-    assert (res.exit_code, res.stderr) == (2, "reviewbot check: emptydir: directory holds no patch files\n")
+    (isolated_env / "emptydir" / "README").write_text("not a patch\n")
+    res = run(["emptydir"])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        "reviewbot check: emptydir: directory holds no patch files (*.patch, *.eml, *.mbox, *.diff, *.mail)\n"
+    )
 
 
 def test_usage_errors_exit_2(isolated_env: Path) -> None:
