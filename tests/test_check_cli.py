@@ -507,3 +507,23 @@ def test_subject_finding_points_at_the_subject_line(repo: Path) -> None:
     assert res.stdout.startswith(f"-:{n}: WARNING:RB201: the subject claims a speed-up")
     text_out = run(["--select", "RB201", "-"], stdin=blob).stdout
     assert f"#{n}: \nSubject: [PATCH] foo: speed up consume()\n" in text_out
+
+
+def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
+    rules = repo.parent / "crashrules"
+    rules.mkdir()
+    crash = OWN_RULE.replace("RB901", "RB903").replace("todo-without-owner", "crash-on-any-patch")
+    crash = crash.replace("    for fd in patch.files:", "    raise RuntimeError('boom')\n    for fd in patch.files:")
+    (rules / "rb903_crash.py").write_text(crash)
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~2")  # a clean patch
+    res = run(["--rules-dir", str(rules), "-"], stdin=blob)
+    assert res.exit_code == 1
+    assert "ERROR:RB903: rule crashed on this patch: RuntimeError: boom\n" in res.stdout
+    assert "total: 1 error, 0 warnings, 0 checks" in res.stdout
+    doc = json.loads(run(["--rules-dir", str(rules), "--format", "json", "-"], stdin=blob).stdout)
+    assert [(x["rule"], x["error"]) for x in doc["failures"]] == [("RB903", "RuntimeError: boom")]
+    sarif = json.loads(run(["--rules-dir", str(rules), "--format", "sarif", "-"], stdin=blob).stdout)
+    validate_sarif(sarif)
+    assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
+    b4 = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
+    assert (b4["status"], b4["summary"]) == ("fail", "1 error")
