@@ -15,11 +15,14 @@ database as an uninterrupted one):
 4. Thread ids from the ``[<thread-prev]`` chain over stored messages (no
    extra requests): the chain's first message's Message-ID, or the URL of the
    nearest message not fetched.
-5. Series grouping and the rule engine for every patch of the range, with
-   the cover letter and the thread; findings replace the patch's old ones.
-6. Default mode only: for threads where a rule found something, follow the
-   ``[thread-next>]`` chain to fetch the replies, then check those threads
-   again so findings become ``raised``/``answered`` where the thread says so.
+5. Default mode only: the rules run on the patches alone to find the
+   threads with findings; for those the ``[thread-next>]`` chain is followed
+   to fetch the replies (picking threads from patches alone keeps a resumed
+   scan fetching the same replies as an uninterrupted one).
+6. Series grouping and the rule engine for every patch of the range, with
+   the cover letter and the thread (replies included), in batches of whole
+   threads; findings replace the patch's old ones (a person's "dismissed"
+   stays), so findings become ``raised``/``answered`` where the thread says so.
 
 One broken page never stops a scan: it is recorded (URL, attempts, last
 error) and reported in :class:`ScanSummary`; the command exits with
@@ -31,10 +34,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections import Counter, deque
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from reviewbot.config import Settings
