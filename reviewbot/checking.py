@@ -23,11 +23,11 @@ from __future__ import annotations
 import fnmatch
 import logging
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
-from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
+from reviewbot.errors import InputError, ReviewbotError, UsageError
 from reviewbot.models import CheckReport, Finding, FindingState, Patch, RawMessage, RuleFailure, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -163,9 +163,10 @@ def parse_threshold(value: str) -> Severity:
 def _line_offsets(blob: bytes, messages: Sequence[RawMessage]) -> list[int | None]:
     """For each message (in order), the number of lines of ``blob`` before its first line.
 
-    The message is found by its first line (the mbox ``From `` line is
-    usually stripped by the splitter, its first header is not). Counting is
-    incremental, so an mbox of thousands of messages stays linear.
+    The message is found by its first line (the mbox envelope line, which the
+    splitter keeps, or its first header), at the start of a line, after the
+    previous message. Counting is incremental, so an mbox of thousands of
+    messages stays linear.
     """
     offsets: list[int | None] = []
     pos = 0  # search position in blob
@@ -210,10 +211,6 @@ def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
         raise InputError("empty input: no patch to check", subject=name)
     try:
         raws = _split(blob, name)
-    except ParseError:
-        raise
-    except ReviewbotError:
-        raise
     except (ValueError, UnicodeError) as exc:
         raise InputError(f"not a mail or mbox: {exc}", subject=name) from exc
     if not raws:
@@ -243,9 +240,9 @@ def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage
     """Read one command-line input: a file, a directory of patch files, a Maildir, or ``-``.
 
     A directory's patch files (``*.patch``, ``*.eml``, ``*.mbox``, ``*.diff``,
-    ``*.mail``) are read in name order, each as its own input; a Maildir is read through
-    ``reviewbot.fetch.mailfiles.read_path``. Raises InputError naming the input
-    (missing, unreadable, empty, not a mail).
+    ``*.mail``) are read in name order, each as its own input; so are the
+    messages of a Maildir (``new/`` and ``cur/``, by file name). Raises
+    InputError naming the input (missing, unreadable, empty, not a mail).
     """
     if name == STDIN:
         stream = stdin if stdin is not None else sys.stdin.buffer
@@ -256,19 +253,24 @@ def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage
         return messages_from_bytes(blob, STDIN)
     path = Path(name)
     if path.is_dir():
-        if _is_maildir(path):
-            from reviewbot.fetch.mailfiles import read_path
-
-            return [InputMessage(raw.source or name, raw, None, i) for i, raw in enumerate(read_path(path))]
         from reviewbot.fetch.mailfiles import MAIL_SUFFIXES
 
         out: list[InputMessage] = []
-        entries = sorted(
-            p for p in path.iterdir()
-            if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in MAIL_SUFFIXES
-        )
+        if _is_maildir(path):
+            entries = sorted(
+                (p for sub in ("new", "cur") for p in (path / sub).iterdir() if p.is_file() and p.name[:1] != "."),
+                key=lambda p: p.name,
+            )
+            if not entries:
+                raise InputError("empty Maildir", subject=name)
+        else:
+            entries = sorted(
+                p for p in path.iterdir()
+                if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in MAIL_SUFFIXES
+            )
         if not entries:
-            raise InputError(f"directory holds no patch files ({', '.join('*' + x for x in MAIL_SUFFIXES)})", subject=name)
+            suffixes = ", ".join("*" + x for x in MAIL_SUFFIXES)
+            raise InputError(f"directory holds no patch files ({suffixes})", subject=name)
         for entry in entries:
             out.extend(messages_from_bytes(_read_file(entry, str(entry)), str(entry)))
         return out

@@ -130,7 +130,7 @@ def test_format_patch_piped_to_stdin(repo: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     n = line_of(patch, b"+\tsmp_mb();")
     new_line = FOO_C.count("\n", 0, FOO_C.index("\tw->data = v;")) + 2  # the line after the store
-    assert f"WARNING:RB102: " in proc.stdout
+    assert "WARNING:RB102: " in proc.stdout
     assert f"#{n}: FILE: kernel/foo.c:{new_line}:\n+\tsmp_mb();\n" in proc.stdout
     assert proc.stdout.rstrip().endswith("Your patch has review findings, please look at them before sending.")
     assert "total: 0 errors, 1 warning, 0 checks" in proc.stdout
@@ -527,3 +527,16 @@ def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
     b4 = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
     assert (b4["status"], b4["summary"]) == ("fail", "1 error")
+
+
+def test_maildir_input(isolated_env: Path) -> None:
+    box = isolated_env / "Mail"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).mkdir(parents=True)
+    mail = box / "new" / "1700000000.1.host"
+    mail.write_bytes(corpus_message(UNCOMMENTED).split(b"\n", 1)[1])
+    res = run(["--format", "json", str(box)])
+    assert res.exit_code == 1
+    (f,) = [f for f in json.loads(res.stdout)["findings"] if f["rule"] == "RB102"]
+    assert (f["input"], f["file"]) == (str(mail), "io_uring/io_uring.c")
+    assert mail.read_bytes().split(b"\n")[f["input_line"] - 1] == b"+\t\tsmp_mb();"
