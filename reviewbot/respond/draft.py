@@ -443,10 +443,10 @@ def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address) -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
-    for n, group in enumerate(_groups(findings)):
+    for group in _groups(findings):
         quote = quote_finding(patch, _merged(group))
         if quote:
-            parts.append(quote if n == 0 else quote)
+            parts.append(quote)
         parts.append("")
         parts.append(_paragraph(group, patch, rules))
         parts.append("")
