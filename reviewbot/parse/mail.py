@@ -115,7 +115,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     if not data.strip():
         raise ParseError("empty mail", subject=source)
     try:
-        em = message_from_bytes(data)  # compat32: the default, and no header registry to import
+        em = _parse_bytes(data)
     except Exception as exc:  # the feed parser is lenient; guard anyway
         raise ParseError(f"cannot parse mail: {exc}", subject=source) from exc
     headers = _raw_headers(em)
@@ -208,6 +208,30 @@ def parse_archive(raw: RawMessage) -> Message:
         thread_next_url=raw.thread_next_url,
         notes=tuple(notes),
     )
+
+
+def _parse_bytes(data: bytes) -> EmailMessage:
+    """``email.message_from_bytes`` (compat32, the default policy), faster for plain mails.
+
+    The feed parser walks the body line by line even when it is one text
+    part; for a mail whose header block ends at an empty line and whose type
+    is not multipart (or message/*), the header block alone is parsed and the
+    body bytes are set as the payload, exactly as the feed parser would store
+    them. Transfer decoding still goes through ``get_payload(decode=True)``.
+    """
+    cut = -1
+    nl = data.find(b"\n\n")
+    crnl = data.find(b"\n\r\n")
+    if nl >= 0 and (crnl < 0 or nl < crnl):
+        cut = nl + 2
+    elif crnl >= 0:
+        cut = crnl + 3
+    if cut > 0:
+        em = message_from_bytes(data[:cut])
+        if not em.defects and not em.get_payload() and em.get_content_maintype() not in ("multipart", "message"):
+            em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
+            return em
+    return message_from_bytes(data)  # compat32: the default, and no header registry to import
 
 
 # ------------------------------------------------------------------ headers
@@ -374,26 +398,36 @@ def parse_addresses(value: str) -> list[Address]:
     return out
 
 
-_SIMPLE_ADDR = re.compile(r"[ \t]*(?:([^<>]*?)[ \t]*<([^<>\s]+)>|([^\s<>]+))[ \t]*")
+# one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end
+_ADDR_ITEM = re.compile(
+    r'[ \t]*(?:"([^"\\]*)"[ \t]*<([^<>\s"]+)>|([^",<>]*)<([^<>\s"]+)>|([^\s",<>]+))[ \t]*(?:,|$)'
+)
 
 
 def _simple_addresses(value: str) -> list[tuple[str, str]] | None:
-    """Fast path for the common ``Name <a@b>, c@d`` lists (long Cc lines are the norm
-    on LKML and the stdlib parser is slow on them); None when the value has quotes,
-    comments, groups or anything else that needs the full RFC 5322 parser."""
-    if any(c in value for c in '"():;\\[]'):
+    """Fast path for the common ``"Name" <a@b>, Name <c@d>, e@f`` lists (long Cc lines
+    are the norm on LKML and the stdlib parser is slow on them); None when the value
+    has comments, groups, escapes or anything else that needs the full RFC 5322 parser."""
+    if any(c in value for c in "():;\\[]"):
         return None
     out = []
-    for piece in value.split(","):
-        if not piece.strip():
-            continue
-        m = _SIMPLE_ADDR.fullmatch(piece)
-        if m is None:
+    pos = 0
+    n = len(value)
+    while pos < n:
+        while pos < n and value[pos] in " \t,":
+            pos += 1
+        if pos >= n:
+            break
+        m = _ADDR_ITEM.match(value, pos)
+        if m is None or m.end() == pos:
             return None
         if m.group(2) is not None:
-            out.append((m.group(1) or "", m.group(2)))
+            out.append((m.group(1), m.group(2)))
+        elif m.group(4) is not None:
+            out.append((m.group(3).strip(" \t"), m.group(4)))
         else:
-            out.append(("", m.group(3)))
+            out.append(("", m.group(5)))
+        pos = m.end()
     return out
 
 
