@@ -109,7 +109,7 @@ _CLAIM_RE = re.compile(
 _SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelines?\b|\bcache\s+lines?\b", re.I)
 # "future optimizations", "the optimized assembly": naming optimisation, not claiming one
 _NOT_A_CLAIM_BEFORE_RE = re.compile(
-    r"(?:future|further|later|upcoming|follow-?up|subsequent|compiler|possible|potential|premature|"
+    r"(?:future|further|later|upcoming|follow-?up|subsequent|compiler(?:'s)?|possible|potential|premature|"
     r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|-)\s*-?$",
     re.IGNORECASE,
 )
