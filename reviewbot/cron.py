@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from reviewbot.config import Settings
 from reviewbot.models import Address
@@ -98,12 +98,15 @@ def run_cron(
     make_msgid: Callable[[str], str] | None = None,
     progress: Any = None,
     scan_fn: Callable[..., Any] | None = None,
+    addresses_from: Sequence[Path] = (),
 ) -> CronResult:
     """Scan ``list_name`` from the stored cursor (or ``since``) to today, then draft. Returns counts.
 
     ``now`` fixes the clock (today's date and the drafts' Date); the first
     run without a cursor starts ``FIRST_RUN_DAYS`` before today unless
     ``since`` is given. ``scan_fn`` defaults to :func:`reviewbot.scan.scan`.
+    ``addresses_from``: local mail files whose full addresses may complete
+    obfuscated ones.
     """
     from reviewbot.store import Store
 
@@ -136,5 +139,6 @@ def run_cron(
                 maintainers=maintainers or settings.maintainers,
                 clock=lambda: now,
                 make_msgid=make_msgid,
+                addresses_from=addresses_from,
             )
         return result

@@ -23,10 +23,12 @@ from reviewbot.status import ExitStatus
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts.")
 @click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder.")
 @click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
+@click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 @click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
 def command(list_name: str, base_url: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, db: Path | None, offline: bool) -> None:
+            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None, offline: bool) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
     from reviewbot.cron import run_cron
     from reviewbot.errors import ReviewbotError
@@ -45,7 +47,7 @@ def command(list_name: str, base_url: str | None, since: str | None, outbox: Pat
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
-                          now=now_from_env(), offline=offline)
+                          now=now_from_env(), offline=offline, addresses_from=addresses_from)
     except ReviewbotError as exc:
         fail("cron", str(exc))
     if result.locked:

@@ -79,9 +79,11 @@ def _date(value: str | None) -> date | None:
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts [config outbox-dir].")
 @click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder (Draft flag).")
 @click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
+@click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, db: Path | None) -> None:
+            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.respond.draft import resolve_identity
@@ -102,6 +104,7 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                 store, rules=rules, identity=identity, list_address=settings.list_address,
                 outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
                 maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
+                addresses_from=addresses_from,
             )
     except ReviewbotError as exc:
         fail("draft", str(exc))

@@ -214,7 +214,8 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     if len(matches) != 1:
         return None
     found = next(iter(matches.values()))
-    return Address(partial.name or found.name, found.email)
+    name = partial.name if partial.name and "@..." not in partial.name else found.name
+    return Address("" if "@..." in name else name, found.email)
 
 
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
@@ -273,6 +274,8 @@ def resolve_recipients(
             if done is None:
                 unresolved.append(addr.email)
             return done
+        if "@..." in addr.name:  # an obfuscated address used as a display name
+            return Address("", addr.email)
         return addr
 
     me = identity.email.lower()

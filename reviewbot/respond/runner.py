@@ -82,6 +82,44 @@ def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Messa
     ]
 
 
+def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
+    """Full From/To/Cc addresses of local mail files (mbox, Maildir, .eml, a folder of them).
+
+    Another source, besides the store, for completing the archive's
+    obfuscated addresses (e.g. your own mail archive of the list). Headers
+    only, decoded with the stdlib parser; unreadable messages are skipped.
+    Raises InputError (from the reader) for a path that cannot be read.
+    """
+    from email import policy as email_policy
+    from email.header import decode_header, make_header
+    from email.parser import BytesHeaderParser
+    from email.utils import getaddresses
+
+    from reviewbot.fetch.mailfiles import read_path
+
+    parser = BytesHeaderParser(policy=email_policy.compat32)
+    out: dict[str, Address] = {}
+    for path in paths:
+        for raw in read_path(path):
+            if raw.kind != "rfc822":
+                continue
+            try:
+                head = parser.parsebytes(raw.data)
+                values = [str(v) for key in ("From", "To", "Cc") for v in head.get_all(key, [])]
+                pairs = getaddresses(values)
+            except Exception:  # one bad header must not stop the run
+                log.debug("%s: unreadable address headers", raw.source)
+                continue
+            for name, email in pairs:
+                try:
+                    name = str(make_header(decode_header(name))) if name else ""
+                except Exception:
+                    pass
+                if email and "@" in email and "@..." not in email and " " not in email:
+                    out.setdefault(email.lower(), Address(" ".join(name.split()), email))
+    return list(out.values())
+
+
 def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) -> tuple[str, ...]:
     """The thread root when it is a real Message-ID above the patch (the cover letter of a series)."""
     if not thread_id or "@" not in thread_id or "/" in thread_id or thread_id == patch.message_id:
@@ -116,11 +154,14 @@ def draft_pending(
     maintainers: Path | None = None,
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
+    addresses_from: Sequence[Path] = (),
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
     ``store`` is a :class:`reviewbot.store.Store`; ``rules`` the loaded rules
-    (their ``reply`` functions word the paragraphs). A patch that cannot be
+    (their ``reply`` functions word the paragraphs). ``maintainers`` and
+    ``addresses_from`` (local mail files) add full addresses for completing
+    obfuscated ones, besides those in the store. A patch that cannot be
     rebuilt is reported in ``errors`` and left for the next run.
     """
     summary = DraftRunSummary()
@@ -128,6 +169,8 @@ def draft_pending(
     known = store.known_addresses()
     if maintainers is not None:
         known.extend(parse_maintainers(Path(maintainers)))
+    if addresses_from:
+        known.extend(addresses_from_mail(addresses_from))
     pending = store.undrafted_findings(list_name, since)
     for message_id, findings in pending.items():
         summary.findings += len(findings)
@@ -154,32 +197,48 @@ def draft_pending(
                 store.record_skip(finding, state.value, reason)
         if not keep:
             continue
-        draft = build_draft(
-            patch,
-            keep,
-            rules,
-            identity=identity,
-            list_address=list_address,
-            store_addresses=known,
-            clock=clock,
-            make_msgid=make_msgid,
-            ancestry=_ancestry(thread_id, thread, patch),
-        )
-        data = render_message(draft)
-        list_for_name = patch.message.list_name or list_name or "list"
-        path = write_outbox(draft, outbox, list_for_name, data)
-        key = add_to_maildir(draft, maildir, data) if maildir is not None else None
-        store.record_draft(
-            message_id=draft.message_id,
-            in_reply_to=draft.in_reply_to,
-            fingerprints=[f.fingerprint for f in keep],
-            list_name=patch.message.list_name or list_name,
-            subject=draft.subject,
-            path=str(path),
-            maildir_key=key,
-            recipients_complete=draft.recipients_complete,
-            created=draft.date or clock(),
-        )
-        summary.written.append(WrittenDraft(draft, path, key, message_id, draft.subject))
-        log.info("draft for <%s> written to %s", message_id, path)
+        try:
+            written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
+                                 list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
+                                 outbox=outbox, maildir=maildir, list_name=list_name)
+        except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
+            log.warning("no draft for <%s>: %s", message_id, exc)
+            summary.errors.append(f"<{message_id}>: {exc}")
+            continue
+        summary.written.append(written)
+        log.info("draft for <%s> written to %s", message_id, written.path)
     return summary
+
+
+def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
+               rules: Any, identity: Address, list_address: str, known: list[Address],
+               clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
+               maildir: Path | None, list_name: str | None) -> WrittenDraft:
+    """Build, render and write one draft (outbox, Maildir), then record it in the store."""
+    draft = build_draft(
+        patch,
+        keep,
+        rules,
+        identity=identity,
+        list_address=list_address,
+        store_addresses=known,
+        clock=clock,
+        make_msgid=make_msgid,
+        ancestry=_ancestry(thread_id, thread, patch),
+    )
+    data = render_message(draft)
+    list_for_name = patch.message.list_name or list_name or "list"
+    path = write_outbox(draft, outbox, list_for_name, data)
+    key = add_to_maildir(draft, maildir, data) if maildir is not None else None
+    store.record_draft(
+        message_id=draft.message_id,
+        in_reply_to=draft.in_reply_to,
+        fingerprints=[f.fingerprint for f in keep],
+        list_name=patch.message.list_name or list_name,
+        subject=draft.subject,
+        path=str(path),
+        maildir_key=key,
+        recipients_complete=draft.recipients_complete,
+        created=draft.date or clock(),
+    )
+    return WrittenDraft(draft, path, key, patch.message_id, draft.subject)
