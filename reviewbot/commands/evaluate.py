@@ -326,9 +326,9 @@ def format_result(result: EvalResult) -> Iterable[str]:
 
 
 @click.command("eval")
-@click.option("--mbox", "mbox", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--mbox", "mbox", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="mbox of real mail (default: ../shared/corpus/lkml-real.mbox).")
-@click.option("--labels", "labels", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--labels", "labels", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="labels TSV (default: ../shared/corpus/labels.tsv).")
 @click.option("--strict", is_flag=True, help="Count CHECK-level findings too.")
 @click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False))
