@@ -160,24 +160,20 @@ class _Tracker:
         return self.current
 
 
-_DECL_NAME_RE = re.compile(r"^\s+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=]*?\b(\w+)\s*(?:\[[^\]]*\]\s*)?(?::\s*\w+\s*)?;")
+_DECL_NAME_RE = re.compile(
+    r"^[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;",
+    re.M,
+)
 
 
 def _may_reorder(hunks: Sequence[Hunk]) -> bool:
     """Cheap test: does a declaration-like line leave and come back with the same name in these hunks?"""
-    removed: set[str] = set()
-    added: set[str] = set()
-    for hunk in hunks:
-        for dl in hunk.lines:
-            if dl.kind is LineKind.ADDED:
-                m = _DECL_NAME_RE.match(dl.text)
-                if m:
-                    added.add(m.group(1))
-            elif dl.kind is LineKind.REMOVED:
-                m = _DECL_NAME_RE.match(dl.text)
-                if m:
-                    removed.add(m.group(1))
-    return not removed.isdisjoint(added)
+    removed = "\n".join(dl.text for h in hunks for dl in h.lines if dl.kind is LineKind.REMOVED)
+    if not removed:
+        return False
+    added = "\n".join(dl.text for h in hunks for dl in h.lines if dl.kind is LineKind.ADDED)
+    names = set(_DECL_NAME_RE.findall(removed))
+    return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall(added))
 
 
 def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
