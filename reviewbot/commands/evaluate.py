@@ -254,6 +254,7 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
     submissions = {mid: p for mid, p in patches.items() if p.has_diff and is_submission(p)}
     result.patches = len(submissions)
     found: dict[str, set[str]] = defaultdict(set)
+    said: dict[tuple[str, str], str] = {}
     t0 = time.perf_counter()
     c0 = time.process_time()
     for mid, patch in submissions.items():
@@ -266,6 +267,7 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
         result.crashes.extend(report.failures)
         for f in report.findings:
             found[mid].add(f.rule_id)
+            said.setdefault((mid, f.rule_id), f"{f.path or 'commit message'}:{f.line or '-'}: {f.message}")
             result.per_rule[f.rule_id] = result.per_rule.get(f.rule_id, 0) + 1
     result.check_seconds = time.perf_counter() - t0
     result.check_cpu_seconds = time.process_time() - c0
@@ -288,10 +290,17 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
                 score.tp += 1
             elif expected:
                 score.fn += 1
-                result.disagreements.append(Disagreement(rule_id, label.message_id, "FN", label.subject, why))
+                result.disagreements.append(
+                    Disagreement(rule_id, label.message_id, "FN", label.subject, f"label expects one ({why}); rule found none")
+                )
             elif got:
                 score.fp += 1
-                result.disagreements.append(Disagreement(rule_id, label.message_id, "FP", label.subject, why))
+                result.disagreements.append(
+                    Disagreement(
+                        rule_id, label.message_id, "FP", label.subject,
+                        f"label expects none ({why}); rule said {said.get((label.message_id, rule_id), '?')}",
+                    )
+                )
             else:
                 score.tn += 1
     return result
