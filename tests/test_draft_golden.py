@@ -283,3 +283,27 @@ def test_obfuscated_author_completed_from_another_source(tmp_path: Path, rules) 
     rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
     assert rcpt.complete and rcpt.to == (Address("Ada Example", "ada@example.org"),)
     store.close()
+
+
+def test_addresses_from_mail_files_complete_the_archive_message(tmp_path: Path) -> None:
+    """``--addresses-from``: full addresses of local mail files (here an mbox and a Maildir) complete
+    every obfuscated recipient of the C17 archive page."""
+    from reviewbot.fetch.openwall import parse_message_page
+    from reviewbot.parse.mail import parse_message
+    from reviewbot.respond.draft import resolve_recipients
+    from reviewbot.respond.runner import addresses_from_mail
+    from conftest import CASES
+
+    maildir = mailbox.Maildir(str(tmp_path / "mail"), create=True)
+    maildir.add(b"From: Bob Sample <bob@kernel.example>\nTo: Carol Test <carol@example.net>\n"
+                b"Cc: =?iso-8859-1?q?J=FCrgen?= <juergen@example.de>\nSubject: hi\n\nhi\n")
+    known = addresses_from_mail([THREADS / "struct-reorder.mbox", tmp_path / "mail"])
+    assert Address("Ada Example", "ada@example.org") in known
+    assert Address("Jürgen", "juergen@example.de") in known
+    page = (CASES / "C17.html").read_bytes()
+    msg = parse_message(parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5",
+                                           "linux-kernel"))
+    rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
+    assert rcpt.complete
+    assert rcpt.to == (Address("Ada Example", "ada@example.org"),)
+    assert [a.email for a in rcpt.cc] == [LIST_ADDRESS, "bob@kernel.example", "carol@example.net"]
