@@ -147,3 +147,58 @@ def test_unflow_only_joins_lines(text, delsp):
     out = unflow(text, delsp=delsp)
     assert out.count("\n") <= text.count("\n")
     assert out.replace(">", "").replace(" ", "").replace("\n", "") == text.replace(">", "").replace(" ", "").replace("\n", "")
+
+
+def _unidiff_full(lines: list[str]):
+    """unidiff's own full parse of the same lines, as (path, [(kind, old, new, text)]) per file."""
+    from unidiff import PatchSet
+
+    out = []
+    for pf in PatchSet([line + "\n" for line in lines]):
+        rows = []
+        for h in pf:
+            for ln in h:
+                if ln.line_type == "":
+                    continue  # empty lines unidiff keeps after a hunk
+                text = ln.value[:-1] if ln.value.endswith("\n") else ln.value
+                rows.append((ln.line_type, ln.source_line_no, ln.target_line_no, text))
+        out.append(rows)
+    return out
+
+
+HUNK_BITS = [" a", "+b", "-c", "", "\r", "\\ No newline at end of file", "@@ -1,2 +1,2 @@", "@@ -1 +1,3 @@ f",
+             "--- a/x", "+++ b/x", "diff --git a/x b/x", "x\ry", "+", "-", " ", "text"]
+
+
+HUNK_HEADERS = ["@@ -1,2 +1,2 @@", "@@ -1 +1,3 @@ f", "@@ -3,1 +3 @@", "@@ -0,0 +1 @@"]
+BODY_BITS = [" a", "+b", "-c", "", "\r", "\\ No newline at end of file", "x\ry", "+", "-", " ", "--- a/x", "+++ b/x", "text"]
+hunks = st.lists(
+    st.tuples(st.sampled_from(HUNK_HEADERS), st.lists(st.sampled_from(BODY_BITS), max_size=6)), min_size=1, max_size=4
+).map(lambda hs: [line for header, body in hs for line in [header, *body]])
+
+
+@BUDGET
+@given(st.one_of(st.lists(st.sampled_from(HUNK_BITS), max_size=40), hunks))
+def test_hunk_reader_agrees_with_unidiff_full_mode(tail):
+    """Our one-pass hunk reader gives what unidiff's full (slower) mode gives, line by line."""
+    from reviewbot.parse.patch import parse_diff
+
+    lines = ["diff --git a/x b/x", "--- a/x", "+++ b/x"] + tail
+    try:
+        ours = parse_diff(lines, 0, 1, subject="d@x")
+    except ParseError:
+        try:
+            _unidiff_full(lines)
+        except Exception:
+            return  # both reject it
+        # ours may only accept more (trailing empty context lines restored); never reject more
+        raise AssertionError("parse_diff rejected a diff unidiff accepts")
+    try:
+        theirs = _unidiff_full(lines)
+    except Exception:
+        return  # accepted thanks to restored trailing empty context lines
+    mine = [
+        [(l.kind.value if l.kind.value != "\\" else "\\", l.old_no, l.new_no, l.text) for h in f.hunks for l in h.lines]
+        for f in ours
+    ]
+    assert mine == theirs
