@@ -325,7 +325,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         what = f"{side.kind} {side.name}"
         message = (
             f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
-            if motive != "packing"
+            if severity is Severity.WARNING
             else f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
         )
         if side.randomized:
@@ -365,9 +365,15 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         struct = f.details.get("struct", "the struct")
         members = f.details.get("members", [])
         which = ", ".join(members[:4]) + (" ..." if len(members) > 4 else "")
-        if f.details.get("motivation") == "cache":
+        if f.severity is Severity.CHECK:
             text = (
-                f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add "
+                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
+                "now, so a later change does not move them back?"
+            )
+        elif f.details.get("motivation") == "cache":
+            text = (
+                f"Since the new order of {struct} ({which}) is meant to help cache behaviour, as I read "
+                "the changelog, could you add "
                 "a comment to the struct saying that its members are cache-line ordered and which fields "
                 "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
                 "about cache lines will quietly undo this."

@@ -77,3 +77,14 @@ def test_c02_one_finding_naming_the_line_and_the_dropped_text() -> None:
 def test_c02_line_is_the_input_line() -> None:
     raw = (CASES / "C02.patch").read_bytes().split(b"\n")
     assert raw[9 - 1] == b"--- a/drivers/foo/queue.c"
+
+
+def test_plain_packing_is_check_level_only() -> None:
+    rule = next(r for r in RULES if r.id == "RB101")
+    path = rule.examples_dir / "bad-packing-check.patch"
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    assert check_patch(patch, [rule], RuleContext()).findings == ()
+    (f,) = check_patch(patch, [rule], RuleContext(strict=True)).findings
+    assert f.severity is Severity.CHECK
+    assert f.details["motivation"] == "packing"
+    assert "Would it be worth" in rule.reply([f], patch)
