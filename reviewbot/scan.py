@@ -147,6 +147,14 @@ def _has_diff(text: str) -> bool:
     return bool(_DIFF_RE.search(text))
 
 
+def _under(url: str, message_url: str | None) -> bool:
+    """True when ``url`` is an attachment URL ``MESSAGE_URL/A`` of that message."""
+    if not message_url or not url.startswith(message_url + "/"):
+        return False
+    rest = url[len(message_url) + 1:]
+    return rest.isdigit() and not rest.startswith("0")
+
+
 def _is_patch_attachment(att: Any) -> bool:
     ctype = (att.content_type or "").split(";", 1)[0].strip().lower()
     name = (att.filename or "").lower()
@@ -341,7 +349,9 @@ class _Scanner:
             return raw
         new = []
         for att in atts:
-            if att.text is None and att.url and _is_patch_attachment(att):
+            if att.text is None and att.url and _is_patch_attachment(att) and not _under(att.url, raw.archive_url):
+                log.warning("%s: attachment link %s is not under the message, not fetched", raw.archive_url, att.url)
+            elif att.text is None and att.url and _is_patch_attachment(att):
                 body = self._get(att.url, "attachment")
                 if body is None:
                     # keep the message out of the store so the next run fetches it whole

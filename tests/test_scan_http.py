@@ -7,6 +7,7 @@ archive's address obfuscation).
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -193,3 +194,38 @@ def test_crafted_thread_links_are_never_followed(tmp_path: Path, link: str) -> N
     assert not any("etc" in p or "netdev" in p for p in paths)
     with Store(settings.db_path) as store:
         assert store.failed_pages() == []
+
+
+def test_attachment_link_off_the_message_is_not_fetched(tmp_path: Path) -> None:
+    """A crafted 'View attachment' link to another message is ignored; the real one is fetched and kept."""
+    from mirror_server import Fault, MirrorServer
+
+    path = "/linux-kernel/2023/08/17/1"  # its patch is in attachment 1/1 (patch.diff)
+    page = (MIRROR / "linux-kernel/2023/08/17/1.html").read_bytes()
+    assert b'<a href="1/1">patch.diff</a>' in page
+    crafted = page.replace(b'<a href="1/1">patch.diff</a>', b'<a href="../../../2023/06/09/1">patch.diff</a>')
+
+    def faults(p: str, attempt: int):
+        return Fault("body", body=crafted) if p == path and crafted_on[0] else None
+
+    crafted_on = [True]
+    with MirrorServer(MIRROR, faults=faults) as server:
+        settings = _settings(tmp_path, server.base_url)
+        day = date(2023, 8, 17)
+        summary = scan(settings, "linux-kernel", day, day, fetch_all=True, clock=clock)
+        paths = [p for p, _s in server.requests]
+        assert summary.ok
+        assert "/linux-kernel/2023/06/09/1" not in paths
+        with Store(settings.db_path) as store:
+            [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
+            [att] = json.loads(row["attachments_json"])
+            assert att["text"] is None
+        # the genuine page: the attachment is fetched and becomes the patch
+        crafted_on[0] = False
+        clean = _settings(tmp_path / "clean", server.base_url)
+        scan(clean, "linux-kernel", day, day, fetch_all=True, clock=clock)
+        assert path + "/1" in [p for p, _s in server.requests]
+        with Store(clean.db_path) as store:
+            [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
+            [att] = json.loads(row["attachments_json"])
+            assert att["text"].startswith(("diff", " ", "---", "From")) and "\n+" in att["text"]
