@@ -100,3 +100,28 @@ def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monke
         [row] = store.failed_pages("linux-kernel")
         assert row["url"] == "https://lists.openwall.net/linux-kernel/2024/" and row["kind"] == "year"
         assert store.get_cursor("linux-kernel") is None
+
+
+def test_sample_pages_follow_the_blists_format() -> None:
+    """Every shipped sample page passes the archive's completeness check and the page parsers."""
+    from reviewbot.fetch import openwall as ow
+    from reviewbot.fetch.archive import check_page
+    from reviewbot.fetch.cache import ArchiveCache
+
+    base = "https://lists.openwall.net/linux-kernel/"
+    cache = ArchiveCache(SAMPLE_HOST, readonly=True)
+    pages = sorted(SAMPLE_HOST.rglob("*.html"))
+    assert len(pages) == 17
+    for path in pages:
+        rel = path.relative_to(SAMPLE_HOST).as_posix()
+        url = "https://lists.openwall.net/" + (rel[: -len("index.html")] if path.name == "index.html" else rel[:-5])
+        check_page(cache.info(url), path.read_bytes(), url)
+    assert ow.parse_list_page((SAMPLE_HOST / "linux-kernel/index.html").read_bytes(), base) == [(2023, 6)]
+    days = ow.parse_month_page((SAMPLE_HOST / "linux-kernel/2023/06/index.html").read_bytes(), base + "2023/06/")
+    assert days == [date(2023, 6, d) for d in (5, 6, 7, 8)]
+    refs = ow.parse_day_page((SAMPLE_HOST / "linux-kernel/2023/06/06/index.html").read_bytes(), base + "2023/06/06/")
+    assert [r.subject for r in refs][1] == "[PATCH v2 1/2] ringbuf: publish entries with smp_wmb()"
+    raw = ow.parse_message_page((SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes(), base + "2023/06/06/2",
+                                "linux-kernel")
+    assert dict(raw.header_lines)["Message-ID"] == "<20230606080000.777-1-chen.example@example.net>"
+    assert raw.thread_prev_url == base + "2023/06/06/1" and raw.thread_next_url == base + "2023/06/06/3"
