@@ -619,20 +619,13 @@ def _leaves(em: EmailMessage):
 
 
 def _body_start_line(data: bytes) -> int:
-    """1-based line number of the first body line in the raw bytes."""
-    pos = 0
-    line = 1
-    n = len(data)
-    while pos < n:
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            return 1
-        text = data[pos:nl]
-        if text == b"" or text == b"\r":
-            return line + 1
-        pos = nl + 1
-        line += 1
-    return 1
+    """1-based line number of the first body line in the raw bytes (1 if there is no header end)."""
+    nl = data.find(b"\n\n")
+    crnl = data.find(b"\n\r\n")
+    if nl < 0 and crnl < 0:
+        return 1
+    cut = nl if crnl < 0 or (0 <= nl < crnl) else crnl
+    return data.count(b"\n", 0, cut) + 3  # header lines, the empty line, then the body
 
 
 def _quote(depth: int) -> str:

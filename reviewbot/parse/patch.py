@@ -117,6 +117,7 @@ def parse_patch(message: Message) -> Patch:
                     att_starts = [i + len(lines) - len(att_lines) for i in att_starts]
                 diff_starts = att_starts
                 first_line = 1
+                text = att.text
                 warnings.append(f"the patch was taken from the attachment {att.filename!r}")
                 break
     # in-body From:/Subject:/Date: lines (git send-email for another author)
