@@ -231,6 +231,9 @@ def test_c10_one_series_ordered():
     subjects = [p.message.subject for p in patches]
     assert [(s.tags, s.index, s.total, s.version) for s in subjects] == [(("PATCH",), i, 3, 1) for i in range(4)]
     assert subjects[0].is_cover_letter
+    threads = assign_threads([p.message for p in patches])
+    assert set(threads.values()) == {"20250314090000.3030-0-ada@example.org"}
+    assert [p.message.in_reply_to for p in patches[1:]] == ["20250314090000.3030-0-ada@example.org"] * 3
     series = group_series(patches)
     assert len(series) == 1
     (s,) = series
