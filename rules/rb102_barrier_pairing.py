@@ -27,6 +27,10 @@ primitives) are skipped.
   "implied by ...", or a named function or barrier.
 * A device barrier (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that
   says what it orders.
+* ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
+  ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
+  atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
+  comment says.
 * Beyond checkpatch: when the comment names the other side ("pairs with
   smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
   added whole by this patch, or its hunk loses a barrier, the rule looks at
@@ -308,6 +312,32 @@ def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
     return result
 
 
+_NON_RMW_RE = re.compile(r"\b(atomic(?:64|_long)?_(?:set|read)(?:_release|_acquire)?|WRITE_ONCE|READ_ONCE)\s*\(")
+_RMW_RE = re.compile(
+    r"\b(?:atomic(?:64|_long)?_(?!set\b|read\b)\w+|(?:__)?(?:set|clear|change)_bit|test_and_\w+|refcount_\w+|"
+    r"\w*xchg\w*|\w+_inc|\w+_dec)\s*\("
+)
+
+
+def _neighbour_op(scans, idx: int, step: int) -> str | None:
+    """The non-RMW access (``atomic_set``, ``atomic_read``, ``WRITE_ONCE``...) on the code line next to ``idx``.
+
+    ``step`` is -1 for the line above (smp_mb__after_atomic), +1 for the one
+    below (smp_mb__before_atomic); blank and comment-only lines are skipped.
+    None when that line holds an RMW atomic or bitop, or no such access.
+    """
+    j = idx + step
+    while 0 <= j < len(scans):
+        code = scans[j].code.strip().rstrip("\\").strip()
+        if code and code not in ("{", "}"):
+            if _RMW_RE.search(code):
+                return None
+            m = _NON_RMW_RE.search(code)
+            return m.group(1) if m else None
+        j += step
+    return None
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
     if not patch.files:
@@ -361,6 +391,25 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                             moved[k] -= 1
                         continue  # moved unchanged (a barrier moved into a new function is new code)
                 name = calls[0]
+                if name in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
+                    step = -1 if name == "smp_mb__after_atomic" else 1
+                    op = _neighbour_op(scans, idx, step)
+                    if op is not None:
+                        where = "follows" if step < 0 else "precedes"
+                        findings.append(
+                            RULE.finding(
+                                patch,
+                                f"{name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write "
+                                "atomic: it orders nothing here",
+                                path=fd.path,
+                                line=dl.new_no,
+                                input_line=dl.input_line,
+                                hunk=hunk,
+                                symbol=f"{name}@{(hunk.section or '').strip()[:60]}:non-rmw",
+                                details={"barrier": name, "problem": "not-after-rmw", "op": op, "smp": True},
+                            )
+                        )
+                        continue
                 comment = scans[idx].comment
                 above = comment_above(scans, idx)
                 if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
@@ -438,7 +487,15 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     no_comment = [f for f in findings if f.details.get("problem") == "no-comment"]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
+    non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
     parts: list[str] = []
+    for f in non_rmw:
+        parts.append(
+            f"As far as I understand Documentation/atomic_t.txt, {f.details.get('barrier')}() only orders "
+            f"against a read-modify-write atomic, and {f.details.get('op')}() is a plain store or load. "
+            "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
+            "say what it pairs with?"
+        )
 
     def names(fs: Sequence[Finding]) -> str:
         items = sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs})
