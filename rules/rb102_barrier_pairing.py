@@ -490,9 +490,11 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
     parts: list[str] = []
     for f in non_rmw:
+        op = str(f.details.get("op", ""))
+        kind = "load" if ("read" in op.lower()) else "store"
         parts.append(
             f"As far as I understand Documentation/atomic_t.txt, {f.details.get('barrier')}() only orders "
-            f"against a read-modify-write atomic, and {f.details.get('op')}() is a plain store or load. "
+            f"against a read-modify-write atomic, and {op}() is a plain {kind}. "
             "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
             "say what it pairs with?"
         )
