@@ -202,3 +202,11 @@ def test_git_format_patch(tmp_path: Path):
         git_format_patch("nonexistent..HEAD", tmp_path)
     with pytest.raises(InputError):
         git_format_patch("--output=/tmp/x", tmp_path)
+
+
+def test_mbox_after_bom_or_empty_lines_is_still_split():
+    c10 = (CASES / "C10.mbox").read_bytes()
+    for prefix in (b"\xef\xbb\xbf", b"\n\n", b"\r\n"):
+        raws = list(read_bytes(prefix + c10, "x.mbox"))
+        assert len(raws) == 4
+        assert parse_message(raws[0]).subject.is_cover_letter

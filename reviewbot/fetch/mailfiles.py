@@ -82,6 +82,12 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
     """
     if not data.strip():
         raise InputError("empty input, no mail", subject=source)
+    if not data.startswith(b"From "):
+        # an editor's byte-order mark or leading empty lines before an mbox
+        head = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+        head = head.lstrip(b"\r\n")
+        if head.startswith(b"From "):
+            data = head
     if data.startswith(b"From "):
         msgs = split_mbox_bytes(data, source)
         if len(msgs) == 1:
