@@ -116,3 +116,31 @@ def test_rb301_ignores_indented_and_plain_dashes() -> None:
     patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
     ok = "Three dashes in prose:\n--- not a file header\n\nSigned-off-by: Ada Example <ada@example.org>\n"
     assert check_patch(replace(patch, commit_message=ok), [RULES["RB301"]], RuleContext()).findings == ()
+
+
+def _patch_with_added(lines: list[str], path: str = "drivers/x/y.c"):
+    from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
+
+    dls = tuple(DiffLine(LineKind.ADDED, t, None, i + 1) for i, t in enumerate(lines))
+    hunk = Hunk("@@ -0,0 +1 @@", 0, 0, 1, len(dls), "static int y_flush(struct y *y)", dls)
+    msg = Message("h@x", parse_subject("[PATCH] y: flush"), AUTHOR, None)
+    return Patch(msg, "Flush.\n", files=(FileDiff(path, path, path, (hunk,)),))
+
+
+def test_rb202_variants() -> None:
+    rule = [RULES["RB202"]]
+    ktime = ["\tktime_t start = ktime_get();", "\ty_do(y);",
+             '\tpr_info("y: %lld ns\\n", ktime_to_ns(ktime_sub(ktime_get(), start)));']
+    (f,) = check_patch(_patch_with_added(ktime), rule, RuleContext()).findings
+    assert f.line == 3 and f.details["kind"] == "time delta"
+    average = ["static u64 total_ns, nr_calls;", "\ttotal_ns += y_do(y);", "\tnr_calls++;",
+               '\tpr_info("avg %llu\\n", total_ns / nr_calls);']
+    (f,) = check_patch(_patch_with_added(average), rule, RuleContext()).findings
+    assert f.details["kind"] == "average of static counters"
+    irq = ["\tlocal_irq_save(flags);", "\tt0 = rdtsc();", "\ty_do(y);", "\tt1 = rdtsc();",
+           "\tlocal_irq_restore(flags);", '\ttrace_printk("%llu\\n", t1 - t0);']
+    (f,) = check_patch(_patch_with_added(irq), rule, RuleContext()).findings
+    assert f.details["irq_off"] is True and "interrupts disabled" in f.message
+    timeout = ["\tunsigned long deadline = ktime_get_ns() + TIMEOUT;", '\tpr_warn("y: flush failed\\n");']
+    assert check_patch(_patch_with_added(timeout), rule, RuleContext()).findings == ()
+    assert check_patch(_patch_with_added(ktime, "tools/testing/y.c"), rule, RuleContext()).findings == ()
