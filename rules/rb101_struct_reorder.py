@@ -372,8 +372,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             )
         elif f.details.get("motivation") == "cache":
             text = (
-                f"Since the new order of {struct} ({which}) is meant to help cache behaviour, as I read "
-                "the changelog, could you add "
+                f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add "
                 "a comment to the struct saying that its members are cache-line ordered and which fields "
                 "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
                 "about cache lines will quietly undo this."
