@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -169,6 +168,8 @@ def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes
     no option injection). Raises :class:`InputError` naming the range when
     git fails or produces no patch.
     """
+    import subprocess  # only this function runs a program
+
     if not rev_range or rev_range.startswith("-") or "\0" in rev_range:
         raise InputError("not a revision range", subject=rev_range or "''")
     cmd = ["git", "format-patch", "--stdout", "--end-of-options", rev_range]
