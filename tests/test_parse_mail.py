@@ -397,3 +397,28 @@ def test_rfc822_raw_with_archive_fields_keeps_them():
 def test_unknown_kind():
     with pytest.raises(ParseError, match="src"):
         parse_message(RawMessage(source="src", kind="weird"))  # type: ignore[arg-type]
+
+
+def test_signed_alternative_and_forwarded_parts():
+    signed = (
+        b"--S\nContent-Type: multipart/alternative; boundary=\"A\"\n\n"
+        b"--A\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nplain =C3=A4\n"
+        b"--A\nContent-Type: text/html\n\n<p>html</p>\n--A--\n"
+        b"--S\nContent-Type: message/rfc822\n\nFrom: Fwd <f@x.org>\nSubject: inner\n\ninner body\n"
+        b"--S\nContent-Type: application/pgp-signature; name=\"signature.asc\"\n"
+        b"Content-Disposition: attachment; filename=\"signature.asc\"\n\n-----BEGIN PGP SIGNATURE-----\n--S--\n"
+    )
+    msg = parse_rfc822(mail('Content-Type: multipart/signed; boundary="S"; protocol="application/pgp-signature"\n', signed), "s")
+    assert msg.body.startswith("plain ä\n\n")
+    assert "From: Fwd <f@x.org>\nSubject: inner\n\ninner body" in msg.body
+    assert "<p>html</p>" not in msg.body
+    assert [(a.index, a.filename, a.content_type) for a in msg.attachments] == [(1, "signature.asc", "application/pgp-signature")]
+    assert msg.body_start_line == 1
+
+
+def test_hostile_headers_stay_linear_and_never_raise():
+    big_to = ("a " * 200_000).encode()
+    data = b"From: " + b"<" * 100_000 + b"\nTo: " + big_to + b"\nSubject: " + b"=?utf-8?q?x?= " * 20_000 + b"\nMessage-ID: <x@y>\n\nb\n"
+    msg = parse_rfc822(data, "hostile")
+    assert msg.message_id == "x@y"
+    assert msg.subject.raw.startswith("x")
