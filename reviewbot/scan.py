@@ -63,7 +63,6 @@ MAX_THREAD_FOLLOW = 400
 _DIFF_RE = re.compile(r"^(?:diff --git |Index: |--- \S[^\n]*\n\+\+\+ \S)", re.MULTILINE)
 _PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file"}
 # A day cell of a year or month calendar: <a href="MM/DD/">count</a> (year) or <a href="DD/">count</a> (month).
-_YEAR_DAY_RE = re.compile(rb'<a href="(\d{2})/(\d{2})/">(\d+)</a>')
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -123,26 +122,6 @@ def month_range(since: date, until: date) -> list[tuple[int, int]]:
     return out
 
 
-def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
-    """Days with mail -> number of messages, from a year page's month calendars.
-
-    The year page (``/LIST/YYYY/``) prints one calendar per month; a day with
-    mail is a link ``<a href="MM/DD/">count</a>``. Messages of a day are
-    numbered 1..count without gaps (format doc, section 2), so these counts
-    give every message URL of the year. Raises ParseError when the page has
-    no calendar at all.
-    """
-    counts: dict[date, int] = {}
-    for mm, dd, n in _YEAR_DAY_RE.findall(body):
-        try:
-            counts[date(year, int(mm), int(dd))] = int(n)
-        except ValueError:
-            continue
-    if not counts and b"cal_mon" not in body and b"cal_brief" not in body:
-        raise ParseError("not a year page (no calendar)", subject=str(year))
-    return counts
-
-
 def _has_diff(text: str) -> bool:
     return bool(_DIFF_RE.search(text))
 
@@ -164,27 +143,14 @@ def _is_patch_attachment(att: Any) -> bool:
 
 
 def open_archive(settings: Settings, *, offline: bool = False, clock: Clock | None = None) -> Any:
-    """The Archive for ``settings``: its host's cache, and for the default host the shipped sample.
+    """The Archive for ``settings``: its host's cache and, for the default host, the shipped sample.
 
-    The sample pages (``archive_cache/lists.openwall.net/``) are a read-only
-    fallback consulted only when the network is not used (offline, or the
-    host cannot be reached), so they never mask the live site.
+    (The sample pages are a read-only fallback the Archive consults only when
+    the network is not used, so they never mask the live site.)
     """
-    from urllib.parse import urlsplit
-
-    from reviewbot.config import DEFAULT_BASE_URL, sample_cache_dir
     from reviewbot.fetch.archive import Archive
-    from reviewbot.fetch.cache import ArchiveCache
 
-    fallbacks = []
-    sample = sample_cache_dir()
-    if sample is not None and settings.base_url.rstrip("/") == DEFAULT_BASE_URL:
-        host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
-        if host_dir.is_dir():
-            fallbacks.append(host_dir)
-    cache = ArchiveCache(settings.host_cache_dir(), base_url=settings.base_url, readonly=offline,
-                         fallbacks=fallbacks)
-    return Archive(settings, offline=offline, clock=clock, cache=cache)
+    return Archive(settings, offline=offline, clock=clock)
 
 
 class _Scanner:
@@ -268,7 +234,7 @@ class _Scanner:
             if body is None:
                 continue
             try:
-                counts = day_counts_from_year_page(body, year)
+                counts = self.ow.day_counts_from_year_page(body, year)
             except ParseError as exc:
                 self._fail(url, "year", exc.message)
                 continue

@@ -553,7 +553,7 @@ class Store:
                              guard="state <> 'dismissed'")
             marks = ", ".join("?" for _ in keep)
             self.conn.execute(
-                f"DELETE FROM findings WHERE message_id = ? AND state <> 'dismissed'"
+                "DELETE FROM findings WHERE message_id = ? AND state <> 'dismissed'"
                 + (f" AND fingerprint NOT IN ({marks})" if keep else ""),
                 [message_id, *keep],
             )
@@ -597,6 +597,28 @@ class Store:
             "SELECT f.rule_id, COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {' AND '.join(where)} GROUP BY f.rule_id ORDER BY f.rule_id", args)
         return dict(cur.fetchall())
+
+    def findings_in_range(self, list_name: str | None = None, since: date | None = None,
+                          until: date | None = None) -> list[dict[str, Any]]:
+        """Findings of patches in a list / day range with their message's subject and URL.
+
+        Rows (dicts) hold rule_id, severity, state, message, path, line,
+        message_id, subject, archive_url, day; in arrival order.
+        """
+        where, args = ["1=1"], []
+        if list_name is not None:
+            where.append("m.list = ?")
+            args.append(list_name)
+        if since is not None:
+            where.append("m.day >= ?")
+            args.append(since.isoformat())
+        if until is not None:
+            where.append("m.day <= ?")
+            args.append(until.isoformat())
+        return self._rows(
+            "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
+            "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            f"WHERE {' AND '.join(where)} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
         """Message-IDs of patches that have open findings and no draft yet, in arrival order."""

@@ -72,6 +72,7 @@ import re
 from typing import Iterable, Sequence
 
 from reviewbot.models import Finding, FindingState, Message, Patch
+from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -259,7 +260,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     for msg in ctx.thread:
         if msg.message_id == patch.message_id:
             continue
-        if patch.message_id and patch.message_id != msg.in_reply_to and patch.message_id not in msg.references:
+        if not about_patch(msg, patch):
             continue  # another branch of the thread (another patch of the series)
         text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):

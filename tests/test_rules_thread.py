@@ -144,3 +144,16 @@ def test_rb202_variants() -> None:
     timeout = ["\tunsigned long deadline = ktime_get_ns() + TIMEOUT;", '\tpr_warn("y: flush failed\\n");']
     assert check_patch(_patch_with_added(timeout), rule, RuleContext()).findings == ()
     assert check_patch(_patch_with_added(ktime, "tools/testing/y.c"), rule, RuleContext()).findings == ()
+
+
+def test_archive_replies_without_headers_count_by_subject_title() -> None:
+    """Archive pages show no In-Reply-To/References: a reply with the patch's title still counts."""
+    asked = replace(
+        reply("Do you have any performance numbers for this?\n", REVIEWER, "r9@x"),
+        in_reply_to=None, references=(), obfuscated=True,
+    )
+    other_patch = replace(asked, message_id="r10@x", subject=parse_subject("Re: [PATCH 2/2] foocache: drop a lock"))
+    (f,) = run(bad_speed_up(), thread=(other_patch,))
+    assert f.state is FindingState.OPEN
+    (f,) = run(bad_speed_up(), thread=(other_patch, asked))
+    assert f.state is FindingState.RAISED

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from reviewbot.cli import main
 from reviewbot.commands.scan import parse_day
 from reviewbot.config import Settings, sample_cache_dir
-from reviewbot.scan import day_counts_from_year_page, month_range, scan
+from reviewbot.fetch.openwall import day_counts_from_year_page
+from reviewbot.scan import month_range, scan
 from reviewbot.status import ExitStatus
 from reviewbot.store import Store
 

@@ -157,6 +157,7 @@ def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
     if summary.rule_failures:
         table.add_row("rule failures", str(summary.rule_failures))
     out.print(table)
+    _print_findings(out, summary, settings)
     if summary.host_unreachable:
         out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
     for url, error in summary.errors[:20]:
@@ -164,3 +165,30 @@ def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
     if len(summary.errors) > 20:
         out.print(f"... and {len(summary.errors) - 20} more errors (see the pages table)")
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)
+
+
+MAX_LISTED_FINDINGS = 30
+
+
+def _print_findings(out, summary, settings) -> None:  # type: ignore[no-untyped-def]
+    """List the range's findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS."""
+    if not summary.findings:
+        return
+    from rich.table import Table
+
+    from reviewbot.store import Store
+
+    with Store(settings.db_path) as store:
+        rows = store.findings_in_range(summary.list_name, summary.since, summary.until)
+    if not rows:
+        return
+    table = Table(title="findings", show_lines=False)
+    for name in ("rule", "state", "patch", "where", "finding"):
+        table.add_column(name, overflow="fold")
+    for row in rows[:MAX_LISTED_FINDINGS]:
+        where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
+        table.add_row(f"{row['rule_id']} {row['severity']}", row["state"], row["subject"] or row["message_id"],
+                      where, row["message"])
+    out.print(table)
+    if len(rows) > MAX_LISTED_FINDINGS:
+        out.print(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings")

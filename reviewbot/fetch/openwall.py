@@ -619,3 +619,26 @@ def looks_like_patch(index_subject: str) -> bool:
         return False
     groups = m.group(1)
     return bool(_PATCH_WORD_RE.search(groups) or _COUNTER_RE.search(groups))
+
+
+_YEAR_DAY_RE = re.compile(rb'<a href="(\d{2})/(\d{2})/">(\d+)</a>')
+
+
+def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
+    """Days with mail -> number of messages, from a year page's month calendars.
+
+    The year page (``/LIST/YYYY/``) prints one calendar per month; a day with
+    mail is a link ``<a href="MM/DD/">count</a>``. Messages of a day are
+    numbered 1..count without gaps (format doc, section 2), so these counts
+    give every message URL of the year. Raises ParseError when the page has
+    no calendar at all.
+    """
+    counts: dict[date, int] = {}
+    for mm, dd, n in _YEAR_DAY_RE.findall(body):
+        try:
+            counts[date(year, int(mm), int(dd))] = int(n)
+        except ValueError:
+            continue
+    if not counts and b"cal_mon" not in body and b"cal_brief" not in body:
+        raise ParseError("not a year page (no calendar)", subject=str(year))
+    return counts

@@ -142,3 +142,24 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
         out.append((pos, Series(version=key[1], total=total, cover=cover, patches=ordered, missing=missing)))
     out.sort(key=lambda t: t[0])
     return [s for _, s in out]
+
+
+def _norm_title(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def about_patch(msg: Message, patch: Patch) -> bool:
+    """True when ``msg`` (another message of the thread) is about ``patch``.
+
+    It is when it replies below the patch (In-Reply-To/References), replies to
+    the series' cover letter (0/N), or, for archive messages, which carry no
+    In-Reply-To/References, when it has the patch's subject title. Used by
+    rules and drafting alike to ignore replies to other patches of a series.
+    """
+    if patch.message_id and (patch.message_id == msg.in_reply_to or patch.message_id in msg.references):
+        return True
+    if msg.subject.index == 0:
+        return True
+    if msg.in_reply_to or msg.references:
+        return False  # threaded mail that replies elsewhere in the series
+    return bool(patch.subject.title) and _norm_title(msg.subject.title) == _norm_title(patch.subject.title)

@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
+from reviewbot.parse.threads import about_patch
 from reviewbot.respond.quote import quote_finding
 
 log = logging.getLogger(__name__)
@@ -500,22 +501,6 @@ def _same_person(a: Address | None, b: Address | None) -> bool:
     if a.email and b.email and a.email.lower() == b.email.lower():
         return True
     return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
-
-
-def _norm_title(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def about_patch(msg: Message, patch: Patch) -> bool:
-    """True when ``msg`` is about ``patch``: it replies below it (References/In-Reply-To), replies
-    to the series' cover letter (0/N), or carries the same subject title (archive pages have no
-    References)."""
-    ids = msgids(msg.references) + msgids(msg.in_reply_to)
-    if patch.message_id in ids:
-        return True
-    if msg.subject.index == 0:
-        return True
-    return bool(patch.subject.title) and _norm_title(msg.subject.title) == _norm_title(patch.subject.title)
 
 
 def thread_state(
