@@ -63,7 +63,6 @@ one per line).
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any, Callable
 
 from reviewbot import __version__
@@ -258,6 +257,8 @@ def _jsonable(value: Any) -> Any:
 
 def format_json(run: "CheckRun", *, quiet: bool = False) -> str:
     """The whole run as JSON schema version 1 (documented in the module docstring and README)."""
+    import json  # not on the text path
+
     c = run.counts()
     patches = []
     for cp in run.patches:
@@ -389,6 +390,8 @@ def sarif_result(finding: Finding, cp: "CheckedPatch", rule_index: int | None) -
 
 def format_sarif(run: "CheckRun", *, quiet: bool = False) -> str:
     """The run as a SARIF 2.1.0 log with one run (validated against the OASIS schema in the tests)."""
+    import json  # not on the text path
+
     index = {r.meta.id: i for i, r in enumerate(run.rules)}
     notifications: list[dict[str, Any]] = []
     for cp in run.patches:
@@ -482,12 +485,16 @@ def b4_result(run: "CheckRun") -> dict[str, str]:
         summary = "no diff in this message, nothing to check"
     result = {"tool": TOOL_NAME, "status": worst, "summary": summary, "url": url, "details": ""}
     if entries:
+        import json
+
         result["details"] = json.dumps(entries, ensure_ascii=False)
     return result
 
 
 def format_b4(run: "CheckRun", *, quiet: bool = False) -> str:
     """``b4_result`` as one JSON object on one line."""
+    import json  # not on the text path
+
     return json.dumps(b4_result(run), ensure_ascii=False) + "\n"
 
 
