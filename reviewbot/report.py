@@ -29,6 +29,8 @@ meaning fail) can run ``reviewbot check --format terse -`` directly.
       "tool": {"name": "reviewbot", "version": "0.1.0"},
       "summary": {"errors": 0, "warnings": 1, "checks": 0, "patches": 1,
                   "lines": 57, "skipped": 0, "strict": false},
+                  # lines: hunk lines checked (checkpatch's count); skipped: replies
+                  # and other messages without a patch
       "patches": [{"input": "0001-x.patch", "index": 0, "message_id": "...",
                    "subject": "[PATCH] ...", "errors": 0, "warnings": 1,
                    "checks": 0, "lines": 57, "notes": ["..."]}],
