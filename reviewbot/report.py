@@ -22,7 +22,8 @@ Nothing else is printed, so b4's ``prep-perpatch-check-cmd`` and
 ``am-perpatch-check-cmd`` (which read one finding per output line, ``ERROR:``
 meaning fail) can run ``reviewbot check --format terse -`` directly.
 
-``json``: schema version 1 (a change that removes or renames a key bumps it)::
+``json``: schema version 1 (a change that removes or renames a key bumps it;
+:data:`JSON_SCHEMA` is the machine-readable JSON Schema of it)::
 
     {
       "version": 1,
@@ -81,6 +82,88 @@ KERNEL_TREE_URL = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linu
 MAX_SHOWN_LINES = 8  # offending lines printed under one text finding
 
 FORMATS = ("text", "terse", "json", "sarif", "b4")
+
+_NULLABLE_INT = {"type": ["integer", "null"]}
+#: JSON Schema (draft 2020-12) of ``--format json``, version 1; the tests validate every run against it.
+JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "reviewbot check report, version 1",
+    "type": "object",
+    "required": ["version", "tool", "summary", "patches", "findings", "failures", "problems"],
+    "properties": {
+        "version": {"const": 1},
+        "tool": {
+            "type": "object",
+            "required": ["name", "version"],
+            "properties": {"name": {"const": "reviewbot"}, "version": {"type": "string"}},
+        },
+        "summary": {
+            "type": "object",
+            "required": ["errors", "warnings", "checks", "patches", "lines", "skipped", "strict"],
+            "properties": {
+                **{k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "checks", "patches", "lines", "skipped")},
+                "strict": {"type": "boolean"},
+            },
+        },
+        "patches": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["input", "index", "message_id", "subject", "errors", "warnings", "checks", "lines", "notes"],
+                "properties": {
+                    "input": {"type": "string"},
+                    "index": {"type": "integer", "minimum": 0},
+                    "message_id": {"type": "string"},
+                    "subject": {"type": "string"},
+                    **{k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "checks", "lines")},
+                    "notes": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        },
+        "findings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": [
+                    "rule", "name", "severity", "message", "file", "line", "lines", "input", "input_line",
+                    "message_id", "subject", "fingerprint", "details",
+                ],
+                "additionalProperties": False,
+                "properties": {
+                    "rule": {"type": "string", "pattern": "^RB[0-9]{3}$"},
+                    "name": {"type": "string"},
+                    "severity": {"enum": ["error", "warning", "check"]},
+                    "message": {"type": "string"},
+                    "file": {"type": ["string", "null"]},
+                    "line": _NULLABLE_INT,
+                    "lines": {"type": "array", "items": {"type": "integer"}},
+                    "input": {"type": "string"},
+                    "input_line": _NULLABLE_INT,
+                    "message_id": {"type": "string"},
+                    "subject": {"type": "string"},
+                    "fingerprint": {"type": "string"},
+                    "details": {"type": "object"},
+                },
+            },
+        },
+        "failures": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["rule", "message_id", "input", "error"],
+                "properties": {k: {"type": "string"} for k in ("rule", "message_id", "input", "error")},
+            },
+        },
+        "problems": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["input", "error"],
+                "properties": {"input": {"type": ["string", "null"]}, "error": {"type": "string"}},
+            },
+        },
+    },
+}
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.CHECK: "note"}
 B4_STATUS = {Severity.ERROR: "fail", Severity.WARNING: "warn", Severity.CHECK: "warn"}
 

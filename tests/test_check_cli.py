@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from conftest import CORPUS
 from reviewbot.cli import main
-from test_check_report import validate_sarif
+from test_check_report import validate_json_report, validate_sarif
 
 MBOX = CORPUS / "lkml-real.mbox"
 # real patches (see ../shared/corpus/labels.tsv): an smp_mb() added without a comment ...
@@ -140,6 +140,7 @@ def test_git_range(repo: Path) -> None:
     res = run(["--git", "HEAD~3..", "--format", "json"])
     assert res.exit_code == 1, res.stdout
     doc = json.loads(res.stdout)
+    validate_json_report(doc)
     assert [p["subject"] for p in doc["patches"]] == [
         "[PATCH 1/3] foo: rename data to value",
         "[PATCH 2/3] foo: order the value before ready",
@@ -264,6 +265,7 @@ def test_real_patch_json_sarif_b4(real_patches: dict[str, Path]) -> None:
     path = real_patches["uncommented"]
     n = line_of(path.read_bytes(), b"smp_mb();", prefix=b"+")
     doc = json.loads(run(["--format", "json", str(path)]).stdout)
+    validate_json_report(doc)
     (f,) = [f for f in doc["findings"] if f["rule"] == "RB102"]
     assert (f["input"], f["input_line"], f["message_id"]) == (str(path), n, UNCOMMENTED)
     assert f["subject"] == "[PATCH stable-6.1 1/1] io_uring: fix waiters missing wake ups"
@@ -292,6 +294,7 @@ def test_mbox_with_several_messages_counts_lines_in_the_file(isolated_env: Path)
     first, second = corpus_message(COMMENTED), corpus_message(UNCOMMENTED)
     mbox.write_bytes(first + second)
     doc = json.loads(run(["--format", "json", str(mbox)]).stdout)
+    validate_json_report(doc)
     assert len(doc["patches"]) == 2
     (f,) = [f for f in doc["findings"] if f["rule"] == "RB102"]
     lines = mbox.read_bytes().split(b"\n")
@@ -540,3 +543,22 @@ def test_maildir_input(isolated_env: Path) -> None:
     (f,) = [f for f in json.loads(res.stdout)["findings"] if f["rule"] == "RB102"]
     assert (f["input"], f["file"]) == (str(mail), "io_uring/io_uring.c")
     assert mail.read_bytes().split(b"\n")[f["input_line"] - 1] == b"+\t\tsmp_mb();"
+
+
+@pytest.mark.slow
+def test_whole_corpus_json_and_sarif_validate(isolated_env: Path) -> None:
+    """Every real patch of the corpus mbox in one run: both machine formats stay valid."""
+    from reviewbot.checking import run_check
+    from reviewbot.config import load_settings
+    from reviewbot.report import render
+
+    result = run_check([str(MBOX)], load_settings())
+    assert result.problems == ()
+    assert len(result.patches) > 1400 and result.skipped > 2000
+    doc = json.loads(render(result, "json"))
+    validate_json_report(doc)
+    lines = MBOX.read_bytes().split(b"\n")
+    located = [f for f in doc["findings"] if f["input_line"] is not None and f["rule"] == "RB102"]
+    assert len(located) > 100
+    assert all(lines[f["input_line"] - 1].startswith(b"+") for f in located)
+    validate_sarif(json.loads(render(result, "sarif")))

@@ -31,7 +31,16 @@ from reviewbot.models import (
     Subject,
 )
 from reviewbot.registry import LoadedRule
-from reviewbot.report import b4_result, format_json, format_sarif, format_terse, format_text, reference_url, render
+from reviewbot.report import (
+    JSON_SCHEMA,
+    b4_result,
+    format_json,
+    format_sarif,
+    format_terse,
+    format_text,
+    reference_url,
+    render,
+)
 from reviewbot.rule import RuleMeta, Scope
 
 RAW = (
@@ -161,8 +170,15 @@ def test_terse_lines() -> None:
     assert format_terse(_clean_run()) == ""
 
 
+def validate_json_report(doc: dict) -> None:
+    """Validate ``--format json`` output against the published JSON Schema (version 1)."""
+    jsonschema.Draft202012Validator.check_schema(JSON_SCHEMA)
+    jsonschema.Draft202012Validator(JSON_SCHEMA).validate(doc)
+
+
 def test_json_schema_v1() -> None:
-    doc = json.loads(format_json(_run()))
+    doc = json.loads(format_json(_run(failures=(RuleFailure("RB301", "x@y", "boom"),))))
+    validate_json_report(doc)
     assert doc["version"] == 1
     assert doc["summary"] == {
         "errors": 1, "warnings": 1, "checks": 0, "patches": 1, "lines": 19, "skipped": 0, "strict": False,
