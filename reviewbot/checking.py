@@ -432,8 +432,10 @@ def _is_reply(item: InputMessage) -> bool:
     return parse_subject(subject).is_reply
 
 
-def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], list[InputMessage], list[ReviewbotError]]:
-    """Parse messages into patches; returns (parsed, skipped non-patches, problems).
+def parse_inputs(
+    items: Iterable[InputMessage],
+) -> tuple[list[_Parsed], list[InputMessage], set[str], list[ReviewbotError]]:
+    """Parse messages into patches; returns (parsed, skipped non-patches, inputs holding replies, problems).
 
     Replies (by their Subject) are skipped before decoding; other messages are
     kept when they carry a diff or are a cover letter (0/N).
@@ -444,9 +446,11 @@ def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], list[Inp
     parsed: list[_Parsed] = []
     problems: list[ReviewbotError] = []
     skipped: list[InputMessage] = []
+    replies: set[str] = set()
     for item in items:
         if _is_reply(item):
             skipped.append(item)
+            replies.add(item.input)
             continue
         try:
             message = parse_message(item.raw)
@@ -458,7 +462,7 @@ def parse_inputs(items: Iterable[InputMessage]) -> tuple[list[_Parsed], list[Inp
             parsed.append(_Parsed(item, patch))
         else:
             skipped.append(item)
-    return parsed, skipped, problems
+    return parsed, skipped, replies, problems
 
 
 def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
@@ -535,7 +539,7 @@ def check_messages(
     ignores = dict(per_path_ignores or {})
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
-    parsed, skipped, parse_problems = parse_inputs(items)
+    parsed, skipped, replies, parse_problems = parse_inputs(items)
     series_by_id = _series_of([p.patch for p in parsed])
     base_ctx = RuleContext(strict=strict, options=dict(options or {}))
     results: list[CheckedPatch] = []
@@ -573,7 +577,6 @@ def check_messages(
     items_inputs = dict.fromkeys(entry.item.input for entry in parsed)
     failed = {(p.subject or "") for p in parse_problems}
     extra: list[ReviewbotError] = []
-    replies = {item.input for item in skipped if _is_reply(item)}
     for name in seen_inputs:
         if name not in items_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
             why = "only replies (Re:), no patch submission" if name in replies else "no message with a diff"
