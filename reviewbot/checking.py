@@ -380,23 +380,26 @@ class _Parsed:
 def raw_subject(data: bytes) -> str | None:
     """The Subject header of raw mail bytes, unfolded (RFC 2047 words left encoded), or None.
 
-    Cheap: looks only at the header block, so a batch can pass over replies
-    without decoding them.
+    Cheap: looks only at the header block, without copying it, so a batch can
+    pass over replies without decoding them.
     """
-    ends = [e for e in (data.find(b"\n\n"), data.find(b"\n\r\n")) if e >= 0]
-    head = data[: min(ends)] if ends else data
-    lower = head.lower()
-    if lower.startswith(b"subject:"):
+    crlf = data.find(b"\r\n", 0, 200) >= 0
+    end = data.find(b"\r\n\r\n" if crlf else b"\n\n")
+    if end < 0:
+        end = len(data)
+    if data[:8].lower() == b"subject:":
         start = 0
     else:
-        at = lower.find(b"\nsubject:")
+        at = data.find(b"\nSubject:", 0, end)  # the usual spelling first
         if at < 0:
-            return None
+            at = data[:end].lower().find(b"\nsubject:")
+            if at < 0:
+                return None
         start = at + 1
-    stop = head.find(b"\n", start)
-    while stop >= 0 and head[stop + 1 : stop + 2] in (b" ", b"\t"):
-        stop = head.find(b"\n", stop + 1)
-    value = head[start + len(b"subject:") : stop if stop >= 0 else len(head)]
+    stop = data.find(b"\n", start, end)
+    while stop >= 0 and data[stop + 1 : stop + 2] in (b" ", b"\t"):
+        stop = data.find(b"\n", stop + 1, end)
+    value = data[start + len(b"subject:") : stop if stop >= 0 else end]
     return " ".join(value.decode("utf-8", "replace").split())
 
 
@@ -429,6 +432,8 @@ def _is_reply(item: InputMessage) -> bool:
         return False
     if "=?" in subject:
         subject = decode_header_value(subject)
+    if ":" not in subject:
+        return False  # every reply marker (Re:, Fwd:, AW:, SV:...) has a colon
     return parse_subject(subject).is_reply
 
 
