@@ -226,6 +226,22 @@ def _url_day_seq(url: str | None) -> tuple[str | None, int | None]:
     return None, None
 
 
+
+def _range_where(list_name: str | None, since: date | None, until: date | None,
+                 prefix: str = "") -> tuple[str, list[Any]]:
+    """SQL condition and parameters selecting messages of a list and an arrival-day range (inclusive).
+
+    ``prefix`` is the messages table's alias with its dot (``"m."``) when joined.
+    """
+    where, args = ["1=1"], []
+    for column, value in (("list", list_name), ("day >=", since), ("day <=", until)):
+        if value is None:
+            continue
+        name, _, op = column.partition(" ")
+        where.append(f"{prefix}{name} {op or '='} ?")
+        args.append(value.isoformat() if isinstance(value, date) else value)
+    return " AND ".join(where), args
+
 class Store:
     """The reviewbot database at ``path`` (created with its parent folder when missing).
 
@@ -411,31 +427,16 @@ class Store:
     def messages(self, list_name: str | None = None, since: date | None = None,
                  until: date | None = None, *, patches_only: bool = False) -> list[dict[str, Any]]:
         """``messages`` rows by list and arrival day range (inclusive), in arrival order."""
-        where, args = ["1=1"], []
-        if list_name is not None:
-            where.append("list = ?")
-            args.append(list_name)
-        if since is not None:
-            where.append("day >= ?")
-            args.append(since.isoformat())
-        if until is not None:
-            where.append("day <= ?")
-            args.append(until.isoformat())
+        cond, args = _range_where(list_name, since, until)
         if patches_only:
-            where.append("is_patch = 1")
-        return self._rows(f"SELECT * FROM messages WHERE {' AND '.join(where)} ORDER BY day, seq, message_id", args)
+            cond += " AND is_patch = 1"
+        return self._rows(f"SELECT * FROM messages WHERE {cond} ORDER BY day, seq, message_id", args)
 
     def patch_ids(self, list_name: str, since: date | None = None,
                   until: date | None = None) -> list[tuple[str, str | None]]:
         """(Message-ID, thread_id) of the patches of a list / day range, in arrival order."""
-        where, args = ["list = ?", "is_patch = 1"], [list_name]
-        if since is not None:
-            where.append("day >= ?")
-            args.append(since.isoformat())
-        if until is not None:
-            where.append("day <= ?")
-            args.append(until.isoformat())
-        cur = self.conn.execute(f"SELECT message_id, thread_id FROM messages WHERE {' AND '.join(where)} "
+        cond, args = _range_where(list_name, since, until)
+        cur = self.conn.execute(f"SELECT message_id, thread_id FROM messages WHERE {cond} AND is_patch = 1 "
                                 "ORDER BY day, seq, message_id", args)
         return [(r[0], r[1]) for r in cur.fetchall()]
 
@@ -583,19 +584,10 @@ class Store:
     def finding_counts(self, list_name: str | None = None, since: date | None = None,
                        until: date | None = None) -> dict[str, int]:
         """Number of findings per rule id for patches in a list / day range."""
-        where, args = ["1=1"], []
-        if list_name is not None:
-            where.append("m.list = ?")
-            args.append(list_name)
-        if since is not None:
-            where.append("m.day >= ?")
-            args.append(since.isoformat())
-        if until is not None:
-            where.append("m.day <= ?")
-            args.append(until.isoformat())
+        cond, args = _range_where(list_name, since, until, "m.")
         cur = self.conn.execute(
             "SELECT f.rule_id, COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {' AND '.join(where)} GROUP BY f.rule_id ORDER BY f.rule_id", args)
+            f"WHERE {cond} GROUP BY f.rule_id ORDER BY f.rule_id", args)
         return dict(cur.fetchall())
 
     def findings_in_range(self, list_name: str | None = None, since: date | None = None,
@@ -605,20 +597,11 @@ class Store:
         Rows (dicts) hold rule_id, severity, state, message, path, line,
         message_id, subject, archive_url, day; in arrival order.
         """
-        where, args = ["1=1"], []
-        if list_name is not None:
-            where.append("m.list = ?")
-            args.append(list_name)
-        if since is not None:
-            where.append("m.day >= ?")
-            args.append(since.isoformat())
-        if until is not None:
-            where.append("m.day <= ?")
-            args.append(until.isoformat())
+        cond, args = _range_where(list_name, since, until, "m.")
         return self._rows(
             "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
             "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {' AND '.join(where)} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
+            f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
         """Message-IDs of patches that have open findings and no draft yet, in arrival order."""
@@ -733,17 +716,12 @@ class Store:
         Patches come in arrival order; only messages of ``list_name`` and
         arriving on or after ``since`` when given.
         """
-        where, args = ["f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)",
-                       "f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)"], []
-        if list_name is not None:
-            where.append("m.list = ?")
-            args.append(list_name)
-        if since is not None:
-            where.append("m.day >= ?")
-            args.append(since.isoformat())
+        cond, args = _range_where(list_name, since, None, "m.")
+        cond += (" AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
+                 " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)")
         rows = self._rows(
             "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {' AND '.join(where)} ORDER BY m.day, m.seq, m.message_id, f.path, f.line, f.rule_id, "
+            f"WHERE {cond} ORDER BY m.day, m.seq, m.message_id, f.path, f.line, f.rule_id, "
             "f.fingerprint", args)
         out: dict[str, list[Finding]] = {}
         for row in rows:
