@@ -79,7 +79,7 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
     Raises :class:`InputError` naming ``source`` when ``data`` is empty or
     does not start like a mail (headers or an mbox ``From `` line).
     """
-    if not data.strip():
+    if not (data[:4096].strip() or data.strip()):  # the head first: no copy of a large mbox
         raise InputError("empty input, no mail", subject=source)
     if not data.startswith(b"From "):
         # an editor's byte-order mark or leading empty lines before an mbox
@@ -120,29 +120,29 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
     """
     if not data.startswith(b"From "):
         raise InputError("not an mbox (does not start with a 'From ' line)", subject=source)
-    lines = data.split(b"\n")
-    starts = []
-    prev_blank = True
-    for i, line in enumerate(lines):
-        if prev_blank and line.startswith(b"From ") and _ENVELOPE.match(line):
-            starts.append(i)
-        prev_blank = line == b"" or line == b"\r"
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
+    # Byte offsets of the separator lines, found with bytes.find on b"\nFrom "
+    # (no per-line work): the line before must be empty ("" or a lone CR) and
+    # the line must look like an envelope (the regex cannot cross a newline).
+    starts = [0]
+    envelope = _ENVELOPE.match
+    find = data.find
+    at = find(b"\nFrom ")
+    while at >= 0:
+        if data[at - 1 : at] == b"\n" or (data[at - 1 : at] == b"\r" and data[at - 2 : at - 1] == b"\n"):
+            if envelope(data, at + 1):
+                starts.append(at + 1)
+        at = find(b"\nFrom ", at + 1)
     out = []
+    last = len(starts) - 1
     for k, s in enumerate(starts):
-        e = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        chunk = lines[s:e]
-        if k + 1 < len(starts) and chunk and chunk[-1] in (b"", b"\r"):
-            chunk = chunk[:-1]  # the separator's empty line
-        body = [chunk[0]]
-        for line in chunk[1:]:
-            if line.startswith(b">From "):
-                line = line[1:]
-            body.append(line)
-        raw = b"\n".join(body)
-        if k + 1 < len(starts):
-            raw += b"\n"
+        if k < last:
+            e = starts[k + 1]
+            # drop the separator's empty line ("\n" or "\r\n" before the next "From ")
+            raw = data[s : e - 1] if data[e - 2 : e - 1] == b"\n" else data[s : e - 2]
+        else:
+            raw = data[s:]
+        if b"\n>From " in raw:
+            raw = raw.replace(b"\n>From ", b"\nFrom ")  # mboxo: one ">" taken off, never on the first line
         out.append(RawMessage(source=f"{source}:{k + 1}", kind="rfc822", data=raw))
     return out
 
