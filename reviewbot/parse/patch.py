@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 from reviewbot.errors import ParseError
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, Patch, Trailer
@@ -430,31 +431,21 @@ class _Feed:
         return self.lines[self.pos] + "\n"
 
 
-def parse_diff(
-    lines: list[str],
-    start: int = 0,
-    first_line: int = 1,
-    *,
-    subject: str | None = None,
-    obfuscated: bool = False,
-) -> tuple[FileDiff, ...]:
-    """Parse ``lines[start:]`` (split on "\\n", without line ends) as a unified diff.
+def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None):
+    """unidiff over ``lines[start:]`` through :class:`_Feed`: (PatchSet, lines possibly padded).
 
-    ``first_line`` is the input line number of ``lines[0]``; every
-    :class:`DiffLine` gets ``input_line`` from it. With ``obfuscated`` (text
-    from the archive) lines containing ``@...`` are marked ``altered``.
+    Mailers and archives drop empty lines at the very end of a mail; when the
+    last hunk misses only its trailing empty context lines, they are put back.
     Raises :class:`ParseError` naming ``subject`` and the input line where
     unidiff gave up.
     """
-    from unidiff import PatchSet  # imported here: only messages with a diff pay for it
+    from unidiff import PatchSet
 
     feed = _Feed(lines, start)
     try:
         try:
             patchset = PatchSet(feed, metadata_only=True)
         except Exception as exc:
-            # mailers and archives drop empty lines at the very end of a mail; when the
-            # last hunk misses only its trailing empty context lines, put them back
             if "shorter than expected" not in str(exc) or feed.pos < len(lines):
                 raise
             for extra in (1, 2, 3):
@@ -475,6 +466,32 @@ def parse_diff(
             subject=subject,
             line=first_line + pos,
         ) from exc
+    return patchset, lines
+
+
+def parse_diff(
+    lines: list[str],
+    start: int = 0,
+    first_line: int = 1,
+    *,
+    subject: str | None = None,
+    obfuscated: bool = False,
+) -> tuple[FileDiff, ...]:
+    """Parse ``lines[start:]`` (split on "\\n", without line ends) as a unified diff.
+
+    ``first_line`` is the input line number of ``lines[0]``; every
+    :class:`DiffLine` gets ``input_line`` from it. With ``obfuscated`` (text
+    from the archive) lines containing ``@...`` are marked ``altered``.
+    Raises :class:`ParseError` naming ``subject`` and the input line where
+    unidiff gave up.
+    """
+    from unidiff import PatchSet  # imported here: only messages with a diff pay for it
+
+    try:  # the common case: a well-formed diff, fed without bookkeeping
+        patchset = PatchSet((line + "\n" for line in islice(lines, start, None)), metadata_only=True)
+    except Exception:
+        # again with the position-keeping feed, to repair or to report where it failed
+        patchset, lines = _parse_diff_slow(lines, start, first_line, subject)
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
     # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
@@ -522,7 +539,7 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
     old_end = old_no + h.source_length
     new_end = new_no + h.target_length
     header = lines[at]
-    dls = []
+    dls: list[DiffLine] = []
     append = dls.append
     i = at + 1
     n = len(lines)
@@ -530,19 +547,21 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
     while (old_no < old_end or new_no < new_end) and i < n:
         line = lines[i]
         c = line[:1]
-        text = line[1:]
         if c == "+":
+            text = line[1:]
             append(DiffLine(added, text, None, new_no, i + offset, obfuscated and "@..." in text))
             new_no += 1
         elif c == "-":
+            text = line[1:]
             append(DiffLine(removed, text, old_no, None, i + offset, obfuscated and "@..." in text))
             old_no += 1
         elif c == " ":
+            text = line[1:]
             append(DiffLine(context, text, old_no, new_no, i + offset, obfuscated and "@..." in text))
             old_no += 1
             new_no += 1
         elif c == "\\":
-            append(DiffLine(marker, text, None, None, i + offset))
+            append(DiffLine(marker, line[1:], None, None, i + offset))
         else:  # "" or "\r": an empty context line
             append(DiffLine(context, "" if c == "" else line, old_no, new_no, i + offset))
             old_no += 1
@@ -552,9 +571,10 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
     # attaches every one of them to this hunk (anything else there is file header
     # or text between files, and a marker elsewhere makes unidiff fail)
     j = i
+    hunk_header = _hunk_header_re()
     while j < n:
         line = lines[j]
-        if line[:2] == "@@" and _hunk_header_re().match(line):
+        if line[:2] == "@@" and hunk_header.match(line):
             break
         if line[:1] == "\\" and line.startswith("\\ No newline at end of file"):
             append(DiffLine(marker, _MARKER_TEXT, None, None, j + offset))
