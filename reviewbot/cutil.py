@@ -19,12 +19,16 @@ Everything is linear in the length of the input; the regexes are compiled once.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.models import FileDiff, Hunk, LineKind
 
 __all__ = [
     "LineScan",
     "scan_line",
     "scan_lines",
+    "joined_text",
     "comment_above",
     "is_comment_only",
     "starts_in_comment",
@@ -109,11 +113,41 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
 def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]:
     """:func:`scan_line` over consecutive lines, carrying the block-comment state."""
     out: list[LineScan] = []
+    append = out.append
+    plain = tuple.__new__  # LineScan(text, "", False, False) without the NamedTuple call
     for text in lines:
+        if not in_comment and "/" not in text and '"' not in text and "'" not in text:
+            append(plain(LineScan, (text, "", False, False)))  # the common case: plain code
+            continue
         scan = scan_line(text, in_comment)
         in_comment = scan.in_comment_after
-        out.append(scan)
+        append(scan)
     return out
+
+
+_TEXT_CACHE: dict[tuple[int, str], tuple[object, str]] = {}
+
+
+def joined_text(diff: "FileDiff | Hunk", kind: "LineKind") -> str:
+    """``"\\n".join`` of the texts of the ``kind`` lines of a hunk or of a file's hunks.
+
+    Several rules test the added (or removed) text of the same file or hunk
+    before looking line by line; the join is made once per object (a small
+    cache keyed by identity, cleared as it grows).
+    """
+    key = (id(diff), kind.value)
+    hit = _TEXT_CACHE.get(key)
+    if hit is not None and hit[0] is diff:
+        return hit[1]
+    if len(_TEXT_CACHE) >= 1024:
+        _TEXT_CACHE.clear()
+    lines = getattr(diff, "lines", None)
+    if lines is None:
+        text = "\n".join([dl.text for h in diff.hunks for dl in h.lines if dl.kind is kind])
+    else:
+        text = "\n".join([dl.text for dl in lines if dl.kind is kind])
+    _TEXT_CACHE[key] = (diff, text)
+    return text
 
 
 def starts_in_comment(lines: Sequence[str]) -> bool:

@@ -74,8 +74,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
-from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
+from reviewbot.cutil import STRUCT_OPEN_RE, joined_text, member_names, scan_lines
+from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 from reviewbot.rules.rb201_perf_claim import find_claim
 
@@ -166,14 +166,28 @@ _DECL_NAME_RE = re.compile(
 )
 
 
-def _may_reorder(hunks: Sequence[Hunk]) -> bool:
-    """Cheap test: does a declaration-like line leave and come back with the same name in these hunks?"""
-    removed = "\n".join(dl.text for h in hunks for dl in h.lines if dl.kind is LineKind.REMOVED)
+def _may_reorder(fd: FileDiff) -> bool:
+    """Cheap test: does a declaration-like line leave and come back with the same name in this file's hunks?"""
+    removed = joined_text(fd, LineKind.REMOVED)
     if not removed:
         return False
-    added = "\n".join(dl.text for h in hunks for dl in h.lines if dl.kind is LineKind.ADDED)
+    added = joined_text(fd, LineKind.ADDED)
     names = set(_DECL_NAME_RE.findall(removed))
     return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall(added))
+
+
+# A line whose code opens a struct (STRUCT_OPEN_RE) has "struct"/"union" and then "{" in its
+# text too (the code is the text with comments and literal contents cut out)
+_OPEN_HINT_RE = re.compile(r"(?:struct|union)[^\n]*\{")
+
+
+def _may_open_struct(hunk: Hunk) -> bool:
+    """True when a line of the hunk (any side) may open a struct or union."""
+    for kind in (LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT):
+        text = joined_text(hunk, kind)
+        if "{" in text and ("struct" in text or "union" in text) and _OPEN_HINT_RE.search(text):
+            return True
+    return False
 
 
 def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
@@ -182,9 +196,11 @@ def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")):
             continue
-        if not _may_reorder(fd.hunks):
+        # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
+        hunks = [h for h in fd.hunks if _struct_from_section(h.section) is not None or _may_open_struct(h)]
+        if not hunks or not _may_reorder(fd):
             continue
-        for hunk in fd.hunks:
+        for hunk in hunks:
             start = _struct_from_section(hunk.section)
             old_t, new_t = _Tracker(start), _Tracker(start)
             old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])

@@ -86,7 +86,7 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
-from reviewbot.cutil import comment_above, normalise, scan_lines, starts_in_comment
+from reviewbot.cutil import comment_above, joined_text, normalise, scan_lines, starts_in_comment
 from reviewbot.models import Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -199,6 +199,8 @@ def _removed_counter(patch: Patch) -> Counter:
     counter: Counter = Counter()
     for fd in patch.files:
         for hunk in fd.hunks:
+            if not BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED)):
+                continue  # no removed line holds a barrier (one search over the hunk's removed text)
             removed = [d.text for d in hunk.lines if d.kind is LineKind.REMOVED]
             if not removed or not any(BARRIER_RE.search(t) for t in removed):
                 continue
@@ -305,8 +307,13 @@ def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
             m = re.search(r"\b(\w+)\s*\(", hunk.section or "")
             if not m:
                 continue
-            removed = any(BARRIER_RE.search(d.text) for d in hunk.removed)
-            kept = any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
+            removed = bool(BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED))) and any(
+                BARRIER_RE.search(d.text) for d in hunk.removed
+            )
+            # "kept" only matters for a hunk that loses a barrier
+            kept = removed and any(
+                BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk)
+            )
             name = m.group(1)
             result[name] = result.get(name, False) or (removed and not kept)
     return result
@@ -342,9 +349,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
     if not patch.files:
         return []
-    added_text = "\n".join(
-        dl.text for fd in patch.files if _is_c(fd.path) for h in fd.hunks for dl in h.lines if dl.kind is LineKind.ADDED
-    )
+    added_text = "\n".join([joined_text(fd, LineKind.ADDED) for fd in patch.files if _is_c(fd.path)])
     if not _QUICK_RE.search(added_text) or not BARRIER_RE.search(added_text):
         return []
     moved = _removed_counter(patch)
@@ -356,6 +361,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hunk in fd.hunks:
+            hunk_added = joined_text(hunk, LineKind.ADDED)
+            if "mb" not in hunk_added and "smp_" not in hunk_added and "virt_" not in hunk_added:
+                continue  # _QUICK_RE needs one of these
+            if not _QUICK_RE.search(hunk_added) or not BARRIER_RE.search(hunk_added):
+                continue  # no added line can hold a barrier call
             new = _new_side(hunk)
             if not any(dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new):
                 continue
@@ -365,6 +375,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             for idx, dl in enumerate(new):
                 if dl.kind is not LineKind.ADDED:
                     continue
+                text = dl.text
+                if "mb" not in text and "smp_" not in text and "virt_" not in text:
+                    continue  # every barrier name holds one of these, and the code is cut from the text
                 code = scans[idx].code
                 calls = [
                     m.group(1)

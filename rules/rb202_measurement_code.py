@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from reviewbot.cutil import scan_lines
+from reviewbot.cutil import joined_text, scan_lines
 from reviewbot.models import Finding, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -82,14 +82,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")) or _EXCLUDED_PATH_RE.match(fd.path):
             continue
-        text = "\n".join(d.text for h in fd.hunks for d in h.lines if d.kind is LineKind.ADDED)
+        text = joined_text(fd, LineKind.ADDED)
         if not ("print" in text or "pr_" in text or "dev_" in text):
             continue  # nothing printed: no harness
         if not any(word in text for word in _QUICK_WORDS) or not _PREFILTER_RE.search(text):
             continue
         for hunk in fd.hunks:
+            if not _PREFILTER_RE.search(joined_text(hunk, LineKind.ADDED)):
+                continue
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
-            if not added or not _PREFILTER_RE.search("\n".join(d.text for d in added)):
+            if not added:
                 continue
             scans = scan_lines([d.text for d in added])
             codes = [s.code for s in scans]
