@@ -38,6 +38,7 @@ from email import message_from_bytes
 from email.header import decode_header, make_header
 from email.message import Message as EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
+from functools import lru_cache
 
 from reviewbot.errors import ParseError
 from reviewbot.models import Address, AttachmentRef, Message, RawMessage
@@ -114,11 +115,15 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     data = bytes(data)
     if not data.strip():
         raise ParseError("empty mail", subject=source)
-    try:
-        em = _parse_bytes(data)
-    except Exception as exc:  # the feed parser is lenient; guard anyway
-        raise ParseError(f"cannot parse mail: {exc}", subject=source) from exc
-    headers = _raw_headers(em)
+    fast = _parse_plain(data)
+    if fast is not None:
+        em, headers = fast
+    else:
+        try:
+            em = _parse_bytes(data)
+        except Exception as exc:  # the feed parser is lenient; guard anyway
+            raise ParseError(f"cannot parse mail: {exc}", subject=source) from exc
+        headers = _raw_headers(em)
     if not headers:
         raise ParseError("no mail headers found (not a mail?)", subject=source)
     notes: list[str] = []
@@ -208,6 +213,84 @@ def parse_archive(raw: RawMessage) -> Message:
         thread_next_url=raw.thread_next_url,
         notes=tuple(notes),
     )
+
+
+def _first_empty_line(data: bytes) -> tuple[int, int]:
+    """(offset of "\\n\\n", offset of "\\n\\r\\n") as ``bytes.find`` gives them, except that
+    a CRLF one after the first LF one is not looked for (-1): callers take the earlier."""
+    nl = data.find(b"\n\n")
+    crnl = data.find(b"\n\r\n", 0, nl + 2) if nl >= 0 else data.find(b"\n\r\n")
+    return nl, crnl
+
+
+def _header_cut(data: bytes) -> int:
+    """Offset just past the empty line that ends the header block, or -1 without one."""
+    nl, crnl = _first_empty_line(data)
+    if nl >= 0 and (crnl < 0 or nl < crnl):
+        return nl + 2
+    if crnl >= 0:
+        return crnl + 3
+    return -1
+
+
+# A header block the stdlib feed parser reads without a defect: an optional mbox envelope
+# line first, then header lines (email.feedparser.headerRE: a name of printable characters
+# other than ":", then ":"), each followed by its continuation lines (leading blank).
+_PLAIN_BLOCK = re.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(?:[ \t][^\n]*\n)*)+")
+_HEADER_NAME = re.compile(r"^([\041-\071\073-\176]+):", re.M)
+
+
+def _split_header_block(block: str) -> list[tuple[str, str]] | None:
+    """The raw (name, value) pairs of a header block, exactly as the stdlib feed parser stores them.
+
+    ``block`` is the decoded header lines with their line ends (no empty line).
+    Values are built as compat32's ``header_source_parse`` builds them (the
+    first line's value with leading blanks removed, continuation lines as
+    sent, the last line end removed). Returns None for anything the parser
+    treats specially (a bare CR, a misplaced envelope line, a line that is not
+    a header, a continuation with no header): the caller then runs the parser.
+    """
+    if "\r" in block and block.count("\r") != block.count("\r\n"):
+        return None
+    if _PLAIN_BLOCK.fullmatch(block) is None:
+        return None
+    names = [(m.group(1), m.end(), m.start()) for m in _HEADER_NAME.finditer(block)]
+    pairs = []
+    for k, (name, value_start, _) in enumerate(names):
+        value_end = names[k + 1][2] if k + 1 < len(names) else len(block)
+        pairs.append((name, block[value_start:value_end].lstrip(" \t").rstrip("\r\n")))
+    return pairs
+
+
+def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str]] | None:
+    """The usual mail (plain header block, one text part) without the feed parser.
+
+    Returns (message holding the ``Content-*`` headers and the body as payload,
+    raw headers as :func:`_raw_headers` gives them), or None when the mail
+    needs the parser: odd header lines, multipart or message/* types. What the
+    body decoding reads is the same either way: only ``Content-*`` headers and
+    the payload (``Message.get`` scans every header, and LKML mails carry
+    dozens, so the slim message also makes those lookups cheap).
+    """
+    cut = _header_cut(data)
+    if cut <= 0:
+        return None
+    text = data[:cut].decode("ascii", "surrogateescape")
+    pairs = _split_header_block(text[: cut - (1 if text.endswith("\n\n") else 2)])
+    if pairs is None:
+        return None
+    em = EmailMessage()
+    headers: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        if key.startswith("content-"):
+            em.set_raw(name, value)
+        if key not in headers:
+            headers[key] = _fix_8bit(value)
+    if em.get_content_maintype() in ("multipart", "message"):
+        return None
+    em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
+    return em, headers
 
 
 def _parse_bytes(data: bytes) -> EmailMessage:
@@ -375,16 +458,22 @@ def parse_addresses(value: str) -> list[Address]:
     Obfuscated archive addresses (``ada@...mple.org``) are kept as written with
     ``partial=True``. Never raises; unparseable pieces are dropped.
     """
+    return list(_addresses(value))
+
+
+@lru_cache(maxsize=4096)
+def _addresses(value: str) -> tuple[Address, ...]:
+    """:func:`parse_addresses`, cached: the patches of a series carry the same long To/Cc lists."""
     value = _unfold(value)
     if not value.strip():
-        return []
+        return ()
     pairs = _simple_addresses(value)
     if pairs is None:
         try:
             pairs = getaddresses([value])
         except Exception:
-            return []
-    out = []
+            return ()
+    out: list[Address] = []
     for name, email in pairs:
         if not email and not name:
             continue
@@ -395,7 +484,7 @@ def parse_addresses(value: str) -> list[Address]:
         if not email:
             continue
         out.append(Address(name=name, email=email, partial="@..." in email))
-    return out
+    return tuple(out)
 
 
 # one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end
@@ -620,8 +709,7 @@ def _leaves(em: EmailMessage):
 
 def _body_start_line(data: bytes) -> int:
     """1-based line number of the first body line in the raw bytes (1 if there is no header end)."""
-    nl = data.find(b"\n\n")
-    crnl = data.find(b"\n\r\n")
+    nl, crnl = _first_empty_line(data)
     if nl < 0 and crnl < 0:
         return 1
     cut = nl if crnl < 0 or (0 <= nl < crnl) else crnl
