@@ -405,20 +405,26 @@ def raw_subject(data: bytes) -> str | None:
 
 
 def _header_line(data: bytes, key: bytes) -> int | None:
-    """1-based line of the first header ``key`` (lower-case, with the colon) in raw mail bytes, or None."""
-    line = 1
-    pos = 0
-    while True:
-        nl = data.find(b"\n", pos)
-        text = data[pos : nl if nl >= 0 else len(data)]
-        if text in (b"", b"\r"):
-            return None
-        if text[: len(key)].lower() == key:
-            return line
-        if nl < 0:
-            return None
-        pos = nl + 1
-        line += 1
+    """1-based line of the first header ``key`` (lower-case, with the colon) in raw mail bytes, or None.
+
+    The header block ends at the first empty line ("" or a lone CR); only it
+    is searched, in one pass over a lower-cased copy of it.
+    """
+    if data[:1] == b"\n" or data[:2] == b"\r\n" or data == b"\r":
+        return None  # an empty first line: no header at all
+    end = data.find(b"\n\n")
+    crlf_end = data.find(b"\n\r\n", 0, end + 2) if end >= 0 else data.find(b"\n\r\n")
+    if crlf_end >= 0 and (end < 0 or crlf_end < end):
+        end = crlf_end
+    if end < 0 and data.endswith(b"\n\r"):
+        end = len(data) - 2  # a lone CR as the last line
+    head = (data if end < 0 else data[:end]).lower()
+    if head.startswith(key):
+        return 1
+    at = head.find(b"\n" + key)
+    if at < 0:
+        return None
+    return head.count(b"\n", 0, at) + 2
 
 
 def _is_reply(item: InputMessage) -> bool:

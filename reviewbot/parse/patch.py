@@ -29,6 +29,7 @@ numbers wherever it appears (C04).
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 from dataclasses import dataclass
@@ -99,7 +100,7 @@ def parse_patch(message: Message) -> Patch:
     text = message.body
     first_line = message.body_start_line
     lines = _split_lines(text)
-    diff_starts = _diff_starts(lines)
+    diff_starts = _diff_starts_in(text, lines)
     if not diff_starts and message.attachments:
         for att in message.attachments:
             if not att.text:
@@ -332,6 +333,32 @@ def _diff_starts(lines: list[str]) -> list[int]:
     return out
 
 
+_DIFF_START_CANDIDATE = re.compile(r"^(?:diff -|Index: |--- )", re.M)
+
+
+def _diff_starts_in(text: str, lines: list[str]) -> list[int]:
+    """:func:`_diff_starts` of ``lines`` (``_split_lines(text)``), looking only at the lines a
+    regex over ``text`` finds (a diff start begins with one of these prefixes)."""
+    out: list[int] = []
+    n = len(lines)
+    pos = 0
+    index = 0
+    for m in _DIFF_START_CANDIDATE.finditer(text):
+        index += text.count("\n", pos, m.start())
+        pos = m.start()
+        i = index
+        if i >= n:
+            break
+        line = lines[i]
+        if line.startswith("--- "):
+            if i + 1 < n and lines[i + 1].startswith("+++ "):
+                if not (out and out[-1] >= i - 3 and lines[out[-1]].startswith(("diff -", "Index: "))):
+                    out.append(i)
+        else:  # "diff -" or "Index: "
+            out.append(i)
+    return out
+
+
 def _drop_mail_headers(lines: list[str]) -> tuple[list[str], int]:
     """A format-patch file in an attachment: drop its ``From `` line and headers."""
     if not lines or not (lines[0].startswith("From ") or re.match(r"[A-Za-z-]+:", lines[0])):
@@ -487,6 +514,19 @@ def parse_diff(
     """
     from unidiff import PatchSet  # imported here: only messages with a diff pay for it
 
+    # The diff lines are many small acyclic objects: the cyclic collector would only
+    # rescan them while they are built, so it waits until the diff is read.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet):
     try:  # the common case: a well-formed diff, fed without bookkeeping
         patchset = PatchSet((line + "\n" for line in islice(lines, start, None)), metadata_only=True)
     except Exception:
@@ -544,28 +584,58 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
     i = at + 1
     n = len(lines)
     added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
+    make = object.__new__
+    # DiffLine is a plain frozen dataclass (no __post_init__): filling the instance
+    # dict in field order gives the object DiffLine(...) gives (equal, same repr and
+    # hash) at under half the cost of the frozen __init__ and its six
+    # object.__setattr__ calls; a batch builds hundreds of thousands of them
     while (old_no < old_end or new_no < new_end) and i < n:
         line = lines[i]
         c = line[:1]
+        dl = make(DiffLine)
+        d = dl.__dict__
         if c == "+":
-            text = line[1:]
-            append(DiffLine(added, text, None, new_no, i + offset, obfuscated and "@..." in text))
+            d["kind"] = added
+            d["text"] = text = line[1:]
+            d["old_no"] = None
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
             new_no += 1
         elif c == "-":
-            text = line[1:]
-            append(DiffLine(removed, text, old_no, None, i + offset, obfuscated and "@..." in text))
+            d["kind"] = removed
+            d["text"] = text = line[1:]
+            d["old_no"] = old_no
+            d["new_no"] = None
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
             old_no += 1
         elif c == " ":
-            text = line[1:]
-            append(DiffLine(context, text, old_no, new_no, i + offset, obfuscated and "@..." in text))
+            d["kind"] = context
+            d["text"] = text = line[1:]
+            d["old_no"] = old_no
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
             old_no += 1
             new_no += 1
         elif c == "\\":
-            append(DiffLine(marker, line[1:], None, None, i + offset))
+            d["kind"] = marker
+            d["text"] = line[1:]
+            d["old_no"] = None
+            d["new_no"] = None
+            d["input_line"] = i + offset
+            d["altered"] = False
         else:  # "" or "\r": an empty context line
-            append(DiffLine(context, "" if c == "" else line, old_no, new_no, i + offset))
+            d["kind"] = context
+            d["text"] = "" if c == "" else line
+            d["old_no"] = old_no
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = False
             old_no += 1
             new_no += 1
+        append(dl)
         i += 1
     # "\\ No newline" lines after the body, up to the next hunk header: unidiff
     # attaches every one of them to this hunk (anything else there is file header
