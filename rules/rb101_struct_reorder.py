@@ -197,9 +197,9 @@ def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
         if not fd.path.endswith((".c", ".h")):
             continue
         # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
-        hunks = [h for h in fd.hunks if _struct_from_section(h.section) is not None or _may_open_struct(h)]
-        if not hunks or not _may_reorder(fd):
+        if not _may_reorder(fd):
             continue
+        hunks = [h for h in fd.hunks if _struct_from_section(h.section) is not None or _may_open_struct(h)]
         for hunk in hunks:
             start = _struct_from_section(hunk.section)
             old_t, new_t = _Tracker(start), _Tracker(start)

@@ -112,6 +112,7 @@ _DEVICE = r"dma_mb|dma_rmb|dma_wmb|mb|rmb|wmb"
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
 BARRIER_RE = re.compile(r"(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
 _QUICK_RE = re.compile(r"mb\s*\(|smp_|virt_")
+_MB_CALL_RE = re.compile(r"mb\s*\(")  # the regex part of _QUICK_RE (literal prefix: a fast scan)
 _SMP_NAME_RE = re.compile(r"^(?:" + _SMP + r")$")
 # "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
@@ -364,8 +365,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             hunk_added = joined_text(hunk, LineKind.ADDED)
             if "mb" not in hunk_added and "smp_" not in hunk_added and "virt_" not in hunk_added:
                 continue  # _QUICK_RE needs one of these
-            if not _QUICK_RE.search(hunk_added) or not BARRIER_RE.search(hunk_added):
-                continue  # no added line can hold a barrier call
+            if not (
+                "smp_" in hunk_added or "virt_" in hunk_added or _MB_CALL_RE.search(hunk_added)
+            ) or not BARRIER_RE.search(hunk_added):
+                continue  # no added line can hold a barrier call (the first test is _QUICK_RE)
             new = _new_side(hunk)
             if not any(dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new):
                 continue

@@ -88,7 +88,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if not any(word in text for word in _QUICK_WORDS) or not _PREFILTER_RE.search(text):
             continue
         for hunk in fd.hunks:
-            if not _PREFILTER_RE.search(joined_text(hunk, LineKind.ADDED)):
+            hunk_text = joined_text(hunk, LineKind.ADDED)
+            if not ("print" in hunk_text or "pr_" in hunk_text or "dev_" in hunk_text):
+                continue  # findings are on print lines (_PRINT_RE), and stamps do not cross hunks
+            if not _PREFILTER_RE.search(hunk_text):
                 continue
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
             if not added:
