@@ -351,8 +351,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if not patch.files:
         return []
     added_text = "\n".join([joined_text(fd, LineKind.ADDED) for fd in patch.files if _is_c(fd.path)])
-    if not _QUICK_RE.search(added_text) or not BARRIER_RE.search(added_text):
-        return []
+    if not (
+        "smp_" in added_text or "virt_" in added_text or _MB_CALL_RE.search(added_text)
+    ) or not BARRIER_RE.search(added_text):
+        return []  # the first test is _QUICK_RE, split into substring tests and a literal-prefix regex
     moved = _removed_counter(patch)
     findings: list[Finding] = []
     bodies: dict[str, list[str]] | None = None

@@ -69,6 +69,7 @@ References
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from reviewbot.models import Finding, FindingState, Message, Patch
@@ -204,8 +205,12 @@ def find_claim(text: str) -> re.Match | None:
     return None
 
 
+@lru_cache(maxsize=256)
 def _grade(text: str) -> str:
-    """``measured``, ``claim-only`` or ``none`` for one block of text."""
+    """``measured``, ``claim-only`` or ``none`` for one block of text.
+
+    Cached: every patch of a series grades the same cover letter.
+    """
     for line in text.splitlines():
         if line.lstrip().startswith(">"):
             continue

@@ -458,6 +458,74 @@ class _Feed:
         return self.lines[self.pos] + "\n"
 
 
+def _parse_diff_fast(
+    lines: list[str], start: int, first_line: int, obfuscated: bool, PatchSet
+) -> tuple[FileDiff, ...] | None:
+    """``parse_diff`` for a well-formed diff, with unidiff reading a condensed copy; None to fall back.
+
+    Hunk bodies are checked here by unidiff's own metadata rules (the first
+    character gives the kind; the body ends when both sides have their
+    lengths; any other character, or a body too long or too short, and this
+    returns None). unidiff then reads the file structure (``diff --git``,
+    modes, ``---``/``+++``, binary files, text between files, markers) from
+    the diff with each checked hunk cut down to one line of the same kind
+    (header ``@@ -S,1 +T,1 @@``, ``,0`` kept where a side is empty, so added
+    and deleted files are told apart as before), instead of walking every
+    hunk line again. Hunk headers are read with unidiff's own ``Hunk`` type
+    and regex. Anything unusual (a hunk with both sides empty, unidiff
+    rejecting the condensed diff) returns None, and the caller parses the
+    full text as before, so results and errors are the same either way.
+    """
+    from unidiff.constants import RE_HUNK_HEADER
+    from unidiff.patch import Hunk as UnidiffHunk
+
+    feed: list[str] = []
+    where: list[int] = []  # feed line -> index in ``lines``
+    found: list[Hunk] = []
+    n = len(lines)
+    i = start
+    try:
+        while i < n:
+            line = lines[i]
+            m = RE_HUNK_HEADER.match(line) if line[:2] == "@@" else None
+            if m is None:
+                feed.append(line + "\n")
+                where.append(i)
+                i += 1
+                continue
+            h = UnidiffHunk(*m.groups())
+            old_len, new_len = h.source_length, h.target_length
+            if old_len <= 0 and new_len <= 0:
+                return None
+            read = _read_hunk_checked(h, lines, i, first_line, obfuscated)
+            if read is None:
+                return None
+            feed.append(f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n")
+            feed.append(" \n" if old_len > 0 and new_len > 0 else ("-\n" if old_len > 0 else "+\n"))
+            where.append(i)
+            where.append(i + 1)
+            found.append(read[0])
+            i = read[1]
+        patchset = PatchSet(iter(feed), metadata_only=True)
+    except Exception:
+        return None
+    out = []
+    k = 0
+    for pf in patchset:
+        hunks = []
+        for _ in pf:
+            if k >= len(found):
+                return None
+            hunks.append(found[k])
+            k += 1
+        no = getattr(pf, "diff_line_no", None)
+        base = first_line + where[no - 1] - no if no else first_line + start - 1
+        out.append(_file_diff(pf, tuple(hunks), base))
+    if k != len(found):
+        return None
+    return tuple(out)
+
+
 def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None):
     """unidiff over ``lines[start:]`` through :class:`_Feed`: (PatchSet, lines possibly padded).
 
@@ -527,7 +595,10 @@ def parse_diff(
 
 
 def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet):
-    try:  # the common case: a well-formed diff, fed without bookkeeping
+    fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
+    if fast is not None:
+        return fast
+    try:  # unidiff over the whole text (the fast path gave up: an error, or a rare shape)
         patchset = PatchSet((line + "\n" for line in islice(lines, start, None)), metadata_only=True)
     except Exception:
         # again with the position-keeping feed, to repair or to report where it failed
@@ -662,6 +733,102 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
         ),
         i,
     )
+
+
+def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[Hunk, int] | None:
+    """:func:`_read_hunk` that also checks the body as unidiff's metadata mode does.
+
+    None when unidiff would reject the hunk: a line whose first character is
+    not `` ``, ``+``, ``-``, ``\\`` (or an empty line / CR), a side longer than
+    its header says, or the text ending before the body does.
+    """
+    old_no = h.source_start
+    new_no = h.target_start
+    old_end = old_no + h.source_length
+    new_end = new_no + h.target_length
+    dls: list[DiffLine] = []
+    append = dls.append
+    i = at + 1
+    n = len(lines)
+    added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
+    make = object.__new__  # see _read_hunk
+    complete = False
+    while i < n:
+        line = lines[i]
+        c = line[:1]
+        dl = make(DiffLine)
+        d = dl.__dict__
+        if c == "+":
+            d["kind"] = added
+            d["text"] = text = line[1:]
+            d["old_no"] = None
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
+            new_no += 1
+        elif c == "-":
+            d["kind"] = removed
+            d["text"] = text = line[1:]
+            d["old_no"] = old_no
+            d["new_no"] = None
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
+            old_no += 1
+        elif c == " ":
+            d["kind"] = context
+            d["text"] = text = line[1:]
+            d["old_no"] = old_no
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
+            old_no += 1
+            new_no += 1
+        elif c == "\\":
+            d["kind"] = marker
+            d["text"] = line[1:]
+            d["old_no"] = None
+            d["new_no"] = None
+            d["input_line"] = i + offset
+            d["altered"] = False
+        elif c == "" or c == "\r":  # an empty context line (unidiff: a line starting with CR too)
+            d["kind"] = context
+            d["text"] = "" if c == "" else line
+            d["old_no"] = old_no
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = False
+            old_no += 1
+            new_no += 1
+        else:
+            return None  # unidiff: "Hunk diff line expected"
+        append(dl)
+        i += 1
+        if old_no >= old_end and new_no >= new_end:
+            if old_no > old_end or new_no > new_end:
+                return None  # unidiff: "Hunk is longer than expected"
+            complete = True
+            break
+    if not complete:
+        return None  # unidiff: "Hunk is shorter than expected"
+    j = i
+    hunk_header = _hunk_header_re()
+    while j < n:
+        line = lines[j]
+        if line[:2] == "@@" and hunk_header.match(line):
+            break
+        if line[:1] == "\\" and line.startswith("\\ No newline at end of file"):
+            append(DiffLine(marker, _MARKER_TEXT, None, None, j + offset))
+        j += 1
+    hunk = Hunk(
+        header=lines[at],
+        old_start=h.source_start,
+        old_len=h.source_length,
+        new_start=h.target_start,
+        new_len=h.target_length,
+        section=h.section_header or "",
+        lines=tuple(dls),
+    )
+    return hunk, i
 
 
 def _strip_prefix(name: str | None) -> str | None:
