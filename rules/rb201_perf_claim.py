@@ -149,6 +149,7 @@ _PERF_NUMBER_RE = re.compile(
     r"more|less|fewer|throughput|reduction|increase|decrease|slowdown|regression|gain)\b|\b\d+(?:\.\d+)?\s*times\s+(?:faster|slower|better|higher|lower|fewer|less|more)|"
     r"\b\d+(?:\.\d+)?\s*(?:->|→|=>)\s*\d+(?:\.\d+)?\s*(?!bytes|cachelines|cache\s+lines)\w*"
 )
+_DIGIT_RE = re.compile(r"\d")
 _SIZE_ONLY_RE = re.compile(r"\d+\s*(?:->|→|=>|to)\s*\d+\s*(?:bytes|cachelines|cache\s+lines)|\bbytes\b", re.I)
 _TABLE_RE = re.compile(r"\b(?:before|after|baseline|vanilla|patched|unpatched|with(?:out)?\s+(?:the\s+)?patch|base|new)\b", re.I)
 _TOOL_RE = re.compile(
@@ -212,8 +213,8 @@ def _grade(text: str) -> str:
     Cached: every patch of a series grades the same cover letter.
     """
     for line in text.splitlines():
-        if line.lstrip().startswith(">"):
-            continue
+        if line.lstrip().startswith(">") or not _DIGIT_RE.search(line):
+            continue  # a quote, or no digit: every _PERF_NUMBER_RE branch starts with one
         for m in _PERF_NUMBER_RE.finditer(line):
             if _SIZE_ONLY_RE.search(line[m.start() : m.end() + 20]):
                 continue

@@ -237,11 +237,19 @@ def _header_cut(data: bytes) -> int:
 # line first, then header lines (email.feedparser.headerRE: a name of printable characters
 # other than ":", then ":"), each followed by its continuation lines (leading blank).
 _PLAIN_BLOCK = re.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(?:[ \t][^\n]*\n)*)+")
-_HEADER_NAME = re.compile(r"^([\041-\071\073-\176]+):", re.M)
+# The headers parse_rfc822 reads (and every Content-* one, for the body), each with its
+# continuation lines; in a block _PLAIN_BLOCK accepted, every line start is a header name,
+# a continuation blank or the envelope, so the other headers are skipped inside the regex.
+_USED_HEADER = re.compile(
+    r"^((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
+    r"(.*(?:\n[ \t].*)*)",
+    re.M,
+)
 
 
 def _split_header_block(block: str) -> list[tuple[str, str]] | None:
-    """The raw (name, value) pairs of a header block, exactly as the stdlib feed parser stores them.
+    """The raw (name, value) pairs of the headers this module reads (``_USED_HEADER``) in a
+    header block, exactly as the stdlib feed parser stores them.
 
     ``block`` is the decoded header lines with their line ends (no empty line).
     Values are built as compat32's ``header_source_parse`` builds them (the
@@ -254,12 +262,7 @@ def _split_header_block(block: str) -> list[tuple[str, str]] | None:
         return None
     if _PLAIN_BLOCK.fullmatch(block) is None:
         return None
-    names = [(m.group(1), m.end(), m.start()) for m in _HEADER_NAME.finditer(block)]
-    pairs = []
-    for k, (name, value_start, _) in enumerate(names):
-        value_end = names[k + 1][2] if k + 1 < len(names) else len(block)
-        pairs.append((name, block[value_start:value_end].lstrip(" \t").rstrip("\r\n")))
-    return pairs
+    return [(m.group(1), m.group(2).lstrip(" \t").rstrip("\r\n")) for m in _USED_HEADER.finditer(block)]
 
 
 def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str]] | None:

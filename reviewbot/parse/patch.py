@@ -333,19 +333,28 @@ def _diff_starts(lines: list[str]) -> list[int]:
     return out
 
 
-_DIFF_START_CANDIDATE = re.compile(r"^(?:diff -|Index: |--- )", re.M)
-
-
 def _diff_starts_in(text: str, lines: list[str]) -> list[int]:
-    """:func:`_diff_starts` of ``lines`` (``_split_lines(text)``), looking only at the lines a
-    regex over ``text`` finds (a diff start begins with one of these prefixes)."""
+    """:func:`_diff_starts` of ``lines`` (``_split_lines(text)``), looking only at the lines
+    that begin with ``diff -``, ``Index: `` or ``--- `` (found with ``str.find``)."""
+    found: list[int] = []
+    for prefix in ("diff -", "Index: ", "--- "):
+        if text.startswith(prefix):
+            found.append(0)
+        needle = "\n" + prefix
+        at = text.find(needle)
+        while at >= 0:
+            found.append(at + 1)
+            at = text.find(needle, at + 1)
+    if not found:
+        return []
+    found.sort()
     out: list[int] = []
     n = len(lines)
     pos = 0
     index = 0
-    for m in _DIFF_START_CANDIDATE.finditer(text):
-        index += text.count("\n", pos, m.start())
-        pos = m.start()
+    for start in found:
+        index += text.count("\n", pos, start)
+        pos = start
         i = index
         if i >= n:
             break
