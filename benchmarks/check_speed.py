@@ -9,18 +9,22 @@ On the real patches of the corpus mbox it prints:
 * single: the median wall time of ``--runs`` whole-process runs of
   ``reviewbot check`` on one small patch (target: <= 0.11 s on 2 cores;
   checkpatch.pl takes about 0.114 s on a small patch);
-* batch: patches per second in one process over every corpus patch, split
-  into reading (mbox split), parsing, and checking (target: >= 1,000/s);
+* batch: patches per second in one process over every corpus patch (mbox
+  split + ``check_messages``, timed inside ``--batch-runs`` fresh child
+  processes so no cache is warm; best and median), then a breakdown into
+  reading, mail decoding, diff parsing and each rule (target: >= 1,000/s);
 * when Debian's ``linux-source`` tarball is installed (``/usr/src/linux-source-*.tar.*``),
   the same figures for its ``scripts/checkpatch.pl --no-tree`` and the ratios.
 
-Numbers are printed, never asserted: a timed test would be flaky.
+Numbers are printed, never asserted: a timed test would be flaky. The last
+lines are a summary of the figures against their targets.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import shutil
 import statistics
@@ -133,12 +137,44 @@ def find_checkpatch() -> Path | None:
     return script if script.is_file() else None
 
 
+# One batch run in a fresh interpreter: what `reviewbot check corpus.mbox` does after start-up.
+BATCH_CHILD = r"""
+import json, sys, time
+from pathlib import Path
+from reviewbot.checking import check_messages, load_check_rules, messages_from_bytes
+blob = Path(sys.argv[1]).read_bytes()
+rules = load_check_rules()
+t0 = time.perf_counter()
+c0 = time.process_time()
+items = messages_from_bytes(blob, sys.argv[1])
+t1 = time.perf_counter()
+run = check_messages(items, rules)
+t2 = time.perf_counter()
+c2 = time.process_time()
+print(json.dumps({"split": t1 - t0, "check": t2 - t1, "cpu": c2 - c0, "patches": len(run.patches),
+                  "findings": len(run.findings), "skipped": run.skipped, "problems": len(run.problems)}))
+"""
+
+
+def batch_runs(mbox: Path, runs: int, cwd: Path) -> list[dict]:
+    """``runs`` whole batch checks of ``mbox``, each in a fresh child process (timed inside it)."""
+    out = []
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", BATCH_CHILD, str(mbox)], cwd=cwd, env=CHILD_ENV,
+                              capture_output=True, text=True, check=True)
+        out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def batch_reviewbot(items) -> dict[str, float]:
-    """Parse and check every message in one process (what ``reviewbot check corpus.mbox`` does).
+    """Parse and check every message in this process (what ``reviewbot check corpus.mbox`` does).
 
     Then, for the breakdown, each stage again on its own: mail decoding,
-    git-am split + diff parsing, and every rule's ``check`` over all patches.
+    git-am split + diff parsing, and every rule's ``check`` over all patches
+    (with the cyclic GC paused, as ``check_messages`` pauses it).
     """
+    import gc
+
     from reviewbot.checking import _is_reply, check_messages, load_check_rules
     from reviewbot.parse.mail import parse_message
     from reviewbot.parse.patch import parse_patch
@@ -151,6 +187,7 @@ def batch_reviewbot(items) -> dict[str, float]:
     run = check_messages(items, rules)
     t_all = time.perf_counter() - t0
 
+    gc.disable()
     t0 = time.perf_counter()
     kept = [i for i in items if not _is_reply(i)]
     t_filter = time.perf_counter() - t0
@@ -167,6 +204,7 @@ def batch_reviewbot(items) -> dict[str, float]:
         for p in patches:
             list(rule.check(p, ctx))
         per_rule[rule.id] = time.perf_counter() - t0
+    gc.enable()
     return {
         "rules": len(rules),
         "t_rules": t_rules,
@@ -187,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mbox", type=Path, default=DEFAULT_MBOX)
     ap.add_argument("--runs", type=int, default=20, help="whole-process runs for the single-patch median")
+    ap.add_argument("--batch-runs", type=int, default=3, help="fresh processes for the batch figure (best, median)")
     ap.add_argument("--checkpatch-batch", type=int, default=100, help="corpus patches given to checkpatch.pl")
     ap.add_argument("--no-checkpatch", action="store_true")
     args = ap.parse_args(argv)
@@ -212,26 +251,38 @@ def main(argv: list[str] | None = None) -> int:
               f" (exit {status}; target <= 0.110 s; {single - floor:.3f} s above the interpreter floor)")
         print("  slowest imports of one run (ms, cumulative, -X importtime): " + import_profile(cmd, tmp))
 
-        res = batch_reviewbot(items)
-        total = t_split + res["t_check_total"]
-        rate = res["patches"] / total if total else float("inf")
+        runs = batch_runs(args.mbox, max(1, args.batch_runs), tmp)
+        rates = sorted(r["patches"] / (r["split"] + r["check"]) for r in runs)
+        rate = rates[-1]
+        best = max(runs, key=lambda r: r["patches"] / (r["split"] + r["check"]))
+        total = best["split"] + best["check"]
         print(
-            f"batch: {res['patches']} patches checked ({res['findings']} findings, {res['skipped']} non-patches skipped,"
-            f" {res['problems']} unparsable) in {total:.2f} s = {rate:,.0f} patches/s (target >= 1,000)"
+            f"batch: {best['patches']} patches checked ({best['findings']} findings, {best['skipped']} non-patches"
+            f" skipped, {best['problems']} unparsable) in {total:.2f} s wall ({best['cpu']:.2f} s CPU) ="
+            f" {rate:,.0f} patches/s, best of {len(runs)} fresh processes (median {statistics.median(rates):,.0f};"
+            f" split {best['split']:.2f} s + check {best['check']:.2f} s; target >= 1,000)"
         )
+        res = batch_reviewbot(items)
         print(
-            f"  stages: split+locate {t_split:.2f} s; skip replies by Subject {res['t_filter']:.2f} s;"
+            f"  stages, in this process: split+locate {t_split:.2f} s; skip replies by Subject {res['t_filter']:.2f} s;"
             f" mail decoding {res['t_mail']:.2f} s ({res['n_decoded']} messages);"
             f" git-am split + diff parsing {res['t_patch']:.2f} s;"
             f" rules {sum(res['per_rule'].values()):.2f} s; rule loading {res['t_rules'] * 1000:.0f} ms"
         )
         print("  per rule: " + ", ".join(f"{rid} {t:.2f} s" for rid, t in res["per_rule"].items()))
 
-        if args.no_checkpatch:
-            return 0
-        checkpatch = find_checkpatch()
+        summary = [
+            f"single patch: {single:.3f} s wall, median of {args.runs} whole-process runs"
+            f" (target <= 0.110 s: {'met' if single <= 0.110 else 'NOT met'})",
+            f"batch: {rate:,.0f} patches/s in one process, best of {len(runs)}"
+            f" (median {statistics.median(rates):,.0f}; target >= 1,000: {'met' if rate >= 1000 else 'NOT met'})",
+        ]
+        checkpatch = None if args.no_checkpatch else find_checkpatch()
         if checkpatch is None:
-            print("checkpatch.pl: not measured (apt-get install linux-source to compare)")
+            if not args.no_checkpatch:
+                print("checkpatch.pl: not measured (apt-get install linux-source to compare)")
+            summary.append("checkpatch.pl: not measured")
+            _print_summary(summary)
             return 0
         cp_cmd = ["perl", str(checkpatch), "--no-tree", "-q", str(patch_file)]
         cp_single, _ = wall(cp_cmd, args.runs, tmp)
@@ -249,7 +300,18 @@ def main(argv: list[str] | None = None) -> int:
         cp_rate = len(files) / cp_elapsed
         print(f"checkpatch.pl --no-tree: batch {len(files)} patches in {cp_elapsed:.2f} s = {cp_rate:,.1f} patches/s;"
               f" reviewbot is {rate / cp_rate:,.0f}x faster per patch")
+        summary.append(
+            f"checkpatch.pl --no-tree: single {cp_single:.3f} s (reviewbot/checkpatch = {single / cp_single:.2f});"
+            f" batch {cp_rate:,.1f} patches/s (reviewbot {rate / cp_rate:,.0f}x faster)"
+        )
+        _print_summary(summary)
     return 0
+
+
+def _print_summary(lines: list[str]) -> None:
+    print("summary:")
+    for line in lines:
+        print("  " + line)
 
 
 if __name__ == "__main__":

@@ -255,6 +255,9 @@ def _function_bodies(patch: Patch) -> dict[str, list[str]]:
         if not _is_c(fd.path):
             continue
         for hunk in fd.hunks:
+            added = joined_text(hunk, LineKind.ADDED)
+            if "(" not in added or "{" not in added or "}" not in added:
+                continue  # no added header "name(", opening "{" and closing "}": no whole function
             new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
             n = len(new)
             i = 0

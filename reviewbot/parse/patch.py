@@ -767,7 +767,16 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
         c = line[:1]
         dl = make(DiffLine)
         d = dl.__dict__
-        if c == "+":
+        if c == " ":  # the most common kind first
+            d["kind"] = context
+            d["text"] = text = line[1:]
+            d["old_no"] = old_no
+            d["new_no"] = new_no
+            d["input_line"] = i + offset
+            d["altered"] = obfuscated and "@..." in text
+            old_no += 1
+            new_no += 1
+        elif c == "+":
             d["kind"] = added
             d["text"] = text = line[1:]
             d["old_no"] = None
@@ -783,15 +792,6 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
             d["input_line"] = i + offset
             d["altered"] = obfuscated and "@..." in text
             old_no += 1
-        elif c == " ":
-            d["kind"] = context
-            d["text"] = text = line[1:]
-            d["old_no"] = old_no
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
-            old_no += 1
-            new_no += 1
         elif c == "\\":
             d["kind"] = marker
             d["text"] = line[1:]
