@@ -126,3 +126,17 @@ def test_sample_pages_follow_the_blists_format() -> None:
                                 "linux-kernel")
     assert dict(raw.header_lines)["Message-ID"] == "<20230606080000.777-1-chen.example@example.net>"
     assert raw.thread_prev_url == base + "2023/06/06/1" and raw.thread_next_url == base + "2023/06/06/3"
+
+
+def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped output (cron mail, files) gets one unwrapped line per finding, not a table squeezed to 80 columns."""
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
+                                       "--offline", "--db", str(isolated_env / "db.sqlite")])
+    assert result.exit_code == ExitStatus.OK, result.output
+    lines = result.output.splitlines()
+    assert ("RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
+            "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
+            ) in lines
+    assert not any("┃" in line or "│ RB" in line for line in lines)

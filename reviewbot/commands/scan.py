@@ -182,6 +182,16 @@ def _print_findings(out, summary, settings) -> None:  # type: ignore[no-untyped-
         rows = store.findings_in_range(summary.list_name, summary.since, summary.until)
     if not rows:
         return
+    if not out.is_terminal:
+        # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
+        for row in rows[:MAX_LISTED_FINDINGS]:
+            where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
+            click.echo(f"{row['rule_id']} {row['severity']} {row['state']}  "
+                       f"{row['subject'] or row['message_id']}  {where}  {row['message']}")
+        if len(rows) > MAX_LISTED_FINDINGS:
+            click.echo(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; "
+                       "`reviewbot show MSGID` prints one patch's findings")
+        return
     table = Table(title="findings", show_lines=False)
     for name in ("rule", "state", "patch", "where", "finding"):
         table.add_column(name, overflow="fold")
