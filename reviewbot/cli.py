@@ -56,7 +56,23 @@ def main(ctx: click.Context, verbose: int) -> None:
     Scans the lists.openwall.net archive, checks patches with review rules,
     and drafts the replies a careful reviewer would send (never sends them).
     """
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    set_verbosity(verbose)
     ctx.ensure_object(dict)
     ctx.obj["verbose"] = verbose
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def set_verbosity(verbose: int) -> None:
+    """Configure logging for ``verbose`` (0: warnings, 1: info such as each request, 2+: debug).
+
+    Lines carry a local timestamp with milliseconds (so a request rate can be
+    checked from ``-v`` output). Subcommands that take ``-v`` themselves call this again
+    with the larger of the two counts.
+    """
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    root = logging.getLogger()
+    if not root.handlers:
+        logging.basicConfig(level=level, format=LOG_FORMAT)
+    root.setLevel(level)

@@ -140,3 +140,25 @@ def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path,
             "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
             ) in lines
     assert not any("┃" in line or "│ RB" in line for line in lines)
+
+
+@pytest.mark.parametrize("flag", ["-v", "--verbose"])
+def test_scan_and_cron_take_verbose(isolated_env: Path, monkeypatch: pytest.MonkeyPatch, flag: str) -> None:
+    """`reviewbot scan ... -v` (as the README shows) logs like `reviewbot -v scan`, with a timestamp per line."""
+    import logging
+
+    from reviewbot.cli import LOG_FORMAT
+
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    root = logging.getLogger()
+    level = root.level
+    try:
+        result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
+                                           "--offline", "--db", str(isolated_env / "db.sqlite"), flag])
+        assert result.exit_code == ExitStatus.OK, result.output
+        assert root.level == logging.INFO
+        help_text = CliRunner().invoke(main, ["cron", "--help"]).output
+        assert "-v, --verbose" in help_text
+    finally:
+        root.setLevel(level)
+    assert LOG_FORMAT.startswith("%(asctime)s ")

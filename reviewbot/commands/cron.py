@@ -27,10 +27,16 @@ from reviewbot.status import ExitStatus
               help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 @click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
-def command(list_name: str, base_url: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None, offline: bool) -> None:
+@click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
+@click.pass_context
+def command(ctx: click.Context, list_name: str, base_url: str | None, since: str | None, outbox: Path | None,
+            maildir: Path | None, maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
+            offline: bool, verbose: int) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
+    from reviewbot.cli import set_verbosity
     from reviewbot.cron import run_cron
+
+    set_verbosity(max(verbose, int((ctx.obj or {}).get("verbose", 0))))
     from reviewbot.errors import ReviewbotError
     from reviewbot.fetch.openwall import validate_list_name
     from reviewbot.respond.draft import resolve_identity

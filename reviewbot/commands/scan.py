@@ -71,10 +71,11 @@ def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
               help="Fetch every message (default: patches, and the replies of threads with findings).")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
+@click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
 def command(ctx: click.Context, list_name: str, since: str, until: str | None, base_url: str | None,
             db_path: Path | None, cache_dir: Path | None, offline: bool, rate: float | None, fetch_all: bool,
-            select: tuple[str, ...], ignore: tuple[str, ...]) -> None:
+            select: tuple[str, ...], ignore: tuple[str, ...], verbose: int) -> None:
     """Scan LIST of the archive for a range of days: store messages and patches, run the rules.
 
     Pages that cannot change any more (messages, attachments, days older
@@ -82,10 +83,12 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
     re-run of a finished range makes no request. Prints how many requests
     were made and a summary; exits 3 when some pages failed.
     """
+    from reviewbot.cli import set_verbosity
     from reviewbot.config import load_settings
     from reviewbot.context import clock_from_env
     from reviewbot.errors import ReviewbotError, UsageError
 
+    set_verbosity(max(verbose, int((ctx.obj or {}).get("verbose", 0))))
     try:
         clock = clock_from_env()
         first = parse_day(since, end=False)
