@@ -25,7 +25,7 @@ from email.utils import format_datetime, formataddr
 from pathlib import Path
 from typing import Iterable
 
-from reviewbot.errors import InputError
+from reviewbot.errors import InputError, UsageError
 from reviewbot.models import Address, Draft
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,9 @@ __all__ = [
     "add_to_maildir",
     "clean_outbox",
     "atomic_write",
+    "prepare_outputs",
+    "output_error",
+    "OutputError",
 ]
 
 
@@ -263,14 +266,75 @@ def _maildir_find(box: mailbox.Maildir, msgid: str) -> str | None:
     return None
 
 
+class OutputError(UsageError):
+    """The outbox or Maildir folder cannot be created or written (exit status 2); names the path.
+
+    Unlike a problem with one draft, this stops a drafting run.
+    """
+
+
+def output_error(exc: OSError, path: Path | str, what: str) -> OutputError:
+    """A one-line OutputError naming ``path`` for an OSError while writing ``what`` (outbox, Maildir)."""
+    reason = exc.strerror or str(exc) or exc.__class__.__name__
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        reason = "not a folder"
+    culprit = os.fsdecode(exc.filename) if exc.filename else ""
+    if culprit and os.path.normpath(culprit) != os.path.normpath(str(path)):
+        reason += f" ({culprit})"
+    return OutputError(f"cannot write the {what}: {reason}", subject=str(path))
+
+
+def _probe_writable(folder: Path, what: str) -> None:
+    """Create and remove a temporary file in ``folder``; UsageError naming it when that fails."""
+    probe = folder / f"{TMP_PREFIX}probe.{os.getpid()}"
+    try:
+        with open(probe, "wb"):
+            pass
+        probe.unlink()
+    except OSError as exc:
+        raise output_error(exc, folder, what) from exc
+
+
+def prepare_outputs(outbox: Path, maildir: Path | None = None) -> None:
+    """Make sure drafts can be written before any is: create ``outbox`` and the Maildir folder
+    (with ``cur/``, ``new/``, ``tmp/``) and their missing parents, and check each is writable.
+
+    ``~`` is expanded. Raises UsageError naming the first path that cannot be
+    created or written (e.g. a parent that is a file, no permission); nothing
+    is drafted then.
+    """
+    outbox = Path(outbox).expanduser()
+    try:
+        os.makedirs(outbox, exist_ok=True)
+    except OSError as exc:
+        raise output_error(exc, outbox, "outbox") from exc
+    _probe_writable(outbox, "outbox")
+    if maildir is None:
+        return
+    maildir = Path(maildir).expanduser()
+    try:
+        os.makedirs(maildir.parent, exist_ok=True)
+        mailbox.Maildir(str(maildir), create=True)
+    except (OSError, mailbox.Error) as exc:
+        if isinstance(exc, OSError):
+            raise output_error(exc, maildir, "Maildir") from exc
+        raise OutputError(f"not a Maildir folder: {exc}", subject=str(maildir)) from exc
+    for sub in ("tmp", "cur"):
+        if not (maildir / sub).is_dir():
+            raise OutputError(f"not a Maildir folder (no {sub}/)", subject=str(maildir))
+        _probe_writable(maildir / sub, "Maildir")
+
+
 def add_to_maildir(draft: Draft, maildir: Path, data: bytes | None = None) -> str:
     """Put the draft into the Maildir folder ``maildir`` (created if needed) with the Draft flag.
 
     The message goes to ``cur/`` with flag ``D`` (and ``S``: it is ours, not
     unread mail), so mutt/neomutt (``postponed``) and Thunderbird show it as a
     draft. A message with the same Message-ID already there is not added
-    again. Returns the Maildir key.
+    again. Returns the Maildir key. Missing parent folders are created.
     """
+    maildir = Path(maildir).expanduser()
+    os.makedirs(maildir.parent, exist_ok=True)
     box = mailbox.Maildir(str(maildir), create=True)
     existing = _maildir_find(box, draft.message_id)
     if existing is not None:

@@ -22,7 +22,15 @@ from typing import Any, Callable, Sequence
 from reviewbot.errors import ReviewbotError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.respond.draft import build_draft, parse_maintainers, thread_state
-from reviewbot.respond.render import add_to_maildir, render_message, write_outbox
+from reviewbot.respond.render import (
+    OutputError,
+    add_to_maildir,
+    outbox_filename,
+    output_error,
+    prepare_outputs,
+    render_message,
+    write_outbox,
+)
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +171,13 @@ def draft_pending(
     ``addresses_from`` (local mail files) add full addresses for completing
     obfuscated ones, besides those in the store. A patch that cannot be
     rebuilt is reported in ``errors`` and left for the next run.
+
+    The outbox and Maildir folders (and missing parents) are created and
+    checked writable before anything is drafted or recorded; OutputError
+    (a UsageError naming the folder) when they cannot be, or when writing a
+    draft fails later (the run stops there; that draft leaves no file).
     """
+    prepare_outputs(outbox, maildir)
     summary = DraftRunSummary()
     clock = clock or (lambda: datetime.now(timezone.utc))
     known = store.known_addresses()
@@ -201,6 +215,8 @@ def draft_pending(
             written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
                                  list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
                                  outbox=outbox, maildir=maildir, list_name=list_name)
+        except OutputError:
+            raise  # the folders are unusable: every further draft would fail too
         except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
             log.warning("no draft for <%s>: %s", message_id, exc)
             summary.errors.append(f"<{message_id}>: {exc}")
@@ -228,8 +244,18 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
     )
     data = render_message(draft)
     list_for_name = patch.message.list_name or list_name or "list"
-    path = write_outbox(draft, outbox, list_for_name, data)
-    key = add_to_maildir(draft, maildir, data) if maildir is not None else None
+    target = Path(outbox) / outbox_filename(draft, list_for_name)
+    existed = target.exists()
+    try:
+        path = write_outbox(draft, outbox, list_for_name, data)
+    except OSError as exc:
+        raise output_error(exc, outbox, "outbox") from exc
+    try:
+        key = add_to_maildir(draft, maildir, data) if maildir is not None else None
+    except OSError as exc:
+        if not existed:  # nothing half-done: no outbox file without its Maildir copy
+            path.unlink(missing_ok=True)
+        raise output_error(exc, maildir or "", "Maildir") from exc
     store.record_draft(
         message_id=draft.message_id,
         in_reply_to=draft.in_reply_to,
