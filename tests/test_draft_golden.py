@@ -209,8 +209,12 @@ def test_draft_and_show_commands(tmp_path: Path, monkeypatch, rules) -> None:
     assert done.exit_code == 0, done.output
     lines = done.output.splitlines()
     assert len([line for line in lines if line.startswith("draft: ")]) == 1
-    assert lines[-1] == ("2 finding(s) considered, 1 draft(s) written, 0 already raised, 1 already answered, "
-                         "0 with incomplete recipients")
+    assert lines[-2:] == [
+        "2 finding(s): 1 drafted now, 0 skipped as already raised in the thread, "
+        "1 skipped as already answered by the author, 0 skipped as the patch is already applied, "
+        "0 drafted or skipped by earlier runs",
+        "1 draft(s) written for the 1 finding(s) drafted now, 0 with incomplete recipients",
+    ]
     eml = next((tmp_path / "out").glob("*.eml"))
     # byte-equal to the golden draft except for the Message-ID (the stable default, not the test factory)
     want = (GOLDEN / "barrier.eml").read_bytes()
@@ -218,7 +222,12 @@ def test_draft_and_show_commands(tmp_path: Path, monkeypatch, rules) -> None:
     assert got.split(b"\nMessage-ID: ")[0] == want.split(b"\nMessage-ID: ")[0]
     assert got.split(b"\nIn-Reply-To: ")[1] == want.split(b"\nIn-Reply-To: ")[1]
     again = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")])
-    assert again.output.splitlines()[-1].startswith("0 finding(s) considered, 0 draft(s) written")
+    assert again.output.splitlines()[-2:] == [
+        "2 finding(s): 0 drafted now, 0 skipped as already raised in the thread, "
+        "0 skipped as already answered by the author, 0 skipped as the patch is already applied, "
+        "2 drafted or skipped by earlier runs",
+        "0 draft(s) written for the 0 finding(s) drafted now, 0 with incomplete recipients",
+    ]
 
     shown = runner.invoke(main, ["show", "<20250312090000.2222-1-ada@example.org>", "--db", str(db)])
     assert shown.exit_code == 0, shown.output

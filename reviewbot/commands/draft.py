@@ -49,14 +49,31 @@ def load_all_rules(settings: Any) -> Any:
 
 
 def summary_lines(summary: Any) -> list[str]:
-    """Human lines for a :class:`reviewbot.respond.runner.DraftRunSummary`."""
+    """Human lines for a :class:`reviewbot.respond.runner.DraftRunSummary`.
+
+    One ``draft: PATH`` line per draft written, then a line of finding counts
+    (the parts add up to the first number) and a line of draft counts, then
+    one ``error:`` line per error. Dismissed and failed findings are shown
+    only when there are some.
+    """
     out = []
     for w in summary.written:
         mark = "" if w.draft.recipients_complete else "  [recipients incomplete: addressed to the list only]"
         out.append(f"draft: {w.path}{mark}")
+    parts = [
+        f"{summary.drafted} drafted now",
+        f"{summary.raised} skipped as already raised in the thread",
+        f"{summary.answered} skipped as already answered by the author",
+        f"{summary.applied} skipped as the patch is already applied",
+    ]
+    if summary.dismissed:
+        parts.append(f"{summary.dismissed} skipped as dismissed")
+    if summary.failed:
+        parts.append(f"{summary.failed} left for the next run after errors")
+    parts.append(f"{summary.before} drafted or skipped by earlier runs")
+    out.append(f"{summary.total} finding(s): " + ", ".join(parts))
     out.append(
-        f"{summary.findings} finding(s) considered, {summary.drafts} draft(s) written, "
-        f"{summary.raised} already raised, {summary.answered} already answered, "
+        f"{summary.drafts} draft(s) written for the {summary.drafted} finding(s) drafted now, "
         f"{summary.incomplete} with incomplete recipients"
     )
     for err in summary.errors:

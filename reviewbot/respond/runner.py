@@ -50,22 +50,44 @@ class WrittenDraft:
 
 @dataclass
 class DraftRunSummary:
-    """What one drafting run did (counts for the cron summary)."""
+    """What one drafting run did. Finding counts and draft counts are kept apart.
 
-    findings: int = 0  # findings considered (no draft and no skip before this run)
+    Findings: ``findings`` were considered by this run (no draft and no skip
+    before it); each ends in exactly one of ``drafted`` (covered by a draft
+    written now), ``raised``, ``answered``, ``applied`` (the patch was already
+    applied), ``dismissed`` (skips recorded now) or ``failed`` (left for the
+    next run after an error), so they add up to ``findings``. ``before``:
+    findings of the same list/day range that earlier runs drafted or skipped;
+    ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
+    covers one or more of the ``drafted`` findings), ``incomplete`` of them
+    addressed to the list only.
+    """
+
+    findings: int = 0
     written: list[WrittenDraft] = field(default_factory=list)
+    drafted: int = 0
     raised: int = 0
     answered: int = 0
+    applied: int = 0
     dismissed: int = 0
+    failed: int = 0
+    before: int = 0
     errors: list[str] = field(default_factory=list)
 
     @property
     def drafts(self) -> int:
+        """Number of drafts written."""
         return len(self.written)
 
     @property
     def incomplete(self) -> int:
+        """Drafts written whose recipients could not all be completed (addressed to the list only)."""
         return sum(1 for w in self.written if not w.draft.recipients_complete)
+
+    @property
+    def total(self) -> int:
+        """Findings in the run's list/day range: considered now plus handled by earlier runs."""
+        return self.findings + self.before
 
 
 def _parse_subject() -> Callable[[str], Any] | None:
@@ -186,13 +208,15 @@ def draft_pending(
     if addresses_from:
         known.extend(addresses_from_mail(addresses_from))
     pending = store.undrafted_findings(list_name, since)
+    summary.findings = sum(len(fs) for fs in pending.values())
+    summary.before = max(0, len(store.findings_in_range(list_name, since)) - summary.findings)
     for message_id, findings in pending.items():
-        summary.findings += len(findings)
         try:
             patch, thread_id = _load_patch(store, message_id)
         except ReviewbotError as exc:
             log.warning("%s", exc)
             summary.errors.append(str(exc))
+            summary.failed += len(findings)
             continue
         thread = thread_of(store, patch.message, thread_id)
         keep: list[Finding] = []
@@ -220,8 +244,10 @@ def draft_pending(
         except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
             log.warning("no draft for <%s>: %s", message_id, exc)
             summary.errors.append(f"<{message_id}>: {exc}")
+            summary.failed += len(keep)
             continue
         summary.written.append(written)
+        summary.drafted += len(keep)
         log.info("draft for <%s> written to %s", message_id, written.path)
     return summary
 

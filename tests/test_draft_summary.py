@@ -1,0 +1,133 @@
+"""The draft command's summary: finding counts and draft counts, labelled apart, adding up.
+
+A real run: the first messages of the shared corpus (lkml-real.mbox, real
+LKML patches and replies) stored with their threads and findings the way a
+scan stores them, then ``reviewbot draft`` twice through the CLI. Every
+number of the summary is checked against the rows the run left in the store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import CORPUS
+from reviewbot.cli import main
+from reviewbot.engine import check_patch
+from reviewbot.fetch.mailfiles import split_mbox_bytes
+from reviewbot.parse.mail import parse_message
+from reviewbot.parse.patch import parse_patch
+from reviewbot.parse.threads import assign_threads
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
+from reviewbot.store import Store
+from test_draft_golden import FIXED_NOW, _cli_env
+
+SLICE = 700  # mbox entries: enough threads with replies for raised/answered skips, fast enough
+
+FINDINGS_RE = re.compile(
+    r"^(?P<total>\d+) finding\(s\): (?P<drafted>\d+) drafted now, "
+    r"(?P<raised>\d+) skipped as already raised in the thread, "
+    r"(?P<answered>\d+) skipped as already answered by the author, "
+    r"(?P<applied>\d+) skipped as the patch is already applied, "
+    r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
+    r"(?:(?P<failed>\d+) left for the next run after errors, )?"
+    r"(?P<before>\d+) drafted or skipped by earlier runs$"
+)
+DRAFTS_RE = re.compile(
+    r"^(?P<drafts>\d+) draft\(s\) written for the (?P<drafted>\d+) finding\(s\) drafted now, "
+    r"(?P<incomplete>\d+) with incomplete recipients$"
+)
+
+
+def counts(output: str) -> dict[str, int]:
+    lines = output.splitlines()
+    f = next(FINDINGS_RE.match(line) for line in lines if FINDINGS_RE.match(line))
+    d = next(DRAFTS_RE.match(line) for line in lines if DRAFTS_RE.match(line))
+    out = {k: int(v or 0) for k, v in f.groupdict().items()}
+    assert int(d["drafted"]) == out["drafted"]
+    out.update(drafts=int(d["drafts"]), incomplete=int(d["incomplete"]),
+               draft_lines=sum(1 for line in lines if line.startswith("draft: ")))
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus_db(tmp_path_factory) -> Path:
+    data = (CORPUS / "lkml-real.mbox").read_bytes()
+    cut = 0
+    for _ in range(SLICE):
+        nxt = data.find(b"\nFrom ", cut + 1)
+        if nxt < 0:
+            break
+        cut = nxt
+    raws = split_mbox_bytes(data[: cut + 1], "lkml-real.mbox")
+    messages = []
+    for raw in raws:
+        try:
+            messages.append(parse_message(raw))
+        except Exception:  # an unreadable entry is skipped, as scan does
+            continue
+    import dataclasses
+
+    messages = [dataclasses.replace(m, list_name="linux-kernel") for m in messages]
+    threads = assign_threads(messages)
+    rules = load_rules(entry_points=False)
+    db = tmp_path_factory.mktemp("summary") / "reviewbot.db"
+    by_thread: dict[str, list] = {}
+    for m in messages:
+        by_thread.setdefault(threads.get(m.message_id, m.message_id), []).append(m)
+    with Store(db) as store:
+        with store.transaction():
+            for m in messages:
+                store.put_message(m, thread_id=threads.get(m.message_id, m.message_id))
+        for m in messages:
+            if not m.subject.is_patch or m.subject.is_reply:
+                continue
+            try:
+                patch = parse_patch(m)
+            except Exception:
+                continue
+            if not patch.files:
+                continue
+            store.put_patch(patch)
+            thread = tuple(t for t in by_thread[threads.get(m.message_id, m.message_id)]
+                           if t.message_id != m.message_id)
+            report = check_patch(patch, rules, RuleContext(thread=thread))
+            store.replace_findings(m.message_id, report.findings, report.failures, now=FIXED_NOW)
+    return db
+
+
+def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Path, monkeypatch) -> None:
+    _cli_env(tmp_path, monkeypatch)
+    db = tmp_path / "reviewbot.db"
+    db.write_bytes(corpus_db.read_bytes())
+    runner = CliRunner()
+    first = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")],
+                          catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    c = counts(first.output)
+    print(first.output.splitlines()[-2:])
+    assert c["total"] > 0 and c["drafts"] > 0
+    # findings: each considered finding ends in exactly one bucket
+    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["dismissed"]
+                          + c["failed"] + c["before"])
+    assert c["before"] == 0
+    # drafts: one per patch, each covering at least one finding
+    assert c["draft_lines"] == c["drafts"] == len(list((tmp_path / "out").glob("*.eml")))
+    assert c["drafts"] <= c["drafted"]
+    with Store(db) as store:
+        assert store.count("drafts") == c["drafts"]
+        assert store.count("draft_findings") == c["drafted"]
+        skips = Counter(r[0] for r in store.conn.execute("SELECT state FROM draft_skips"))
+        assert skips == Counter({k: v for k, v in {"raised": c["raised"], "answered": c["answered"],
+                                                   "applied": c["applied"],
+                                                   "dismissed": c["dismissed"]}.items() if v})
+        assert store.count("findings") == c["total"]
+    # a second run drafts nothing and says every finding was handled before
+    again = counts(runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")]).output)
+    assert again["total"] == c["total"] and again["before"] == c["total"] - c["failed"]
+    assert again["drafts"] == again["drafted"] == again["raised"] == again["answered"] == 0
