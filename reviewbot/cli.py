@@ -76,3 +76,5 @@ def set_verbosity(verbose: int) -> None:
     if not root.handlers:
         logging.basicConfig(level=level, format=LOG_FORMAT)
     root.setLevel(level)
+    # urllib3 logs each retry of a dead host as a raw WARNING; our own messages say it better
+    logging.getLogger("urllib3").setLevel(logging.DEBUG if verbose >= 2 else logging.ERROR)

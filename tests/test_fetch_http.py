@@ -307,7 +307,8 @@ def test_host_unreachable_once_then_cache_only(tmp_path, caplog):
         archive.fetch(base + "/linux-kernel/2030/01/01/1")
     assert "cannot connect" in err.value.message and "refused" in err.value.message
     requests_after_first = archive.stats.requests
-    assert 1 <= requests_after_first <= 2  # one connect retry at most
+    assert requests_after_first == 0  # the connection never opened: no request went out
+    assert 1 <= err.value.attempts <= 2  # one connect retry at most
     # from now on: cache (and fallbacks) only, no more requests
     days = 0
     for month in range(1, 13):
@@ -361,3 +362,39 @@ def test_unreachable_while_reading_robots_txt_names_the_page(tmp_path):
     with pytest.raises(HostUnreachable) as err:
         PoliteSession(s).get(base + MSG)
     assert err.value.url == base + MSG and "robots.txt" in err.value.message
+
+
+def test_dns_failure_is_named_as_such_and_sends_no_request(tmp_path):
+    """A host name that does not resolve (RFC 6761 .invalid): name resolution failure, 0 requests counted."""
+    s = Settings(base_url="http://archive.reviewbot-test.invalid", rate=0, backoff=0.01, retries=2, timeout=5,
+                 obey_robots=False)
+    session = PoliteSession(s)
+    with pytest.raises(HostUnreachable) as err:
+        session.get("http://archive.reviewbot-test.invalid" + MSG)
+    assert "name resolution failed" in err.value.message and "timed out" not in err.value.message
+    assert err.value.attempts >= 1
+    assert session.requests_made == 0
+
+
+def test_refused_connection_counts_no_request(tmp_path):
+    base = f"http://127.0.0.1:{closed_port()}"
+    session = PoliteSession(Settings(base_url=base, rate=0, backoff=0.01, retries=2, timeout=2, obey_robots=False))
+    with pytest.raises(HostUnreachable) as err:
+        session.get(base + MSG)
+    assert err.value.attempts == 2 and session.requests_made == 0
+
+
+def test_urllib3_retry_warnings_are_silenced_below_vv():
+    """urllib3's raw 'Retrying (...) after connection broken by ...' lines only show with -vv."""
+    from reviewbot.cli import set_verbosity
+
+    root, urllib3_log = logging.getLogger(), logging.getLogger("urllib3")
+    saved = (root.level, urllib3_log.level)
+    try:
+        for verbose, want in ((0, logging.ERROR), (1, logging.ERROR), (2, logging.DEBUG)):
+            set_verbosity(verbose)
+            assert urllib3_log.getEffectiveLevel() == want
+            assert urllib3_log.isEnabledFor(logging.WARNING) == (verbose >= 2)
+    finally:
+        root.setLevel(saved[0])
+        urllib3_log.setLevel(saved[1])

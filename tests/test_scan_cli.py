@@ -162,3 +162,15 @@ def test_scan_and_cron_take_verbose(isolated_env: Path, monkeypatch: pytest.Monk
     finally:
         root.setLevel(level)
     assert LOG_FORMAT.startswith("%(asctime)s ")
+
+
+def test_unreachable_missing_pages_are_said_once() -> None:
+    from reviewbot.commands.scan import error_lines
+
+    base = "https://lists.openwall.net/linux-kernel/"
+    errors = [(f"{base}{y}/", "not in the cache (host unreachable)") for y in (2024, 2025, 2026)]
+    errors.append((f"{base}2023/06/05/9", "HTTP 500 after 4 attempts"))
+    assert error_lines(errors) == [
+        f"3 pages could not be read: host unreachable and not cached ({base}2024/, {base}2025/, {base}2026/)",
+        f"error: {base}2023/06/05/9: HTTP 500 after 4 attempts",
+    ]

@@ -163,14 +163,45 @@ def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
     _print_findings(out, summary, settings)
     if summary.host_unreachable:
         out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
-    for url, error in summary.errors[:20]:
-        out.print(f"error: {url}: {error}", highlight=False)
-    if len(summary.errors) > 20:
-        out.print(f"... and {len(summary.errors) - 20} more errors (see the pages table)")
+    for line in error_lines(summary.errors):
+        out.print(line, highlight=False, soft_wrap=True)
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)
 
 
 MAX_LISTED_FINDINGS = 30
+MAX_LISTED_ERRORS = 20
+
+#: errors of pages that were never tried because nothing could be read -> the compact reason
+_NOT_CACHED = {
+    "not in the cache (host unreachable)": "host unreachable and not cached",
+    "not in the cache (offline)": "offline and not cached",
+}
+
+
+def error_lines(errors) -> list[str]:  # type: ignore[no-untyped-def]
+    """Lines for the summary's failed pages: one compact line per "not cached" reason, then the others.
+
+    ``errors``: (url, error) pairs. Pages missing because the host is down (or
+    ``--offline``) all fail for one reason; they are said once with their count
+    and URLs (a few, then how many more), not one line each.
+    """
+    lines: list[str] = []
+    grouped: dict[str, list[str]] = {}
+    other: list[tuple[str, str]] = []
+    for url, error in errors:
+        if error in _NOT_CACHED:
+            grouped.setdefault(_NOT_CACHED[error], []).append(url)
+        else:
+            other.append((url, error))
+    for reason, urls in grouped.items():
+        shown = ", ".join(urls[:5]) + (f" and {len(urls) - 5} more" if len(urls) > 5 else "")
+        noun = "page" if len(urls) == 1 else "pages"
+        lines.append(f"{len(urls)} {noun} could not be read: {reason} ({shown})")
+    for url, error in other[:MAX_LISTED_ERRORS]:
+        lines.append(f"error: {url}: {error}")
+    if len(other) > MAX_LISTED_ERRORS:
+        lines.append(f"... and {len(other) - MAX_LISTED_ERRORS} more errors (see the pages table)")
+    return lines
 
 
 def _print_findings(out, summary, settings) -> None:  # type: ignore[no-untyped-def]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -28,7 +29,13 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3
 from requests.adapters import HTTPAdapter
-from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ProtocolError, ReadTimeoutError
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    NameResolutionError,
+    NewConnectionError,
+    ProtocolError,
+    ReadTimeoutError,
+)
 from urllib3.util.retry import Retry
 
 from reviewbot.config import Settings
@@ -80,16 +87,27 @@ class _PoliteRetry(Retry):
     """urllib3 Retry that caps Retry-After and reports every retry (to count and rate-limit it)."""
 
     def __init__(self, *args, on_retry: Callable[[], None] | None = None,
-                 max_retry_after: float | None = None, **kwargs) -> None:
+                 max_retry_after: float | None = None, on_unsent: Callable[[], None] | None = None,
+                 **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.on_retry = on_retry
         self.max_retry_after = max_retry_after
+        self.on_unsent = on_unsent
 
     def new(self, **kw):  # type: ignore[override]
         fresh = super().new(**kw)
         fresh.on_retry = self.on_retry
         fresh.max_retry_after = self.max_retry_after
+        fresh.on_unsent = self.on_unsent
         return fresh
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None,  # type: ignore[override]
+                  _stacktrace=None):
+        # a connection that never opened (DNS failure, refused, connect timeout) sent no request
+        if response is None and isinstance(error, (NewConnectionError, ConnectTimeoutError)) and self.on_unsent:
+            self.on_unsent()
+        return super().increment(method, url, response=response, error=error, _pool=_pool,
+                                 _stacktrace=_stacktrace)
 
     def sleep_for_retry(self, response) -> bool:  # type: ignore[override]
         retry_after = self.get_retry_after(response)
@@ -127,8 +145,27 @@ def _root_cause(exc: BaseException) -> BaseException:
     return seen
 
 
+def _name_resolution(cause: BaseException | None) -> NameResolutionError | None:
+    """The NameResolutionError in ``cause``'s chain (args, __cause__, __context__), if any."""
+    seen: set[int] = set()
+    todo = [cause]
+    while todo:
+        cur = todo.pop()
+        if cur is None or id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        if isinstance(cur, NameResolutionError):
+            return cur
+        reason = getattr(cur, "reason", None)
+        todo.extend(a for a in (*cur.args, reason, cur.__cause__, cur.__context__) if isinstance(a, BaseException))
+    return None
+
+
 def _describe(cause: BaseException) -> str:
     """A short readable text for a urllib3/http.client failure."""
+    if isinstance(cause, NameResolutionError):
+        found = re.search(r"\[Errno -?\d+\] ([^)\"']+)", str(cause))
+        return f"name resolution failed ({found.group(1).strip() if found else 'host name not found'})"
     if isinstance(cause, NewConnectionError):
         text = str(cause)
         marker = "Failed to establish a new connection: "
@@ -151,7 +188,8 @@ class PoliteSession:
     ``max_retry_after`` (seconds), ``timeout`` (seconds, connect and read),
     ``rate`` (requests/s, 0 = off), ``user_agent`` and ``obey_robots``.
     ``requests_made`` counts every real HTTP request (retries, redirects and
-    robots.txt included). Usable from one thread at a time per page (a lock
+    robots.txt included) that reached the server: attempts whose connection
+    never opened (DNS failure, refused, connect timeout) are not counted. Usable from one thread at a time per page (a lock
     keeps the single connection serial).
     """
 
@@ -176,6 +214,7 @@ class PoliteSession:
             redirect=0,
             on_retry=self._count_retry,
             max_retry_after=settings.max_retry_after,
+            on_unsent=self._count_unsent,
         )
         self.session = requests.Session()
         self.session.headers["User-Agent"] = settings.user_agent
@@ -194,6 +233,10 @@ class PoliteSession:
         self._attempts += 1
         self.requests_made += 1
         self.limiter.wait()
+
+    def _count_unsent(self) -> None:
+        # the connection never opened: the attempt is counted (``attempts``) but no request went out
+        self.requests_made -= 1
 
     def close(self) -> None:
         """Close the connection."""
@@ -310,6 +353,9 @@ class PoliteSession:
         cause = _root_cause(exc)
         host = urlsplit(url).netloc
         tries = f" ({attempts} attempt{'s' if attempts != 1 else ''})"
+        dns = _name_resolution(exc)
+        if dns is not None:  # however requests wrapped it (it can surface as a connect timeout)
+            return HostUnreachable(f"cannot connect to {host}: {_describe(dns)}", url=url, attempts=attempts)
         # NewConnectionError subclasses ConnectTimeoutError in urllib3 2: test it first
         if isinstance(cause, NewConnectionError):
             return HostUnreachable(f"cannot connect to {host}: {_describe(cause)}", url=url, attempts=attempts)
