@@ -57,6 +57,7 @@ __all__ = [
     "parse_maintainers",
     "wrap_paragraphs",
     "thread_state",
+    "applied_in_thread",
     "default_make_msgid",
     "stable_msgid",
     "RecipientResult",
@@ -564,6 +565,64 @@ def thread_state(
     if raised_by:
         return FindingState.RAISED, f"already raised in <{raised_by}>"
     return FindingState.OPEN, ""
+
+
+# A line of a maintainer's "it is in my tree" reply: "Applied, thanks!", "Applied.", "Applied",
+# "Applied to net-next, thanks" (b4 ty: "Applied to 6.9/block, thanks!"), "Series applied to ...",
+# "Applied to the foo tree". Not "Applied on top of v6.8 and tested" (a tester's report).
+_APPLIED_LINE = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:whole\s+)?(?:series|patch(?:es)?|both|all)\s+)?applied"
+    r"(?:\s+(?:to|into)\s+\S.*|\s*[,.!]*\s*(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
+    re.IGNORECASE,
+)
+_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?\s*[,!.]?\s+applied\b.*$", re.IGNORECASE)
+_TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
+# b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
+_TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(.+?)\s*$")
+
+
+def _norm_title(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def applied_in_thread(
+    patch: Patch,
+    thread: Sequence[Message],
+    *,
+    identity: Address | None = None,
+) -> str | None:
+    """The Message-ID of a reply saying ``patch`` is already applied, else None.
+
+    Such a reply is about the patch (or its series' cover letter, see
+    :func:`about_patch`), sent after it, by someone other than the patch's
+    author and ourselves, and has an own (unquoted) line like ``Applied,
+    thanks!``, ``Applied to net-next`` (b4 ty) or a bare ``Applied``. When
+    the reply lists what was applied the way b4 ty does (``[2/3] title``),
+    the patch's title must be among them. A review point sent after that
+    comes too late for this version of the patch.
+    """
+    author = patch.message.from_addr
+    title = _norm_title(patch.subject.title)
+    for msg in thread:
+        if msg.message_id == patch.message_id:
+            continue
+        if patch.message.date and msg.date and msg.date < patch.message.date:
+            continue
+        if _same_person(msg.from_addr, author):
+            continue
+        if identity is not None and _same_person(msg.from_addr, identity):
+            continue
+        if not about_patch(msg, patch):
+            continue
+        lines = _own_text(msg).split("\n")
+        if not any((_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line))
+                   and not _TESTER_WORDS.search(line) for line in lines):
+            continue
+        listed = [_norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
+        if listed and title and not any(item == title or item.endswith(title) for item in listed):
+            continue  # b4 ty listing other patches of the series
+        return msg.message_id
+    return None
 
 
 # ------------------------------------------------------------------ draft

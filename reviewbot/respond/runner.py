@@ -1,9 +1,11 @@
 """Draft every pending reply from the store: the loop behind ``reviewbot draft`` and ``reviewbot cron``.
 
 For each patch with findings that have neither a draft nor a recorded skip
-(arrival order): rebuild the patch from the stored message, check each
-finding against its thread (:func:`reviewbot.respond.draft.thread_state`),
-record a skip for the ones already raised or answered, and write one draft
+(arrival order): rebuild the patch from the stored message; when its thread
+shows it already applied ("Applied, thanks!", b4 ty), record a skip
+``applied`` for all its findings; else check each finding against the thread
+(:func:`reviewbot.respond.draft.thread_state`), record a skip for the ones
+already raised or answered, and write one draft
 with the rest: outbox file first (temporary name + rename), then the Maildir
 copy, then the store row. A run killed between these steps is repaired by
 the next one: the draft's file name and Message-ID are derived from the patch
@@ -21,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
-from reviewbot.respond.draft import build_draft, parse_maintainers, thread_state
+from reviewbot.respond.draft import applied_in_thread, build_draft, parse_maintainers, thread_state
 from reviewbot.respond.render import (
     OutputError,
     add_to_maildir,
@@ -34,7 +36,9 @@ from reviewbot.respond.render import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread shows as applied
+
+__all__ = ["SKIP_APPLIED", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
 
 
 @dataclass(frozen=True)
@@ -219,6 +223,14 @@ def draft_pending(
             summary.failed += len(findings)
             continue
         thread = thread_of(store, patch.message, thread_id)
+        applied = applied_in_thread(patch, thread, identity=identity)
+        if applied is not None:  # the review point comes too late for this patch
+            with store.transaction():
+                for finding in findings:
+                    store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
+            summary.applied += len(findings)
+            log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
+            continue
         keep: list[Finding] = []
         with store.transaction():
             for finding in findings:
