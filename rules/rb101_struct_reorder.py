@@ -160,9 +160,10 @@ class _Tracker:
         return self.current
 
 
+# A match lies within one line; it is searched as "\n" + line in "\n" + text (the literal
+# "\n" lets the regex jump from line to line instead of testing "^" at every position).
 _DECL_NAME_RE = re.compile(
-    r"^[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;",
-    re.M,
+    r"\n[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;"
 )
 
 
@@ -172,8 +173,8 @@ def _may_reorder(fd: FileDiff) -> bool:
     if not removed:
         return False
     added = joined_text(fd, LineKind.ADDED)
-    names = set(_DECL_NAME_RE.findall(removed))
-    return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall(added))
+    names = set(_DECL_NAME_RE.findall("\n" + removed))
+    return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall("\n" + added))
 
 
 # A line whose code opens a struct (STRUCT_OPEN_RE) has "struct"/"union" and then "{" in its

@@ -241,10 +241,9 @@ _PLAIN_BLOCK = re.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(
 # continuation lines; in a block _PLAIN_BLOCK accepted, every line start is a header name,
 # a continuation blank or the envelope, so the other headers are skipped inside the regex.
 _USED_HEADER = re.compile(
-    r"^((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
-    r"(.*(?:\n[ \t].*)*)",
-    re.M,
-)
+    r"\n((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
+    r"(.*(?:\n[ \t].*)*)"
+)  # searched in "\n" + block: the literal "\n" lets the regex jump from line start to line start
 
 
 def _split_header_block(block: str) -> list[tuple[str, str]] | None:
@@ -262,7 +261,7 @@ def _split_header_block(block: str) -> list[tuple[str, str]] | None:
         return None
     if _PLAIN_BLOCK.fullmatch(block) is None:
         return None
-    return [(m.group(1), m.group(2).lstrip(" \t").rstrip("\r\n")) for m in _USED_HEADER.finditer(block)]
+    return [(m.group(1), m.group(2).lstrip(" \t").rstrip("\r\n")) for m in _USED_HEADER.finditer("\n" + block)]
 
 
 def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str]] | None:

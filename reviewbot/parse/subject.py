@@ -21,6 +21,7 @@ Everything is one left-to-right scan with anchored patterns, so hostile input
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reviewbot.models import Subject
 
@@ -37,6 +38,7 @@ _GLUED = re.compile(r"(PATCH|RFC|RESEND)(?:[vV](\d{1,6})|(\d{1,6})/(\d{1,6}))", 
 _WORD_SPLIT = re.compile(r"[\s,]+")
 
 
+@lru_cache(maxsize=4096)  # a Subject is frozen; a thread repeats its subject, and check reads each twice
 def parse_subject(text: str) -> Subject:
     """Split a Subject header value into reply marker, tags, version, counter and title.
 
