@@ -109,7 +109,7 @@ def check_golden(name: str, data: bytes) -> None:
     assert data == golden.read_bytes()
 
 
-@pytest.mark.parametrize("name", ["struct-reorder", "barrier", "perf-claim"])
+@pytest.mark.parametrize("name", ["struct-reorder", "barrier", "perf-claim", "perf-claim-subject"])
 def test_golden_draft(tmp_path: Path, rules, name: str) -> None:
     store, found, summary = run_thread(tmp_path, name, rules)
     assert summary.drafts == 1, summary
@@ -143,6 +143,16 @@ def test_golden_barrier_quotes_the_barrier_line(tmp_path: Path, rules) -> None:
     # Bob's reply did not raise the barrier point: still drafted; Bob's address is not ours to drop
     assert [a.email for a in draft.cc] == [LIST_ADDRESS, "juergen@example.de", "bob@example.com"]
     assert draft.cc[1].name == "Jürgen Beispiel"
+
+
+def test_subject_only_claim_quotes_the_subject_line(tmp_path: Path, rules) -> None:
+    """A speed claim only in the Subject: the draft quotes it as the header line it is, not as a
+    line of the body (which it is not)."""
+    _, found, summary = run_thread(tmp_path, "perf-claim-subject", rules)
+    assert [f.rule_id for fs in found.values() for f in fs] == ["RB201"]
+    body = summary.written[0].draft.body
+    quoted = [line for line in body.splitlines() if line.startswith(">")]
+    assert quoted == ["> Subject: [PATCH v3 3/3] block: Improve performance of foo_tag_put()"]
 
 
 def test_author_posted_numbers_no_draft(tmp_path: Path, rules) -> None:

@@ -24,7 +24,7 @@ DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
 MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
-__all__ = ["quote_line", "quote_finding", "quote_hunk_lines", "find_file", "file_header"]
+__all__ = ["quote_line", "quote_finding", "subject_quote", "quote_hunk_lines", "find_file", "file_header"]
 
 
 def quote_line(text: str) -> str:
@@ -176,12 +176,25 @@ _CLAIM_WORDS = re.compile(
 _TRAILER_PARA = re.compile(r"^[A-Za-z-]+-by: |^Link: |^Fixes: |^Cc: |^Closes: ")
 
 
+def subject_quote(patch: Patch) -> list[str]:
+    """The patch's Subject quoted as the header line it is: ``> Subject: [PATCH v3 3/3] block: ...``.
+
+    Used when the point is about the subject alone (e.g. a speed claim only
+    there): a bare ``> [PATCH ...]`` line would look like a line of the body,
+    which it is not; reviewers quote a subject with its ``Subject:`` name.
+    Unfolded, never wrapped; empty for a message without a subject.
+    """
+    subject = " ".join((patch.subject.raw or patch.subject.title).split())
+    return [quote_line(f"Subject: {subject}")] if subject else []
+
+
 def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
     """Quote the commit-message paragraph a commit-message finding is about.
 
     The paragraph holding the finding's input line, else the one containing
     ``details["claim"]``/``details["text"]``, else the first paragraph with
-    speed words; from a trailer block only the matching line is quoted.
+    speed words; from a trailer block only the matching line is quoted. When
+    the claim is in the subject alone: the subject, as a ``Subject:`` line.
     """
     text = patch.commit_message.strip("\n")
     every = [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
@@ -205,8 +218,7 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
         chosen = next((p for p in prose if _CLAIM_WORDS.search(p)), None)
     out: list[str] = []
     if chosen is None:
-        subject = " ".join((patch.subject.raw or patch.subject.title).split())
-        return [quote_line(subject)] if subject else []
+        return subject_quote(patch)
     lines = chosen.split("\n")
     if len(lines) > 12:
         lines = lines[:12] + ["[...]"]
