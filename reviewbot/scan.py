@@ -39,6 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, timedelta, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from urllib.parse import urlsplit
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
@@ -175,7 +176,10 @@ class _Scanner:
         self.archive = archive
         self.rules = rules
         self.base = settings.base_url.rstrip("/")
-        self.known: dict[str, str] = self.store.known_urls(self.list_name)
+        # URLs of this base only: pages stored from another base (a mirror, the live site) say
+        # nothing about what this base has served, and their links are not this base's links
+        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name).items()
+                                      if u.startswith(self.base + "/")}
         self.errors: dict[str, str] = {}
         self.fetched = 0
         self.from_cache = 0
@@ -214,6 +218,29 @@ class _Scanner:
             self.recovered += 1
             self.failed_before.discard(url)
             log.info("%s: recovered", url)
+
+    def _here(self, url: str | None, page_url: str | None = None) -> str | None:
+        """``url`` (read from the stored page ``page_url``) as a message URL of this scan's base, or None.
+
+        A link stored from a page of another base (the live site, a mirror, the
+        sample) that stays on that page's own host is the same message at the
+        same path here: it is rebased (what this base's copy of the page links
+        to). A link that left its page's host (a crafted page) or the archive
+        scheme is not used. Either way only a debug line, never a warning.
+        """
+        if not url:
+            return None
+        if self._on_archive(url):
+            return url
+        parts = urlsplit(url)
+        same_host = page_url is None or urlsplit(page_url).netloc == parts.netloc
+        if same_host and parts.scheme in ("http", "https") and parts.path.startswith(f"/{self.list_name}/"):
+            rebased = f"{self.base}{parts.path}"
+            if self._on_archive(rebased):
+                log.debug("%s: stored from another base, used as %s", url, rebased)
+                return rebased
+        log.debug("%s: not a message URL of %s/%s/, not used", url, self.base, self.list_name)
+        return None
 
     def _on_archive(self, url: str) -> bool:
         """True for a message URL of this list on the scanned host (others are never fetched)."""
@@ -294,6 +321,7 @@ class _Scanner:
                 patch = parse_patch(message)
             except ParseError as exc:
                 log.warning("%s: patch not parsed: %s", url, exc)
+        seen_before = bool(message.message_id) and self.store.has_message(message.message_id)
         with self.store.transaction():
             key = self.store.put_message(message)
             if patch is not None:
@@ -305,7 +333,10 @@ class _Scanner:
         if patch is not None and len(self.patch_cache) < PATCH_CACHE_MAX:
             self.patch_cache[key] = patch
         self.known[url] = key
-        self.stored += 1
+        if seen_before:  # stored earlier from another URL or base: not new (counted by Message-ID)
+            self.skipped += 1
+        else:
+            self.stored += 1
         return key
 
     def _with_patch_attachments(self, raw: Any) -> Any:
@@ -532,20 +563,17 @@ class _Scanner:
                 continue
             touched.add(tid)
             self.threads_followed += 1
-            url = members[0]["archive_url"]
+            url = self._here(members[0]["archive_url"])
             seen: set[str] = set()
             steps = 0
             while url and url not in seen and steps < MAX_THREAD_FOLLOW:
-                if not self._on_archive(url):
-                    log.warning("%s: thread link off the archive %s/%s/, not followed", url, self.base, self.list_name)
-                    break
                 seen.add(url)
                 steps += 1
                 mid = self.known.get(url) or self.process_message(url)
                 if mid is None:
                     break
                 row = self.store.message_row(mid)
-                url = row["thread_next_url"] if row else None
+                url = self._here(row["thread_next_url"], row["archive_url"]) if row else None
         return touched
 
     # ------------------------------------------------------------------ run

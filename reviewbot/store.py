@@ -412,6 +412,10 @@ class Store:
             cur = self.conn.execute("SELECT url, message_id FROM message_urls WHERE list = ?", (list_name,))
         return dict(cur.fetchall())
 
+    def has_message(self, message_id: str) -> bool:
+        """True when a message with this Message-ID (or key) is stored."""
+        return self.conn.execute("SELECT 1 FROM messages WHERE message_id = ?", (message_id,)).fetchone() is not None
+
     def has_url(self, url: str) -> bool:
         """True when a message from this archive URL is stored."""
         return self.conn.execute("SELECT 1 FROM message_urls WHERE url = ?", (url,)).fetchone() is not None

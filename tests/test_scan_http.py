@@ -229,3 +229,30 @@ def test_attachment_link_off_the_message_is_not_fetched(tmp_path: Path) -> None:
             [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
             [att] = json.loads(row["attachments_json"])
             assert att["text"].startswith(("diff", " ", "---", "From")) and "\n+" in att["text"]
+
+
+def test_another_base_on_the_same_database_neither_warns_nor_counts_stored_messages_as_new(
+        tmp_path: Path, mirror_server, caplog: pytest.LogCaptureFixture) -> None:
+    """HTTP scan, then ``--offline --cache-dir MIRROR`` with another base URL into the same database.
+
+    The second run's thread walks use only URLs of its own base (stored URLs of
+    the first base are rebased, never warned about), and messages already stored
+    under their Message-ID are not "new".
+    """
+    import logging
+
+    http = _settings(tmp_path, mirror_server.base_url)
+    first = scan(http, "linux-kernel", *JUNE, clock=clock)
+    assert first.ok and first.threads_followed >= 1
+    other = Settings(base_url="http://127.0.0.1:9", db_path=http.db_path, cache_dir=MIRROR, rate=0.0)
+    caplog.clear()
+    caplog.set_level(logging.DEBUG, logger="reviewbot.scan")
+    second = scan(other, "linux-kernel", *JUNE, offline=True, clock=clock)
+    assert second.ok
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert second.messages_stored == 0
+    assert second.messages_skipped == first.messages_stored + first.messages_skipped
+    assert second.threads_followed == first.threads_followed
+    with Store(http.db_path) as store:
+        urls = store.known_urls("linux-kernel")
+    assert sum(u.startswith("http://127.0.0.1:9/") for u in urls) == first.messages_stored
