@@ -22,7 +22,9 @@ class ArchivePage:
     """One page of the archive as fetched or read from the cache.
 
     ``url`` is absolute; ``body`` the raw bytes (decode with errors="replace");
-    ``from_cache`` tells whether a request was made.
+    ``from_cache`` tells whether a request was made. ``sample``: the page came
+    from a read-only sample fallback (the made-up pages shipped in
+    ``archive_cache/``), not from the archive or a cache of it.
     """
 
     url: str
@@ -31,6 +33,7 @@ class ArchivePage:
     from_cache: bool
     fetched_at: datetime | None = None
     content_type: str | None = None
+    sample: bool = False
 
 
 @dataclass(frozen=True)

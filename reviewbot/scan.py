@@ -81,7 +81,9 @@ class ScanSummary:
     ``findings_by_rule`` rule id -> findings of the range; ``rule_failures``
     rules that crashed on a patch; ``pages_recovered`` pages of an earlier
     failed run fetched now; ``host_unreachable`` when the archive host could
-    not be reached and the cache stood in.
+    not be reached and the cache stood in; ``pages_from_sample`` pages (of
+    ``pages_from_cache``) read from the made-up sample in ``archive_cache/``
+    (messages stored from them are marked ``sample`` and never drafted).
     """
 
     list_name: str
@@ -102,6 +104,7 @@ class ScanSummary:
     pages_recovered: int = 0
     threads_followed: int = 0
     host_unreachable: bool = False
+    pages_from_sample: int = 0
 
     @property
     def ok(self) -> bool:
@@ -178,8 +181,11 @@ class _Scanner:
         self.base = settings.base_url.rstrip("/")
         # URLs of this base only: pages stored from another base (a mirror, the live site) say
         # nothing about what this base has served, and their links are not this base's links
-        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name).items()
+        # (and not those of messages read from the made-up sample: read again, so a real page replaces them)
+        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name,
+                                                                             include_sample=False).items()
                                       if u.startswith(self.base + "/")}
+        self.sample_urls: set[str] = set()  # pages of this run read from the made-up sample
         self.errors: dict[str, str] = {}
         self.fetched = 0
         self.from_cache = 0
@@ -203,6 +209,8 @@ class _Scanner:
             self.from_cache += 1
         else:
             self.fetched += 1
+        if getattr(page, "sample", False):
+            self.sample_urls.add(url)
         return page.body
 
     def _fail(self, url: str, kind: str, error: str, attempts: int = 1) -> None:
@@ -322,8 +330,9 @@ class _Scanner:
             except ParseError as exc:
                 log.warning("%s: patch not parsed: %s", url, exc)
         seen_before = bool(message.message_id) and self.store.has_message(message.message_id)
+        sample = url in self.sample_urls or any(a.url in self.sample_urls for a in message.attachments if a.url)
         with self.store.transaction():
-            key = self.store.put_message(message)
+            key = self.store.put_message(message, sample=sample)
             if patch is not None:
                 self.store.put_patch(patch)
             self.store.page_ok(url)
@@ -632,6 +641,7 @@ class _Scanner:
             pages_recovered=self.recovered,
             threads_followed=self.threads_followed,
             host_unreachable=getattr(self.archive, "unreachable", None) is not None,
+            pages_from_sample=len(self.sample_urls),
         )
 
     def close(self) -> None:

@@ -9,7 +9,8 @@ killed with SIGKILL leaves either the whole page or nothing.
 
 Tables (schema version :data:`SCHEMA_VERSION`, kept in ``meta``):
 
-* ``messages``: one row per Message-ID (first archive URL wins for duplicates).
+* ``messages``: one row per Message-ID (first archive URL wins for duplicates;
+  ``sample`` = 1 marks messages read from the made-up sample pages).
 * ``message_urls``: every archive URL seen -> Message-ID (resume, thread walks).
 * ``patches``: the ``git am`` split of a message (summary of the diff as JSON).
 * ``findings``: one row per finding fingerprint, with its state.
@@ -86,6 +87,7 @@ _SCHEMA: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
             "flowed": int,
             "notes_json": str,
             "source": str,
+            "sample": int,  # 1: read from the made-up sample pages (archive_cache/), never drafted
         },
         "message_id",
     ),
@@ -289,6 +291,9 @@ class Store:
         for table, (columns, pk) in _SCHEMA.items():
             if table not in names:
                 self.db[table].create(columns, pk=pk, not_null=None, if_not_exists=True)
+        if "messages" in names and "sample" not in self.db["messages"].columns_dict:
+            # databases from before the sample marker: every stored message counts as real
+            self.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
         for table, cols in _INDEXES:
             self.db[table].create_index(list(cols), if_not_exists=True)
         self._create_extra_tables()
@@ -356,12 +361,16 @@ class Store:
         self.conn.execute(sql, [row[c] for c in cols])
 
     # ------------------------------------------------------------------ messages
-    def put_message(self, message: Message, *, thread_id: str | None = None) -> str:
+    def put_message(self, message: Message, *, thread_id: str | None = None, sample: bool = False) -> str:
         """Upsert one message (and its archive URL); returns the key used (its Message-ID).
 
         A message without a Message-ID is keyed by its archive URL or source.
         When the same Message-ID comes from two archive URLs the first one
         stored keeps the row; both URLs are remembered.
+        ``sample``: the message was read from the made-up sample pages; such
+        rows are marked, never drafted, and give way to a real message: a real
+        page stored under the same archive URL replaces the sample message
+        (row, URL, patch, findings), and a sample never overwrites a real row.
         """
         key = message.message_id or message.archive_url or message.source
         if not key:
@@ -394,23 +403,47 @@ class Store:
             "flowed": int(message.flowed),
             "notes_json": _j(list(message.notes)),
             "source": message.source,
+            "sample": int(sample),
         }
         if thread_id is not None:
             row["thread_id"] = thread_id
-        guard = "archive_url IS excluded.archive_url OR archive_url IS NULL"
+        if not sample and message.archive_url:
+            self._drop_samples_at(message.archive_url, key)
+        guard = ("(archive_url IS excluded.archive_url OR archive_url IS NULL OR sample = 1)"
+                 " AND NOT (excluded.sample = 1 AND IFNULL(sample, 0) = 0)")
         self._upsert("messages", row, ["message_id"], keep=("thread_id",) if thread_id is None else (), guard=guard)
         if message.archive_url:
             self._upsert("message_urls", {"url": message.archive_url, "message_id": key,
                                           "list": message.list_name}, ["url"])
         return key
 
-    def known_urls(self, list_name: str | None = None) -> dict[str, str]:
-        """Archive URL -> Message-ID of every stored message (of one list when given)."""
-        if list_name is None:
-            cur = self.conn.execute("SELECT url, message_id FROM message_urls")
-        else:
-            cur = self.conn.execute("SELECT url, message_id FROM message_urls WHERE list = ?", (list_name,))
-        return dict(cur.fetchall())
+    def _drop_samples_at(self, url: str, key: str) -> None:
+        """Remove sample messages stored from ``url`` under another key (a real page now takes the URL)."""
+        stale = [r[0] for r in self.conn.execute(
+            "SELECT message_id FROM messages WHERE sample = 1 AND message_id <> ? AND (archive_url = ? "
+            "OR message_id IN (SELECT message_id FROM message_urls WHERE url = ?))", (key, url, url))]
+        for mid in stale:
+            for table in ("findings", "rule_failures", "patches", "message_urls", "messages"):
+                self.conn.execute(f"DELETE FROM [{table}] WHERE message_id = ?", (mid,))
+
+    def known_urls(self, list_name: str | None = None, *, include_sample: bool = True) -> dict[str, str]:
+        """Archive URL -> Message-ID of every stored message (of one list when given).
+
+        ``include_sample=False`` leaves out URLs whose message came from the
+        made-up sample pages (a scan reads those again, so that the real page
+        replaces the sample once the host can be reached).
+        """
+        sql = "SELECT u.url, u.message_id FROM message_urls u"
+        where, args = [], []
+        if not include_sample:
+            sql += " LEFT JOIN messages m ON m.message_id = u.message_id"
+            where.append("IFNULL(m.sample, 0) = 0")
+        if list_name is not None:
+            where.append("u.list = ?")
+            args.append(list_name)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return dict(self.conn.execute(sql, args).fetchall())
 
     def has_message(self, message_id: str) -> bool:
         """True when a message with this Message-ID (or key) is stored."""
@@ -608,7 +641,10 @@ class Store:
             f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
-        """Message-IDs of patches that have open findings and no draft yet, in arrival order."""
+        """Message-IDs of patches that have open findings and no draft yet, in arrival order.
+
+        Messages read from the made-up sample pages are left out (never drafted).
+        """
         drafted = ""
         if "drafts" in set(self.db.table_names()):
             drafted = "AND m.message_id NOT IN (SELECT in_reply_to FROM drafts WHERE in_reply_to IS NOT NULL)"
@@ -619,7 +655,8 @@ class Store:
             args.append(list_name)
         cur = self.conn.execute(
             "SELECT DISTINCT m.message_id, m.day, m.seq FROM messages m JOIN findings f ON f.message_id = m.message_id "
-            f"WHERE f.state = 'open' {lst} {drafted} ORDER BY m.day, m.seq, m.message_id", args)
+            f"WHERE f.state = 'open' AND IFNULL(m.sample, 0) = 0 {lst} {drafted} "
+            "ORDER BY m.day, m.seq, m.message_id", args)
         return [r[0] for r in cur.fetchall()]
 
     # ------------------------------------------------------------------ fetch log
@@ -718,10 +755,12 @@ class Store:
         """Patch Message-ID -> its findings that have neither a draft nor a recorded skip.
 
         Patches come in arrival order; only messages of ``list_name`` and
-        arriving on or after ``since`` when given.
+        arriving on or after ``since`` when given; never messages read from
+        the made-up sample pages.
         """
         cond, args = _range_where(list_name, since, None, "m.")
-        cond += (" AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
+        cond += (" AND IFNULL(m.sample, 0) = 0"  # made-up sample messages are a demo: never drafted
+                 " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
                  " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)")
         rows = self._rows(
             "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "

@@ -174,3 +174,48 @@ def test_unreachable_missing_pages_are_said_once() -> None:
         f"3 pages could not be read: host unreachable and not cached ({base}2024/, {base}2025/, {base}2026/)",
         f"error: {base}2023/06/05/9: HTTP 500 after 4 attempts",
     ]
+
+
+def test_sample_fed_scan_is_marked_and_never_drafted(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's offline demo: pages from the made-up sample are said to be a demo, stored as
+    samples, and `reviewbot draft` afterwards writes nothing for them."""
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    config = isolated_env / "config.toml"
+    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    db = isolated_env / "db.sqlite"
+    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
+                                       "--offline", "--db", str(db)])
+    assert result.exit_code == ExitStatus.OK, result.output
+    assert ("note: 15 pages came from the made-up sample in archive_cache/ (offline, not in the cache): "
+            "a demo, not the real list") in result.output
+    with Store(db) as store:
+        rows = store.messages("linux-kernel")
+        assert len(rows) == 9 and {r["sample"] for r in rows} == {1}
+        assert store.count("findings") >= 5
+        assert store.undrafted_findings() == {} and store.patches_with_open_findings() == []
+        assert store.known_urls("linux-kernel", include_sample=False) == {}
+    outbox = isolated_env / "outbox"
+    drafted = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(outbox)])
+    assert drafted.exit_code == 0, drafted.output
+    assert not outbox.exists() or not list(outbox.glob("*.eml"))
+    with Store(db) as store:
+        assert store.count("drafts") == 0
+
+
+def test_cache_pages_are_not_samples(isolated_env: Path) -> None:
+    """A page of the user's own cache is real; only the shipped sample root marks pages as samples."""
+    from reviewbot.fetch.archive import Archive
+    from reviewbot.fetch.cache import ArchiveCache
+
+    url = "https://lists.openwall.net/linux-kernel/2023/06/06/2"
+    own = isolated_env / "own-cache"
+    own_copy = own / "linux-kernel/2023/06/06/2.html"
+    own_copy.parent.mkdir(parents=True)
+    own_copy.write_bytes((SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes())
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "empty", rate=0.0)
+    sampled = Archive(settings, offline=True, clock=lambda: NOW).fetch(url)
+    assert sampled.sample and sampled.from_cache
+    mine = Archive(settings, offline=True, clock=lambda: NOW,
+                   cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))).fetch(url)
+    assert mine.from_cache and not mine.sample and mine.body == sampled.body

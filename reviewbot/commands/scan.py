@@ -163,6 +163,11 @@ def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
     _print_findings(out, summary, settings)
     if summary.host_unreachable:
         out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
+    if summary.pages_from_sample:
+        why = "host unreachable" if summary.host_unreachable else "offline, not in the cache"
+        out.print(f"note: {summary.pages_from_sample} pages came from the made-up sample in archive_cache/ "
+                  f"({why}): a demo, not the real list; their messages are marked as samples and never "
+                  "drafted, and a run that reaches the site replaces them", highlight=False, soft_wrap=True)
     for line in error_lines(summary.errors):
         out.print(line, highlight=False, soft_wrap=True)
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)

@@ -42,12 +42,15 @@ __all__ = ["Archive", "FetchStats", "check_page"]
 @dataclass
 class FetchStats:
     """Counters of one Archive: HTTP ``requests`` (retries and robots.txt included),
-    pages ``fetched`` from the network, pages served ``from_cache``, pages ``failed``."""
+    pages ``fetched`` from the network, pages served ``from_cache`` (the sample
+    fallback included), pages ``failed``, and ``from_sample``: pages of
+    ``from_cache`` that came from the made-up sample fallback."""
 
     requests: int = 0
     fetched: int = 0
     from_cache: int = 0
     failed: int = 0
+    from_sample: int = 0
 
 
 def _utc_now() -> datetime:
@@ -228,6 +231,9 @@ class Archive:
             log.warning("%s: ignoring bad cached copy %s: %s", url, path, exc.message)
             return None
         self._count("from_cache")
+        sample = self.cache.is_fallback(path)
+        if sample:
+            self._count("from_sample")
         content_type = None
         if info.kind == "attachment":
             content_type = self.cache.headers(url).get("Content-Type")
@@ -235,7 +241,7 @@ class Archive:
             content_type = "text/html; charset=utf-8"
         return ArchivePage(url=url, status=200, body=body, from_cache=True,
                            fetched_at=datetime.fromtimestamp(path.stat().st_mtime, timezone.utc),
-                           content_type=content_type)
+                           content_type=content_type, sample=sample)
 
     def _from_network(self, info: ArchiveURL, url: str) -> ArchivePage:
         session = self.session
