@@ -70,8 +70,11 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
     ``in_comment`` says whether the line starts inside a ``/* ... */`` block.
     Returns a :class:`LineScan`; never raises.
     """
-    if not in_comment and "/" not in text and '"' not in text and "'" not in text:
-        return LineScan(text, "", False, False)  # the common case: plain code
+    if in_comment:
+        if "*/" not in text:  # a line inside a block comment
+            return LineScan("", text.strip().lstrip("*").strip(), True, True)
+    elif '"' not in text and "'" not in text and ("/" not in text or ("/*" not in text and "//" not in text)):
+        return LineScan(text, "", False, False)  # the common case: plain code (a "/" may divide)
     started = in_comment
     code: list[str] = []
     comment: list[str] = []
@@ -119,13 +122,16 @@ def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]
         if not in_comment and "/" not in text and '"' not in text and "'" not in text:
             append(plain(LineScan, (text, "", False, False)))  # the common case: plain code
             continue
+        if in_comment and "*/" not in text:  # inside a block comment: the state carries on
+            append(plain(LineScan, ("", text.strip().lstrip("*").strip(), True, True)))
+            continue
         scan = scan_line(text, in_comment)
         in_comment = scan.in_comment_after
         append(scan)
     return out
 
 
-_TEXT_CACHE: dict[tuple[int, str], tuple[object, str]] = {}
+_TEXT_CACHE: dict[tuple[int, "LineKind"], tuple[object, str]] = {}
 
 
 def joined_text(diff: "FileDiff | Hunk", kind: "LineKind") -> str:
@@ -135,7 +141,7 @@ def joined_text(diff: "FileDiff | Hunk", kind: "LineKind") -> str:
     before looking line by line; the join is made once per object (a small
     cache keyed by identity, cleared as it grows).
     """
-    key = (id(diff), kind.value)
+    key = (id(diff), kind)
     hit = _TEXT_CACHE.get(key)
     if hit is not None and hit[0] is diff:
         return hit[1]
