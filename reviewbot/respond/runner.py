@@ -175,6 +175,20 @@ def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
     return parse_patch(message), row.get("thread_id")
 
 
+def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
+    """Findings of the list/day range that earlier runs drafted or skipped (made-up sample messages,
+    which are never drafted, left out): the same selection as ``Store.undrafted_findings``, inverted."""
+    from reviewbot.store import _range_where
+
+    cond, args = _range_where(list_name, since, None, "m.")
+    row = store.conn.execute(
+        "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
+        f"WHERE {cond} AND IFNULL(m.sample, 0) = 0"
+        " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
+        " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args).fetchone()
+    return int(row[0])
+
+
 def draft_pending(
     store: Any,
     *,
@@ -213,7 +227,7 @@ def draft_pending(
         known.extend(addresses_from_mail(addresses_from))
     pending = store.undrafted_findings(list_name, since)
     summary.findings = sum(len(fs) for fs in pending.values())
-    summary.before = max(0, len(store.findings_in_range(list_name, since)) - summary.findings)
+    summary.before = handled_before(store, list_name, since)
     for message_id, findings in pending.items():
         try:
             patch, thread_id = _load_patch(store, message_id)
