@@ -9,6 +9,7 @@ renamed), so a run killed at any point is completed by the next one.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import logging
@@ -85,6 +86,66 @@ def run_lock(path: Path) -> Iterator[bool]:
         os.close(fd)
 
 
+def day_chunks(start: date, today: date, mutable_days: int) -> list[tuple[date, date]]:
+    """The ranges one cron run scans, in order: each final day alone, then the days that can still change.
+
+    A day is final once it is ``mutable_days`` days before ``today``; the
+    cursor moves to each final day as soon as its scan is complete, so a run
+    killed during a long catch-up resumes after the last finished day.
+    """
+    last_final = today - timedelta(days=mutable_days)
+    chunks: list[tuple[date, date]] = []
+    day = start
+    while day <= min(last_final, today):
+        chunks.append((day, day))
+        day += timedelta(days=1)
+    if day <= today:
+        chunks.append((day, today))
+    return chunks
+
+
+def _scan_by_day(settings: Settings, list_name: str, start: date, today: date, *, now: datetime,
+                 offline: bool, rules: Any, progress: Any) -> Any:
+    """Scan ``start`` .. ``today`` day by day (see :func:`day_chunks`); returns one combined ScanSummary.
+
+    One Archive serves every day (an index page that can still change, such as
+    the current year's, is fetched once). Failed message pages are retried by
+    the first day's scan only; after a day with failed pages the cursor stays
+    before it (the next run starts there).
+    """
+    from reviewbot.fetch.archive import Archive
+    from reviewbot.scan import ScanSummary, scan
+    from reviewbot.store import Store
+
+    archive = Archive(settings, offline=offline, clock=lambda: now, reuse_mutable=True)
+    summaries: list[Any] = []
+    failed = False
+    with Store(settings.db_path) as store:
+        for first, last in day_chunks(start, today, settings.mutable_days):
+            summary = scan(settings, list_name, first, last, fetch_all=False, offline=offline,
+                           clock=lambda: now, store=store, archive=archive, rules=rules, progress=progress,
+                           set_cursor=not failed, retry_failed=not summaries)
+            summaries.append(summary)
+            failed = failed or not summary.ok
+            if not summary.ok:
+                log.info("%s .. %s: %d page(s) failed; the cursor stays before %s",
+                         first, last, summary.pages_failed, first)
+        findings = store.finding_counts(list_name, start, today)
+    if not summaries:
+        return ScanSummary(list_name=list_name, since=start, until=today, fetch_all=False)
+    total = ScanSummary(
+        list_name=list_name, since=start, until=today, fetch_all=False,
+        findings_by_rule=findings,
+        errors=tuple(sorted({url: err for s in summaries for url, err in s.errors}.items())),
+        requests=summaries[-1].requests,  # the one Archive's running count
+        host_unreachable=any(s.host_unreachable for s in summaries),
+        **{name: sum(getattr(s, name) for s in summaries)
+           for name in ("days", "pages_fetched", "pages_from_cache", "messages_stored", "messages_skipped",
+                        "patches", "rule_failures", "pages_recovered", "threads_followed", "pages_from_sample")},
+    )
+    return dataclasses.replace(total, pages_failed=len(total.errors))
+
+
 def run_cron(
     settings: Settings,
     list_name: str,
@@ -102,9 +163,14 @@ def run_cron(
 ) -> CronResult:
     """Scan ``list_name`` from the stored cursor (or ``since``) to today, then draft. Returns counts.
 
-    ``now`` fixes the clock (today's date and the drafts' Date); the first
-    run without a cursor starts ``FIRST_RUN_DAYS`` before today unless
-    ``since`` is given. ``scan_fn`` defaults to :func:`reviewbot.scan.scan`.
+    ``now`` fixes the clock (today's date and the drafts' Date). A run starts
+    the day after the stored cursor (the last day scanned completely and
+    final); the first run, without a cursor, starts at ``since`` or
+    ``FIRST_RUN_DAYS`` before today. The range is scanned day by day and the
+    cursor advances after each final day (see :func:`day_chunks`), so a long
+    catch-up killed midway resumes after the last finished day.
+    ``scan_fn`` replaces that day-by-day scan with one call
+    ``scan_fn(settings, list_name, start, today, **kwargs)``.
     ``addresses_from``: local mail files whose full addresses may complete
     obfuscated ones.
     """
@@ -119,14 +185,19 @@ def run_cron(
         result.removed_temp_files = len(clean_outbox(settings.outbox_dir))
         with Store(settings.db_path) as store:
             cursor = store.get_cursor(list_name)
-        start = since or cursor or (today - timedelta(days=FIRST_RUN_DAYS))
+        if cursor is not None:
+            start = min(cursor + timedelta(days=1), today)
+        else:
+            start = since or (today - timedelta(days=FIRST_RUN_DAYS))
         result.since, result.until = start, today
-        if scan_fn is None:
-            from reviewbot.scan import scan as scan_fn  # type: ignore[no-redef]
         kwargs: dict[str, Any] = {"fetch_all": False, "offline": offline, "clock": lambda: now}
         if progress is not None:
             kwargs["progress"] = progress
-        result.scan = scan_fn(settings, list_name, start, today, **kwargs)
+        if scan_fn is None:
+            result.scan = _scan_by_day(settings, list_name, start, today, now=now, offline=offline,
+                                       rules=rules, progress=progress)
+        else:
+            result.scan = scan_fn(settings, list_name, start, today, **kwargs)
         with Store(settings.db_path) as store:
             result.drafts = draft_pending(
                 store,

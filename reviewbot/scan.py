@@ -162,7 +162,8 @@ class _Scanner:
 
     def __init__(self, settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool,
                  offline: bool, progress: ProgressFn | None, clock: Clock, store: Store | None,
-                 archive: Any, rules: Sequence[Any] | None) -> None:
+                 archive: Any, rules: Sequence[Any] | None, set_cursor: bool = True,
+                 retry_failed: bool = True) -> None:
         from reviewbot.fetch import openwall
 
         self.ow = openwall
@@ -178,6 +179,8 @@ class _Scanner:
             archive = open_archive(settings, offline=offline, clock=clock)
         self.archive = archive
         self.rules = rules
+        self.set_cursor = set_cursor
+        self.retry_failed = retry_failed
         self.base = settings.base_url.rstrip("/")
         # URLs of this base only: pages stored from another base (a mirror, the live site) say
         # nothing about what this base has served, and their links are not this base's links
@@ -588,7 +591,7 @@ class _Scanner:
     # ------------------------------------------------------------------ run
     def run(self) -> ScanSummary:
         # 1. what failed last time, first
-        for row in self.store.failed_pages(self.list_name):
+        for row in self.store.failed_pages(self.list_name) if self.retry_failed else ():
             if row["kind"] == "message" and self._on_archive(row["url"]):
                 self.process_message(row["url"])
         # 2./3. the range
@@ -612,7 +615,7 @@ class _Scanner:
                 self.assign_thread_ids()
         checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
-        if not self.errors:
+        if not self.errors and self.set_cursor:
             last_final = (self.clock().astimezone(timezone.utc).date()
                           - timedelta(days=self.settings.mutable_days))
             self.store.set_cursor(self.list_name, min(self.until, last_final))
@@ -651,7 +654,8 @@ class _Scanner:
 
 def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
          offline: bool = False, progress: ProgressFn | None = None, clock: Clock | None = None,
-         store: Store | None = None, archive: Any = None, rules: Sequence[Any] | None = None) -> ScanSummary:
+         store: Store | None = None, archive: Any = None, rules: Sequence[Any] | None = None,
+         set_cursor: bool = True, retry_failed: bool = True) -> ScanSummary:
     """Scan ``list_name`` from ``since`` to ``until`` (inclusive, arrival days) into the store.
 
     ``fetch_all`` fetches every message (else patches plus the replies of
@@ -660,7 +664,11 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
     ``clock`` returns "now" in UTC (what pages are final; finding stamps).
     ``store``/``archive``/``rules`` may be passed in (else opened from
     ``settings``: ``db_path``, the archive with its cache, the rules with
-    ``select``/``ignore``). Failures of single pages are recorded and
+    ``select``/``ignore``). ``set_cursor``: move the list's cursor to the
+    last final day of the range when no page failed (cron turns it off after
+    a failed day, so the cursor never passes it); ``retry_failed``: first
+    retry the message pages that failed before (cron does it once per run).
+    Failures of single pages are recorded and
     returned in the summary, never raised. Raises UsageError for a bad list
     name or range, StoreError for an unusable database, RuleLoadError for
     broken rules.
@@ -670,7 +678,8 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
     if until < since:
         raise UsageError(f"--until {until} is before --since {since}")
     scanner = _Scanner(settings, list_name, since, until, fetch_all=fetch_all, offline=offline,
-                       progress=progress, clock=clock or system_clock, store=store, archive=archive, rules=rules)
+                       progress=progress, clock=clock or system_clock, store=store, archive=archive, rules=rules,
+                       set_cursor=set_cursor, retry_failed=retry_failed)
     try:
         return scanner.run()
     finally:

@@ -20,11 +20,21 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.cron import run_lock
+from reviewbot.cron import day_chunks, run_lock
 from reviewbot.store import Store
 
 NOW = "2024-06-01T00:00:00"
 SINCE = "2024-05-01"
+
+
+def wait_for_requests(server, proc: subprocess.Popen, until, timeout: float = 120) -> bool:
+    """Poll the server's request log until ``until(paths)`` holds; False when the process ended first."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        if until([p for p, _s in list(server.requests)]):
+            return True
+        time.sleep(0.001)
+    return False
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +54,7 @@ def cron_env(tmp_path_factory, mirror_server):
         "XDG_DATA_HOME": str(base / "xdg-data"),
         "HOME": str(base / "home"),
     })
-    return env, mirror_server.base_url
+    return env, mirror_server.base_url, mirror_server
 
 
 def cron_cmd(base_url: str, run: Path, *extra: str) -> list[str]:
@@ -79,7 +89,7 @@ def snapshot(run: Path) -> dict:
 @pytest.fixture(scope="module")
 def reference(cron_env, tmp_path_factory):
     """One uninterrupted run (and its output), the yardstick of the other tests."""
-    env, base_url = cron_env
+    env, base_url, _server = cron_env
     run = tmp_path_factory.mktemp("reference")
     run_cron(env, base_url, tmp_path_factory.mktemp("warm-cache"))  # fill the shared page cache first
     started = time.monotonic()
@@ -120,7 +130,7 @@ def test_cron_drafts_replies(reference) -> None:
 
 
 def test_second_run_is_quiet_and_drafts_nothing(reference, cron_env) -> None:
-    env, base_url = cron_env
+    env, base_url, _server = cron_env
     run, _ = reference
     before = snapshot(run)
     again = run_cron(env, base_url, run)
@@ -130,7 +140,7 @@ def test_second_run_is_quiet_and_drafts_nothing(reference, cron_env) -> None:
 
 
 def test_locked_run_exits_zero_with_one_line(cron_env, tmp_path: Path) -> None:
-    env, base_url = cron_env
+    env, base_url, _server = cron_env
     (tmp_path / "db.sqlite.lock").parent.mkdir(parents=True, exist_ok=True)
     with run_lock(tmp_path / "db.sqlite.lock") as held:
         assert held
@@ -141,7 +151,7 @@ def test_locked_run_exits_zero_with_one_line(cron_env, tmp_path: Path) -> None:
 
 
 def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path) -> None:
-    env, base_url = cron_env
+    env, base_url, _server = cron_env
     procs = [subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=300) for p in procs]
@@ -155,7 +165,7 @@ def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path)
 
 @pytest.mark.slow
 def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path: Path) -> None:
-    env, base_url = cron_env
+    env, base_url, _server = cron_env
     ref_run, ref_done = reference
     env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))  # a cold cache: a longer run, kills in the scan too
     rng = random.Random(20240601)
@@ -181,3 +191,43 @@ def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path:
     assert got["outbox"] == want["outbox"]
     assert got["maildir"] == want["maildir"]
     assert got["rows"] == want["rows"]
+
+
+def test_day_chunks_final_days_alone_then_the_mutable_tail() -> None:
+    from datetime import date
+
+    assert day_chunks(date(2024, 5, 28), date(2024, 6, 1), 2) == [
+        (date(2024, 5, 28), date(2024, 5, 28)), (date(2024, 5, 29), date(2024, 5, 29)),
+        (date(2024, 5, 30), date(2024, 5, 30)), (date(2024, 5, 31), date(2024, 6, 1))]
+    assert day_chunks(date(2024, 6, 1), date(2024, 6, 1), 2) == [(date(2024, 6, 1), date(2024, 6, 1))]
+
+
+def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_env, reference,
+                                                                          tmp_path: Path) -> None:
+    """SIGINT during a long catch-up: one line, status 130 (no click 'Aborted!'), and the cursor already
+    at the last day scanned completely, so the re-run resumes there and ends like an uninterrupted run."""
+    from datetime import date
+
+    env, base_url, server = cron_env
+    env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))
+    server.reset_log()
+    proc = subprocess.Popen(cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages"),
+                                     "-v"),
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reached = wait_for_requests(server, proc, lambda paths: "/linux-kernel/2024/05/22/" in paths)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert reached, err
+    assert proc.returncode == 130, err
+    assert "reviewbot cron: interrupted" in err and "Aborted!" not in err
+    assert any(line[:4].isdigit() and " INFO reviewbot.fetch.http: GET " in line for line in err.splitlines())
+    assert (tmp_path / "pages" / "linux-kernel" / "2024" / "05" / "22" / "index.html").exists()  # --cache-dir
+    with Store(tmp_path / "db.sqlite") as store:
+        cursor = store.get_cursor("linux-kernel")
+    assert cursor is not None and date(2024, 5, 21) <= cursor < date(2024, 5, 30)
+    server.reset_log()
+    final = subprocess.run(cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages")),
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert f"/linux-kernel/2024/05/{cursor.day:02d}/" not in [p for p, _s in server.requests]  # resumed after it
+    assert snapshot(tmp_path)["rows"] == snapshot(reference[0])["rows"]

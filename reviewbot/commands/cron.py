@@ -1,5 +1,9 @@
 """``reviewbot cron LIST``: the unattended job (scan from the stored cursor to today, then draft).
 
+The scan goes day by day and moves the cursor after each final day, so a
+long catch-up that is stopped resumes after the last finished day. Ctrl-C
+exits with status 130 (``ExitStatus.INTERRUPTED``) and one line.
+
 Quiet when there is nothing new (cron mails any output); a short summary
 otherwise. A second run while one is running exits 0 with one line saying so.
 Exit status 3 when some archive pages failed (they are retried next run).
@@ -26,12 +30,16 @@ from reviewbot.status import ExitStatus
 @click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@click.option("--cache-dir", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].")
+@click.option("--rate", default=None, type=click.FloatRange(min=0), metavar="N",
+              help="Requests per second (0: no limit) [config rate, 1].")
 @click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
 def command(ctx: click.Context, list_name: str, base_url: str | None, since: str | None, outbox: Path | None,
             maildir: Path | None, maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
-            offline: bool, verbose: int) -> None:
+            cache_dir: Path | None, rate: float | None, offline: bool, verbose: int) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
     from reviewbot.cli import set_verbosity
     from reviewbot.cron import run_cron
@@ -50,10 +58,15 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
         fail("cron", str(exc))
     try:
         settings = settings_from(db, outbox, maildir, maintainers, base_url=base_url, list_name=list_name)
+        settings = settings.with_(cache_dir=cache_dir, rate=rate)
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
                           now=now_from_env(), offline=offline, addresses_from=addresses_from)
+    except KeyboardInterrupt:
+        click.echo("reviewbot cron: interrupted; what was stored stays, the cursor is at the last finished "
+                   "day and the next run resumes after it", err=True)
+        raise SystemExit(int(ExitStatus.INTERRUPTED))
     except ReviewbotError as exc:
         fail("cron", str(exc))
     if result.locked:

@@ -91,14 +91,17 @@ class Archive:
     offline, with the shipped sample pages as fallback for the default host;
     fallbacks are used only when the network is not, so sample pages never mask the live site).
     ``session``: a PoliteSession (default: built from settings on first use).
+    ``reuse_mutable``: serve an index page that can still change from this
+    object's own earlier fetch (one fetch per run, for cron's day-by-day scans).
     Safe to call from several threads: requests stay serial on the session's one
     connection, counters and the unreachable state are updated under a lock.
     """
 
     def __init__(self, settings: Settings, *, offline: bool = False,
                  clock: Callable[[], datetime] | None = None, cache: ArchiveCache | None = None,
-                 session: PoliteSession | None = None) -> None:
+                 session: PoliteSession | None = None, reuse_mutable: bool = False) -> None:
         self.settings = settings
+        self.reuse_mutable = reuse_mutable
         self.offline = offline
         self.clock = clock or _utc_now
         if cache is None:
@@ -115,6 +118,9 @@ class Archive:
         self.unreachable: HostUnreachable | None = None
         self._stats = FetchStats()
         self._lock = threading.Lock()  # fetch() may be called from a fetch-ahead worker thread too
+        # index pages that can still change, as fetched by this Archive: one fetch per run (cron
+        # scans day by day with one Archive; the current year's page is not fetched for every day)
+        self._fresh: dict[str, ArchivePage] = {}
 
     # -- public
     @property
@@ -194,7 +200,9 @@ class Archive:
         Raises BadArchiveURL for URLs off the archive scheme or host,
         BlistsErrorPage for blists error pages, FetchError for pages that could
         not be fetched (or are not cached when offline / the host is unreachable),
-        HostUnreachable on the first request that finds the host down.
+        HostUnreachable on the first request that finds the host down. With
+        ``reuse_mutable`` an index page that can still change is fetched once
+        per Archive (cron scans day by day with one Archive).
         """
         info = self.cache.info(url)
         final = self._final_from(info, self.today())
@@ -203,6 +211,12 @@ class Archive:
                                     trust=self._cached_copy_final(info, url) or not self.network)
             if page is not None:
                 return page
+        with self._lock:
+            fresh = self._fresh.get(url) if self.reuse_mutable else None
+        if fresh is not None:
+            self._count("from_cache")
+            return ArchivePage(url=url, status=fresh.status, body=fresh.body, from_cache=True,
+                               fetched_at=fresh.fetched_at, content_type=fresh.content_type)
         if not self.network:
             page = self._from_cache(info, url, fallbacks=True, trust=True)
             if page is not None:
@@ -279,5 +293,9 @@ class Archive:
         except OSError as exc:
             log.warning("%s: could not write the cache: %s", url, exc)
         # keep the requested URL (same page after a missing-slash redirect)
-        return ArchivePage(url=url, status=page.status, body=page.body, from_cache=False,
-                           fetched_at=fetched, content_type=page.content_type)
+        result = ArchivePage(url=url, status=page.status, body=page.body, from_cache=False,
+                             fetched_at=fetched, content_type=page.content_type)
+        if self.reuse_mutable and info.kind not in ("message", "attachment"):
+            with self._lock:
+                self._fresh[url] = result
+        return result
