@@ -134,6 +134,7 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
         at = find(b"\nFrom ", at + 1)
     out = []
     last = len(starts) - 1
+    escaped = b"\n>From " in data  # mboxo escapes anywhere at all? (one scan, not one per message)
     for k, s in enumerate(starts):
         if k < last:
             e = starts[k + 1]
@@ -141,7 +142,7 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
             raw = data[s : e - 1] if data[e - 2 : e - 1] == b"\n" else data[s : e - 2]
         else:
             raw = data[s:]
-        if b"\n>From " in raw:
+        if escaped and b"\n>From " in raw:
             raw = raw.replace(b"\n>From ", b"\nFrom ")  # mboxo: one ">" taken off, never on the first line
         out.append(RawMessage(source=f"{source}:{k + 1}", kind="rfc822", data=raw))
     return out

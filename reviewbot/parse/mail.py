@@ -117,7 +117,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
         raise ParseError("empty mail", subject=source)
     fast = _parse_plain(data)
     if fast is not None:
-        em, headers = fast
+        em, headers, _cut = fast
     else:
         try:
             em = _parse_bytes(data)
@@ -146,7 +146,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     references = msgid_list(h("references") or "")
 
     body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
-    body_start = _body_start_line(data) if verbatim else 1
+    body_start = (_body_start_line(data, fast[2]) if fast is not None else _body_start_line(data)) if verbatim else 1
 
     return Message(
         message_id=message_id,
@@ -264,7 +264,7 @@ def _split_header_block(block: str) -> list[tuple[str, str]] | None:
     return [(m.group(1), m.group(2).lstrip(" \t").rstrip("\r\n")) for m in _USED_HEADER.finditer("\n" + block)]
 
 
-def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str]] | None:
+def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str], int] | None:
     """The usual mail (plain header block, one text part) without the feed parser.
 
     Returns (message holding the ``Content-*`` headers and the body as payload,
@@ -292,7 +292,7 @@ def _parse_plain(data: bytes) -> tuple[EmailMessage, dict[str, str]] | None:
     if em.get_content_maintype() in ("multipart", "message"):
         return None
     em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
-    return em, headers
+    return em, headers, cut
 
 
 def _parse_bytes(data: bytes) -> EmailMessage:
@@ -709,8 +709,14 @@ def _leaves(em: EmailMessage):
     return out
 
 
-def _body_start_line(data: bytes) -> int:
-    """1-based line number of the first body line in the raw bytes (1 if there is no header end)."""
+def _body_start_line(data: bytes, cut: int | None = None) -> int:
+    """1-based line number of the first body line in the raw bytes (1 if there is no header end).
+
+    ``cut`` is :func:`_header_cut` of ``data`` when the caller has it already.
+    """
+    if cut is not None and cut > 0:
+        # the empty line ends at cut - 1; the body starts on the line after it
+        return data.count(b"\n", 0, cut) + 1
     nl, crnl = _first_empty_line(data)
     if nl < 0 and crnl < 0:
         return 1
