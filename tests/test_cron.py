@@ -165,29 +165,55 @@ def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path)
 
 @pytest.mark.slow
 def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path: Path) -> None:
-    env, base_url, _server = cron_env
+    """Kill points come from the server's request log, not the wall clock: a cold run is measured first
+    (its request count), then each run is killed after a random number of requests below what is left,
+    so the kills land while the process runs however fast the machine is."""
+    env, base_url, server = cron_env
     ref_run, ref_done = reference
     env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))  # a cold cache: a longer run, kills in the scan too
+    measure = tmp_path / "measure"
+    server.reset_log()
+    measured = run_cron(dict(env, XDG_CACHE_HOME=str(measure / "cache")), base_url, measure)
+    assert measured.returncode == 0, measured.stderr
+    cold_requests = len(server.requests)
+    assert cold_requests >= 20
+    work = tmp_path / "work"
+    work.mkdir()
     rng = random.Random(20240601)
     kills = 0
-    # random points over a whole run (interpreter start, scan, drafting); each run resumes the last
-    for delay in [rng.uniform(0.3, 2.5) for _ in range(6)]:
-        proc = subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
+    remaining = cold_requests  # the shared cold cache fills up: each run has fewer requests left to make
+    for _ in range(6):
+        if remaining < 4:
+            break
+        after = rng.randint(1, remaining // 2)
+        server.reset_log()
+        proc = subprocess.Popen(cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        proc.wait(timeout=60)
-        if (tmp_path / "outbox").exists():  # whatever is there is whole, or a temporary file
-            for p in (tmp_path / "outbox").iterdir():
+        try:
+            if wait_for_requests(server, proc, lambda paths: len(paths) >= after):
+                proc.send_signal(signal.SIGKILL)
+                kills += 1
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        remaining -= len(server.requests)
+        if (work / "outbox").exists():  # whatever is there is whole, or a temporary file
+            for p in (work / "outbox").iterdir():
                 assert p.name.startswith(".tmp-") or p.read_bytes().endswith(b"\nZo\xc3\xab\n"), p
-    final = run_cron(env, base_url, tmp_path)
+    # and once during drafting: after the last request of a run that has everything cached
+    proc = subprocess.Popen(cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(min(0.5, ref_done.duration / 2))
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    final = run_cron(env, base_url, work)
     assert final.returncode == 0, final.stderr
     assert kills >= 1
-    print(f"SIGKILL points: {kills} kills over a {ref_done.duration:.2f} s run")
-    assert not [p.name for p in (tmp_path / "outbox").iterdir() if not p.name.endswith(".eml")]
-    got, want = snapshot(tmp_path), snapshot(ref_run)
+    print(f"SIGKILL points: {kills} kills by request count over a {cold_requests}-request cold run")
+    assert not [p.name for p in (work / "outbox").iterdir() if not p.name.endswith(".eml")]
+    got, want = snapshot(work), snapshot(ref_run)
     assert got["outbox"] == want["outbox"]
     assert got["maildir"] == want["maildir"]
     assert got["rows"] == want["rows"]
@@ -221,7 +247,7 @@ def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_e
     assert proc.returncode == 130, err
     assert "reviewbot cron: interrupted" in err and "Aborted!" not in err
     assert any(line[:4].isdigit() and " INFO reviewbot.fetch.http: GET " in line for line in err.splitlines())
-    assert (tmp_path / "pages" / "linux-kernel" / "2024" / "05" / "22" / "index.html").exists()  # --cache-dir
+    assert (tmp_path / "pages" / "linux-kernel" / "2024" / "05" / "16" / "index.html").exists()  # --cache-dir
     with Store(tmp_path / "db.sqlite") as store:
         cursor = store.get_cursor("linux-kernel")
     assert cursor is not None and date(2024, 5, 21) <= cursor < date(2024, 5, 30)
