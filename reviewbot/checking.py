@@ -363,13 +363,28 @@ def _relocate(
     return replace(report, findings=tuple(kept))
 
 
-def _notes_of(patch: Patch) -> tuple[str, ...]:
+#: Parse warnings (``Patch.warnings``) that a rule reports as a finding of its own:
+#: (rule id, how the warning starts). When that rule reported on the patch, the
+#: warning would only say the same thing again, so it is left out of the notes;
+#: when the rule did not run (deselected, ignored) the warning stays a note.
+WARNINGS_REPORTED_BY_RULES: tuple[tuple[str, str], ...] = (
+    # reviewbot.parse.patch: an unindented diff in the commit message (C02) -> RB301
+    ("RB301", "the commit message contains an unindented diff"),
+)
+
+
+def _notes_of(patch: Patch, findings: Sequence[Finding] = ()) -> tuple[str, ...]:
     """The parse warnings a person should see (format=flowed, bare CR, a diff in the commit message).
 
-    ``Message.notes`` are left out: they are about the archive copy (a missing
-    Message-ID, which no ``git format-patch`` file has, an odd Date header).
+    A warning a rule turned into one of ``findings`` (see
+    :data:`WARNINGS_REPORTED_BY_RULES`) is left out: the finding already
+    reports that problem. ``Message.notes`` are left out too: they are about
+    the archive copy (a missing Message-ID, which no ``git format-patch`` file
+    has, an odd Date header).
     """
-    return tuple(dict.fromkeys(patch.warnings))
+    reported = {f.rule_id for f in findings}
+    covered = tuple(prefix for rule_id, prefix in WARNINGS_REPORTED_BY_RULES if rule_id in reported)
+    return tuple(w for w in dict.fromkeys(patch.warnings) if not (covered and w.startswith(covered)))
 
 
 @dataclass
@@ -591,7 +606,7 @@ def _check_messages(
         verbatim = patch.message.body_start_line > 1
         subject_line = _header_line(entry.item.raw.data, b"subject:")
         report = _relocate(report, entry.item.offset, ignores, strict, verbatim, subject_line)
-        notes = _notes_of(patch)
+        notes = _notes_of(patch, report.findings)
         if not verbatim and any(f.input_line is None for f in report.findings):
             notes += (
                 "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "

@@ -1,0 +1,53 @@
+"""``reviewbot check`` on the shared cases (../shared/cases, read as bytes from there): what a developer sees.
+
+Each test runs the real command in-process (click's runner) on a case file and
+asserts the output a new user reported as wrong, in every format it shows up in.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import CASES
+from reviewbot.cli import main
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+
+
+# ------------------------------------------------------------------ C02: one problem, one report
+
+
+def test_c02_embedded_diff_is_one_finding_without_a_repeating_note(isolated_env: Path) -> None:
+    case = str(CASES / "C02.patch")
+    res = run(case)
+    assert res.exit_code == 1
+    assert "NOTE:" not in res.stdout
+    assert res.stdout.count("unindented diff") == 1
+    assert res.stdout.startswith("ERROR:RB301: the commit message contains an unindented diff at line 9 ")
+    assert "total: 1 error, 0 warnings, 0 checks, 6 lines checked\n" in res.stdout
+
+    doc = json.loads(run("--format", "json", case).stdout)
+    assert [(f["rule"], f["input_line"]) for f in doc["findings"]] == [("RB301", 9)]
+    assert doc["patches"][0]["notes"] == []
+
+    sarif = json.loads(run("--format", "sarif", case).stdout)
+    assert "toolExecutionNotifications" not in sarif["runs"][0]["invocations"][0]
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["RB301"]
+
+
+def test_c02_note_stays_when_rb301_does_not_run(isolated_env: Path) -> None:
+    """Deselected or ignored, RB301 reports nothing: the parser's warning is then the only word on it."""
+    case = str(CASES / "C02.patch")
+    for flags in (("--ignore", "RB301"), ("--select", "RB101,RB102")):
+        doc = json.loads(run("--format", "json", *flags, case).stdout)
+        assert doc["findings"] == []
+        (note,) = doc["patches"][0]["notes"]
+        assert note.startswith("the commit message contains an unindented diff starting at line 9 ")
+    res = run("--ignore", "RB301", case)
+    assert res.exit_code == 0
+    assert res.stdout.startswith("NOTE: the commit message contains an unindented diff starting at line 9 ")
