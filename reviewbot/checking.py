@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ReviewbotError, UsageError
-from reviewbot.models import CheckReport, Finding, FindingState, Patch, RawMessage, RuleFailure, Series, Severity
+from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Patch, RawMessage, RuleFailure, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
@@ -387,6 +387,15 @@ def _notes_of(patch: Patch, findings: Sequence[Finding] = ()) -> tuple[str, ...]
     return tuple(w for w in dict.fromkeys(patch.warnings) if not (covered and w.startswith(covered)))
 
 
+def _diff_lines(patch: Patch) -> int:
+    """Lines of the patch's hunks as checkpatch.pl counts them: ``+``, ``-`` and context lines.
+
+    The ``\\ No newline at end of file`` marker (C04) is not a line of the
+    diff (no number on either side) and is not counted.
+    """
+    return sum(1 for fd in patch.files for h in fd.hunks for dl in h.lines if dl.kind is not LineKind.MARKER)
+
+
 @dataclass
 class _Parsed:
     item: InputMessage
@@ -619,7 +628,7 @@ def _check_messages(
                 index=entry.item.index,
                 report=report,
                 offset=entry.item.offset,
-                lines_checked=sum(len(h.lines) for fd in patch.files for h in fd.hunks),
+                lines_checked=_diff_lines(patch),
                 notes=notes,
                 data=data,
             )

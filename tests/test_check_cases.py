@@ -51,3 +51,17 @@ def test_c02_note_stays_when_rb301_does_not_run(isolated_env: Path) -> None:
     res = run("--ignore", "RB301", case)
     assert res.exit_code == 0
     assert res.stdout.startswith("NOTE: the commit message contains an unindented diff starting at line 9 ")
+
+
+# ------------------------------------------------------------------ C04: the marker is not a line
+
+
+def test_c04_no_newline_marker_is_not_a_checked_line(isolated_env: Path) -> None:
+    """9 lines in the header's hunk (2 context, 3 -, 4 +) and 4 in stats.c: 13, the marker not among them."""
+    case = str(CASES / "C04.patch")
+    res = run(case)
+    assert res.exit_code == 1
+    assert "total: 0 errors, 1 warning, 0 checks, 13 lines checked\n" in res.stdout
+    assert "#23: FILE: drivers/foo/foo_stats.h:7:\n+\tu32 drops;\n+\tu32 errors;\n" in res.stdout
+    doc = json.loads(run("--format", "json", case).stdout)
+    assert (doc["summary"]["lines"], doc["patches"][0]["lines"]) == (13, 13)
