@@ -13,7 +13,9 @@ below ``---``; the series' cover letter (``ctx.cover``); a later message by the
 patch author in the thread (``ctx.thread``). Evidence means measured numbers:
 percentages, values with units (ns, us, ms, cycles, IOPS, MB/s, ops/s...),
 "N times faster", before/after or with/without tables, or perf/fio style
-output. The grade is recorded in ``details["evidence"]``:
+output, or a measured ratio of a metric in one sentence ("improves small
+write IOPS with a factor four on my test setup", "3x the throughput"). The
+grade is recorded in ``details["evidence"]``:
 
 * ``none``: nothing measured and no method named;
 * ``claim-only``: a benchmark or tool is named, or a link or non-performance
@@ -142,13 +144,51 @@ _TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|B
 
 _PERF_NUMBER_RE = re.compile(
     r"\d+(?:[.,]\d+)?\s*%|"
-    r"\b\d+(?:[.,]\d+)*\s*(?:[kKmMgG]?(?:iops|IOPS)|ns|nsecs?|us|usecs?|µs|ms|msecs?|seconds|secs?|cycles|"
+    r"\b\d+(?:[.,]\d+)*\s*(?:[kKmMgG]?\s?(?:iops|IOPS)|ns|nsecs?|us|usecs?|µs|ms|msecs?|seconds|secs?|cycles|"
     r"[kKMGT]i?B/s|[kKMG]?bps|[kKmM]?ops/s(?:ec)?|[kKmM]?ops|[kKmM]?reqs?/s|tps|qps|[kKmM]?pps|"
     r"instructions|insns|cache[\s-]misses|msgs?/s|mb/s|gb/s)\b|"
     r"\b\d+(?:\.\d+)?[xX]\s*(?:-\s*\d+(?:\.\d+)?[xX]\s*)?(?:faster|slower|speed-?ups?|improvement|better|higher|lower|"
     r"more|less|fewer|throughput|reduction|increase|decrease|slowdown|regression|gain)\b|\b\d+(?:\.\d+)?\s*times\s+(?:faster|slower|better|higher|lower|fewer|less|more)|"
     r"\b\d+(?:\.\d+)?\s*(?:->|→|=>)\s*\d+(?:\.\d+)?\s*(?!bytes|cachelines|cache\s+lines)\w*"
 )
+_NUM_WORD = (
+    r"(?:\d+(?:[.,]\d+)?|one(?:\s+and\s+a)?\s+half|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|fifty|hundred|thousand)"
+)
+# A measured ratio: "with a factor four", "by a factor of 2.5", "2x", "4 times", "3.5×"
+_RATIO_RE = re.compile(
+    rf"\bfactor\s+(?:of\s+)?(?:about\s+|roughly\s+|around\s+|~\s*)?{_NUM_WORD}\b|"
+    r"(?<![\w.])\d+(?:\.\d+)?\s*[xX×](?![\w(])|"
+    rf"\b{_NUM_WORD}\s+times\b",
+    re.IGNORECASE,
+)
+# What the ratio measures: a ratio of one of these is a measurement, not a wish
+_METRIC_RE = re.compile(
+    r"\b(?:k?iops|throughput|bandwidth|latenc(?:y|ies)|tail\s+latency|ops/s(?:ec)?|ops\s+per\s+second|"
+    r"operations\s+per\s+second|requests\s+per\s+second|transactions\s+per\s+second|[kKmM]?(?:tps|qps|pps)|"
+    r"cycles|instructions|cache[\s-]misses|run[\s-]?time|execution\s+time|wall[\s-]?(?:clock\s+)?time|"
+    r"boot[\s-]?time|cpu\s+(?:time|usage|utili[sz]ation)|performance|speed|bogo[\s-]?ops)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n\s*\n")
+
+
+def _ratio_measured(text: str) -> bool:
+    """True when one sentence of ``text`` (quotes left out) gives a ratio of a metric.
+
+    "This patch improves small write IOPS with a factor four on my test setup",
+    "latency drops 3x", "4 times the throughput": the author reports a measured
+    ratio, which is evidence even without a before/after table.
+    """
+    if not _RATIO_RE.search(text):
+        return False
+    own = "\n".join("" if line.lstrip().startswith(">") else line for line in text.splitlines())
+    for sentence in _SENTENCE_END_RE.split(own):
+        if _RATIO_RE.search(sentence) and _METRIC_RE.search(sentence):
+            return True
+    return False
+
+
 _DIGIT_RE = re.compile(r"\d")
 _SIZE_ONLY_RE = re.compile(r"\d+\s*(?:->|→|=>|to)\s*\d+\s*(?:bytes|cachelines|cache\s+lines)|\bbytes\b", re.I)
 _TABLE_RE = re.compile(r"\b(?:before|after|baseline|vanilla|patched|unpatched|with(?:out)?\s+(?:the\s+)?patch|base|new)\b", re.I)
@@ -219,6 +259,8 @@ def _grade(text: str) -> str:
             if _SIZE_ONLY_RE.search(line[m.start() : m.end() + 20]):
                 continue
             return "measured"
+    if _ratio_measured(text):
+        return "measured"
     if _TOOL_RE.search(text) or _LINK_RE.search(text) or _SIZE_ONLY_RE.search(text):
         return "claim-only"
     return "none"
