@@ -159,6 +159,17 @@ def test_git_range(repo: Path) -> None:
     assert 'git:HEAD~3.. ("[PATCH 2/3] foo: order the value before ready") has review findings' in text
 
 
+def test_git_range_error_shows_gits_reason(repo: Path) -> None:
+    """git's own ``fatal:`` line is the message, not the usage hint git prints after it."""
+    res = run(["--git", "nosuchref.."])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        "reviewbot check: nosuchref..: git format-patch failed: fatal: ambiguous argument 'nosuchref..': "
+        "unknown revision or path not in the working tree.\n"
+    )
+    assert "git <command>" not in res.stderr
+
+
 def test_clean_patch_exits_0(repo: Path) -> None:
     out = repo.parent / "out"
     git(repo, "format-patch", "-q", "-o", str(out), "-1", "HEAD~2")

@@ -179,8 +179,22 @@ def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes
     except FileNotFoundError as exc:
         raise InputError("git is not installed or cwd does not exist", subject=rev_range) from exc
     if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(f"git format-patch failed: {err[-1] if err else proc.returncode}", subject=rev_range)
+        raise InputError(f"git format-patch failed: {_git_error(proc.stderr, proc.returncode)}", subject=rev_range)
     if not proc.stdout.strip():
         raise InputError("git format-patch produced no patch (empty range?)", subject=rev_range)
     return proc.stdout
+
+
+def _git_error(stderr: bytes, returncode: int) -> str:
+    """What went wrong, from a failed git command's stderr: its ``fatal:``/``error:`` line(s).
+
+    git follows the reason with hints (``Use '--' to separate paths from
+    revisions...`` and a usage line), which say nothing about the cause; they
+    are left out. Without such a line, the last non-empty line; without any
+    output, the exit status.
+    """
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    reasons = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    if reasons:
+        return "; ".join(dict.fromkeys(reasons))
+    return lines[-1] if lines else f"exit status {returncode}"
