@@ -621,10 +621,7 @@ class _Scanner:
             self.store.set_cursor(self.list_name, min(self.until, last_final))
         stats = getattr(self.archive, "stats", None)
         requests = int(getattr(stats, "requests", 0)) if stats is not None else 0
-        rf = self.store.conn.execute(
-            "SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id "
-            "WHERE m.list = ? AND m.day BETWEEN ? AND ?",
-            (self.list_name, self.since.isoformat(), self.until.isoformat())).fetchone()[0]
+        rf = self.store.rule_failure_count(self.list_name, self.since, self.until)
         return ScanSummary(
             list_name=self.list_name,
             since=self.since,

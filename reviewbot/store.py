@@ -640,6 +640,15 @@ class Store:
             "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
 
+    def rule_failure_count(self, list_name: str | None = None, since: date | None = None,
+                           until: date | None = None) -> int:
+        """Number of recorded rule crashes for messages of a list / day range."""
+        cond, args = _range_where(list_name, since, until, "m.")
+        cur = self.conn.execute(
+            "SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id "
+            f"WHERE {cond}", args)
+        return int(cur.fetchone()[0])
+
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
         """Message-IDs of patches that have open findings and no draft yet, in arrival order.
 
@@ -790,6 +799,20 @@ class Store:
         self._upsert("draft_skips", {"fingerprint": finding.fingerprint, "message_id": finding.message_id,
                                      "rule_id": finding.rule_id, "state": state, "reason": reason},
                      ["fingerprint"])
+
+    def handled_finding_count(self, list_name: str | None = None, since: date | None = None) -> int:
+        """Findings of a list / day range that earlier runs drafted or skipped.
+
+        The same selection as :meth:`undrafted_findings`, inverted: made-up
+        sample messages, which are never drafted, are left out.
+        """
+        cond, args = _range_where(list_name, since, None, "m.")
+        cur = self.conn.execute(
+            "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            f"WHERE {cond} AND IFNULL(m.sample, 0) = 0"
+            " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
+            " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args)
+        return int(cur.fetchone()[0])
 
     def drafted_fingerprints(self) -> set[str]:
         """Every fingerprint a draft was written for."""

@@ -178,15 +178,7 @@ def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
 def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
     """Findings of the list/day range that earlier runs drafted or skipped (made-up sample messages,
     which are never drafted, left out): the same selection as ``Store.undrafted_findings``, inverted."""
-    from reviewbot.store import _range_where
-
-    cond, args = _range_where(list_name, since, None, "m.")
-    row = store.conn.execute(
-        "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
-        f"WHERE {cond} AND IFNULL(m.sample, 0) = 0"
-        " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
-        " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args).fetchone()
-    return int(row[0])
+    return int(store.handled_finding_count(list_name, since))
 
 
 def draft_pending(
