@@ -303,6 +303,51 @@ def _motivation(patch: Patch) -> str:
     return "unstated"
 
 
+def _heaviest_order(seq: list[int], weight: list[int], skip: int = -1) -> int:
+    """Weight of the heaviest increasing subsequence of ``seq`` (old positions in new order), without ``skip``."""
+    best: list[int] = []
+    total = 0
+    for i, v in enumerate(seq):
+        if v == skip:
+            best.append(0)
+            continue
+        top = 0
+        for j in range(i):
+            if seq[j] < v and best[j] > top:
+                top = best[j]
+        best.append(top + weight[v])
+        total = max(total, best[-1])
+    return total
+
+
+def _reordered(old_order: list[str], new_order: list[str], candidates: list[str]) -> list[str]:
+    """The candidates (members removed and re-added) whose order among the other members changed.
+
+    The members that kept their place are the largest set whose relative order is the
+    same on both sides; context members (never removed) weigh more than any number of
+    re-added ones, since they cannot have moved. A candidate is moved when some such
+    largest set leaves it out: in ``a b c`` -> ``c a b`` with all three re-added only
+    ``c`` moved, a swap ``a b`` -> ``b a`` names both, and a member re-added at its old
+    place with another type (``struct list_head x;`` -> ``unsigned long x;``) none.
+    """
+    old_pos: dict[str, int] = {}
+    for name in old_order:
+        old_pos.setdefault(name, len(old_pos))
+    seen: set[str] = set()
+    seq: list[int] = []
+    for name in new_order:
+        if name in old_pos and name not in seen:
+            seen.add(name)
+            seq.append(old_pos[name])
+    movable = set(candidates)
+    heavy = len(old_pos) + 1
+    weight = [0] * len(old_pos)
+    for name, pos in old_pos.items():
+        weight[pos] = 1 if name in movable else heavy
+    full = _heaviest_order(seq, weight)
+    return [m for m in candidates if _heaviest_order(seq, weight, skip=old_pos[m]) == full]
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report each struct whose members were moved without an added cache-line layout comment."""
     if not patch.files:
@@ -318,8 +363,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         new_order = [m for m, _ in side.new if m in common]
         if old_order == new_order:
             continue
-        # only members whose position among the others changed count as moved
-        moved = [m for m in moved if m in common]
+        # only members whose position among the others changed count as moved: a member
+        # removed and re-added in the same place (a type change) is a change, not a move
+        moved = _reordered(old_order, new_order, [m for m in moved if m in common])
         if not moved:
             continue
         removed_text = set(side.removed_comments)

@@ -33,3 +33,22 @@ def _module(rule_id: str):
 )
 def test_rb201_measured_ratio_is_evidence(text: str, grade: str) -> None:
     assert _module("RB201")._grade(text) == grade
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "candidates", "moved"),
+    [
+        # the blk_flush_queue kind: the lock moves to the front, the list becomes a counter in place
+        (["idx", "since", "queue", "in_flight", "rq", "lock"], ["lock", "idx", "since", "queue", "in_flight", "rq"],
+         ["lock", "in_flight"], ["lock"]),
+        # all re-added: the one that left the common order moved
+        (["a", "b", "c"], ["c", "a", "b"], ["a", "b", "c"], ["c"]),
+        # a swap of two re-added members names both
+        (["x", "a", "b", "y"], ["x", "b", "a", "y"], ["a", "b"], ["a", "b"]),
+        # context members cannot move: the re-added ones did
+        (["a", "b", "c"], ["c", "a", "b"], ["a", "b"], ["a", "b"]),
+    ],
+)
+def test_rb101_names_only_members_whose_order_changed(old, new, candidates, moved) -> None:
+    mod = _module("RB101")
+    assert mod._reordered(old, new, candidates) == moved
