@@ -24,6 +24,7 @@ import fnmatch
 import gc
 import logging
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
@@ -108,9 +109,13 @@ class CheckRun:
 
     ``patches`` are in input order (message order inside an input);
     ``skipped`` counts messages that were neither a patch nor a cover letter
-    (replies in an mbox); ``problems`` are inputs or messages that could not be
-    read or parsed (each names the file and what was wrong; the command exits 2
-    when there is one). ``rules`` are the rules that ran (for SARIF metadata).
+    (replies in an mbox), ``replies`` how many of them were replies (``Re:``).
+    ``notes`` are informational lines about whole inputs, each naming its
+    input (an input holding only replies: nothing to check, not an error);
+    ``explained`` counts the skipped messages such a note already speaks for.
+    ``problems`` are inputs or messages that could not be read or parsed (each
+    names the file and what was wrong; the command exits 2 when there is one).
+    ``rules`` are the rules that ran (for SARIF metadata).
     """
 
     patches: tuple[CheckedPatch, ...]
@@ -118,6 +123,9 @@ class CheckRun:
     skipped: int = 0
     problems: tuple[ReviewbotError, ...] = ()
     strict: bool = False
+    replies: int = 0
+    notes: tuple[str, ...] = ()
+    explained: int = 0
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -470,8 +478,8 @@ def _is_reply(item: InputMessage) -> bool:
 
 def parse_inputs(
     items: Iterable[InputMessage],
-) -> tuple[list[_Parsed], list[InputMessage], set[str], list[ReviewbotError]]:
-    """Parse messages into patches; returns (parsed, skipped non-patches, inputs holding replies, problems).
+) -> tuple[list[_Parsed], list[InputMessage], dict[str, int], list[ReviewbotError]]:
+    """Parse messages into patches; returns (parsed, skipped non-patches, replies per input, problems).
 
     Replies (by their Subject) are skipped before decoding; other messages are
     kept when they carry a diff or are a cover letter (0/N).
@@ -482,11 +490,11 @@ def parse_inputs(
     parsed: list[_Parsed] = []
     problems: list[ReviewbotError] = []
     skipped: list[InputMessage] = []
-    replies: set[str] = set()
+    replies: dict[str, int] = {}
     for item in items:
         if _is_reply(item):
             skipped.append(item)
-            replies.add(item.input)
+            replies[item.input] = replies.get(item.input, 0) + 1
             continue
         try:
             message = parse_message(item.raw)
@@ -634,20 +642,43 @@ def _check_messages(
             )
         )
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
+    # Replies are readable mail that is simply not a submission (a reviewer's quoted
+    # or suggested diff, C09): a note, not an error. Anything else is an error.
     items_inputs = dict.fromkeys(entry.item.input for entry in parsed)
+    messages_in = Counter(item.input for item in items)
     failed = {(p.subject or "") for p in parse_problems}
     extra: list[ReviewbotError] = []
+    run_notes: list[str] = []
+    explained = 0
     for name in seen_inputs:
         if name not in items_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
-            why = "only replies (Re:), no patch submission" if name in replies else "no message with a diff"
-            extra.append(InputError(f"no patch found: {why}", subject=name))
+            n_replies = replies.get(name, 0)
+            if n_replies and n_replies == messages_in[name]:
+                run_notes.append(reply_note(name, n_replies))
+                explained += n_replies
+            else:
+                extra.append(InputError("no patch found: no message with a diff", subject=name))
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
         skipped=len(skipped),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
+        replies=sum(replies.values()),
+        notes=tuple(run_notes),
+        explained=explained,
     )
+
+
+def reply_note(name: str, replies: int) -> str:
+    """The note for an input holding only replies (``Re:``), ``replies`` of them: nothing to check.
+
+    ``name`` is the input as given (``-`` is named "standard input").
+    """
+    label = "standard input" if name == STDIN else name
+    if replies == 1:
+        return f"{label}: a reply, not a patch submission: nothing to check"
+    return f"{label}: {replies} replies, no patch submission: nothing to check"
 
 
 def load_check_rules(

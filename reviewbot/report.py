@@ -47,7 +47,9 @@ meaning fail) can run ``reviewbot check --format terse -`` directly.
           "message_id": "...", "subject": "[PATCH] ...",
           "fingerprint": "...", "details": {...}}],
       "failures": [{"rule": "RB101", "message_id": "...", "input": "...", "error": "..."}],
-      "problems": [{"input": "x.patch", "error": "x.patch: no such file"}]
+      "problems": [{"input": "x.patch", "error": "x.patch: no such file"}],
+      "notes": ["C09.eml: a reply, not a patch submission: nothing to check"]
+                  # about whole inputs (added in 1, optional: older output lacks it)
     }
 
 ``sarif``: one SARIF 2.1.0 log (``tool.driver.rules`` carries every rule
@@ -162,6 +164,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "properties": {"input": {"type": ["string", "null"]}, "error": {"type": "string"}},
             },
         },
+        "notes": {"type": "array", "items": {"type": "string"}},
     },
 }
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.CHECK: "note"}
@@ -291,9 +294,29 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
             else:
                 block.append(f"{name} has review findings, please look at them before sending.")
         out.append("\n".join(block))
-    if not quiet and run.skipped:
-        out.append(f"({_plural(run.skipped, 'message')} without a patch skipped)")
+    if not quiet:
+        out.extend(f"NOTE: {note}" for note in run.notes)
+        line = skipped_line(run)
+        if line:
+            out.append(line)
     return "\n\n".join(out) + ("\n" if out else "")
+
+
+def skipped_line(run: "CheckRun") -> str:
+    """``(1 reply skipped)``, ``(2 replies and 1 message without a diff skipped)``, or "" when none.
+
+    Replies are named as such (a reviewer's reply may well carry a diff of its
+    own); messages a note about their input already speaks for are not counted.
+    """
+    rest = run.skipped - run.explained
+    replies = max(0, min(run.replies - run.explained, rest))
+    others = rest - replies
+    parts = []
+    if replies:
+        parts.append("1 reply" if replies == 1 else f"{replies} replies")
+    if others:
+        parts.append(f"{_plural(others, 'message')} without a diff")
+    return f"({' and '.join(parts)} skipped)" if parts else ""
 
 
 def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:
@@ -381,6 +404,7 @@ def format_json(run: "CheckRun", *, quiet: bool = False) -> str:
             for x in cp.failures
         ],
         "problems": [{"input": p.subject, "error": str(p)} for p in run.problems],
+        "notes": list(run.notes),
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
@@ -490,6 +514,8 @@ def format_sarif(run: "CheckRun", *, quiet: bool = False) -> str:
                     "associatedRule": {"id": fail.rule_id},
                 }
             )
+    for note in run.notes:
+        notifications.append({"level": "note", "message": {"text": note}})
     for problem in run.problems:
         notifications.append({"level": "error", "message": {"text": str(problem)}})
     invocation: dict[str, Any] = {"executionSuccessful": not run.problems and not any(cp.failures for cp in run.patches)}
@@ -566,6 +592,8 @@ def b4_result(run: "CheckRun") -> dict[str, str]:
         summary = ", ".join(parts)
     elif run.patches:
         summary = "passed all checks"
+    elif run.notes:
+        summary = "; ".join(run.notes)
     else:
         summary = "no diff in this message, nothing to check"
     result = {"tool": TOOL_NAME, "status": worst, "summary": summary, "url": url, "details": ""}

@@ -65,3 +65,68 @@ def test_c04_no_newline_marker_is_not_a_checked_line(isolated_env: Path) -> None
     assert "#23: FILE: drivers/foo/foo_stats.h:7:\n+\tu32 drops;\n+\tu32 errors;\n" in res.stdout
     doc = json.loads(run("--format", "json", case).stdout)
     assert (doc["summary"]["lines"], doc["patches"][0]["lines"]) == (13, 13)
+
+
+# ------------------------------------------------------------------ C09: a reply is not a patch, nor an error
+
+
+def test_c09_reply_is_nothing_to_check_in_every_format(isolated_env: Path) -> None:
+    from test_check_report import validate_json_report, validate_sarif
+
+    case = str(CASES / "C09.eml")
+    note = f"{case}: a reply, not a patch submission: nothing to check"
+    res = run(case)
+    assert (res.exit_code, res.stdout, res.stderr) == (0, f"NOTE: {note}\n", "")
+    assert "skipped" not in res.stdout  # the note says it all; no "message without a patch"
+
+    res = run("--format", "json", case)
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    validate_json_report(doc)
+    assert (doc["findings"], doc["patches"], doc["problems"], doc["notes"]) == ([], [], [], [note])
+    assert doc["summary"]["skipped"] == 1
+
+    res = run("--format", "sarif", case)
+    assert res.exit_code == 0
+    sarif = json.loads(res.stdout)
+    validate_sarif(sarif)
+    (invocation,) = sarif["runs"][0]["invocations"]
+    assert sarif["runs"][0]["results"] == []
+    assert invocation["executionSuccessful"] is True
+    assert invocation["toolExecutionNotifications"] == [{"level": "note", "message": {"text": note}}]
+
+    res = run("--format", "b4", case)
+    assert res.exit_code == 0
+    assert json.loads(res.stdout) == {"tool": "reviewbot", "status": "pass", "summary": note, "url": "", "details": ""}
+
+    assert (run("--format", "terse", case).exit_code, run("--format", "terse", case).stdout) == (0, "")
+    assert (run("-q", case).exit_code, run("-q", case).stdout) == (0, "")
+
+
+def test_c09_on_stdin_names_standard_input(isolated_env: Path) -> None:
+    res = CliRunner().invoke(main, ["check", "--format", "b4", "-"], input=(CASES / "C09.eml").read_bytes())
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["summary"] == "standard input: a reply, not a patch submission: nothing to check"
+
+
+def test_reply_beside_a_patch_is_counted_as_a_reply(isolated_env: Path) -> None:
+    """An mbox with a patch and a reply: the reply carries a diff too, so it is "1 reply skipped"."""
+    mbox = isolated_env / "thread.mbox"
+    mbox.write_bytes(
+        (CASES / "C04.patch").read_bytes() + b"\nFrom bob@kernel.example Tue Mar 11 15:20:00 2025\n"
+        + (CASES / "C09.eml").read_bytes()
+    )
+    res = run(str(mbox))
+    assert res.exit_code == 1
+    assert res.stdout.endswith("has review findings, please look at them before sending.\n\n(1 reply skipped)\n")
+    assert "without a patch" not in res.stdout and "NOTE:" not in res.stdout
+
+
+def test_plain_mail_without_a_diff_and_non_mail_still_exit_2(isolated_env: Path) -> None:
+    (isolated_env / "notes.txt").write_bytes(b"Subject: shopping\n\nmilk, eggs\n")
+    res = run("notes.txt")
+    assert (res.exit_code, res.stderr) == (2, "reviewbot check: notes.txt: no patch found: no message with a diff\n")
+    (isolated_env / "empty.eml").write_bytes(b"")
+    assert run("empty.eml").exit_code == 2
+    (isolated_env / "list.eml").write_bytes(b"- milk\n- eggs\n")
+    assert run("list.eml").exit_code == 2

@@ -505,11 +505,12 @@ def test_quoted_printable_patch_has_no_input_line(isolated_env: Path) -> None:
 
 
 def test_reply_only_input_is_not_a_patch(isolated_env: Path) -> None:
+    """A reply is readable mail that is not a submission: a note and exit 0, not 'unreadable input' (2)."""
     from conftest import CASES
 
     res = run([str(CASES / "C09.eml")])
-    assert res.exit_code == 2
-    assert res.stderr == f"reviewbot check: {CASES / 'C09.eml'}: no patch found: only replies (Re:), no patch submission\n"
+    assert (res.exit_code, res.stderr) == (0, "")
+    assert res.stdout == f"NOTE: {CASES / 'C09.eml'}: a reply, not a patch submission: nothing to check\n"
 
 
 def test_subject_finding_points_at_the_subject_line(repo: Path) -> None:
