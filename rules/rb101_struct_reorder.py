@@ -320,7 +320,9 @@ def _heaviest_order(seq: list[int], weight: list[int], skip: int = -1) -> int:
     return total
 
 
-def _reordered(old_order: list[str], new_order: list[str], candidates: list[str]) -> list[str]:
+def _reordered(
+    old_order: list[str], new_order: list[str], candidates: list[str], unedited: set[str] = frozenset()
+) -> list[str]:
     """The candidates (members removed and re-added) whose order among the other members changed.
 
     The members that kept their place are the largest set whose relative order is the
@@ -329,6 +331,8 @@ def _reordered(old_order: list[str], new_order: list[str], candidates: list[str]
     largest set leaves it out: in ``a b c`` -> ``c a b`` with all three re-added only
     ``c`` moved, a swap ``a b`` -> ``b a`` names both, and a member re-added at its old
     place with another type (``struct list_head x;`` -> ``unsigned long x;``) none.
+    A candidate in ``unedited`` (re-added with the same text: the author cut and pasted
+    the line) is also moved when its order against any other member changed.
     """
     old_pos: dict[str, int] = {}
     for name in old_order:
@@ -345,7 +349,17 @@ def _reordered(old_order: list[str], new_order: list[str], candidates: list[str]
     for name, pos in old_pos.items():
         weight[pos] = 1 if name in movable else heavy
     full = _heaviest_order(seq, weight)
-    return [m for m in candidates if _heaviest_order(seq, weight, skip=old_pos[m]) == full]
+    new_pos = {old_at: i for i, old_at in enumerate(seq)}
+
+    def inverted(m: str) -> bool:
+        a = old_pos[m]
+        return any((a < b) != (new_pos[a] < new_pos[b]) for b in new_pos if b != a)
+
+    return [
+        m
+        for m in candidates
+        if (m in unedited and inverted(m)) or _heaviest_order(seq, weight, skip=old_pos[m]) == full
+    ]
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -365,7 +379,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         # only members whose position among the others changed count as moved: a member
         # removed and re-added in the same place (a type change) is a change, not a move
-        moved = _reordered(old_order, new_order, [m for m in moved if m in common])
+        candidates = [m for m in moved if m in common]
+        unedited = {
+            m for m in candidates if " ".join(side.removed[m].text.split()) == " ".join(side.added[m].text.split())
+        }
+        moved = _reordered(old_order, new_order, candidates, unedited)
         if not moved:
             continue
         removed_text = set(side.removed_comments)

@@ -52,3 +52,11 @@ def test_rb201_measured_ratio_is_evidence(text: str, grade: str) -> None:
 def test_rb101_names_only_members_whose_order_changed(old, new, candidates, moved) -> None:
     mod = _module("RB101")
     assert mod._reordered(old, new, candidates) == moved
+
+
+def test_rb101_a_line_cut_and_pasted_is_moved_when_any_order_changed() -> None:
+    """``b`` keeps its slot before the context member ``m``, but ``a`` moved behind it: both lines moved."""
+    mod = _module("RB101")
+    old, new = ["a", "b", "m"], ["b", "a", "m"]
+    assert mod._reordered(old, new, ["a", "b"], {"a", "b"}) == ["a", "b"]
+    assert mod._reordered(["a", "b", "m"], ["b", "m", "a"], ["a", "b"], set()) == ["a"]
