@@ -14,8 +14,14 @@ byte, as ``checkpatch.pl`` counts them). Per-path ignores from the settings
 drop findings on matching paths; parse warnings (format=flowed, bare CR...)
 travel beside the findings as informational notes.
 
+A saved lists.openwall.net message page (blists HTML) is read as the
+archive message it shows (``reviewbot.fetch.openwall.parse_message_page``):
+addresses in it are obfuscated, lines altered by that get no finding, and its
+attachment links cannot be followed; notes say so.
+
 This module imports only the standard library, the parser and the engine:
-checking one patch must stay interactive (no HTTP, HTML or SQLite stack).
+checking one patch must stay interactive (no HTTP, HTML or SQLite stack). The
+HTML parser is imported for a saved archive page only.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import logging
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -211,13 +218,57 @@ def _split(blob: bytes, source: str) -> list[RawMessage]:
     return list(read_bytes(blob, source))
 
 
-def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
-    """Split one input's bytes (one mail, a format-patch file or an mbox) into located messages.
+#: The element of a blists message page (lists.openwall.net) that holds the message.
+BLISTS_PRE = b'<pre style="white-space: pre-wrap">'
+_TITLE_LIST = re.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
 
-    Raises InputError naming ``name`` when the bytes hold no mail at all.
+
+def is_html_page(blob: bytes) -> bool:
+    """True when the bytes start like an HTML document (``<!DOCTYPE html`` or ``<html``), after a BOM/blank."""
+    head = blob[:512].lstrip(b"\xef\xbb\xbf").lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def is_blists_message_page(blob: bytes) -> bool:
+    """True for a saved lists.openwall.net message page: HTML holding blists' message ``<pre>``.
+
+    Cheap (two byte searches): decides whether the HTML parser is needed at all.
+    """
+    return is_html_page(blob) and BLISTS_PRE in blob
+
+
+def messages_from_page(blob: bytes, name: str) -> list[InputMessage]:
+    """A saved blists message page as one message of kind ``"archive"`` (headers and body from its ``<pre>``).
+
+    The page's lines are not the message's (markup, escapes), so the message
+    has no input offset. The HTML parser (``reviewbot.fetch.openwall``, lxml)
+    is imported here only, for such input. Raises ParseError naming ``name``
+    for a page without a message (cut off, an error page).
+    """
+    from reviewbot.fetch.openwall import parse_message_page
+
+    m = _TITLE_LIST.search(blob[:4096])
+    list_name = m.group(1).decode("ascii") if m else "linux-kernel"
+    raw = parse_message_page(blob, name, list_name)
+    return [InputMessage(name, raw, None, 0)]
+
+
+def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
+    """Split one input's bytes (one mail, a format-patch file, an mbox, a saved blists page) into located messages.
+
+    Raises InputError naming ``name`` when the bytes hold no mail at all (an
+    HTML page other than a blists message page included).
     """
     if not (blob[:4096].strip() or blob.strip()):  # the head first: no copy of a large mbox
         raise InputError("empty input: no patch to check", subject=name)
+    if is_html_page(blob):
+        if BLISTS_PRE in blob:
+            return messages_from_page(blob, name)
+        raise InputError(
+            "an HTML page, not a mail or a saved lists.openwall.net message page "
+            '(no <pre style="white-space: pre-wrap">)',
+            subject=name,
+        )
     try:
         raws = _split(blob, name)
     except (ValueError, UnicodeError) as exc:
@@ -502,6 +553,11 @@ def parse_inputs(
         except ReviewbotError as exc:
             problems.append(exc)
             continue
+        if item.raw.kind == "archive" and patch.subject.is_reply:
+            # a saved archive page has no raw Subject to look at before parsing
+            skipped.append(item)
+            replies[item.input] = replies.get(item.input, 0) + 1
+            continue
         if patch.has_diff or patch.subject.is_cover_letter:
             parsed.append(_Parsed(item, patch))
         else:
@@ -617,18 +673,28 @@ def _check_messages(
             continue  # a cover letter: evidence for its series, nothing to check on its own
         series = series_by_id.get(patch.message_id)
         ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
-        report = check_patch(patch, rules, ctx)
+        report = _drop_altered(check_patch(patch, rules, ctx))
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
         verbatim = patch.message.body_start_line > 1
         subject_line = _header_line(entry.item.raw.data, b"subject:")
         report = _relocate(report, entry.item.offset, ignores, strict, verbatim, subject_line)
         notes = _notes_of(patch, report.findings)
+        page = entry.item.raw.kind == "archive"
+        if page:
+            notes += page_notes(patch, entry.item.raw)
         if not verbatim and any(f.input_line is None for f in report.findings):
             notes += (
-                "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
-                "so findings give the line in the file, not in the input",
-            )
+                (
+                    "the input is a saved archive page, so findings give the line in the file, "
+                    "not in the page"
+                )
+                if page
+                else (
+                    "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
+                    "so findings give the line in the file, not in the input"
+                )
+            ,)
         data = entry.item.raw.data
         results.append(
             CheckedPatch(
@@ -657,7 +723,14 @@ def _check_messages(
                 run_notes.append(reply_note(name, n_replies))
                 explained += n_replies
             else:
-                extra.append(InputError("no patch found: no message with a diff", subject=name))
+                why = "no message with a diff"
+                pages = [item.raw for item in items if item.input == name and item.raw.attachments]
+                if pages:
+                    why += (
+                        f" (the saved page links {_attachment_list(pages[0].attachments)}, which cannot be "
+                        "fetched from a saved page: check the attachment file itself)"
+                    )
+                extra.append(InputError(f"no patch found: {why}", subject=name))
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
@@ -668,6 +741,68 @@ def _check_messages(
         notes=tuple(run_notes),
         explained=explained,
     )
+
+
+def _altered_only(finding: Finding) -> bool:
+    """True when every line a diff finding is about was changed by the archive's address obfuscation."""
+    if finding.hunk is None or not finding.path:
+        return False
+    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
+    if not wanted:
+        return False
+    about = [dl for dl in finding.hunk.lines if dl.kind is not LineKind.REMOVED and dl.new_no in wanted]
+    return bool(about) and all(dl.altered for dl in about)
+
+
+def _drop_altered(report: CheckReport) -> CheckReport:
+    """Leave out findings about archive-altered text only (``DiffLine.altered``: ``$@...p`` was ``$@.tmp``).
+
+    Such text is not what the author wrote: a finding on it would ask to fix
+    what the archive broke (C17).
+    """
+    if not any(_altered_only(f) for f in report.findings):
+        return report
+    return replace(report, findings=tuple(f for f in report.findings if not _altered_only(f)))
+
+
+def _attachment_list(attachments: Sequence[Any], limit: int = 3) -> str:
+    names = ", ".join(repr(a.filename) for a in attachments[:limit])
+    more = f" and {len(attachments) - limit} more" if len(attachments) > limit else ""
+    return f"{'1 attachment' if len(attachments) == 1 else f'{len(attachments)} attachments'} ({names}{more})"
+
+
+def page_notes(patch: Patch, raw: RawMessage) -> tuple[str, ...]:
+    """Notes for a patch read from a saved lists.openwall.net page (kind ``"archive"``).
+
+    The archive obfuscates e-mail addresses (``ada@...mple.org``: 3 characters
+    dropped after the ``@``, in headers, trailers and diff lines alike): said
+    once, with the number of diff lines it altered (those are not checked).
+    Attachment links cannot be followed from a saved page: said with their
+    names.
+    """
+    notes: list[str] = []
+    message = patch.message
+    altered = sum(1 for fd in patch.files for h in fd.hunks for dl in h.lines if dl.altered)
+    obfuscated = altered or "@..." in message.body or any(
+        a.partial for a in (message.from_addr, *message.to, *message.cc) if a is not None
+    )
+    if obfuscated:
+        note = (
+            "e-mail addresses are obfuscated by the archive (user@...main: 3 characters dropped), "
+            "so they are not real addresses"
+        )
+        if altered:
+            note += (
+                f"; {altered} diff line{'s' if altered != 1 else ''} holding one "
+                f"{'are' if altered != 1 else 'is'} marked altered: no finding is reported on them"
+            )
+        notes.append(note)
+    if raw.attachments:
+        notes.append(
+            f"the saved page links {_attachment_list(raw.attachments)}, which cannot be fetched from a "
+            "saved page and {}not checked".format("is " if len(raw.attachments) == 1 else "are ")
+        )
+    return tuple(notes)
 
 
 def reply_note(name: str, replies: int) -> str:

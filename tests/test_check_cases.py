@@ -130,3 +130,116 @@ def test_plain_mail_without_a_diff_and_non_mail_still_exit_2(isolated_env: Path)
     assert run("empty.eml").exit_code == 2
     (isolated_env / "list.eml").write_bytes(b"- milk\n- eggs\n")
     assert run("list.eml").exit_code == 2
+
+
+# ------------------------------------------------------------------ C16/C17: a saved lists.openwall.net page
+
+
+def test_c16_saved_blists_page_is_checked_like_a_mail(isolated_env: Path) -> None:
+    from reviewbot.checking import check_messages, load_check_rules, read_input
+
+    case = str(CASES / "C16.html")
+    run_ = check_messages(read_input(case), load_check_rules())
+    assert run_.problems == ()
+    (cp,) = run_.patches
+    assert cp.patch.message_id == "20250319090000.7070-1-ada@example.org"
+    (fd,) = cp.patch.files
+    assert fd.path == "drivers/foo/debugfs.c"
+    assert [(h.old_start, h.old_len, h.new_start, h.new_len) for h in fd.hunks] == [(1, 5, 1, 6), (20, 5, 21, 10)]
+    added = [dl.text for h in fd.hunks for dl in h.lines if dl.kind.value == "+"]
+    removed = [dl.text for h in fd.hunks for dl in h.lines if dl.kind.value == "-"]
+    assert (len(added), len(removed)) == (7, 1)
+    assert "#include <linux/string.h>" in added
+    assert "\t\t/* '&' becomes \"&amp;\" and '<' becomes \"&lt;\" */" in added
+    assert cp.findings == () and cp.lines_checked == 17
+
+    res = run(case)
+    assert (res.exit_code, res.stderr) == (0, "")
+    assert "total: 0 errors, 0 warnings, 0 checks, 17 lines checked\n" in res.stdout
+    assert f"{case} has no obvious review findings" in res.stdout
+
+
+def test_c17_obfuscated_lines_give_no_finding_and_a_note(isolated_env: Path) -> None:
+    from test_check_report import validate_json_report
+
+    case = str(CASES / "C17.html")
+    res = run("--strict", case)
+    assert (res.exit_code, res.stderr) == (0, "")
+    assert res.stdout.startswith(
+        "NOTE: e-mail addresses are obfuscated by the archive (user@...main: 3 characters dropped), so they are "
+        "not real addresses; 4 diff lines holding one are marked altered: no finding is reported on them\n"
+    )
+    doc = json.loads(run("--strict", "--format", "json", case).stdout)
+    validate_json_report(doc)
+    assert doc["findings"] == [] and doc["summary"]["lines"] == 11
+    (patch,) = doc["patches"]
+    assert patch["message_id"] == "20250319100000.7171-1-ada@example.org"
+    assert [n for n in patch["notes"] if "obfuscated by the archive" in n] == patch["notes"][:1]
+
+
+def test_findings_on_altered_lines_only_are_dropped() -> None:
+    """A rule that flags the archive's ``$@...p`` (a "Makefile typo") is not shown; one on real text is."""
+    from reviewbot.checking import _drop_altered
+    from reviewbot.models import CheckReport, DiffLine, Finding, Hunk, LineKind, Severity
+
+    hunk = Hunk(
+        header="@@ -7,0 +7,2 @@", old_start=7, old_len=0, new_start=7, new_len=2, section="",
+        lines=(
+            DiffLine(LineKind.ADDED, "\tcmd = gen.sh > $@...p && mv $@...p $@", None, 7, 12, altered=True),
+            DiffLine(LineKind.ADDED, "\tfoo-y += bar.o", None, 8, 13),
+        ),
+    )
+
+    def finding(line: int) -> Finding:
+        return Finding("RB999", "x", Severity.WARNING, "m", path="Makefile", line=line, lines=(line,), hunk=hunk)
+
+    report = CheckReport(patch=None, findings=(finding(7), finding(8)))  # type: ignore[arg-type]
+    assert [f.line for f in _drop_altered(report).findings] == [8]
+
+
+def _page_with(tmp: Path, name: str, before_pre_end: str, drop_diff: bool = False) -> Path:
+    html = (CASES / "C16.html").read_bytes()
+    if drop_diff:
+        start = html.index(b"\n---\n")
+        html = html[:start] + b"\n" + html[html.index(b"</pre>"):]
+    html = html.replace(b"</pre>", before_pre_end.encode() + b"</pre>", 1)
+    out = tmp / name
+    out.write_bytes(html)
+    return out
+
+
+ATTACHMENT = (
+    '\n<span style="font-family: times;"><strong>View attachment "</strong><a href="1/1">0001-foo-fix.patch</a>'
+    '<strong>" of type "</strong>text/x-patch<strong>" (230 bytes)</strong></span>\n'
+)
+
+
+def test_saved_page_attachment_links_are_noted(isolated_env: Path) -> None:
+    page = _page_with(isolated_env, "with-attachment.html", ATTACHMENT)
+    doc = json.loads(run("--format", "json", str(page)).stdout)
+    assert doc["patches"][0]["notes"][-1] == (
+        "the saved page links 1 attachment ('0001-foo-fix.patch'), which cannot be fetched from a saved page "
+        "and is not checked"
+    )
+    only = _page_with(isolated_env, "attachment-only.html", ATTACHMENT, drop_diff=True)
+    res = run(str(only))
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"reviewbot check: {only}: no patch found: no message with a diff (the saved page links 1 attachment "
+        "('0001-foo-fix.patch'), which cannot be fetched from a saved page: check the attachment file itself)\n"
+    )
+
+
+def test_other_html_is_not_a_mail(isolated_env: Path) -> None:
+    (isolated_env / "index.html").write_bytes(b"<!DOCTYPE html>\n<html><body><p>hello</p></body></html>\n")
+    res = run("index.html")
+    assert res.exit_code == 2
+    assert res.stderr.startswith("reviewbot check: index.html: an HTML page, not a mail or a saved lists.openwall.net")
+
+
+def test_saved_reply_page_is_nothing_to_check(isolated_env: Path) -> None:
+    html = (CASES / "C16.html").read_bytes().replace(b"Subject: [PATCH]", b"Subject: Re: [PATCH]", 1)
+    page = isolated_env / "reply.html"
+    page.write_bytes(html)
+    res = run(str(page))
+    assert (res.exit_code, res.stdout, res.stderr) == (0, f"NOTE: {page}: a reply, not a patch submission: nothing to check\n", "")

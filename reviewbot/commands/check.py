@@ -74,6 +74,9 @@ def command(
 ) -> None:
     """Check patch files, a directory of them, an mbox series, stdin (-) or a git range.
 
+    A saved lists.openwall.net message page (.html) is checked as the mail it
+    shows; a reply (Re:) is not a patch: a note, exit status 0.
+
     \b
     Examples:
       git format-patch -3 -o out/ && reviewbot check out/
