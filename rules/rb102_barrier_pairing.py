@@ -211,36 +211,77 @@ def _removed_counter(patch: Patch) -> Counter:
     return counter
 
 
-def _in_new_function(new: list) -> list[bool]:
-    """For each new-side line of a hunk: is it inside a function the patch adds whole?
+def _whole_functions(lines: list, kind: LineKind) -> list[tuple[int, int, bool]]:
+    """Functions written whole in ``kind`` lines of one side of a hunk: ``(brace, end, closed)``.
 
-    A function counts as added whole when its header line at column 0 and its
-    opening ``{`` are added lines; it ends at the added ``}`` at column 0.
+    A function counts when its header line at column 0 and its opening ``{``
+    are ``kind`` lines; its body runs from ``brace + 1`` up to ``end``, the
+    ``kind`` line starting with ``}`` (``closed``), or the first line of
+    another kind (not ``closed``).
     """
-    flags = [False] * len(new)
+    spans: list[tuple[int, int, bool]] = []
     i = 0
-    n = len(new)
+    n = len(lines)
     while i < n:
-        dl = new[i]
+        dl = lines[i]
         if (
-            dl.kind is LineKind.ADDED
+            dl.kind is kind
             and dl.text[:1].isalpha()
             and _FUNC_DEF_RE.match(dl.text)
             and "=" not in dl.text
             and not dl.text.rstrip().endswith(";")
         ):
             j = i
-            while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text:
+            while j < n and lines[j].kind is kind and "{" not in lines[j].text:
                 j += 1
-            if j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{"):
+            if j < n and lines[j].kind is kind and lines[j].text.rstrip().endswith("{"):
                 k = j
-                while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
-                    flags[k] = True
+                while k < n and lines[k].kind is kind and not lines[k].text.startswith("}"):
                     k += 1
+                spans.append((j, k, k < n and lines[k].kind is kind))
                 i = k + 1
                 continue
         i += 1
+    return spans
+
+
+def _body_key(lines: list, brace: int, end: int) -> tuple[str, ...]:
+    """A function body's lines modulo whitespace, blank lines left out."""
+    return tuple(t for t in (normalise(lines[b].text) for b in range(brace + 1, end)) if t)
+
+
+def _in_new_function(new: list, removed_bodies: frozenset = frozenset()) -> list[bool]:
+    """For each new-side line of a hunk: is it inside a function the patch adds whole?
+
+    A function counts as added whole when its header line at column 0 and its
+    opening ``{`` are added lines; it ends at the added ``}`` at column 0. A
+    function whose body (modulo whitespace) is the body of a function the patch
+    removes whole (``removed_bodies``, any file) is moved, not new: its lines
+    are False. A function moved to another header, renamed or not, keeps its
+    barriers' meaning; a helper holding lines cut out of a bigger function, or
+    a body that changed, does not.
+    """
+    flags = [False] * len(new)
+    for brace, end, closed in _whole_functions(new, LineKind.ADDED):
+        if closed and _body_key(new, brace, end) in removed_bodies:
+            continue
+        for b in range(brace, end):
+            flags[b] = True
     return flags
+
+
+def _removed_bodies(patch: Patch) -> frozenset:
+    """Bodies (see :func:`_body_key`) of the functions the patch removes whole, in its C files."""
+    out = set()
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for hunk in fd.hunks:
+            old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
+            for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
+                if closed:
+                    out.add(_body_key(old, brace, end))
+    return frozenset(out)
 
 
 def _function_bodies(patch: Patch) -> dict[str, list[str]]:
@@ -359,6 +400,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     ) or not BARRIER_RE.search(added_text):
         return []  # the first test is _QUICK_RE, split into substring tests and a literal-prefix regex
     moved = _removed_counter(patch)
+    removed_bodies: frozenset | None = None
     findings: list[Finding] = []
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] | None = None
@@ -406,7 +448,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 keys = _moved_keys(code)
                 if keys and all(moved.get(k, 0) > 0 for k in keys):
                     if fresh is None:
-                        fresh = _in_new_function(new)
+                        if removed_bodies is None:
+                            removed_bodies = _removed_bodies(patch)
+                        fresh = _in_new_function(new, removed_bodies)
                     if not fresh[idx]:
                         for k in keys:
                             moved[k] -= 1
