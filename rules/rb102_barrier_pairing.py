@@ -152,6 +152,128 @@ _IMPLYING_RE = re.compile(
 )
 
 
+_DEFINE_BODY_RE = re.compile(r"^\s*#\s*define\s+\w+(?:\(([^()]*)\))?[ \t]*(.*)$")
+_ONE_LINE_FUNC_RE = re.compile(r"^[A-Za-z_][\w\s\*]*\b\w+\s*\(([^;{}]*)\)\s*\{(.*)\}\s*$")
+_HEADER_PARAMS_RE = re.compile(r"\b\w+\s*\(([^;{}()]*)\)\s*\{?\s*$")
+
+
+def _param_names(params: str) -> set[str]:
+    """Names of a macro's or function's parameters: ``const struct s *p, int n`` -> {p, n}."""
+    out = set()
+    for part in params.split(","):
+        m = re.search(r"(\w+)\s*(?:\[[^\]]*\])?\s*$", part)
+        if m and m.group(1) not in ("void", "..."):
+            out.add(m.group(1))
+    return out
+
+
+def _forwarded_barrier(expr: str, params: set[str], returned: bool = False) -> bool:
+    """True when ``expr`` is one call of a barrier primitive on the wrapper's own parameter.
+
+    ``smp_cond_load_acquire_timewait(v, c, 0ULL, 1ULL, 0)`` with parameter ``v``,
+    ``smp_store_release((l), 1)``, ``smp_mb()``; with ``returned``, only the
+    form ``return smp_load_acquire(p);``. The text forwards the caller's object
+    to the barrier (an API); a call on a fixed object
+    (``smp_load_acquire(&inode->i_info)``) is a use of its own and needs a comment.
+    """
+    text = expr.strip()
+    if returned:
+        if not (text.startswith("return") and text[6:7] in (" ", "\t", "(")):
+            return False
+        text = text[6:].strip()
+    text = text.rstrip(";").strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    m = BARRIER_RE.match(text)
+    if m is None:
+        return False
+    depth = 0
+    args_start = m.end()
+    for pos in range(m.end() - 1, len(text)):
+        ch = text[pos]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                if text[pos + 1 :].strip():
+                    return False
+                first = _first_arg(text[args_start:pos])
+                return not first or first in params
+    return False
+
+
+def _first_arg(args: str) -> str:
+    """The first argument of a call's argument text, without ``&`` and parentheses around it."""
+    depth = 0
+    end = len(args)
+    for pos, ch in enumerate(args):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            end = pos
+            break
+    first = args[:end].strip()
+    while True:
+        if first.startswith("(") and first.endswith(")"):
+            first = first[1:-1].strip()
+        elif first.startswith(("&", "*")):
+            first = first[1:].strip()
+        else:
+            return first
+
+
+def _is_wrapper(scans, new: list, idx: int) -> bool:
+    """Does added line ``idx`` define a wrapper around a barrier primitive rather than use one?
+
+    Two kinds: a macro whose body is only a call of a barrier primitive on
+    one of its parameters (``#define res_smp_cond_load_acquire(v, c)
+    smp_cond_load_acquire_timewait(v, c, 0ULL, 1ULL, 0)``, also with the body
+    on the continuation line), and an inline function whose body is only
+    ``return barrier(param...);``, on one line or as ``{`` / the statement /
+    ``}`` at column 0. Such a line defines an API; the comment about pairing
+    belongs to its callers.
+    """
+    code = scans[idx].code.rstrip()
+    dm = _DEFINE_BODY_RE.match(code)
+    if dm:
+        return _forwarded_barrier(dm.group(2), _param_names(dm.group(1) or ""))
+    if idx > 0 and not code.endswith("\\"):
+        prev = scans[idx - 1].code.rstrip()
+        pm = _DEFINE_BODY_RE.match(prev)
+        if pm and prev.endswith("\\") and not pm.group(2)[:-1].strip():
+            return _forwarded_barrier(code, _param_names(pm.group(1) or ""))
+    fm = _ONE_LINE_FUNC_RE.match(code)
+    if fm and not _CONTROL_RE.match(code):
+        return _forwarded_barrier(fm.group(2), _param_names(fm.group(1)), returned=True)
+    if not code.lstrip().startswith("return"):
+        return False
+
+    def neighbour(start: int, step: int) -> int | None:
+        j = start + step
+        while 0 <= j < len(scans):
+            if scans[j].code.strip():
+                return j
+            j += step
+        return None
+
+    before, after = neighbour(idx, -1), neighbour(idx, 1)
+    if before is None or after is None or not new[after].text.startswith("}"):
+        return False
+    opening = new[before].text
+    if opening.startswith("{"):
+        header = neighbour(before, -1)
+        opening = new[header].text if header is not None else ""
+    elif not (opening[:1].isalpha() and opening.rstrip().endswith("{")):
+        return False
+    hm = _HEADER_PARAMS_RE.search(opening)
+    if hm is None or _CONTROL_RE.match(opening):
+        return False
+    return _forwarded_barrier(code, _param_names(hm.group(1)), returned=True)
+
+
 def _is_c(path: str) -> bool:
     return path.endswith((".c", ".h"))
 
@@ -442,6 +564,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 fm = _FUNC_DEF_RE.match(code)
                 if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
                     continue
+                if _is_wrapper(scans, new, idx):
+                    continue  # a macro or inline function forwarding to a barrier: an API, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
                 if not calls:
                     continue
