@@ -362,6 +362,69 @@ def _reordered(
     ]
 
 
+def _show_removal(
+    patch: Patch, path: str, hunk: Hunk | None, added: DiffLine, removed: DiffLine
+) -> tuple[Hunk | None, list[int]]:
+    """The hunk to quote and extra new-side lines, so a draft shows where a moved member came from.
+
+    The quoter shows one hunk around new-side line numbers, and a re-added line
+    together with the removed lines of the same text in that hunk. When the
+    member's removal is elsewhere (another hunk, as with ``psi_flags`` moved
+    from the end of ``struct task_struct`` to its psi bit fields) or its text
+    changed (``unsigned int psi_flags;`` -> ``unsigned psi_flags:5;``), the
+    finding names a line next to the removal too (the added line of the same
+    change block, else the context line below when the member is among the
+    block's last three lines, else the context lines on both sides), and when the removal is
+    in another hunk the two hunks are joined into one to quote (its ``@@`` line
+    spans both; the quoter marks the gap with ``[...]``).
+    """
+    if hunk is None:
+        return hunk, []
+    same_text = " ".join(added.text.split()) == " ".join(removed.text.split())
+    home = None
+    for fd in patch.files:
+        if fd.path == path:
+            home = next((h for h in fd.hunks if any(d is removed for d in h.lines)), None)
+    if home is None or (home is hunk and same_text):
+        return hunk, []
+    body = home.lines
+    idx = next(i for i, d in enumerate(body) if d is removed)
+    after = idx
+    while after < len(body) and body[after].kind is LineKind.REMOVED:
+        after += 1
+    before = idx
+    while before >= 0 and body[before].kind is LineKind.REMOVED:
+        before -= 1
+    neighbours = [body[i] for i in (before, after) if 0 <= i < len(body) and body[i].new_no is not None]
+    adjacent_added = [d for d in neighbours if d.kind is LineKind.ADDED]
+    if adjacent_added:
+        extra = [adjacent_added[0].new_no]  # the quoter shows the whole change block around it
+    elif after < len(body) and body[after].new_no is not None and after - idx <= 3:
+        # the context line below shows the member and the lines after it in the block; the
+        # quote of the joined hunks keeps a [...] cut before it
+        extra = [body[after].new_no]
+    else:
+        extra = [d.new_no for d in neighbours]
+    if home is hunk:
+        return hunk, extra
+    first, last = (hunk, home) if hunk.new_start <= home.new_start else (home, hunk)
+    old_len = last.old_start + last.old_len - first.old_start
+    new_len = last.new_start + last.new_len - first.new_start
+    header = f"@@ -{first.old_start},{old_len} +{first.new_start},{new_len} @@"
+    if first.section:
+        header += f" {first.section}"
+    joined = Hunk(
+        header=header,
+        old_start=first.old_start,
+        old_len=old_len,
+        new_start=first.new_start,
+        new_len=new_len,
+        section=first.section,
+        lines=first.lines + last.lines,
+    )
+    return joined, extra
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report each struct whose members were moved without an added cache-line layout comment."""
     if not patch.files:
@@ -417,6 +480,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 for h in fd.hunks:
                     if any(d is first for d in h.lines):
                         hunk = h
+        shown = next((m for m in moved if side.added[m].new_no == first_line), moved[0])
+        hunk, extra = _show_removal(patch, path, hunk or side.hunk, side.added[shown], side.removed[shown])
+        lines = sorted(set(lines) | set(extra))
         findings.append(
             RULE.finding(
                 patch,

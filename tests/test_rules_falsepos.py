@@ -60,3 +60,26 @@ def test_rb101_a_line_cut_and_pasted_is_moved_when_any_order_changed() -> None:
     old, new = ["a", "b", "m"], ["b", "a", "m"]
     assert mod._reordered(old, new, ["a", "b"], {"a", "b"}) == ["a", "b"]
     assert mod._reordered(["a", "b", "m"], ["b", "m", "a"], ["a", "b"], set()) == ["a"]
+
+
+def test_rb101_finding_lets_the_quote_show_a_removal_in_another_hunk() -> None:
+    """A member moved from one hunk to another, its type changed on the way: the draft quotes both sides."""
+    from pathlib import Path
+
+    from reviewbot.engine import check_patch
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.respond.quote import quote_finding
+    from reviewbot.rule import RuleContext
+
+    rule = RULES["RB101"]
+    path = Path(rule.examples_dir) / "bad-moved-across-hunks.patch"
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    (finding,) = check_patch(patch, [rule], RuleContext(strict=True)).findings
+    assert finding.line == 24 and finding.lines == (24, 66)
+    assert finding.details["members"] == ["acct_flags"]
+    quote = quote_finding(patch, finding).split("\n")
+    assert quote[2] == "> @@ -20,51 +20,49 @@ struct qux_task {"
+    added = quote.index("> +\tunsigned\t\t\tacct_flags:5;")
+    removed = quote.index("> -\tunsigned int\t\t\tacct_flags;")
+    assert added < quote.index("> [...]") < removed
