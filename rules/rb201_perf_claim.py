@@ -173,6 +173,18 @@ _METRIC_RE = re.compile(
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n\s*\n")
 
 
+def _may_ratio(text: str) -> bool:
+    """False when ``text`` cannot match ``_RATIO_RE``: each branch needs "factor", "times" or an x after a digit.
+
+    Substring tests on lower-cased ASCII text; other text goes to the pattern
+    (re's case folding maps a few non-ASCII letters to ASCII ones).
+    """
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "factor" in low or "times" in low or ("x" in low and _DIGIT_RE.search(text) is not None)
+
+
 def _ratio_measured(text: str) -> bool:
     """True when one sentence of ``text`` (quotes left out) gives a ratio of a metric.
 
@@ -180,7 +192,7 @@ def _ratio_measured(text: str) -> bool:
     "latency drops 3x", "4 times the throughput": the author reports a measured
     ratio, which is evidence even without a before/after table.
     """
-    if not _RATIO_RE.search(text):
+    if not _may_ratio(text) or not _RATIO_RE.search(text):
         return False
     own = "\n".join("" if line.lstrip().startswith(">") else line for line in text.splitlines())
     for sentence in _SENTENCE_END_RE.split(own):
