@@ -264,7 +264,7 @@ def _grade(text: str) -> str:
 
     Cached: every patch of a series grades the same cover letter.
     """
-    for line in text.splitlines():
+    for line in text.splitlines() if _DIGIT_RE.search(text) else ():  # no digit: no line has one
         if line.lstrip().startswith(">") or not _DIGIT_RE.search(line):
             continue  # a quote, or no digit: every _PERF_NUMBER_RE branch starts with one
         for m in _PERF_NUMBER_RE.finditer(line):
@@ -310,19 +310,21 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     title = patch.subject.title
     claim_text = None
     line = None
+    own_body: str | None = None  # the commit message without quotes and trailers, made once
     m = find_claim(title) or _SUBJECT_CLAIM_RE.search(title)
     if m:
         claim_text = " ".join(m.group(0).split())
     else:
-        body_lines = _own_lines(patch.commit_message)
-        body = "\n".join(body_lines)
+        body = own_body = "\n".join(_own_lines(patch.commit_message))
         m = find_claim(body)
         if m:
             claim_text = " ".join(m.group(0).split())
             line = patch.commit_start_line + body.count("\n", 0, m.start())
     if claim_text is None:
         return []
-    own = "\n".join(_own_lines(patch.commit_message)) + "\n" + patch.notes
+    if own_body is None:
+        own_body = "\n".join(_own_lines(patch.commit_message))
+    own = own_body + "\n" + patch.notes
     grade = _grade(own)
     source = "commit message"
     if grade == "measured":
