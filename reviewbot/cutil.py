@@ -256,7 +256,7 @@ def member_names(code: str) -> tuple[str, ...] | None:
     if not text.endswith(";") or not _DECL_START_RE.match(text):
         return None
     text = text[:-1].rstrip()
-    m = _FUNC_PTR_RE.search(text)
+    m = _FUNC_PTR_RE.search(text) if "(" in text else None  # the pattern starts with "("
     if m and not text.startswith(("return", "if", "while")):
         return (m.group(1),)
     if _NOT_DECL_RE.match(text) or text.startswith("}"):
