@@ -172,6 +172,18 @@ _METRIC_RE = re.compile(
     r"boot[\s-]?time|cpu\s+(?:time|usage|utili[sz]ation)|performance|speed|bogo[\s-]?ops)\b",
     re.IGNORECASE,
 )
+def _starting_with(pattern: re.Pattern, first: str) -> re.Pattern:
+    """``pattern`` behind a lookahead on ``first``, a class of the characters every match starts with.
+
+    Same matches; re then skips most positions of a text without trying the
+    alternation (the sets were read from the parsed patterns).
+    """
+    return re.compile(rf"(?={first})(?:{pattern.pattern})", pattern.flags)
+
+
+_PERF_NUMBER_RE = _starting_with(_PERF_NUMBER_RE, r"\d")
+_RATIO_RE = _starting_with(_RATIO_RE, r"[\defhnost]")
+
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'])|\n\s*\n")
 
 
@@ -213,6 +225,8 @@ _TOOL_RE = re.compile(
     r"flame\s*graph|benchmark\w*|micro-?benchmark\w*)\b",
     re.IGNORECASE,
 )
+_TOOL_RE = _starting_with(_TOOL_RE, "[bdefhiklmnprstuvw]")
+_SIZE_ONLY_RE = _starting_with(_SIZE_ONLY_RE, r"[\db]")
 _LINK_RE = re.compile(r"https?://\S+|\[\d+\]")
 _ASK_RE = re.compile(
     r"(?:performance|perf|benchmark|any|some|the|share|show|provide|post|add)\s+(?:\w+\s+)?"
