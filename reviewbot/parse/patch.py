@@ -615,7 +615,7 @@ def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | No
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
     # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
-    # same line rules (see _read_hunk), straight into our frozen types
+    # same line rules (see _read_hunk_checked), straight into our frozen types
     from unidiff.constants import RE_HUNK_HEADER
 
     offset = first_line  # input line of lines[i] is i + first_line
@@ -629,7 +629,10 @@ def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | No
                 cursor += 1
             if cursor >= n:  # cannot happen after unidiff accepted the diff
                 raise ParseError("hunk header not found again", subject=subject, line=first_line + start)
-            hunk, cursor = _read_hunk(h, lines, cursor, offset, obfuscated)
+            read = _read_hunk_checked(h, lines, cursor, offset, obfuscated)
+            if read is None:  # cannot happen either: unidiff checked the body by the same rules
+                raise ParseError("hunk body does not match its header", subject=subject, line=first_line + cursor)
+            hunk, cursor = read
             hunks.append(hunk)
         out.append(_file_diff(pf, tuple(hunks), first_line + start - 1))  # unidiff counts feed lines from 1
     return tuple(out)
@@ -644,7 +647,7 @@ def _hunk_header_re():
     return RE_HUNK_HEADER
 
 
-def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[Hunk, int]:
+def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[Hunk, int] | None:
     """Read the hunk whose header is ``lines[at]`` (unidiff's metadata ``h``); return it and the next index.
 
     Line rules as unidiff's: the first character gives the kind (`` ``, ``+``,
@@ -653,101 +656,9 @@ def _read_hunk(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> t
     ``\\ No newline`` markers after the body, up to the next hunk header,
     belong to it too (unidiff attaches them so). Markers take no line number.
     A property test checks this reader against unidiff's full mode.
-    """
-    old_no = h.source_start
-    new_no = h.target_start
-    old_end = old_no + h.source_length
-    new_end = new_no + h.target_length
-    header = lines[at]
-    dls: list[DiffLine] = []
-    append = dls.append
-    i = at + 1
-    n = len(lines)
-    added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
-    make = object.__new__
-    # DiffLine is a plain frozen dataclass (no __post_init__): filling the instance
-    # dict in field order gives the object DiffLine(...) gives (equal, same repr and
-    # hash) at under half the cost of the frozen __init__ and its six
-    # object.__setattr__ calls; a batch builds hundreds of thousands of them
-    while (old_no < old_end or new_no < new_end) and i < n:
-        line = lines[i]
-        c = line[:1]
-        dl = make(DiffLine)
-        d = dl.__dict__
-        if c == "+":
-            d["kind"] = added
-            d["text"] = text = line[1:]
-            d["old_no"] = None
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
-            new_no += 1
-        elif c == "-":
-            d["kind"] = removed
-            d["text"] = text = line[1:]
-            d["old_no"] = old_no
-            d["new_no"] = None
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
-            old_no += 1
-        elif c == " ":
-            d["kind"] = context
-            d["text"] = text = line[1:]
-            d["old_no"] = old_no
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
-            old_no += 1
-            new_no += 1
-        elif c == "\\":
-            d["kind"] = marker
-            d["text"] = line[1:]
-            d["old_no"] = None
-            d["new_no"] = None
-            d["input_line"] = i + offset
-            d["altered"] = False
-        else:  # "" or "\r": an empty context line
-            d["kind"] = context
-            d["text"] = "" if c == "" else line
-            d["old_no"] = old_no
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = False
-            old_no += 1
-            new_no += 1
-        append(dl)
-        i += 1
-    # "\\ No newline" lines after the body, up to the next hunk header: unidiff
-    # attaches every one of them to this hunk (anything else there is file header
-    # or text between files, and a marker elsewhere makes unidiff fail)
-    j = i
-    hunk_header = _hunk_header_re()
-    while j < n:
-        line = lines[j]
-        if line[:2] == "@@" and hunk_header.match(line):
-            break
-        if line[:1] == "\\" and line.startswith("\\ No newline at end of file"):
-            append(DiffLine(marker, _MARKER_TEXT, None, None, j + offset))
-        j += 1
-    section = h.section_header or ""
-    return (
-        Hunk(
-            header=header,
-            old_start=h.source_start,
-            old_len=h.source_length,
-            new_start=h.target_start,
-            new_len=h.target_length,
-            section=section,
-            lines=tuple(dls),
-        ),
-        i,
-    )
 
-
-def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[Hunk, int] | None:
-    """:func:`_read_hunk` that also checks the body as unidiff's metadata mode does.
-
-    None when unidiff would reject the hunk: a line whose first character is
+    The body is checked as unidiff's metadata mode does; None when unidiff
+    would reject the hunk: a line whose first character is
     not `` ``, ``+``, ``-``, ``\\`` (or an empty line / CR), a side longer than
     its header says, or the text ending before the body does.
     """
@@ -760,7 +671,11 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
     i = at + 1
     n = len(lines)
     added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
-    make = object.__new__  # see _read_hunk
+    # DiffLine is a plain frozen dataclass (no __post_init__): filling the instance
+    # dict in field order gives the object DiffLine(...) gives (equal, same repr and
+    # hash) at under half the cost of the frozen __init__ and its six
+    # object.__setattr__ calls; a batch builds hundreds of thousands of them
+    make = object.__new__
     complete = False
     while i < n:
         line = lines[i]
