@@ -710,7 +710,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             )
     if weak:
         parts.append(
-            f"The comment above {names(weak)} says why a barrier is wanted, but not what it pairs "
+            f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs "
             "with. Would you mind naming the matching barrier (or the operation that implies it) and "
             "the function where it lives?"
         )
