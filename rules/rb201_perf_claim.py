@@ -129,10 +129,11 @@ def _may_claim(text: str) -> bool:
     low = text.lower()
     return any(word in low for word in _CLAIM_HINTS)
 _SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelines?\b|\bcache\s+lines?\b", re.I)
-# "future optimizations", "the optimized assembly": naming optimisation, not claiming one
+# "future optimizations", "the optimized assembly", "the has_sleepers optimization" (an
+# existing mechanism named by its identifier): naming optimisation, not claiming one
 _NOT_A_CLAIM_BEFORE_RE = re.compile(
     r"(?:future|further|later|upcoming|follow-?up|subsequent|compiler(?:'s)?|possible|potential|premature|"
-    r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|-)\s*-?$",
+    r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|existing|current|\b\w+_\w*|-)\s*-?$",
     re.IGNORECASE,
 )
 _NOT_A_CLAIM_AFTER_RE = re.compile(

@@ -83,3 +83,21 @@ def test_rb101_finding_lets_the_quote_show_a_removal_in_another_hunk() -> None:
     added = quote.index("> +\tunsigned\t\t\tacct_flags:5;")
     removed = quote.index("> -\tunsigned int\t\t\tacct_flags;")
     assert added < quote.index("> [...]") < removed
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        # an existing mechanism named by its identifier is not this patch's claim
+        ("This is because of the has_sleepers optimization that is used to make sure", None),
+        ("The current optimization breaks when the list is empty.", None),
+        # a function named before "optimization" still claims one (the subject of a speed-up patch)
+        ("arm64: access_ok() optimization", "optimization"),
+        ("This patch speeds up the lookup.", "speeds up"),
+    ],
+)
+def test_rb201_naming_an_existing_optimization_is_not_a_claim(text: str, claim: str | None) -> None:
+    from reviewbot.rules.rb201_perf_claim import find_claim
+
+    m = find_claim(text)
+    assert (m.group(0) if m else None) == claim
