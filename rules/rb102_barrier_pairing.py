@@ -696,11 +696,17 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if no_comment:
         smp = any(f.details.get("smp") for f in no_comment)
         if smp:
+            if len(no_comment) == 1:
+                ask = (f"Could you add a comment to the {names(no_comment)} here saying which barrier it "
+                       "pairs with, and what ordering it provides? I could not find the other side from "
+                       "the patch, and I might be missing it,")
+            else:
+                ask = (f"Could you add a comment to each of the new barriers here ({names(no_comment)}) "
+                       "saying which barrier it pairs with, and what ordering it provides? I could not "
+                       "find the other sides from the patch, and I might be missing them,")
             parts.append(
-                f"Could you add a comment to the {names(no_comment)} here saying which barrier it pairs "
-                "with, and what ordering it provides? I could not find the other side from the patch, "
-                "and I might be missing it, but a comment like \"Pairs with smp_rmb() in foo()\" would "
-                "help the next person who touches this code."
+                ask + " but a comment like \"Pairs with smp_rmb() in foo()\" would help the next person "
+                "who touches this code."
             )
         else:
             parts.append(

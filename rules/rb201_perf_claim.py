@@ -409,8 +409,11 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if f.details.get("cache_lines"):
         ideas.append("perf c2c output showing less cache-line contention")
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
+    # the draft quotes the changelog's claim when it has one, else the Subject line
+    in_body = f.line is not None or find_claim(patch.commit_message) is not None
+    said = "The changelog says" if in_body else "The subject says"
     text = (
-        "The changelog says this makes things faster, which sounds plausible, but could you share "
+        f"{said} this makes things faster, which sounds plausible, but could you share "
         "any performance numbers? For example " + ", ".join(ideas) + ". Numbers with the machine "
         "and the method would help to weigh the gain against the added complexity."
     )

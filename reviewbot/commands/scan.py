@@ -161,7 +161,7 @@ def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
         table.add_row("rule failures", str(summary.rule_failures))
     out.print(table)
     _print_findings(out, summary, settings)
-    if summary.host_unreachable:
+    if summary.host_unreachable and not summary.pages_from_sample:
         out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
     if summary.pages_from_sample:
         why = "host unreachable" if summary.host_unreachable else "offline, not in the cache"

@@ -524,6 +524,9 @@ def thread_state(
     series (:func:`about_patch`) are ignored.
     """
     if finding.state is not FindingState.OPEN:
+        source = (finding.details or {}).get("evidence_source")
+        if finding.state is FindingState.ANSWERED and source:
+            return finding.state, f"already answered: the numbers are in the {source}"
         return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
     topic = _TOPIC.get(finding.rule_id)
     author = patch.message.from_addr
