@@ -133,7 +133,7 @@ _SUBJECT_CLAIM_RE = re.compile(r"\bfast[\s-]?path\b|\bhot[\s-]?path\b|\bcachelin
 # existing mechanism named by its identifier): naming optimisation, not claiming one
 _NOT_A_CLAIM_BEFORE_RE = re.compile(
     r"(?:future|further|later|upcoming|follow-?up|subsequent|compiler(?:'s)?|possible|potential|premature|"
-    r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|existing|current|\b\w+_\w*|-)\s*-?$",
+    r"micro|arch|architecture|hand|simd|avx\w*|asm|assembly|existing|current|\b\w+_\w*|\bused\s+(?:for|by)(?:\s+[\w/-]+){0,4}|-)\s*-?$",
     re.IGNORECASE,
 )
 _NOT_A_CLAIM_AFTER_RE = re.compile(

@@ -91,6 +91,8 @@ def test_rb101_finding_lets_the_quote_show_a_removal_in_another_hunk() -> None:
         # an existing mechanism named by its identifier is not this patch's claim
         ("This is because of the has_sleepers optimization that is used to make sure", None),
         ("The current optimization breaks when the list is empty.", None),
+        # what existing code is for: "the former is just used for local task_list wakeup optimizations"
+        ("the former is just used for local wakeup optimizations, so move it", None),
         # a function named before "optimization" still claims one (the subject of a speed-up patch)
         ("arm64: access_ok() optimization", "optimization"),
         ("This patch speeds up the lookup.", "speeds up"),
