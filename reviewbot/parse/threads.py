@@ -144,7 +144,8 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
     return [s for _, s in out]
 
 
-def _norm_title(text: str) -> str:
+def norm_title(text: str) -> str:
+    """A subject title compared loosely: lower case, runs of whitespace as one space."""
     return " ".join(text.lower().split())
 
 
@@ -162,4 +163,4 @@ def about_patch(msg: Message, patch: Patch) -> bool:
         return True
     if msg.in_reply_to or msg.references:
         return False  # threaded mail that replies elsewhere in the series
-    return bool(patch.subject.title) and _norm_title(msg.subject.title) == _norm_title(patch.subject.title)
+    return bool(patch.subject.title) and norm_title(msg.subject.title) == norm_title(patch.subject.title)

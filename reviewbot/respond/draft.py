@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
-from reviewbot.parse.threads import about_patch
+from reviewbot.parse.threads import about_patch, norm_title
 from reviewbot.respond.quote import quote_finding
 
 log = logging.getLogger(__name__)
@@ -584,10 +584,6 @@ _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?
 _TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(.+?)\s*$")
 
 
-def _norm_title(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def applied_in_thread(
     patch: Patch,
     thread: Sequence[Message],
@@ -605,7 +601,7 @@ def applied_in_thread(
     comes too late for this version of the patch.
     """
     author = patch.message.from_addr
-    title = _norm_title(patch.subject.title)
+    title = norm_title(patch.subject.title)
     for msg in thread:
         if msg.message_id == patch.message_id:
             continue
@@ -621,7 +617,7 @@ def applied_in_thread(
         if not any((_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line))
                    and not _TESTER_WORDS.search(line) for line in lines):
             continue
-        listed = [_norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
+        listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
         if listed and title and not any(item == title or item.endswith(title) for item in listed):
             continue  # b4 ty listing other patches of the series
         return msg.message_id
