@@ -29,6 +29,7 @@ from reviewbot.errors import UsageError
 
 DEFAULT_BASE_URL = "https://lists.openwall.net"
 DEFAULT_CONTACT = "reviewbot-maintainers@users.noreply.example"
+DEFAULT_LORE_URL = "https://lore.kernel.org"
 PROJECT_CONFIG_NAMES = (".reviewbot.toml", "pyproject.toml")
 
 
@@ -98,6 +99,7 @@ class Settings:
     fail_on: str = "warning"
     per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rules_dirs: tuple[Path, ...] = ()
+    lore_url: str = DEFAULT_LORE_URL  # public-inbox host for real addresses and --source lore ("": off)
 
     @property
     def user_agent(self) -> str:

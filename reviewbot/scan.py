@@ -681,3 +681,18 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
         return scanner.run()
     finally:
         scanner.close()
+
+
+def review_range(settings: Settings, list_name: str, since: date, until: date, *, store: Store,
+                 rules: Sequence[Any] | None = None, clock: Clock | None = None) -> tuple[int, int]:
+    """Review what is stored for ``list_name`` from ``since`` to ``until``: the scan's last step alone.
+
+    For messages stored by another source (lore's git epochs, with real
+    In-Reply-To/References and thread ids already set): series grouping and
+    the rules for every patch of the range, findings stored as a scan does.
+    Returns (patches checked, rule failures).
+    """
+    scanner = _Scanner(settings, list_name, since, until, fetch_all=True, offline=True, progress=None,
+                       clock=clock or system_clock, store=store, archive=False, rules=rules)
+    checked, failures, _with = scanner.check()
+    return checked, failures

@@ -361,7 +361,8 @@ class Store:
         self.conn.execute(sql, [row[c] for c in cols])
 
     # ------------------------------------------------------------------ messages
-    def put_message(self, message: Message, *, thread_id: str | None = None, sample: bool = False) -> str:
+    def put_message(self, message: Message, *, thread_id: str | None = None, sample: bool = False,
+                    day: date | None = None, seq: int | None = None) -> str:
         """Upsert one message (and its archive URL); returns the key used (its Message-ID).
 
         A message without a Message-ID is keyed by its archive URL or source.
@@ -371,18 +372,20 @@ class Store:
         rows are marked, never drafted, and give way to a real message: a real
         page stored under the same archive URL replaces the sample message
         (row, URL, patch, findings), and a sample never overwrites a real row.
+        ``day``/``seq``: the arrival day and order of a message without an archive
+        URL (read from lore's git epochs), instead of the ones the URL gives.
         """
         key = message.message_id or message.archive_url or message.source
         if not key:
             raise StoreError("message has neither Message-ID nor URL", subject=message.source or None)
-        day, seq = _url_day_seq(message.archive_url)
+        url_day, url_seq = _url_day_seq(message.archive_url)
         frm = message.from_addr
         row = {
             "message_id": key,
             "list": message.list_name,
             "archive_url": message.archive_url,
-            "day": day,
-            "seq": seq,
+            "day": day.isoformat() if day is not None else url_day,
+            "seq": seq if seq is not None else url_seq,
             "date_utc": _utc_iso(message.date),
             "date_raw": message.date_raw,
             "from_name": frm.name if frm else None,
@@ -704,6 +707,15 @@ class Store:
         self._upsert("cursor", {"list": list_name, "last_complete_day": day.isoformat()}, ["list"])
 
     # ------------------------------------------------------------------ inspection
+    def source_cursor(self, key: str) -> dict[str, Any] | None:
+        """A source's own cursor (e.g. the last commit read of one lore epoch), or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", ("cursor:" + key,)).fetchone()
+        return json.loads(row[0]) if row is not None else None
+
+    def set_source_cursor(self, key: str, value: Mapping[str, Any]) -> None:
+        """Remember a source's own cursor under ``key`` (kept in ``meta`` as JSON)."""
+        self._upsert("meta", {"key": "cursor:" + key, "value": _j(dict(value))}, ["key"])
+
     def _rows(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, list(args))
         names = [d[0] for d in cur.description]
