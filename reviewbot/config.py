@@ -9,7 +9,7 @@ Order of precedence (later wins):
    ``.reviewbot.toml``, or the ``[tool.reviewbot]`` table of ``pyproject.toml``
    (the nearest directory holding either wins);
 4. environment variables ``REVIEWBOT_DB``, ``REVIEWBOT_CACHE_DIR``,
-   ``REVIEWBOT_CONTACT``, ``REVIEWBOT_BASE_URL``;
+   ``REVIEWBOT_CONTACT``, ``REVIEWBOT_BASE_URL``, ``REVIEWBOT_LORE_URL`` (``off``: no lore);
 5. command-line flags (applied by the commands with :func:`dataclasses.replace`).
 
 Config keys are the field names below, with ``-`` or ``_`` (``base-url`` or
@@ -202,6 +202,7 @@ def load_settings(start: Path | None = None, environ: Mapping[str, str] | None =
         "REVIEWBOT_CACHE_DIR": "cache_dir",
         "REVIEWBOT_CONTACT": "contact",
         "REVIEWBOT_BASE_URL": "base_url",
+        "REVIEWBOT_LORE_URL": "lore_url",
     }
     from_env = {key: env[var] for var, key in env_map.items() if env.get(var)}
     if from_env:

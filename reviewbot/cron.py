@@ -160,6 +160,7 @@ def run_cron(
     progress: Any = None,
     scan_fn: Callable[..., Any] | None = None,
     addresses_from: Sequence[Path] = (),
+    real_headers: Callable[..., Any] | None = None,
 ) -> CronResult:
     """Scan ``list_name`` from the stored cursor (or ``since``) to today, then draft. Returns counts.
 
@@ -172,7 +173,8 @@ def run_cron(
     ``scan_fn`` replaces that day-by-day scan with one call
     ``scan_fn(settings, list_name, start, today, **kwargs)``.
     ``addresses_from``: local mail files whose full addresses may complete
-    obfuscated ones.
+    obfuscated ones; ``real_headers``: lore's AddressCompleter (real headers
+    of archived messages).
     """
     from reviewbot.store import Store
 
@@ -211,5 +213,6 @@ def run_cron(
                 clock=lambda: now,
                 make_msgid=make_msgid,
                 addresses_from=addresses_from,
+                real_headers=real_headers,
             )
         return result

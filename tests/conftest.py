@@ -18,6 +18,10 @@ CASES = SHARED / "cases"
 sys.path.insert(0, str(TESTS))
 
 from mirror_server import MirrorServer  # noqa: E402
+from lore_server import lore_inbox, lore_server  # noqa: E402,F401  (fixtures: a public-inbox stand-in for lore)
+
+# No test reaches the real lore.kernel.org: drafting asks lore only where a test points it at lore_server.
+os.environ.setdefault("REVIEWBOT_LORE_URL", "off")
 
 
 @pytest.fixture(scope="session")

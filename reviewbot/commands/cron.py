@@ -16,7 +16,15 @@ from pathlib import Path
 
 import click
 
-from reviewbot.commands.draft import fail, load_all_rules, now_from_env, settings_from, summary_lines
+from reviewbot.commands.draft import (
+    fail,
+    load_all_rules,
+    lore_completer,
+    lore_options,
+    now_from_env,
+    settings_from,
+    summary_lines,
+)
 from reviewbot.status import ExitStatus
 
 
@@ -35,11 +43,15 @@ from reviewbot.status import ExitStatus
 @click.option("--rate", default=None, type=click.FloatRange(min=0), metavar="N",
               help="Requests per second (0: no limit) [config rate, 1].")
 @click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
+@click.option("--source", type=click.Choice(["openwall", "lore"]), default="openwall", show_default=True,
+              help="Follow the archive's pages (openwall) or the list's public-inbox git epochs (lore).")
+@lore_options
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
 def command(ctx: click.Context, list_name: str, base_url: str | None, since: str | None, outbox: Path | None,
             maildir: Path | None, maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
-            cache_dir: Path | None, rate: float | None, offline: bool, verbose: int) -> None:
+            cache_dir: Path | None, rate: float | None, offline: bool, source: str, lore_url: str | None,
+            no_lore: bool, verbose: int) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
     from reviewbot.cli import set_verbosity
     from reviewbot.cron import run_cron
@@ -61,14 +73,31 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
         settings = settings.with_(cache_dir=cache_dir, rate=rate)
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
+        lore = lore_completer(settings, lore_url, no_lore)
+        scan_fn = None
+        if source == "lore":
+            from reviewbot.fetch.lore import check_lore_url
+            from reviewbot.scan_lore import scan_lore
+
+            if lore_url:
+                settings = settings.with_(lore_url=check_lore_url(lore_url))
+            check_lore_url(settings.lore_url)
+
+            def scan_fn(settings, list_name, start, _today, **kwargs):  # type: ignore[no-untyped-def]
+                # up to the newest message: the epochs' cursors make every later run read only what arrived
+                return scan_lore(settings, list_name, start, None, rules=rules, **kwargs)
         result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
-                          now=now_from_env(), offline=offline, addresses_from=addresses_from)
+                          now=now_from_env(), offline=offline, addresses_from=addresses_from,
+                          real_headers=lore, scan_fn=scan_fn)
     except KeyboardInterrupt:
         click.echo("reviewbot cron: interrupted; what was stored stays, the cursor is at the last finished "
                    "day and the next run resumes after it", err=True)
         raise SystemExit(int(ExitStatus.INTERRUPTED))
     except ReviewbotError as exc:
         fail("cron", str(exc))
+    lore_lines = lore.lines() if lore is not None else []
+    if lore is not None:
+        lore.close()
     if result.locked:
         click.echo(f"reviewbot cron: another run holds {settings.db_path.name}.lock; nothing done")
         return
@@ -80,6 +109,8 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
     click.echo(f"reviewbot cron {list_name}: {result.since} .. {result.until}, "
                f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) in range")
     for line in summary_lines(result.drafts):
+        click.echo(line)
+    for line in lore_lines:
         click.echo(line)
     if failed:
         click.echo(f"{failed} page(s) failed; they are retried on the next run")

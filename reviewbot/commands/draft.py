@@ -81,6 +81,28 @@ def summary_lines(summary: Any) -> list[str]:
     return out
 
 
+def lore_options(func: Any) -> Any:
+    """``--lore-url URL`` and ``--no-lore``: where the drafts' real addresses come from (draft and cron)."""
+    func = click.option("--no-lore", is_flag=True,
+                        help="Never ask lore for real addresses (drafts with obfuscated ones go to the list only).")(func)
+    return click.option("--lore-url", metavar="URL",
+                        help="public-inbox host giving the real headers of archived messages "
+                             "[config lore-url, https://lore.kernel.org].")(func)
+
+
+def lore_completer(settings: Any, lore_url: str | None, no_lore: bool) -> Any:
+    """The drafter's lore hook for these flags (None: lookups off)."""
+    from reviewbot.fetch.lore import AddressCompleter, check_lore_url, lore_enabled
+
+    if no_lore:
+        return None
+    if lore_url:
+        settings = settings.with_(lore_url=check_lore_url(lore_url))
+    elif lore_enabled(settings):
+        check_lore_url(settings.lore_url)
+    return AddressCompleter.from_settings(settings)
+
+
 def _date(value: str | None) -> date | None:
     if value is None:
         return None
@@ -99,8 +121,10 @@ def _date(value: str | None) -> date | None:
 @click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@lore_options
 def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None) -> None:
+            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
+            lore_url: str | None, no_lore: bool) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.respond.draft import resolve_identity
@@ -116,14 +140,19 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         now = now_from_env()
+        lore = lore_completer(settings, lore_url, no_lore)
         with Store(settings.db_path) as store:
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
                 outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
                 maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
-                addresses_from=addresses_from,
+                addresses_from=addresses_from, real_headers=lore,
             )
     except ReviewbotError as exc:
         fail("draft", str(exc))
     for line in summary_lines(summary):
         click.echo(line)
+    if lore is not None:
+        for line in lore.lines():
+            click.echo(line)
+        lore.close()

@@ -71,11 +71,16 @@ def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
               help="Fetch every message (default: patches, and the replies of threads with findings).")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
+@click.option("--source", type=click.Choice(["openwall", "lore"]), default="openwall", show_default=True,
+              help="Read the archive's pages (openwall) or the list's public-inbox git epochs (lore).")
+@click.option("--lore-url", default=None, metavar="URL",
+              help="public-inbox host for --source lore [config lore-url, https://lore.kernel.org].")
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
 def command(ctx: click.Context, list_name: str, since: str, until: str | None, base_url: str | None,
             db_path: Path | None, cache_dir: Path | None, offline: bool, rate: float | None, fetch_all: bool,
-            select: tuple[str, ...], ignore: tuple[str, ...], verbose: int) -> None:
+            select: tuple[str, ...], ignore: tuple[str, ...], source: str, lore_url: str | None,
+            verbose: int) -> None:
     """Scan LIST of the archive for a range of days: store messages and patches, run the rules.
 
     Pages that cannot change any more (messages, attachments, days older
@@ -96,7 +101,12 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
         settings = load_settings().with_(
             base_url=base_url, db_path=db_path, cache_dir=cache_dir, rate=rate,
             select=_split_ids(select), ignore=_split_ids(ignore), list_name=list_name,
+            lore_url=lore_url.rstrip("/") if lore_url else None,
         )
+        if source == "lore":
+            _scan_lore(settings, list_name, first, parse_day(until, end=True) if until else None,
+                       offline=offline, clock=clock)
+            return
     except click.BadParameter as exc:
         _fail(exc.format_message())
     except UsageError as exc:
@@ -131,6 +141,57 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
         click.echo(f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
                    f"{settings.db_path} and retried first by the next run", err=True)
         sys.exit(int(ExitStatus.PARTIAL_FAILURE))
+
+
+def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offline: bool,  # type: ignore[no-untyped-def]
+               clock) -> None:
+    """``--source lore``: read the list's git epochs (see reviewbot.scan_lore), print what was done."""
+    from reviewbot.errors import ReviewbotError
+    from reviewbot.scan_lore import scan_lore
+
+    from reviewbot.fetch.lore import lore_enabled
+
+    if not lore_enabled(settings):
+        _fail(f"--source lore needs a lore URL (--lore-url or config lore-url; it is {settings.lore_url!r})")
+    try:
+        summary = scan_lore(settings, list_name, first, last, offline=offline, clock=clock)
+    except KeyboardInterrupt:
+        click.echo("reviewbot scan: interrupted; what was stored stays, the next run resumes", err=True)
+        sys.exit(int(ExitStatus.INTERRUPTED))
+    except ReviewbotError as exc:
+        _fail(str(exc))
+    for line in lore_summary_lines(summary):
+        click.echo(line)
+    if not summary.ok:
+        click.echo(f"reviewbot scan: {summary.pages_failed} epoch(s) could not be brought up to date; "
+                   "the next run tries again", err=True)
+        sys.exit(int(ExitStatus.PARTIAL_FAILURE))
+
+
+def lore_summary_lines(summary) -> list[str]:  # type: ignore[no-untyped-def]
+    """Plain lines for a :class:`reviewbot.scan_lore.LoreScanSummary`."""
+    until = summary.until.isoformat() if summary.until else "newest"
+    out = [
+        f"{summary.list_name} from {summary.lore_url}/{summary.inbox}/ (git epochs) {summary.since} .. {until}",
+        f"  epochs read: {summary.epochs}",
+        f"  git clones/fetches/probes over the network: {summary.git_operations} "
+        f"({summary.git_new_objects} brought new objects)",
+        f"  HTTP requests (manifest, robots.txt): {summary.http_requests}",
+        f"  messages read from the clones: {summary.commits_read}",
+        f"  messages stored (new): {summary.messages_stored}",
+        f"  messages already stored: {summary.messages_skipped}",
+        f"  patches checked: {summary.patches}",
+    ]
+    for rule_id, n in sorted(summary.findings_by_rule.items()):
+        out.append(f"  findings {rule_id}: {n}")
+    out.append(f"  findings total: {summary.findings}")
+    if summary.rule_failures:
+        out.append(f"  rule failures: {summary.rule_failures}")
+    if summary.host_unreachable:
+        out.append(f"note: {summary.lore_url} could not be reached; the clones already here were read")
+    for what, why in summary.errors:
+        out.append(f"error: {what}: {why}")
+    return out
 
 
 def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]

@@ -97,6 +97,15 @@ def inbox_for(list_name: str) -> str:
     return inbox
 
 
+#: lore-url values that turn lore off (config ``lore-url = "off"``, ``REVIEWBOT_LORE_URL=off``, ``--no-lore``)
+OFF_VALUES = ("", "off", "none", "no")
+
+
+def lore_enabled(settings: Settings) -> bool:
+    """False when ``settings.lore_url`` turns lore off."""
+    return (settings.lore_url or "").strip().lower() not in OFF_VALUES
+
+
 def check_lore_url(lore_url: str) -> str:
     """``lore_url`` without its trailing slash; UsageError unless it is an http(s) URL without a path."""
     url = (lore_url or "").rstrip("/")
@@ -298,7 +307,7 @@ class AddressCompleter:
     @classmethod
     def from_settings(cls, settings: Settings) -> "AddressCompleter | None":
         """A completer for ``settings.lore_url``; None when lookups are off (empty lore-url)."""
-        if not settings.lore_url:
+        if not lore_enabled(settings):
             return None
         return cls(RawLookup(settings))
 

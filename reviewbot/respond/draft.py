@@ -639,6 +639,7 @@ def build_draft(
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
     ancestry: Sequence[str] = (),
+    real_headers: Callable[[Message], Message] | None = None,
 ) -> Draft:
     """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
 
@@ -649,7 +650,9 @@ def build_draft(
     ``clock`` gives the Date (UTC now by default); ``make_msgid(domain)``
     the new Message-ID without brackets. ``ancestry``: Message-IDs known to
     be above the patch (oldest first), used when the message itself carries
-    no References/In-Reply-To. Raises UsageError when ``findings``
+    no References/In-Reply-To. ``real_headers`` (lore's
+    :class:`~reviewbot.fetch.lore.AddressCompleter`) may give the message's real
+    From/To/Cc/References in place of obfuscated ones. Raises UsageError when ``findings``
     is empty or the identity has no e-mail address.
     """
     if not findings:
@@ -661,7 +664,7 @@ def build_draft(
         known.extend(parse_maintainers(Path(maintainers)))
     elif maintainers:
         known.extend(maintainers)
-    message = patch.message
+    message = real_headers(patch.message) if real_headers is not None else patch.message
     rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known)
     now = (clock or (lambda: datetime.now(timezone.utc)))()
     domain = identity.email.rpartition("@")[2]

@@ -195,13 +195,15 @@ def draft_pending(
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
     addresses_from: Sequence[Path] = (),
+    real_headers: Callable[[Message], Message] | None = None,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
     ``store`` is a :class:`reviewbot.store.Store`; ``rules`` the loaded rules
     (their ``reply`` functions word the paragraphs). ``maintainers`` and
     ``addresses_from`` (local mail files) add full addresses for completing
-    obfuscated ones, besides those in the store. A patch that cannot be
+    obfuscated ones, besides those in the store; ``real_headers`` (lore's
+    AddressCompleter) gives a message's real headers. A patch that cannot be
     rebuilt is reported in ``errors`` and left for the next run.
 
     The outbox and Maildir folders (and missing parents) are created and
@@ -256,7 +258,8 @@ def draft_pending(
         try:
             written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
                                  list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
-                                 outbox=outbox, maildir=maildir, list_name=list_name)
+                                 outbox=outbox, maildir=maildir, list_name=list_name,
+                                 real_headers=real_headers)
         except OutputError:
             raise  # the folders are unusable: every further draft would fail too
         except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
@@ -273,7 +276,8 @@ def draft_pending(
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
                rules: Any, identity: Address, list_address: str, known: list[Address],
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
-               maildir: Path | None, list_name: str | None) -> WrittenDraft:
+               maildir: Path | None, list_name: str | None,
+               real_headers: Callable[[Message], Message] | None = None) -> WrittenDraft:
     """Build, render and write one draft (outbox, Maildir), then record it in the store."""
     draft = build_draft(
         patch,
@@ -285,6 +289,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         clock=clock,
         make_msgid=make_msgid,
         ancestry=_ancestry(thread_id, thread, patch),
+        real_headers=real_headers,
     )
     data = render_message(draft)
     list_for_name = patch.message.list_name or list_name or "list"
