@@ -20,6 +20,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -31,6 +32,13 @@ MISSING = [p for p in PROGRAMS if shutil.which(p) is None]
 SKIP_REASON = (f"public-inbox is not installed ({', '.join(MISSING)} not found; "
                "Debian: apt-get install public-inbox, as .ci/run does)")
 LIST_ADDRESS = "linux-kernel@vger.kernel.org"
+
+_HAND_OVER = (
+    "import os, sys\n"
+    "os.dup2(int(sys.argv[1]), 3)\n"
+    "os.environ['LISTEN_PID'] = str(os.getpid())\n"
+    "os.execvp('public-inbox-httpd', ['public-inbox-httpd', '-W0'])\n"
+)
 
 
 def pi_env(home: Path) -> dict[str, str]:
@@ -84,11 +92,10 @@ class LoreServer:
         env = pi_env(self.home)
         env.update({"LISTEN_FDS": "1"})
         log = open(self.home / "httpd.log", "ab")
-        # the shell puts the socket on fd 3 and names itself in LISTEN_PID, then becomes the daemon
-        # (exec keeps the PID), as systemd's socket activation would
+        # a small launcher puts the socket on fd 3 and names itself in LISTEN_PID, then becomes the
+        # daemon (exec keeps the PID), as systemd's socket activation would
         self.proc = subprocess.Popen(
-            ["sh", "-c", 'exec 3<&"$0"; LISTEN_PID=$$; export LISTEN_PID; exec public-inbox-httpd -W0',
-             str(sock.fileno())],
+            [sys.executable, "-c", _HAND_OVER, str(sock.fileno())],
             env=env, stdout=log, stderr=log, pass_fds=(sock.fileno(),),
         )
         sock.close()
