@@ -28,7 +28,9 @@ message after the cursor, with no way to pick a date range without reading
 each blob, it keeps its cursor in a JSON file inside the inbox (ours belongs
 in the database, beside what was stored), and it neither clones nor fetches.
 What we need from it is a ``git log`` and a ``git cat-file --batch`` pipe, so
-this module drives git directly (see the README's "Two sources").
+this module drives git directly; from ezpi it takes the lessons: skip commits
+without ``m`` (purges), and check that a cursor is still on the history
+(``git merge-base --is-ancestor``) before reading from it.
 
 Layout of the cache (the URL paths, under ``~/.cache/reviewbot/archive/HOST``)::
 
