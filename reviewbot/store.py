@@ -413,7 +413,10 @@ class Store:
         if not sample and message.archive_url:
             self._drop_samples_at(message.archive_url, key)
         guard = ("(archive_url IS excluded.archive_url OR archive_url IS NULL OR sample = 1)"
-                 " AND NOT (excluded.sample = 1 AND IFNULL(sample, 0) = 0)")
+                 " AND NOT (excluded.sample = 1 AND IFNULL(sample, 0) = 0)"
+                 # a copy with obfuscated addresses never replaces one with the real ones (lore's)
+                 " AND NOT (excluded.obfuscated = 1 AND IFNULL(obfuscated, 0) = 0 AND archive_url IS NULL"
+                 " AND source LIKE 'http%')")
         self._upsert("messages", row, ["message_id"], keep=("thread_id",) if thread_id is None else (), guard=guard)
         if message.archive_url:
             self._upsert("message_urls", {"url": message.archive_url, "message_id": key,

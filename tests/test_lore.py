@@ -181,6 +181,7 @@ def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox
     scanned = _run(env, "scan", "linux-kernel", "--base-url", mirror_server.base_url, "--since", "2023-06",
                    "--until", "2023-06", "--db", db)
     assert scanned.returncode == 0, scanned.stderr
+    (tmp_path / "db2.sqlite").write_bytes(Path(db).read_bytes())
     drafted = _run(env, "draft", "--db", db, "--outbox", str(tmp_path / "outbox"), "--lore-url", lore_server.url)
     assert drafted.returncode == 0, drafted.stderr
     files = sorted((tmp_path / "outbox").glob("*.eml"))
@@ -192,6 +193,19 @@ def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox
         patch_mid = draft["In-Reply-To"].strip("<> ")
         author = email.utils.parseaddr(corpus_headers(lore_inbox, patch_mid)["From"])[1]
         assert author in [a for _n, a in email.utils.getaddresses(draft.get_all("To", []))], path.name
+
+    # the same drafts while lore is down: today's fallback, and the command says why
+    down = LoreServer(lore_inbox.home).start()
+    dead_url = down.url
+    down.stop()
+    fallback = _run(env, "draft", "--db", str(tmp_path / "db2.sqlite"), "--outbox", str(tmp_path / "outbox2"),
+                    "--lore-url", dead_url)
+    assert fallback.returncode == 0, fallback.stderr
+    assert f"{len(files)} with incomplete recipients" in fallback.stdout
+    assert "lore could not be reached" in fallback.stdout and "cannot connect" in fallback.stdout
+    for path in sorted((tmp_path / "outbox2").glob("*.eml")):
+        draft = email.message_from_bytes(path.read_bytes())
+        assert draft["X-Reviewbot-Recipients"] == "incomplete" and draft["To"] == "linux-kernel@vger.kernel.org"
 
 
 # ---------------------------------------------------------------------- scanning the epochs
@@ -293,3 +307,18 @@ def test_cron_follows_a_list_through_lore(lore_inbox, shared_dir, tmp_path) -> N
     stored = _stored(tmp_path / "db.sqlite")
     assert set(stored) == {m.message_id for m in inbox.mails if m.day >= date(2023, 6, 1)}
     assert (INBOX_FIRST, INBOX_LAST) == (date(2023, 5, 25), date(2023, 7, 5))
+
+
+def test_an_obfuscated_copy_never_replaces_lores_real_one(lore_inbox, shared_dir, tmp_path) -> None:
+    """Scanning openwall after lore keeps lore's real addresses in the store."""
+    from reviewbot.parse.mail import parse_rfc822
+
+    data = next(m.data for m in lore_inbox.mails if m.message_id == PATCH_MID)
+    real = dataclasses.replace(parse_rfc822(data, "lore"), list_name="linux-kernel",
+                               source=lore.message_url("https://lore.kernel.org", "lkml", PATCH_MID))
+    archived = mirror_message(shared_dir)
+    with Store(tmp_path / "db.sqlite") as store:
+        store.put_message(real, day=date(2023, 6, 27), seq=1)
+        store.put_message(archived)
+        row = store.message_row(PATCH_MID)
+    assert row["from_email"] == real.from_addr.email and not row["obfuscated"]

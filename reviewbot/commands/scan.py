@@ -3,6 +3,8 @@
 Walks the lists.openwall.net archive (or a mirror given with ``--base-url``,
 or only the cache with ``--offline``), stores messages and patches in the
 SQLite database, runs the review rules and prints a summary table.
+``--source lore`` reads the list from lore.kernel.org's git epochs instead
+(or the public-inbox host of ``--lore-url``; see :mod:`reviewbot.scan_lore`).
 
 Exit status (``reviewbot.status.ExitStatus``): 0 everything fetched, 3 some
 pages failed (recorded in the database and retried first by the next run),
