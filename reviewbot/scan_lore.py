@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
-from reviewbot.errors import FetchError, HostUnreachable, ParseError
+from reviewbot.errors import FetchError, ParseError
 from reviewbot.fetch import lore
 from reviewbot.store import Store, message_from_row
 
