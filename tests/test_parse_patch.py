@@ -220,9 +220,21 @@ def test_soft_wrapped_diff_is_retried_unflowed():
     assert p.message.body == msg(body).body  # the message itself is untouched
 
 
-def test_trailing_empty_context_lines_dropped_by_the_mailer():
+def test_trailing_empty_context_lines_dropped_by_the_archive():
+    """The archive page drops empty lines at the end of a message: for archive text they are put back."""
+    from dataclasses import replace
+
     body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
-    p = parse_patch(msg(body))
+    p = parse_patch(replace(msg(body), obfuscated=True))
     lines = p.files[0].hunks[0].lines
     assert [l.raw for l in lines] == [" a", "+b", " c", " "]
     assert lines[-1].new_no == 4
+
+
+def test_hunk_cut_off_at_the_end_of_a_mail_is_an_error_naming_the_line():
+    """A mail or file is read as git apply reads it ("corrupt patch"): no line is invented."""
+    body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
+    with pytest.raises(ParseError) as err:
+        parse_patch(msg(body))
+    assert err.value.line == 13
+    assert "malformed diff in a: " in str(err.value) and "cut off at the end" in str(err.value)

@@ -24,7 +24,10 @@ from reviewbot.models import RawMessage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "MAIL_SUFFIXES"]
+__all__ = [
+    "read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "is_bare_diff",
+    "MAIL_SUFFIXES",
+]
 
 #: File names taken from a plain directory (sorted by name).
 MAIL_SUFFIXES = (".patch", ".eml", ".mbox", ".diff", ".mail")
@@ -82,11 +85,16 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
     if not (data[:4096].strip() or data.strip()):  # the head first: no copy of a large mbox
         raise InputError("empty input, no mail", subject=source)
     if not data.startswith(b"From "):
-        # an editor's byte-order mark or leading empty lines before an mbox
+        # an editor's byte-order mark or leading lines of only blanks before an mbox
+        # (git mailsplit skips them: t/t5100/sample.mbox starts so, C25)
         head = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-        head = head.lstrip(b"\r\n")
+        head = _skip_blank_lines(head)
         if head.startswith(b"From "):
             data = head
+    if is_bare_diff(data):
+        # `git diff`, `git show`, `diff -u`, `hg diff`, svn `Index:` output: one patch without mail headers
+        yield RawMessage(source=source, kind="rfc822", data=data)
+        return
     if data.startswith(b"From "):
         msgs = split_mbox_bytes(data, source)
         if len(msgs) == 1:
@@ -99,6 +107,43 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
             "not a mail, mbox or git format-patch file (no header lines at the start)", subject=source
         )
     yield RawMessage(source=source, kind="rfc822", data=data)
+
+
+def _skip_blank_lines(data: bytes) -> bytes:
+    """``data`` without its leading lines of only spaces, TABs and CRs."""
+    pos = 0
+    while True:
+        nl = data.find(b"\n", pos, pos + 4096)
+        if nl < 0 or data[pos:nl].strip(b" \t\r"):
+            return data[pos:]
+        pos = nl + 1
+
+
+_GIT_LOG_COMMIT = re.compile(rb"commit [0-9a-f]{7,64}(?: |\r?$)")
+_BZR_FILE = re.compile(rb"=== (?:modified|added|removed|renamed) (?:file|directory) ")
+
+
+def is_bare_diff(data: bytes) -> bool:
+    """True when ``data`` is a diff without mail headers, as checkpatch.pl reads one (C18).
+
+    It starts (after blank lines) with ``diff `` (``git diff``, ``diff -u``,
+    ``hg diff``), ``commit <sha>`` then a diff (``git show``, ``git log -p``),
+    ``Index: <file>`` then a ``===``/``---`` line (svn, cvs), ``=== modified
+    file`` (bzr), or ``--- <file>`` followed by ``+++ <file>``.
+    """
+    head = _skip_blank_lines(data[:8192])
+    lines = head.split(b"\n", 3)
+    first = lines[0].rstrip(b"\r")
+    second = lines[1] if len(lines) > 1 else b""
+    if first.startswith(b"diff ") or _BZR_FILE.match(first):
+        return True
+    if first.startswith(b"--- ") and second.startswith(b"+++ "):
+        return True
+    if first.startswith(b"Index: ") and second.startswith((b"====", b"--- ", b"diff ")):
+        return True
+    if _GIT_LOG_COMMIT.match(first):
+        return b"\ndiff --git " in data or b"\n--- " in data
+    return False
 
 
 def looks_like_mail(data: bytes) -> bool:

@@ -115,6 +115,10 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     data = bytes(data)
     if not data.strip():
         raise ParseError("empty mail", subject=source)
+    from reviewbot.fetch.mailfiles import is_bare_diff
+
+    if is_bare_diff(data):
+        return _bare_diff_message(data, source)
     fast = _parse_plain(data)
     if fast is not None:
         em, headers, _cut = fast
@@ -145,7 +149,14 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     in_reply_to = first_msgid(h("in-reply-to") or "")
     references = msgid_list(h("references") or "")
 
-    body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
+    try:
+        body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
+    except _BadCharset as exc:
+        # git mailinfo: "cannot convert from ... to UTF-8"; git am then stops on this mail
+        raise ParseError(
+            f"message <{message_id}>: invalid charset {exc.charset!r} in Content-Type: the body cannot be decoded",
+            subject=source,
+        ) from None
     body_start = (_body_start_line(data, fast[2]) if fast is not None else _body_start_line(data)) if verbatim else 1
 
     return Message(
@@ -165,6 +176,54 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
         notes=tuple(notes),
         body_start_line=body_start,
     )
+
+
+BARE_DIFF_NOTE = "a bare diff without mail headers: the diff is checked, the commit message rules are not run"
+
+
+def _bare_diff_message(data: bytes, source: str) -> Message:
+    """A diff without mail headers (C18) as a Message: the whole input is its body, line 1 its first line.
+
+    No author, title or date is invented; the Message-ID is synthetic.
+    """
+    text = _decode_bytes(data, None).replace("\r\n", "\n")
+    return Message(
+        message_id=_synthetic_msgid(source, data),
+        subject=parse_subject(""),
+        from_addr=None,
+        date=None,
+        body=text,
+        source=source,
+        notes=(BARE_DIFF_NOTE,),
+        body_start_line=1,
+        bare_diff=True,
+    )
+
+
+class _BadCharset(Exception):
+    def __init__(self, charset: str) -> None:
+        super().__init__(charset)
+        self.charset = charset
+
+
+# RFC 2978 mime-charset: printable ASCII letters, digits and !#$%&'+-^_`{}~ (and the
+# '.' ':' '(' ')' real mail uses); no control character, space or quote
+_CHARSET_NAME = re.compile(r"[A-Za-z0-9!#$%&'+\-^_`{}~.:()]{1,64}")
+
+
+def _checked_charset(part: EmailMessage) -> str | None:
+    """The charset a text part declares; raises _BadCharset for a name no charset can have (C22)."""
+    try:
+        cs = part.get_content_charset()
+    except Exception:
+        cs = None
+    if cs is None:
+        return None
+    if isinstance(cs, str) and _CHARSET_NAME.fullmatch(cs.strip().strip('"')):
+        return cs
+    if isinstance(cs, str) and not cs.strip().strip('"'):
+        return None
+    raise _BadCharset(str(cs))
 
 
 def parse_archive(raw: RawMessage) -> Message:
@@ -564,7 +623,7 @@ def _decode_bytes(data: bytes, charset: str | None) -> str:
     if cs:
         try:
             codec = codecs.lookup(cs).name
-        except LookupError:
+        except (LookupError, ValueError, TypeError):  # unknown, or a NUL in the name
             codec = None
     if codec is not None:
         try:
@@ -665,7 +724,7 @@ def _body_of(
         cte = (part.get("content-transfer-encoding") or "").strip().lower()
         if cte in ("quoted-printable", "base64"):
             verbatim = False
-        text = _decode_bytes(_payload_bytes(part), part.get_content_charset())
+        text = _decode_bytes(_payload_bytes(part), _checked_charset(part))
         text = text.replace("\r\n", "\n")
         fmt = (part.get_param("format") or "")
         if isinstance(fmt, str) and fmt.strip().lower() == "flowed" and ctype == "text/plain":
