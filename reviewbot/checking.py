@@ -798,6 +798,11 @@ def _check_messages(
                 )
             ,)
         data = entry.item.raw.data
+        commit = None
+        if entry.item.input.startswith("git:"):
+            m = _FORMAT_PATCH_ENVELOPE.match(data)
+            if m is not None:
+                commit = (m.group(1).decode("ascii")[:12], patch.subject.title)
         results.append(
             CheckedPatch(
                 input=entry.item.input,
@@ -807,6 +812,7 @@ def _check_messages(
                 lines_checked=_diff_lines(patch),
                 notes=notes,
                 data=data,
+                commit=commit,
             )
         )
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
@@ -843,6 +849,10 @@ def _check_messages(
         notes=tuple(run_notes),
         explained=explained,
     )
+
+
+#: The envelope line ``git format-patch`` writes: ``From <sha> Mon Sep 17 00:00:00 2001``.
+_FORMAT_PATCH_ENVELOPE = re.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
 
 
 def _altered_only(finding: Finding) -> bool:

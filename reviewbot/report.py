@@ -221,7 +221,11 @@ def display_name(input_name: str) -> str:
 
 
 def patch_name(cp: "CheckedPatch", run: "CheckRun") -> str:
-    """The verdict's name for a patch: its input, plus its subject when the input holds several."""
+    """The verdict's name for a patch: its input, plus its subject when the input holds several;
+    a commit of ``--git`` as checkpatch names it: ``Commit 1a2b3c4d5e6f ("title")``."""
+    commit = getattr(cp, "commit", None)
+    if commit:
+        return f'Commit {commit[0]} ("{commit[1]}")'
     name = display_name(cp.input)
     several = sum(1 for other in run.patches if other.input == cp.input) > 1
     if several:

@@ -208,17 +208,17 @@ def _read_maildir(p: Path) -> Iterator[RawMessage]:
 
 
 def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes:
-    """``git format-patch --stdout REV_RANGE`` in ``cwd``, as mbox bytes.
+    """``git format-patch --stdout`` of ``rev_range`` (see :func:`format_patch_args`) in ``cwd``, as mbox bytes.
 
-    The range is passed as one argument after ``--end-of-options`` (no shell,
-    no option injection). Raises :class:`InputError` naming the range when
-    git fails or produces no patch.
+    The revision is passed as one argument after ``--end-of-options`` (no
+    shell, no option injection; ``-N`` is the only option taken). Raises
+    :class:`InputError` naming the range when git fails or produces no patch.
     """
     import subprocess  # only this function runs a program
 
-    if not rev_range or rev_range.startswith("-") or "\0" in rev_range:
-        raise InputError("not a revision range", subject=rev_range or "''")
-    cmd = ["git", "format-patch", "--stdout", "--end-of-options", rev_range]
+    if not rev_range or "\0" in rev_range or (rev_range.startswith("-") and not _LAST_N.fullmatch(rev_range)):
+        raise InputError("not a revision range (a commit, A..B, -N or REV-N)", subject=rev_range or "''")
+    cmd = ["git", "format-patch", "--stdout", *format_patch_args(rev_range, cwd)]
     try:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError as exc:
@@ -228,6 +228,41 @@ def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes
     if not proc.stdout.strip():
         raise InputError("git format-patch produced no patch (empty range?)", subject=rev_range)
     return proc.stdout
+
+
+_LAST_N = re.compile(r"-[1-9][0-9]{0,5}")
+_REV_COUNT = re.compile(r"(.+)-([1-9][0-9]{0,5})")
+
+
+def _is_commit(rev: str, cwd: str | os.PathLike[str]) -> bool:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"],
+        cwd=cwd, capture_output=True, check=False,
+    )
+    return proc.returncode == 0
+
+
+def format_patch_args(rev: str, cwd: str | os.PathLike[str] = ".") -> list[str]:
+    """The ``git format-patch`` arguments for what a developer types after ``--git``.
+
+    What ``git format-patch`` takes and what checkpatch.pl's ``--git`` takes:
+    ``-N`` (the last N commits), a range (``A..B``, ``A...B``, ``REV^!``), a
+    single commit (``HEAD``, a hash: that commit alone, as checkpatch reads it;
+    plain ``git format-patch HEAD`` would give nothing) and ``REV-N`` (the N
+    commits ending at REV, checkpatch's form).
+    """
+    if _LAST_N.fullmatch(rev):
+        return [rev]
+    if ".." in rev or rev.endswith(("^!", "^@")) or rev.startswith("^"):
+        return ["--end-of-options", rev]
+    if _is_commit(rev, cwd):
+        return ["-1", "--end-of-options", rev]
+    m = _REV_COUNT.fullmatch(rev)
+    if m is not None and _is_commit(m.group(1), cwd):
+        return [f"-{m.group(2)}", "--end-of-options", m.group(1)]
+    return ["--end-of-options", rev]  # let git say what is wrong with it
 
 
 def _git_error(stderr: bytes, returncode: int) -> str:
