@@ -67,11 +67,11 @@ the diff is located in the source tree (``kernel/sched/core.c`` line 42,
 what code-scanning UIs show); a commit-message finding in the input file.
 The input position is always kept in ``properties``.
 
-``b4``: the JSON object b4's review checks read from a per-patch check
-command (``review-perpatch-check-cmd``): ``tool``, ``status``
-(``pass``/``warn``/``fail``), ``summary``, ``url`` and ``details`` (a JSON
-string: a list of ``{"status", "description", "srcline"}``, which b4 shows
-one per line).
+``b4``: the JSON array b4 0.16's review check runner reads from a per-patch
+check command (``review-perpatch-check-cmd``), ``[]`` when there is nothing
+to report; its one result has ``tool``, ``status`` (``pass``/``warn``/
+``fail``), ``summary``, ``url`` and ``details`` (a JSON string: a list of
+``{"status", "description", "srcline"}``, which b4 shows one per line).
 """
 
 from __future__ import annotations
@@ -677,11 +677,19 @@ def b4_result(run: "CheckRun") -> dict[str, str]:
     return result
 
 
+def b4_results(run: "CheckRun") -> list[dict[str, str]]:
+    """What b4 0.16's review check runner reads from ``review-perpatch-check-cmd``: a JSON array of
+    results, ``[]`` when there is nothing to report (a reply, a message without a diff)."""
+    if not run.patches and not run.problems:
+        return []
+    return [b4_result(run)]
+
+
 def format_b4(run: "CheckRun", *, quiet: bool = False) -> str:
-    """``b4_result`` as one JSON object on one line."""
+    """:func:`b4_results` as one JSON array on one line."""
     import json  # not on the text path
 
-    return json.dumps(b4_result(run), ensure_ascii=False) + "\n"
+    return json.dumps(b4_results(run), ensure_ascii=False) + "\n"
 
 
 FORMATTERS: dict[str, Callable[..., str]] = {

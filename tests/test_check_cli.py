@@ -326,7 +326,7 @@ def test_real_patch_json_sarif_b4(real_patches: dict[str, Path]) -> None:
     assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == f["line"]
     assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} >= {"RB101", "RB102", "RB201"}
 
-    b4 = json.loads(run(["--format", "b4", "-"], stdin=path.read_bytes()).stdout)
+    (b4,) = json.loads(run(["--format", "b4", "-"], stdin=path.read_bytes()).stdout)
     assert b4["tool"] == "reviewbot" and b4["status"] == "warn"
     assert any(d["description"].startswith("WARNING:RB102: ") for d in json.loads(b4["details"]))
 
@@ -361,7 +361,7 @@ def test_every_format_on_own_patch(repo: Path) -> None:
     validate_sarif(json.loads(outputs["sarif"].stdout))
     sarif_result = json.loads(outputs["sarif"].stdout)["runs"][0]["results"][0]
     assert sarif_result["properties"]["input"] == "-" and sarif_result["properties"]["inputLine"] == n
-    assert json.loads(outputs["b4"].stdout)["summary"] == "1 warning"
+    assert json.loads(outputs["b4"].stdout)[0]["summary"] == "1 warning"
 
 
 # ------------------------------------------------------------------ configuration
@@ -577,7 +577,7 @@ def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
     sarif = json.loads(run(["--rules-dir", str(rules), "--format", "sarif", "-"], stdin=blob).stdout)
     validate_sarif(sarif)
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
-    b4 = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
+    (b4,) = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
     assert (b4["status"], b4["summary"]) == ("fail", "1 error")
 
 

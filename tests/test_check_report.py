@@ -286,7 +286,8 @@ def test_b4_result() -> None:
     }
     assert details[2]["status"] == "pass" and "format=flowed" in details[2]["description"]
     clean = json.loads(render(_clean_run(), "b4"))
-    assert clean == {"tool": "reviewbot", "status": "pass", "summary": "passed all checks", "url": "", "details": ""}
+    assert clean == [{"tool": "reviewbot", "status": "pass", "summary": "passed all checks", "url": "", "details": ""}]
+    assert json.loads(render(CheckRun(patches=(), rules=RULES), "b4")) == []  # nothing to report
 
 
 def test_reference_url() -> None:

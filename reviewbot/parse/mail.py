@@ -372,7 +372,7 @@ def _parse_bytes(data: bytes) -> EmailMessage:
         cut = crnl + 3
     if cut > 0:
         em = message_from_bytes(data[:cut])
-        if not em.defects and not em.get_payload() and em.get_content_maintype() not in ("multipart", "message"):
+        if not em.defects and not em._payload and em.get_content_maintype() not in ("multipart", "message"):
             em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
             return em
     return message_from_bytes(data)  # compat32: the default, and no header registry to import
@@ -669,7 +669,10 @@ def _payload_bytes(part: EmailMessage) -> bytes:
     except Exception:
         data = None
     if data is None:
-        payload = part.get_payload()
+        try:
+            payload = part.get_payload()
+        except Exception:  # the stdlib decodes with the declared charset (a NUL in it: ValueError)
+            return b""
         if isinstance(payload, str):
             return payload.encode("ascii", "surrogateescape")
         return b""
@@ -691,7 +694,7 @@ def _body_of(
     for part in _leaves(em):
         ctype = part.get_content_type()
         filename = _part_filename(part)
-        disposition = (part.get("content-disposition") or "").strip().lower()
+        disposition = _header_text(part, "content-disposition").strip().lower()
         as_attachment = filename is not None or (disposition.startswith("attachment") and ";" in disposition)
         if as_attachment:
             data = _payload_bytes(part)
@@ -702,7 +705,7 @@ def _body_of(
                 AttachmentRef(
                     index=len(attachments) + 1,
                     filename=filename or "",
-                    content_type=part.get("content-type", ctype).split(";", 1)[0].strip() or ctype,
+                    content_type=_header_text(part, "content-type", ctype).split(";", 1)[0].strip() or ctype,
                     size=len(data),
                     text=text,
                 )
@@ -721,7 +724,7 @@ def _body_of(
         if part.get_content_maintype() != "text" or ctype == "text/html":
             verbatim = False
             continue
-        cte = (part.get("content-transfer-encoding") or "").strip().lower()
+        cte = _header_text(part, "content-transfer-encoding").strip().lower()
         if cte in ("quoted-printable", "base64"):
             verbatim = False
         text = _decode_bytes(_payload_bytes(part), _checked_charset(part))
@@ -751,6 +754,14 @@ def _body_of(
     return body, attachments, flowed_any, verbatim
 
 
+def _header_text(part: EmailMessage, name: str, default: str = "") -> str:
+    """A header of a part as text: compat32 gives an ``email.header.Header`` for 8-bit bytes in it."""
+    value = part.get(name)
+    if value is None:
+        return default
+    return value if isinstance(value, str) else str(value)
+
+
 def _leaves(em: EmailMessage):
     """Leaf parts in order; message/rfc822 parts are leaves (shown raw)."""
     stack = [em]
@@ -760,11 +771,12 @@ def _leaves(em: EmailMessage):
         if part.get_content_type() == "message/rfc822":
             out.append(part)
             continue
-        payload = part.get_payload()
-        if part.is_multipart() and isinstance(payload, list):
-            stack.extend(reversed(payload))
-        else:
-            out.append(part)
+        if part.is_multipart():  # asked before get_payload(), which decodes a text payload (and can raise)
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                stack.extend(reversed(payload))
+                continue
+        out.append(part)
     return out
 
 

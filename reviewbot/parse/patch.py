@@ -175,7 +175,10 @@ def parse_patch(message: Message) -> Patch:
         lines = _git_names_prefixed(lines, diff_starts)
         subject = message.message_id or message.source
         try:
-            files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
+            strict = (message.subject.is_patch or message.bare_diff) and not message.obfuscated
+            files = parse_diff(
+                lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated, restore_tail=not strict
+            )
         except ParseError as exc:
             retry = None if message.flowed else _retry_unflowed(message)
             if retry is not None:
@@ -639,15 +642,15 @@ def _parse_diff_fast(
     return tuple(out)
 
 
-def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool = False):
+def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None, pad: bool = False):
     """unidiff over ``lines[start:]`` through :class:`_Feed`: (PatchSet, lines possibly padded).
 
-    The archive drops empty lines at the very end of a message; for archive
-    text (``obfuscated``) only, when the last hunk misses only its trailing
-    empty context lines, they are put back. A mail or a file is read as
-    ``git apply`` reads it: no line is invented, a hunk cut off at the end is
-    an error. Raises :class:`ParseError` naming ``subject``, the file and the
-    input line where unidiff gave up.
+    The archive and some mailers drop empty lines at the very end of a message;
+    with ``pad`` (archive text, a reply's quoted diff), when the last hunk
+    misses only its trailing empty context lines, they are put back. A patch
+    submission is read as ``git apply`` reads it: no line is invented, a hunk
+    cut off at the end is an error. Raises :class:`ParseError` naming
+    ``subject``, the file and the input line where unidiff gave up.
     """
     from unidiff import PatchSet
 
@@ -656,7 +659,7 @@ def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str
         try:
             patchset = PatchSet(feed, metadata_only=True)
         except Exception as exc:
-            if not obfuscated or "shorter than expected" not in str(exc) or feed.pos < len(lines):
+            if not pad or "shorter than expected" not in str(exc) or feed.pos < len(lines):
                 raise
             for extra in (1, 2, 3):
                 padded = lines + [""] * extra
@@ -689,11 +692,14 @@ def parse_diff(
     *,
     subject: str | None = None,
     obfuscated: bool = False,
+    restore_tail: bool | None = None,
 ) -> tuple[FileDiff, ...]:
     """Parse ``lines[start:]`` (split on "\\n", without line ends) as a unified diff.
 
     ``first_line`` is the input line number of ``lines[0]``; every
-    :class:`DiffLine` gets ``input_line`` from it. With ``obfuscated`` (text
+    :class:`DiffLine` gets ``input_line`` from it. ``restore_tail`` (default:
+    ``obfuscated``) puts back empty context lines missing at the very end.
+    With ``obfuscated`` (text
     from the archive) lines containing ``@...`` are marked ``altered``.
     Raises :class:`ParseError` naming ``subject`` and the input line where
     unidiff gave up.
@@ -706,7 +712,8 @@ def parse_diff(
     if paused:
         gc.disable()
     try:
-        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet)
+        pad = obfuscated if restore_tail is None else restore_tail
+        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet, pad)
     finally:
         if paused:
             gc.enable()
@@ -730,7 +737,9 @@ def _in_file(lines: list[str], start: int, pos: int) -> str:
     return ""
 
 
-def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet):
+def _parse_diff(
+    lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet, pad: bool = False
+):
     try:
         fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
     except _BadHunkHeader as exc:
@@ -746,7 +755,7 @@ def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | No
         patchset = PatchSet((line + "\n" for line in islice(lines, start, None)), metadata_only=True)
     except Exception:
         # again with the position-keeping feed, to repair or to report where it failed
-        patchset, lines = _parse_diff_slow(lines, start, first_line, subject, obfuscated)
+        patchset, lines = _parse_diff_slow(lines, start, first_line, subject, pad)
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
     # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
