@@ -654,3 +654,14 @@ def test_an_internal_error_is_exit_2_with_one_line(repo: Path, monkeypatch: pyte
         "reviewbot check: internal error (KeyError: 'boom'); this is a bug in reviewbot, please report it with the "
         "input that caused it (run with -vv for the traceback)\n"
     )
+
+
+@pytest.mark.parametrize("command", [["show", "<x@example.org>"], ["draft"]])
+def test_commands_that_read_a_database_refuse_a_missing_one(isolated_env: Path, command: list[str]) -> None:
+    """A mistyped --db is an error naming it, and no empty database is created in its place."""
+    missing = isolated_env / "reviewbot-typo.db"
+    res = CliRunner().invoke(main, [*command, "--db", str(missing), "--outbox", str(isolated_env / "out")]
+                             if command == ["draft"] else [*command, "--db", str(missing)])
+    assert res.exit_code == 2
+    assert f"{missing}: no such database" in res.stderr
+    assert not missing.exists()
