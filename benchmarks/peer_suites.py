@@ -112,7 +112,8 @@ def unidiff_read(path: Path) -> tuple[str, list[tuple[int, int, str]]]:
     from unidiff import PatchSet
 
     try:
-        ps = PatchSet(path.read_bytes().decode("utf-8", "replace").splitlines(keepends=True))
+        text = path.read_bytes().decode("utf-8", "replace")
+        ps = PatchSet(text.split("\n") and [line + "\n" for line in text.split("\n")[:-1]] + [text.split("\n")[-1]])
     except Exception:
         return "corrupt", []
     if not len(ps):
@@ -141,8 +142,16 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+def _unquote(p: str) -> str:
+    """A path as git quotes it (``"A \\303\\242 B.py"``) -> the name (both oracles print it quoted)."""
+    if len(p) >= 2 and p[0] == p[-1] == '"':
+        p = p[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1").decode("utf-8")
+    return p[2:] if p[:2] in ("a/", "b/") else p
+
+
 def _path_of(p: str) -> str:
-    """numstat's path, the new name of a rename (``a => b``, ``dir/{a => b}/f``)."""
+    """numstat's path, the new name of a rename (``a => b``, ``dir/{a => b}/f``), unquoted."""
+    p = _unquote(p)
     if " => " not in p:
         return p
     m = re.match(r"(.*)\{(.*) => (.*)\}(.*)", p)
@@ -213,7 +222,9 @@ def check_mail_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
         files, added, removed = patch_counts(cp)
         kinds += compare_diff(numstat, files, added, removed)
         author = cp.patch.message.from_addr
-        if author is None or author.email.lower() != info.get("Email", "").lower():
+        if author is None and not info.get("Email"):
+            pass  # a bare diff: no author on either side
+        elif author is None or author.email.lower() != info.get("Email", "").lower():
             kinds.append("author e-mail")
         elif _norm(author.name) != _norm(info.get("Author", "")) and info.get("Author") != info.get("Email"):
             kinds.append("author name")

@@ -33,6 +33,8 @@ __all__ = [
 MAIL_SUFFIXES = (".patch", ".eml", ".mbox", ".diff", ".mail")
 
 _ENVELOPE = re.compile(rb"From \S+ .*\d:\d\d")
+# "From <who> Mon Sep 17 00:00:00 2001", "From x Fri Aug  8 22:24:03 2008": a time, then a year to end the line
+_STRICT_ENVELOPE = re.compile(rb"From \S+ [^\n]*\d\d:\d\d(?::\d\d)?(?: [^\n]*)? (?:19|20)\d\d\r?(?:\n|$)")
 _HEADER = re.compile(rb"[!-9;-~]{1,80}:")  # RFC 5322 field name, then colon
 
 
@@ -119,6 +121,7 @@ def _skip_blank_lines(data: bytes) -> bytes:
         pos = nl + 1
 
 
+_DIFF_START = re.compile(rb"^(?:diff --git \S|--- [^\n]*\n\+\+\+ [^\n]*\n@@ -)", re.MULTILINE)
 _GIT_LOG_COMMIT = re.compile(rb"commit [0-9a-f]{7,64}(?: |\r?$)")
 _BZR_FILE = re.compile(rb"=== (?:modified|added|removed|renamed) (?:file|directory) ")
 
@@ -143,7 +146,11 @@ def is_bare_diff(data: bytes) -> bool:
         return True
     if _GIT_LOG_COMMIT.match(first):
         return b"\ndiff --git " in data or b"\n--- " in data
-    return False
+    if first.startswith(b"From ") or _HEADER.match(first) or not first:
+        return False  # a mail (or nothing at all)
+    # text before the diff, as git apply and checkpatch.pl skip it (git's t4100 patches start with
+    # "<sha> (from <sha>)", t4109's with a shell here-document line)
+    return _DIFF_START.search(data) is not None
 
 
 def looks_like_mail(data: bytes) -> bool:
@@ -170,12 +177,17 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
     # the line must look like an envelope (the regex cannot cross a newline).
     starts = [0]
     envelope = _ENVELOPE.match
+    strict_envelope = _STRICT_ENVELOPE.match
     find = data.find
     at = find(b"\nFrom ")
     while at >= 0:
         if data[at - 1 : at] == b"\n" or (data[at - 1 : at] == b"\r" and data[at - 2 : at - 1] == b"\n"):
             if envelope(data, at + 1):
                 starts.append(at + 1)
+        elif strict_envelope(data, at + 1):
+            # git mailsplit needs no empty line before a separator (git's t/t5100/sample.mbox has
+            # them after a signature line); then the line must end like an envelope date (a year)
+            starts.append(at + 1)
         at = find(b"\nFrom ", at + 1)
     out = []
     last = len(starts) - 1
@@ -184,7 +196,12 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
         if k < last:
             e = starts[k + 1]
             # drop the separator's empty line ("\n" or "\r\n" before the next "From ")
-            raw = data[s : e - 1] if data[e - 2 : e - 1] == b"\n" else data[s : e - 2]
+            if data[e - 2 : e] == b"\n\n":
+                raw = data[s : e - 1]
+            elif data[e - 3 : e] == b"\n\r\n":
+                raw = data[s : e - 2]
+            else:  # no empty line before this separator (git mailsplit's rule)
+                raw = data[s:e]
         else:
             raw = data[s:]
         if escaped and b"\n>From " in raw:

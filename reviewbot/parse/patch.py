@@ -899,12 +899,32 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
     return hunk, i
 
 
+_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _c_unquote(text: str) -> str:
+    """A name git quoted (``"A \\303\\242 B.py"`` without the quotes) -> ``A â B.py``: octal
+    escapes are bytes of UTF-8, as ``git apply`` reads them (core.quotePath)."""
+    if "\\" not in text:
+        return text
+    out = bytearray()
+    pos = 0
+    for m in _C_ESCAPE.finditer(text):
+        out += text[pos : m.start()].encode("utf-8", "surrogateescape")
+        esc = m.group(1)
+        out.append(int(esc, 8) & 0xFF if esc[0] in "01234567" else _C_ESCAPES[esc])
+        pos = m.end()
+    out += text[pos:].encode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "replace")
+
+
 def _strip_prefix(name: str | None) -> str | None:
     if name is None:
         return None
     name = name.strip()
     if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
-        name = name[1:-1]
+        name = _c_unquote(name[1:-1])
     if name == "/dev/null":
         return None
     if len(name) > 2 and name[1] == "/" and name[0] in "abciow12":
