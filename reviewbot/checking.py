@@ -649,7 +649,7 @@ def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseErr
     elif line is not None and not message.bare_diff:
         what += f" (line {line} of the decoded mail body)"
         line = None
-    name = item.raw.source if item.raw.source.startswith(item.input) else item.input
+    name = item.input if line is not None else item.raw.source  # an input line, or the message's place
     if message.bare_diff:
         return ParseError(what, subject=name, line=line)
     return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)

@@ -244,3 +244,78 @@ def test_c33_re_without_colon_is_a_reply(cases: Path) -> None:
     s = parse_subject("RE [PATCH] foo: fix bar")
     assert (s.is_reply, s.tags, s.title) == (True, ("PATCH",), "foo: fix bar")
     assert parse_subject("[PATCH] re-add the foo").title == "re-add the foo"
+
+
+# ------------------------------------------------------------------ kinds found in the peer suites
+
+
+def test_mbox_separator_without_an_empty_line_before_it(isolated_env: Path) -> None:
+    """git mailsplit splits at an envelope line that follows a signature directly (git's sample.mbox)."""
+    one = b"From: A <a@b.c>\nSubject: [PATCH] a\n\nx\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.1\n"
+    (isolated_env / "s.mbox").write_bytes(
+        b"From nobody Mon Sep 17 00:00:00 2001\n" + one + b"From nobody Mon Sep 17 00:00:00 2001\n"
+        + one.replace(b"[PATCH] a", b"[PATCH] b")
+    )
+    code, doc, _ = check_json("s.mbox")
+    assert code == 0
+    assert [p["title"] for p in doc["patches"]] == ["a", "b"]
+
+
+def test_text_before_a_bare_diff_is_skipped(isolated_env: Path) -> None:
+    """git's t4100 patches start with "<sha> (from <sha>)": git apply and checkpatch skip such lines."""
+    (isolated_env / "t.patch").write_text(
+        "418aaf847a8b (from dc93841715df)\ndiff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1 +1,2 @@\n int a;\n"
+        "+\tsmp_mb();\n"
+    )
+    code, doc, _ = check_json("t.patch")
+    assert code == 1
+    assert read(doc) == [(None, None, None, ["f.c"], 1, 0, 2)]
+
+
+def test_quoted_file_names_are_unquoted_as_git_does(isolated_env: Path) -> None:
+    (isolated_env / "q.diff").write_text(
+        'diff --git "a/A \\303\\242 B.c" "b/A \\303\\242 B.c"\n--- "a/A \\303\\242 B.c"\n+++ "b/A \\303\\242 B.c"\n'
+        "@@ -1 +1 @@\n-a\n+b\n"
+    )
+    code, doc, _ = check_json("q.diff")
+    assert (code, doc["patches"][0]["files"]) == (0, ["A â B.c"])
+
+
+def test_colon_after_the_prefix_is_not_part_of_the_title() -> None:
+    from reviewbot.parse.subject import parse_subject
+
+    s = parse_subject("[Patch 2/2]: powerpc/mm: fix it")
+    assert (s.title, s.index, s.total) == ("powerpc/mm: fix it", 2, 2)
+
+
+def test_file_header_without_any_hunk_is_malformed(isolated_env: Path) -> None:
+    """``@@@ -1,1 +1,1 @@`` is no hunk header: git apply finds no patch; never "0 lines checked, ready"."""
+    (isolated_env / "n.patch").write_bytes(
+        b"From: A <a@b.c>\nSubject: [PATCH] x\nMessage-ID: <n@x>\n\nx\n---\n--- a/b4/junk.py\n+++ b/b4/junk.py\n"
+        b"@@@ -1,1 +1,1 @@ def junk():\n \n-junk1\n+junk2\n"
+    )
+    res = check("n.patch")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == (
+        "reviewbot check: n.patch:8: message <n@x>: malformed diff in b4/junk.py: a file header without any hunk "
+        "(no '@@ -N,M +N,M @@' line)\n"
+    )
+    # a git diff of a new empty file has no hunk and is fine
+    (isolated_env / "e.patch").write_bytes(
+        b"From: A <a@b.c>\nSubject: [PATCH] x\nMessage-ID: <e@x>\n\nx\n---\ndiff --git a/e b/e\nnew file mode 100644\n"
+        b"index 0000000..e69de29\n"
+    )
+    assert check("e.patch").exit_code == 0
+
+
+def test_mime_boundary_eats_the_last_empty_context_line(isolated_env: Path) -> None:
+    """The line end before a MIME boundary belongs to the boundary (RFC 2046), so a part ending in an empty
+    context line loses it; git am and patchwork read such a patch (patchwork's 0019-multipart-patch.mbox)."""
+    (isolated_env / "m.eml").write_bytes(
+        b'From: A <a@b.c>\nSubject: [PATCH] x\nMessage-ID: <m@x>\nMIME-Version: 1.0\nContent-Type: multipart/'
+        b'alternative; boundary="B"\n\n--B\nContent-Type: text/plain\n\nx\n---\ndiff --git a/f b/f\n--- a/f\n'
+        b"+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n\n\n--B\nContent-Type: text/html\n\n<p>x</p>\n--B--\n"
+    )
+    code, doc, _ = check_json("m.eml")
+    assert code == 0
+    assert read(doc) == [({"name": "A", "email": "a@b.c"}, "x", None, ["f"], 1, 1, 3)]

@@ -171,11 +171,16 @@ def parse_patch(message: Message) -> Patch:
     diffstat = _diffstat(notes_lines)
 
     files: tuple[FileDiff, ...] = ()
+    strict_diff = False
     if diff_at >= 0:
         lines = _git_names_prefixed(lines, diff_starts)
         subject = message.message_id or message.source
         try:
-            strict = (message.subject.is_patch or message.bare_diff) and not message.obfuscated
+            # a submission is read as git apply reads it; but the archive, and a MIME boundary (whose
+            # line end eats the part's last empty line), can drop empty context lines at the very end
+            verbatim = message.bare_diff or message.body_start_line > 1
+            strict = (message.subject.is_patch or message.bare_diff) and not message.obfuscated and verbatim
+            strict_diff = strict
             files = parse_diff(
                 lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated, restore_tail=not strict
             )
@@ -188,6 +193,14 @@ def parse_patch(message: Message) -> Patch:
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
             log.debug("ignoring malformed diff in non-patch message: %s", exc)
             warnings.append(f"malformed diff ignored (not a patch submission): {exc}")
+    if files and strict_diff and not any(f.hunks for f in files) and not _git_diff_in(lines, diff_at):
+        # "--- a/x" / "+++ b/x" and no hunk at all (an "@@@ ..." line is no hunk header): git apply finds
+        # "No valid patches in input"; never "0 lines checked, ready for submission"
+        raise ParseError(
+            f"malformed diff in {files[0].path}: a file header without any hunk (no '@@ -N,M +N,M @@' line)",
+            subject=message.message_id or message.source,
+            line=files[0].header_input_line,
+        )
     if files and "\r" in text:
         warnings.extend(_bare_cr_notes(files))
     if embedded_at is not None:
@@ -443,6 +456,12 @@ def _diff_starts_in(text: str, lines: list[str]) -> list[int]:
         else:  # "diff -" or "Index: "
             out.append(i)
     return out
+
+
+def _git_diff_in(lines: list[str], start: int) -> bool:
+    """True when the diff from ``lines[start]`` on has a ``diff --git`` line (git's extended headers
+    make a file diff without hunks valid: a new empty file, a mode change, a pure rename)."""
+    return any(line.startswith("diff --git ") for line in islice(lines, start, None))
 
 
 def _git_names_prefixed(lines: list[str], diff_starts: list[int]) -> list[str]:

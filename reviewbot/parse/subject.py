@@ -95,6 +95,8 @@ def parse_subject(text: str) -> Subject:
             continue
         break
     title = s[pos:].strip()
+    if title[:1] == ":" and pos:  # "[Patch 2/2]: title": git mailinfo drops the colon too
+        title = title.lstrip(": \t")
     return Subject(
         raw=raw,
         title=title,
