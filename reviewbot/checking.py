@@ -573,6 +573,7 @@ def parse_inputs(
     replies: dict[str, int] = {}
     items = list(items)
     items_order = {id(item): n for n, item in enumerate(items)}
+    no_diff: list[tuple[InputMessage, Patch]] = []  # cover letters without 0/N are among them (C21)
     for item in items:
         if _is_reply(item):
             skipped.append(item)
@@ -597,7 +598,9 @@ def parse_inputs(
             parsed.append(_Parsed(item, patch))
         else:
             skipped.append(item)
-    naked = _naked_covers([p.patch for p in parsed], [s for s in skipped if not _is_reply(s)])
+            if not patch.subject.is_reply:
+                no_diff.append((item, patch))
+    naked = _naked_covers([p.patch for p in parsed], no_diff)
     if naked:
         for item, patch in naked:
             parsed.append(_Parsed(item, patch))
@@ -607,15 +610,14 @@ def parse_inputs(
     return parsed, skipped, replies, problems
 
 
-def _naked_covers(patches: Sequence[Patch], others: Sequence[InputMessage]) -> list[tuple[InputMessage, Patch]]:
+def _naked_covers(
+    patches: Sequence[Patch], others: Sequence[tuple[InputMessage, Patch]]
+) -> list[tuple[InputMessage, Patch]]:
     """Cover letters sent without a 0/N counter (C21), by b4's rule: a message without a diff that
     starts a thread (replies to nothing), to which a patch of the run replies directly, from the
     same author. A thread root by someone else (a bug report answered with a patch) is no cover."""
     if not others or not patches:
         return []
-    from reviewbot.parse.mail import parse_message
-    from reviewbot.parse.patch import parse_patch
-
     parents: dict[str, set[str]] = {}
     for p in patches:
         m = p.message
@@ -625,13 +627,7 @@ def _naked_covers(patches: Sequence[Patch], others: Sequence[InputMessage]) -> l
     if not parents:
         return []
     out = []
-    for item in others:
-        if item.raw.kind != "rfc822":
-            continue
-        try:
-            cover = parse_patch(parse_message(item.raw))
-        except ReviewbotError:
-            continue
+    for item, cover in others:
         m = cover.message
         if cover.has_diff or m.in_reply_to or m.references or m.subject.is_reply or m.from_addr is None:
             continue
