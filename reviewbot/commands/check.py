@@ -29,8 +29,16 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+def _one_line(message: str) -> str:
+    """``message`` with control characters (a NUL, a vertical tab or CR from a hostile input) escaped,
+    so every problem stays one line on the terminal."""
+    if message.isprintable():
+        return message
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
+
+
 def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
-    click.echo(f"reviewbot check: {message}", err=True)
+    click.echo(f"reviewbot check: {_one_line(message)}", err=True)
     sys.exit(int(status))
 
 
@@ -157,7 +165,7 @@ def _check(
     if output:
         click.echo(output, nl=False)
     for problem in run.problems:
-        click.echo(f"reviewbot check: {problem}", err=True)
+        click.echo(f"reviewbot check: {_one_line(str(problem))}", err=True)
     if run.problems:
         sys.exit(int(ExitStatus.USAGE))
     sys.exit(int(ExitStatus.FINDINGS if run.fails(threshold) else ExitStatus.OK))

@@ -199,7 +199,7 @@ def parse_patch(message: Message) -> Patch:
         raise ParseError(
             f"malformed diff in {files[0].path}: a file header without any hunk (no '@@ -N,M +N,M @@' line)",
             subject=message.message_id or message.source,
-            line=files[0].header_input_line,
+            line=files[0].header_input_line or first_line + diff_at,
         )
     if files and "\r" in text:
         warnings.extend(_bare_cr_notes(files))
