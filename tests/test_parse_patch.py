@@ -238,3 +238,22 @@ def test_hunk_cut_off_at_the_end_of_a_mail_is_an_error_naming_the_line():
         parse_patch(msg(body))
     assert err.value.line == 13
     assert "malformed diff in a: " in str(err.value) and "cut off at the end" in str(err.value)
+
+
+def test_inbody_header_block_as_git_mailinfo_reads_it():
+    """C24's kind: folded with a space or a TAB, preceded by empty lines, after a ``>From <sha>`` line,
+    a ``[PATCH] title`` line; the block ends at the empty line after it or at the first other line."""
+    from reviewbot.parse.patch import read_inbody_headers
+
+    sha = ">From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001"
+    assert read_inbody_headers(["", "", sha, "From: Ada", "\t<ada@example.org>", "subject: [PATCH] t", "", "Fix."]) == (
+        {"from": "Ada\n\t<ada@example.org>", "subject": "[PATCH] t"}, 7)
+    assert read_inbody_headers(["[PATCH] fix it", "", "Body."]) == ({"subject": "[PATCH] fix it"}, 2)
+    assert read_inbody_headers(["Date: Mon, 10 Mar 2025", "Fix."]) == ({"date": "Mon, 10 Mar 2025"}, 1)
+    # each header once: a second From: is the commit message's first line
+    assert read_inbody_headers(["From: A <a@b.c>", "From: B <b@c.d>"]) == ({"from": "A <a@b.c>"}, 1)
+    assert read_inbody_headers(["On Mon, Ada wrote:", "> x"]) == ({}, 0)
+    p = parse_patch(msg("From: Ada Example\n <ada@example.org>\nSubject: [PATCH v2 2/3] foo: real title\n\nFix.\n---\n"
+                        + DIFF))
+    assert (p.message.from_addr.email, p.subject.title, p.subject.version, p.commit_message) == (
+        "ada@example.org", "foo: real title", 2, "Fix.")
