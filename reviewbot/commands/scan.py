@@ -97,6 +97,9 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
             base_url=base_url, db_path=db_path, cache_dir=cache_dir, rate=rate,
             select=_split_ids(select), ignore=_split_ids(ignore), list_name=list_name,
         )
+        from reviewbot.fetch.lists import check_list_name
+
+        check_list_name(settings, list_name, offline=offline)  # a typo is refused, not queued as failed pages
     except click.BadParameter as exc:
         _fail(exc.format_message())
     except UsageError as exc:
