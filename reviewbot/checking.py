@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
-from reviewbot.errors import InputError, ReviewbotError, UsageError
+from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
 from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Patch, RawMessage, RuleFailure, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -90,6 +90,7 @@ class CheckedPatch:
     notes: tuple[str, ...] = ()
     data: bytes = b""
     is_cover: bool = False
+    commit: tuple[str, str] | None = None  # (short hash, title) of the commit a --git patch came from
 
     @property
     def patch(self) -> Patch:
@@ -533,9 +534,26 @@ def _is_reply(item: InputMessage) -> bool:
         return False
     if "=?" in subject:
         subject = decode_header_value(subject)
-    if ":" not in subject:
-        return False  # every reply marker (Re:, Fwd:, AW:, SV:...) has a colon
-    return parse_subject(subject).is_reply
+    if not parse_subject(subject).is_reply:
+        return False
+    return not _inbody_submission(item.raw.data)
+
+
+def _inbody_submission(data: bytes) -> bool:
+    """True when a reply's body opens with an in-body header block whose Subject is not a reply:
+    a patch sent in a thread the way ``git am`` reads it (C19), not a reviewer's reply (C09)."""
+    from reviewbot.parse.patch import read_inbody_headers
+    from reviewbot.parse.subject import parse_subject
+
+    cut = data.find(b"\n\n")
+    crlf = data.find(b"\n\r\n")
+    if cut < 0 or (0 <= crlf < cut):
+        cut = crlf + 1 if crlf >= 0 else -1
+    if cut < 0:
+        return False
+    head = data[cut + 2 : cut + 2 + 4096].decode("utf-8", "replace").replace("\r\n", "\n").split("\n")[:40]
+    found, _ = read_inbody_headers(head)
+    return "subject" in found and not parse_subject(" ".join(found["subject"].split())).is_reply
 
 
 def parse_inputs(
@@ -553,6 +571,9 @@ def parse_inputs(
     problems: list[ReviewbotError] = []
     skipped: list[InputMessage] = []
     replies: dict[str, int] = {}
+    items = list(items)
+    items_order = {id(item): n for n, item in enumerate(items)}
+    no_diff: list[tuple[InputMessage, Patch]] = []  # cover letters without 0/N are among them (C21)
     for item in items:
         if _is_reply(item):
             skipped.append(item)
@@ -560,9 +581,13 @@ def parse_inputs(
             continue
         try:
             message = parse_message(item.raw)
-            patch = parse_patch(message)
         except ReviewbotError as exc:
             problems.append(exc)
+            continue
+        try:
+            patch = parse_patch(message)
+        except ParseError as exc:
+            problems.append(_diff_problem(exc, item, message))
             continue
         if item.raw.kind == "archive" and patch.subject.is_reply:
             # a saved archive page has no raw Subject to look at before parsing
@@ -573,7 +598,57 @@ def parse_inputs(
             parsed.append(_Parsed(item, patch))
         else:
             skipped.append(item)
+            if not patch.subject.is_reply:
+                no_diff.append((item, patch))
+    naked = _naked_covers([p.patch for p in parsed], no_diff)
+    if naked:
+        for item, patch in naked:
+            parsed.append(_Parsed(item, patch))
+        taken = {id(item) for item, _ in naked}
+        skipped = [s for s in skipped if id(s) not in taken]
+        parsed.sort(key=lambda e: (items_order.get(id(e.item), 0)))
     return parsed, skipped, replies, problems
+
+
+def _naked_covers(
+    patches: Sequence[Patch], others: Sequence[tuple[InputMessage, Patch]]
+) -> list[tuple[InputMessage, Patch]]:
+    """Cover letters sent without a 0/N counter (C21), by b4's rule: a message without a diff that
+    starts a thread (replies to nothing), to which a patch of the run replies directly, from the
+    same author. A thread root by someone else (a bug report answered with a patch) is no cover."""
+    if not others or not patches:
+        return []
+    parents: dict[str, set[str]] = {}
+    for p in patches:
+        m = p.message
+        parent = m.in_reply_to or (m.references[-1] if m.references else None)
+        if parent and p.has_diff and m.from_addr is not None:
+            parents.setdefault(parent, set()).add(m.from_addr.email.lower())
+    if not parents:
+        return []
+    out = []
+    for item, cover in others:
+        m = cover.message
+        if cover.has_diff or m.in_reply_to or m.references or m.subject.is_reply or m.from_addr is None:
+            continue
+        if m.from_addr.email.lower() in parents.get(m.message_id, ()):
+            out.append((item, cover))
+    return out
+
+
+def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseError:
+    """A malformed diff named as a person looks for it: the input, the message and the input line (C26)."""
+    what = exc.message
+    line = exc.line
+    if line is not None and message.body_start_line > 1 and item.offset is not None:
+        line += item.offset  # the body is the input verbatim: message lines + the lines before the message
+    elif line is not None and not message.bare_diff:
+        what += f" (line {line} of the decoded mail body)"
+        line = None
+    name = item.input if line is not None else item.raw.source  # an input line, or the message's place
+    if message.bare_diff:
+        return ParseError(what, subject=name, line=line)
+    return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)
 
 
 def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
@@ -594,6 +669,16 @@ def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
             out[series.cover.message_id] = series
         for p in series.patches:
             out[p.message_id] = series
+    # a cover letter without 0/N (C21; parse_inputs kept only those): the series of the patches replying to it
+    naked = {p.message_id: p for p in patches if not p.has_diff and not p.subject.is_cover_letter}
+    if naked:
+        for mid, series in list(out.items()):
+            if series.cover is not None or not series.patches:
+                continue
+            first = series.patches[0].message
+            cover = naked.get(first.in_reply_to or (first.references[-1] if first.references else ""))
+            if cover is not None:
+                out[mid] = replace(series, cover=cover)
     for merged in _unthreaded_series(patches):
         for p in (merged.cover, *merged.patches):
             if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
@@ -677,6 +762,8 @@ def _check_messages(
     parsed, skipped, replies, parse_problems = parse_inputs(items)
     series_by_id = _series_of([p.patch for p in parsed])
     base_ctx = RuleContext(strict=strict, options=dict(options or {}))
+    # a bare diff (C18) has no commit message: only the rules that read hunks run on it, as checkpatch.pl does
+    diff_rules = [r for r in rules if getattr(r.meta.scope, "value", r.meta.scope) == "hunk"]
     results: list[CheckedPatch] = []
     for entry in parsed:
         patch = entry.patch
@@ -684,7 +771,7 @@ def _check_messages(
             continue  # a cover letter: evidence for its series, nothing to check on its own
         series = series_by_id.get(patch.message_id)
         ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
-        report = _drop_altered(check_patch(patch, rules, ctx))
+        report = _drop_altered(check_patch(patch, diff_rules if patch.message.bare_diff else rules, ctx))
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
         verbatim = patch.message.body_start_line > 1
@@ -707,6 +794,11 @@ def _check_messages(
                 )
             ,)
         data = entry.item.raw.data
+        commit = None
+        if entry.item.input.startswith("git:"):
+            m = _FORMAT_PATCH_ENVELOPE.match(data)
+            if m is not None:
+                commit = (m.group(1).decode("ascii")[:12], patch.subject.title)
         results.append(
             CheckedPatch(
                 input=entry.item.input,
@@ -716,6 +808,7 @@ def _check_messages(
                 lines_checked=_diff_lines(patch),
                 notes=notes,
                 data=data,
+                commit=commit,
             )
         )
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
@@ -752,6 +845,10 @@ def _check_messages(
         notes=tuple(run_notes),
         explained=explained,
     )
+
+
+#: The envelope line ``git format-patch`` writes: ``From <sha> Mon Sep 17 00:00:00 2001``.
+_FORMAT_PATCH_ENVELOPE = re.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
 
 
 def _altered_only(finding: Finding) -> bool:

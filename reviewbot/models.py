@@ -185,6 +185,9 @@ class Message:
     # input verbatim (plain 7bit/8bit, not multipart, not flowed); else 1.
     # Lets `check` print checkpatch-style ``#N:`` numbers of the file.
     body_start_line: int = 1
+    # a bare diff (``git diff``/``git show``/``diff -u`` output, no mail headers): the diff
+    # is checked, the commit-message rules are not run (as checkpatch.pl does)
+    bare_diff: bool = False
 
 
 class LineKind(str, enum.Enum):

@@ -22,18 +22,26 @@ Nothing else is printed, so b4's ``prep-perpatch-check-cmd`` and
 ``am-perpatch-check-cmd`` (which read one finding per output line, ``ERROR:``
 meaning fail) can run ``reviewbot check --format terse -`` directly.
 
-``json``: schema version 1 (a change that removes or renames a key bumps it;
-:data:`JSON_SCHEMA` is the machine-readable JSON Schema of it)::
+``json``: schema version 2 (a change that removes or renames a key bumps it;
+:data:`JSON_SCHEMA` is the machine-readable JSON Schema of it, shipped as
+``reviewbot/check-report.schema.json`` too)::
 
     {
-      "version": 1,
+      "version": 2,
       "tool": {"name": "reviewbot", "version": "0.1.0"},
       "summary": {"errors": 0, "warnings": 1, "checks": 0, "patches": 1,
                   "lines": 57, "skipped": 0, "strict": false},
                   # lines: hunk lines checked (checkpatch's count); skipped: replies
                   # and other messages without a patch
       "patches": [{"input": "0001-x.patch", "index": 0, "message_id": "...",
-                   "subject": "[PATCH] ...", "errors": 0, "warnings": 1,
+                   "subject": "[PATCH v2 1/3] sched: ...",
+                   # how the mail was read (version 2): in-body From:/Subject: win
+                   "author": {"name": "Ada", "email": "ada@example.org"},  # null: bare diff
+                   "title": "sched: ...",   # null for a bare diff
+                   "version": 2, "counter": [1, 3],   # counter null without n/N
+                   "files": ["kernel/sched/core.c"], "added": 3, "removed": 1,
+                   "commit": {"hash": "1a2b3c4d5e6f", "title": "sched: ..."},  # --git only, else null
+                   "errors": 0, "warnings": 1,
                    "checks": 0, "lines": 57, "notes": ["..."]}],
       "findings": [{
           "rule": "RB102", "name": "barrier-without-comment",
@@ -59,11 +67,11 @@ the diff is located in the source tree (``kernel/sched/core.c`` line 42,
 what code-scanning UIs show); a commit-message finding in the input file.
 The input position is always kept in ``properties``.
 
-``b4``: the JSON object b4's review checks read from a per-patch check
-command (``review-perpatch-check-cmd``): ``tool``, ``status``
-(``pass``/``warn``/``fail``), ``summary``, ``url`` and ``details`` (a JSON
-string: a list of ``{"status", "description", "srcline"}``, which b4 shows
-one per line).
+``b4``: the JSON array b4 0.16's review check runner reads from a per-patch
+check command (``review-perpatch-check-cmd``), ``[]`` when there is nothing
+to report; its one result has ``tool``, ``status`` (``pass``/``warn``/
+``fail``), ``summary``, ``url`` and ``details`` (a JSON string: a list of
+``{"status", "description", "srcline"}``, which b4 shows one per line).
 """
 
 from __future__ import annotations
@@ -77,7 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.checking import CheckedPatch, CheckRun
     from reviewbot.registry import LoadedRule
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 TOOL_NAME = "reviewbot"
 KERNEL_TREE_URL = "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/"
@@ -86,14 +94,14 @@ MAX_SHOWN_LINES = 8  # offending lines printed under one text finding
 FORMATS = ("text", "terse", "json", "sarif", "b4")
 
 _NULLABLE_INT = {"type": ["integer", "null"]}
-#: JSON Schema (draft 2020-12) of ``--format json``, version 1; the tests validate every run against it.
+#: JSON Schema (draft 2020-12) of ``--format json``, version 2; the tests validate every run against it.
 JSON_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "reviewbot check report, version 1",
+    "title": "reviewbot check report, version 2",
     "type": "object",
     "required": ["version", "tool", "summary", "patches", "findings", "failures", "problems"],
     "properties": {
-        "version": {"const": 1},
+        "version": {"const": 2},
         "tool": {
             "type": "object",
             "required": ["name", "version"],
@@ -111,12 +119,41 @@ JSON_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "required": ["input", "index", "message_id", "subject", "errors", "warnings", "checks", "lines", "notes"],
+                "required": [
+                    "input", "index", "message_id", "subject", "author", "title", "version", "counter", "files",
+                    "added", "removed", "commit", "errors", "warnings", "checks", "lines", "notes",
+                ],
+                "additionalProperties": False,
                 "properties": {
                     "input": {"type": "string"},
                     "index": {"type": "integer", "minimum": 0},
                     "message_id": {"type": "string"},
                     "subject": {"type": "string"},
+                    # how the mail was read (in-body From:/Subject: win, as with git am); null for a bare diff
+                    "author": {
+                        "type": ["object", "null"],
+                        "required": ["name", "email"],
+                        "additionalProperties": False,
+                        "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
+                    },
+                    "title": {"type": ["string", "null"]},
+                    "version": {"type": "integer", "minimum": 0},
+                    "counter": {
+                        "type": ["array", "null"],
+                        "items": {"type": "integer", "minimum": 0},
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                    "files": {"type": "array", "items": {"type": "string"}},
+                    "added": {"type": "integer", "minimum": 0},
+                    "removed": {"type": "integer", "minimum": 0},
+                    # the commit a --git patch was made from; null for other inputs
+                    "commit": {
+                        "type": ["object", "null"],
+                        "required": ["hash", "title"],
+                        "additionalProperties": False,
+                        "properties": {"hash": {"type": "string"}, "title": {"type": "string"}},
+                    },
                     **{k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "checks", "lines")},
                     "notes": {"type": "array", "items": {"type": "string"}},
                 },
@@ -184,7 +221,11 @@ def display_name(input_name: str) -> str:
 
 
 def patch_name(cp: "CheckedPatch", run: "CheckRun") -> str:
-    """The verdict's name for a patch: its input, plus its subject when the input holds several."""
+    """The verdict's name for a patch: its input, plus its subject when the input holds several;
+    a commit of ``--git`` as checkpatch names it: ``Commit 1a2b3c4d5e6f ("title")``."""
+    commit = getattr(cp, "commit", None)
+    if commit:
+        return f'Commit {commit[0]} ("{commit[1]}")'
     name = display_name(cp.input)
     several = sum(1 for other in run.patches if other.input == cp.input) > 1
     if several:
@@ -353,6 +394,37 @@ def finding_dict(finding: Finding, cp: "CheckedPatch") -> dict[str, Any]:
     }
 
 
+def patch_identity(cp: "CheckedPatch") -> dict[str, Any]:
+    """How a patch mail was read: author, title, version, counter, files, added/removed lines, commit.
+
+    A bare diff (no mail headers) has no author and no title: null, never invented.
+    """
+    patch = cp.patch
+    message = patch.message
+    subj = patch.subject
+    bare = getattr(message, "bare_diff", False)
+    author = message.from_addr
+    added = removed = 0
+    for fd in patch.files:
+        for h in fd.hunks:
+            for dl in h.lines:
+                if dl.kind is LineKind.ADDED:
+                    added += 1
+                elif dl.kind is LineKind.REMOVED:
+                    removed += 1
+    commit = getattr(cp, "commit", None)
+    return {
+        "author": {"name": author.name, "email": author.email} if author is not None else None,
+        "title": None if bare else subj.title,
+        "version": subj.version,
+        "counter": [subj.index, subj.total] if subj.index is not None and subj.total is not None else None,
+        "files": [fd.path for fd in patch.files],
+        "added": added,
+        "removed": removed,
+        "commit": {"hash": commit[0], "title": commit[1]} if commit else None,
+    }
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, dict) or hasattr(value, "items"):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -377,6 +449,7 @@ def format_json(run: "CheckRun", *, quiet: bool = False) -> str:
                 "index": cp.index,
                 "message_id": cp.patch.message_id,
                 "subject": cp.patch.subject.raw,
+                **patch_identity(cp),
                 "errors": pc[Severity.ERROR],
                 "warnings": pc[Severity.WARNING],
                 "checks": pc[Severity.CHECK],
@@ -604,11 +677,19 @@ def b4_result(run: "CheckRun") -> dict[str, str]:
     return result
 
 
+def b4_results(run: "CheckRun") -> list[dict[str, str]]:
+    """What b4 0.16's review check runner reads from ``review-perpatch-check-cmd``: a JSON array of
+    results, ``[]`` when there is nothing to report (a reply, a message without a diff)."""
+    if not run.patches and not run.problems:
+        return []
+    return [b4_result(run)]
+
+
 def format_b4(run: "CheckRun", *, quiet: bool = False) -> str:
-    """``b4_result`` as one JSON object on one line."""
+    """:func:`b4_results` as one JSON array on one line."""
     import json  # not on the text path
 
-    return json.dumps(b4_result(run), ensure_ascii=False) + "\n"
+    return json.dumps(b4_results(run), ensure_ascii=False) + "\n"
 
 
 FORMATTERS: dict[str, Callable[..., str]] = {

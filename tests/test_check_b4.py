@@ -109,3 +109,19 @@ def test_b4_review_runner_parses_our_json(isolated_env: Path, monkeypatch: pytes
     assert details[0]["srcline"] == "+\t\tsmp_mb();"
     (good,) = results[COMMENTED]
     assert (good["tool"], good["status"], good["summary"]) == ("reviewbot", "pass", "passed all checks")
+
+
+def test_b4_review_runner_gets_nothing_for_a_reply(isolated_env: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    shared_dir: Path) -> None:
+    """A reply is nothing to report: ``[]``, which b4's runner turns into no result at all."""
+    from b4.review import checks
+
+    _checks_env(isolated_env, monkeypatch)
+    raw = (shared_dir / "cases" / "C09.eml").read_bytes()
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    proc = subprocess.run([*shlex.split(reviewbot_cmdline()), "check", "--format", "b4", "-"], input=raw,
+                          capture_output=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (0, b"[]\n")
+    results = checks.run_perpatch_checks([("reply@x", msg)], [f"{reviewbot_cmdline()} check --format b4 -"],
+                                         str(isolated_env))
+    assert results == {"reply@x": []}

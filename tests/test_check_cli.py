@@ -155,8 +155,45 @@ def test_git_range(repo: Path) -> None:
     assert blob.split(b"\n")[rb102[0]["input_line"] - 1] == b"+\tsmp_mb();"
     validate_sarif(json.loads(run(["--git", "HEAD~3..", "--format", "sarif"]).stdout))
     text = run(["--git", "HEAD~3.."]).stdout
-    assert 'git:HEAD~3.. ("[PATCH 1/3] foo: rename data to value") has no obvious review findings' in text
-    assert 'git:HEAD~3.. ("[PATCH 2/3] foo: order the value before ready") has review findings' in text
+    short = {t: git(repo, "rev-parse", "--short=12", r).decode().strip() for t, r in (("rename", "HEAD~2"), ("order", "HEAD~1"))}
+    assert f'Commit {short["rename"]} ("foo: rename data to value") has no obvious review findings' in text
+    assert f'Commit {short["order"]} ("foo: order the value before ready") has review findings' in text
+    assert [p["commit"] for p in doc["patches"]] == [
+        {"hash": git(repo, "rev-parse", "--short=12", rev).decode().strip(), "title": title}
+        for rev, title in (("HEAD~2", "foo: rename data to value"), ("HEAD~1", "foo: order the value before ready"),
+                           ("HEAD", "foo: order the reader side"))
+    ]
+    assert [p["counter"] for p in doc["patches"]] == [[1, 3], [2, 3], [3, 3]]
+
+
+@pytest.mark.parametrize(
+    "rev,titles",
+    [
+        ("HEAD", ["foo: order the reader side"]),
+        ("HEAD~1", ["foo: order the value before ready"]),
+        ("-1", ["foo: order the reader side"]),
+        ("-3", ["foo: rename data to value", "foo: order the value before ready", "foo: order the reader side"]),
+        ("HEAD~1-2", ["foo: rename data to value", "foo: order the value before ready"]),
+        ("HEAD^!", ["foo: order the reader side"]),
+        ("HEAD~2..HEAD~1", ["foo: order the value before ready"]),
+    ],
+)
+def test_git_takes_what_format_patch_and_checkpatch_take(repo: Path, rev: str, titles: list[str]) -> None:
+    """A single commit is that commit (checkpatch --git HEAD), -N the last N, REV-N the N ending at REV."""
+    res = run(["--git", rev, "--format", "json"])
+    doc = json.loads(res.stdout)
+    validate_json_report(doc)
+    assert doc["problems"] == []
+    assert [p["title"] for p in doc["patches"]] == titles
+    assert [p["commit"]["title"] for p in doc["patches"]] == titles
+    assert all(len(p["commit"]["hash"]) == 12 for p in doc["patches"])
+    assert res.exit_code == (1 if "foo: order the value before ready" in titles else 0)
+
+
+def test_git_refuses_other_options(repo: Path) -> None:
+    res = run(["--git", "--output=/tmp/x"])
+    assert res.exit_code == 2
+    assert res.stderr == "reviewbot check: --output=/tmp/x: not a revision range (a commit, A..B, -N or REV-N)\n"
 
 
 def test_git_range_error_shows_gits_reason(repo: Path) -> None:
@@ -289,7 +326,7 @@ def test_real_patch_json_sarif_b4(real_patches: dict[str, Path]) -> None:
     assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == f["line"]
     assert {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]} >= {"RB101", "RB102", "RB201"}
 
-    b4 = json.loads(run(["--format", "b4", "-"], stdin=path.read_bytes()).stdout)
+    (b4,) = json.loads(run(["--format", "b4", "-"], stdin=path.read_bytes()).stdout)
     assert b4["tool"] == "reviewbot" and b4["status"] == "warn"
     assert any(d["description"].startswith("WARNING:RB102: ") for d in json.loads(b4["details"]))
 
@@ -324,7 +361,7 @@ def test_every_format_on_own_patch(repo: Path) -> None:
     validate_sarif(json.loads(outputs["sarif"].stdout))
     sarif_result = json.loads(outputs["sarif"].stdout)["runs"][0]["results"][0]
     assert sarif_result["properties"]["input"] == "-" and sarif_result["properties"]["inputLine"] == n
-    assert json.loads(outputs["b4"].stdout)["summary"] == "1 warning"
+    assert json.loads(outputs["b4"].stdout)[0]["summary"] == "1 warning"
 
 
 # ------------------------------------------------------------------ configuration
@@ -540,7 +577,7 @@ def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
     sarif = json.loads(run(["--rules-dir", str(rules), "--format", "sarif", "-"], stdin=blob).stdout)
     validate_sarif(sarif)
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
-    b4 = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
+    (b4,) = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
     assert (b4["status"], b4["summary"]) == ("fail", "1 error")
 
 
@@ -574,3 +611,57 @@ def test_whole_corpus_json_and_sarif_validate(isolated_env: Path) -> None:
     assert len(located) > 100
     assert all(lines[f["input_line"] - 1].startswith(b"+") for f in located)
     validate_sarif(json.loads(render(result, "sarif")))
+
+
+# ------------------------------------------------------------------ issue 12: flags, strict, crashes
+
+
+def test_select_flag_beats_configured_ignore(repo: Path) -> None:
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~1")
+    (repo / ".reviewbot.toml").write_text('ignore = ["RB102"]\n')
+    assert run(["-"], stdin=blob).exit_code == 0
+    res = run(["--select", "RB102", "--format", "json", "-"], stdin=blob)
+    assert res.exit_code == 1
+    assert [f["rule"] for f in json.loads(res.stdout)["findings"]] == ["RB102"]
+    # both flags: the command line says it all
+    assert run(["--select", "RB102", "--ignore", "RB102", "-"], stdin=blob).exit_code == 0
+
+
+def test_strict_exits_by_the_findings_it_prints(repo: Path) -> None:
+    """A cover letter's numbers answer RB201: without --strict nothing is printed (0); with --strict the
+    finding is printed as CHECK, and the exit status says so (1), unless --fail-on says otherwise."""
+    files = _perf_series(repo, repo.parent / "s3", "Lookup loop: 120 ns before, 80 ns after (-33%).")
+    args = ["--select", "RB201", *map(str, files)]
+    assert run(args).exit_code == 0
+    strict = run(["--strict", *args])
+    assert "CHECK:RB201: " in strict.stdout
+    assert strict.exit_code == 1
+    assert run(["--strict", "--fail-on", "warning", *args]).exit_code == 0
+
+
+def test_an_internal_error_is_exit_2_with_one_line(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any exception the command did not expect: one line asking for a report, exit 2 (never 1, findings)."""
+    import reviewbot.checking
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(reviewbot.checking, "run_check", broken)
+    res = run(["--git", "HEAD"])
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert res.stderr == (
+        "reviewbot check: internal error (KeyError: 'boom'); this is a bug in reviewbot, please report it with the "
+        "input that caused it (run with -vv for the traceback)\n"
+    )
+
+
+@pytest.mark.parametrize("command", [["show", "<x@example.org>"], ["draft"]])
+def test_commands_that_read_a_database_refuse_a_missing_one(isolated_env: Path, command: list[str]) -> None:
+    """A mistyped --db is an error naming it, and no empty database is created in its place."""
+    missing = isolated_env / "reviewbot-typo.db"
+    res = CliRunner().invoke(main, [*command, "--db", str(missing), "--outbox", str(isolated_env / "out")]
+                             if command == ["draft"] else [*command, "--db", str(missing)])
+    assert res.exit_code == 2
+    assert f"{missing}: no such database" in res.stderr
+    assert not missing.exists()

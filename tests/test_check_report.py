@@ -171,15 +171,33 @@ def test_terse_lines() -> None:
 
 
 def validate_json_report(doc: dict) -> None:
-    """Validate ``--format json`` output against the published JSON Schema (version 1)."""
+    """Validate ``--format json`` output against the published JSON Schema (version 2)."""
     jsonschema.Draft202012Validator.check_schema(JSON_SCHEMA)
     jsonschema.Draft202012Validator(JSON_SCHEMA).validate(doc)
 
 
-def test_json_schema_v1() -> None:
+def test_shipped_schema_file_is_the_schema() -> None:
+    """reviewbot/data/check-report.schema.json (for tools that read our JSON) is JSON_SCHEMA itself."""
+    text = importlib.resources.files("reviewbot").joinpath("data/check-report.schema.json").read_text("utf-8")
+    assert json.loads(text) == JSON_SCHEMA
+    assert JSON_SCHEMA["properties"]["version"] == {"const": 2}
+
+
+def test_json_schema_v2() -> None:
     doc = json.loads(format_json(_run(failures=(RuleFailure("RB301", "x@y", "boom"),))))
     validate_json_report(doc)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
+    patch = doc["patches"][0]
+    assert {k: patch[k] for k in ("author", "title", "version", "counter", "files", "added", "removed", "commit")} == {
+        "author": {"name": "Ada Lovelace", "email": "ada@example.org"},
+        "title": "sched: add a barrier",
+        "version": 1,
+        "counter": None,
+        "files": ["kernel/sched/core.c"],
+        "added": 1,
+        "removed": 0,
+        "commit": None,
+    }
     assert doc["summary"] == {
         "errors": 1, "warnings": 1, "checks": 0, "patches": 1, "lines": 19, "skipped": 0, "strict": False,
     }
@@ -268,7 +286,8 @@ def test_b4_result() -> None:
     }
     assert details[2]["status"] == "pass" and "format=flowed" in details[2]["description"]
     clean = json.loads(render(_clean_run(), "b4"))
-    assert clean == {"tool": "reviewbot", "status": "pass", "summary": "passed all checks", "url": "", "details": ""}
+    assert clean == [{"tool": "reviewbot", "status": "pass", "summary": "passed all checks", "url": "", "details": ""}]
+    assert json.loads(render(CheckRun(patches=(), rules=RULES), "b4")) == []  # nothing to report
 
 
 def test_reference_url() -> None:

@@ -202,3 +202,50 @@ def test_hunk_reader_agrees_with_unidiff_full_mode(tail):
         for f in ours
     ]
     assert mine == theirs
+
+
+# ------------------------------------------------------------------ the whole check command (issue 12)
+
+CHECK_HEADER_BITS = HEADER_BITS + [
+    "Subject: Re: [PATCH] x", "Subject: RE [PATCH 1 of 2] x", "In-Reply-To: <m@x>", "From: B <b@c.de>",
+    'Content-Type: text/plain; charset="u\x00d"', "Content-Type: text/plain; charset=\x01",
+]
+CHECK_BODY_BITS = DIFF_BITS + [
+    "From: Ada <ada@example.org>", "Subject: [PATCH] y", " <ada@example.org>", "@@ -1, +1,2 @@", "@@ -1,3 +1,3 @@",
+    "--- x", "+++ x", "\tsmp_mb();", "+\tsmp_mb();", "commit 1111111111111111111111111111111111111111",
+]
+
+
+@BUDGET
+@given(
+    st.one_of(
+        st.binary(max_size=1500),
+        st.tuples(
+            st.sampled_from(["", "  \n", "From a@b Fri Mar 14 10:00:00 2025\n"]),
+            lines_of(CHECK_HEADER_BITS),
+            st.lists(st.one_of(st.sampled_from(CHECK_BODY_BITS), st.text(max_size=30)), max_size=50),
+            st.sampled_from(["\n", "\r\n"]),
+        ).map(lambda t: (t[0] + t[3].join(t[1]) + t[3] + t[3] + t[3].join(t[2])).encode("utf-8", "surrogatepass")),
+        st.lists(st.one_of(st.sampled_from(CHECK_BODY_BITS), st.text(max_size=30)), max_size=50)
+        .map(lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass")),
+    )
+)
+def test_check_command_never_crashes(data):
+    """Any bytes on stdin: exit 0 (clean), 1 (findings) or 2 (a readable error per problem); never a
+    traceback and never the internal-error line (the command turns any exception into it)."""
+    from click.testing import CliRunner
+
+    from reviewbot.cli import main
+
+    res = CliRunner().invoke(main, ["check", "--format", "json", "-"], input=data, catch_exceptions=False)
+    assert res.exit_code in (0, 1, 2), res.stderr
+    assert "internal error" not in res.stderr and "Traceback" not in res.stderr
+    for line in res.stderr.splitlines():
+        assert line.startswith("reviewbot check: ")
+    if res.exit_code != 2 or res.stdout:
+        import json
+
+        doc = json.loads(res.stdout)
+        assert doc["summary"]["patches"] == len(doc["patches"])
+        if res.exit_code == 2:
+            assert doc["problems"]

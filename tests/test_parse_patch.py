@@ -220,9 +220,40 @@ def test_soft_wrapped_diff_is_retried_unflowed():
     assert p.message.body == msg(body).body  # the message itself is untouched
 
 
-def test_trailing_empty_context_lines_dropped_by_the_mailer():
+def test_trailing_empty_context_lines_dropped_by_the_archive():
+    """The archive page drops empty lines at the end of a message: for archive text they are put back."""
+    from dataclasses import replace
+
     body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
-    p = parse_patch(msg(body))
+    p = parse_patch(replace(msg(body), obfuscated=True))
     lines = p.files[0].hunks[0].lines
     assert [l.raw for l in lines] == [" a", "+b", " c", " "]
     assert lines[-1].new_no == 4
+
+
+def test_hunk_cut_off_at_the_end_of_a_mail_is_an_error_naming_the_line():
+    """A mail or file is read as git apply reads it ("corrupt patch"): no line is invented."""
+    body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
+    with pytest.raises(ParseError) as err:
+        parse_patch(msg(body))
+    assert err.value.line == 13
+    assert "malformed diff in a: " in str(err.value) and "cut off at the end" in str(err.value)
+
+
+def test_inbody_header_block_as_git_mailinfo_reads_it():
+    """C24's kind: folded with a space or a TAB, preceded by empty lines, after a ``>From <sha>`` line,
+    a ``[PATCH] title`` line; the block ends at the empty line after it or at the first other line."""
+    from reviewbot.parse.patch import read_inbody_headers
+
+    sha = ">From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001"
+    assert read_inbody_headers(["", "", sha, "From: Ada", "\t<ada@example.org>", "subject: [PATCH] t", "", "Fix."]) == (
+        {"from": "Ada\n\t<ada@example.org>", "subject": "[PATCH] t"}, 7)
+    assert read_inbody_headers(["[PATCH] fix it", "", "Body."]) == ({"subject": "[PATCH] fix it"}, 2)
+    assert read_inbody_headers(["Date: Mon, 10 Mar 2025", "Fix."]) == ({"date": "Mon, 10 Mar 2025"}, 1)
+    # each header once: a second From: is the commit message's first line
+    assert read_inbody_headers(["From: A <a@b.c>", "From: B <b@c.d>"]) == ({"from": "A <a@b.c>"}, 1)
+    assert read_inbody_headers(["On Mon, Ada wrote:", "> x"]) == ({}, 0)
+    p = parse_patch(msg("From: Ada Example\n <ada@example.org>\nSubject: [PATCH v2 2/3] foo: real title\n\nFix.\n---\n"
+                        + DIFF))
+    assert (p.message.from_addr.email, p.subject.title, p.subject.version, p.commit_message) == (
+        "ada@example.org", "foo: real title", 2, "Fix.")

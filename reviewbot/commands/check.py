@@ -1,8 +1,10 @@
 """``reviewbot check``: check patches before sending them, the way checkpatch.pl is run.
 
 Exit status (``reviewbot.status.ExitStatus``): 0 clean, 1 a finding at or
-above ``--fail-on`` (or a rule crashed), 2 usage error or an input that
-cannot be read (the message names the file and what was wrong).
+above ``--fail-on`` (or a rule crashed; with ``--strict`` any finding it
+prints), 2 usage error, an input that cannot be read (the message names the
+file and what was wrong) or an internal error (one line asking for a report,
+never a traceback and never 1, which CI reads as findings).
 
 Only the standard library, click, the parser and the engine are imported on
 this path: no HTTP, HTML or SQLite stack (a test watches ``sys.modules``).
@@ -27,8 +29,16 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+def _one_line(message: str) -> str:
+    """``message`` with control characters (a NUL, a vertical tab or CR from a hostile input) escaped,
+    so every problem stays one line on the terminal."""
+    if message.isprintable():
+        return message
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
+
+
 def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
-    click.echo(f"reviewbot check: {message}", err=True)
+    click.echo(f"reviewbot check: {_one_line(message)}", err=True)
     sys.exit(int(status))
 
 
@@ -49,7 +59,7 @@ def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
     default=None,
     help="Lowest severity that makes the exit status 1 [config fail-on, default: warning].",
 )
-@click.option("--strict/--no-strict", default=None, help="Also report CHECK-level findings, as checkpatch --strict.")
+@click.option("--strict/--no-strict", default=None, help="Also report CHECK-level findings, as checkpatch --strict (and exit 1 on them).")
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
 @click.option(
@@ -87,26 +97,64 @@ def command(
     Settings come from .reviewbot.toml or [tool.reviewbot] in pyproject.toml
     (found upward from the current directory) and the user config; flags win.
 
+    A bare diff (git diff, git show, diff -u output) is checked as
+    checkpatch.pl checks it: the diff rules run, the commit-message rules do not.
+
     Exit status: 0 clean, 1 a finding at or above --fail-on (or a rule
-    crashed), 2 usage error or an input that cannot be read.
+    crashed; with --strict, any finding printed), 2 usage error, an input
+    that cannot be read, or an internal error.
     """
+    if not paths and not git_range:
+        _fail("nothing to check: give patch files, a directory, '-' for stdin, or --git REV-RANGE")
+    try:
+        _check(paths, git_range, fmt, fail_on, strict, select, ignore, rules_dirs, quiet)
+    except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+        raise
+    except BrokenPipeError:  # `reviewbot check ... | head`: the reader left; nothing more to say
+        sys.exit(int(ExitStatus.OK))
+    except Exception as exc:  # a bug: exit 2 (1 means findings), one line, never a traceback
+        import logging
+
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        _fail(
+            f"internal error ({exc.__class__.__name__}: {str(exc)[:200]}); this is a bug in reviewbot, please "
+            "report it with the input that caused it (run with -vv for the traceback)"
+        )
+
+
+def _check(
+    paths: tuple[str, ...],
+    git_range: str | None,
+    fmt: str,
+    fail_on: str | None,
+    strict: bool | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    rules_dirs: tuple[Path, ...],
+    quiet: bool,
+) -> None:
     from reviewbot.checking import parse_threshold, run_check
     from reviewbot.config import load_settings
     from reviewbot.errors import ReviewbotError, RuleLoadError, UsageError
     from reviewbot.report import render
 
-    if not paths and not git_range:
-        _fail("nothing to check: give patch files, a directory, '-' for stdin, or --git REV-RANGE")
     try:
         settings = load_settings()
+        selected = _split_ids(select)
+        ignored = _split_ids(ignore)
+        if selected is not None and ignored is None:
+            ignored = ()  # flags beat config files: --select is not cut down by a configured ignore
         settings = settings.with_(
             strict=strict,
             fail_on=fail_on.lower() if fail_on else None,
-            select=_split_ids(select),
-            ignore=_split_ids(ignore),
+            select=selected,
+            ignore=ignored,
             rules_dirs=(*settings.rules_dirs, *rules_dirs) if rules_dirs else None,
         )
         threshold = parse_threshold(settings.fail_on)
+        if settings.strict and fail_on is None and settings.fail_on == "warning":
+            # --strict prints CHECK findings too; the exit status follows what is printed
+            threshold = parse_threshold("check")
         run = run_check(list(paths), settings, git_range=git_range, cwd=Path.cwd())
     except RuleLoadError as exc:
         _fail(f"cannot load rules: {exc}")
@@ -117,7 +165,7 @@ def command(
     if output:
         click.echo(output, nl=False)
     for problem in run.problems:
-        click.echo(f"reviewbot check: {problem}", err=True)
+        click.echo(f"reviewbot check: {_one_line(str(problem))}", err=True)
     if run.problems:
         sys.exit(int(ExitStatus.USAGE))
     sys.exit(int(ExitStatus.FINDINGS if run.fails(threshold) else ExitStatus.OK))

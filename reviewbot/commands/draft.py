@@ -24,6 +24,16 @@ def fail(command: str, message: str, status: ExitStatus = ExitStatus.USAGE) -> N
     sys.exit(int(status))
 
 
+def existing_db(path: Path) -> Path:
+    """``path`` when a database is there; a command that only reads one never creates it (a mistyped
+    ``--db`` would otherwise give an empty new database and "nothing found")."""
+    from reviewbot.errors import UsageError
+
+    if not Path(path).is_file():
+        raise UsageError("no such database (run `reviewbot scan` first, or give --db the right file)", subject=str(path))
+    return path
+
+
 def settings_from(db: Path | None, outbox: Path | None, maildir: Path | None, maintainers: Path | None,
                   base_url: str | None = None, list_name: str | None = None) -> Any:
     """Settings from config files and environment, then these flags (None: unchanged)."""
@@ -141,7 +151,7 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
         rules = load_all_rules(settings)
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
-        with Store(settings.db_path) as store:
+        with Store(existing_db(settings.db_path)) as store:
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
                 outbox=settings.outbox_dir, list_name=list_name, since=_date(since),

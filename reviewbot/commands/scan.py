@@ -109,6 +109,9 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
             _scan_lore(settings, list_name, first, parse_day(until, end=True) if until else None,
                        offline=offline, clock=clock)
             return
+        from reviewbot.fetch.lists import check_list_name
+
+        check_list_name(settings, list_name, offline=offline)  # a typo is refused, not queued as failed pages
     except click.BadParameter as exc:
         _fail(exc.format_message())
     except UsageError as exc:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from reviewbot.commands.draft import fail, settings_from
+from reviewbot.commands.draft import existing_db, fail, settings_from
 
 
 @click.command("show")
@@ -21,7 +21,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
     key = msgid.strip().strip("<>")
     try:
         settings = settings_from(db, None, None, None)
-        with Store(settings.db_path) as store:
+        with Store(existing_db(settings.db_path)) as store:
             row = store.message_row(key)
             if row is None:
                 fail("show", f"<{key}>: no such message in {settings.db_path}")

@@ -24,12 +24,17 @@ from reviewbot.models import RawMessage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "MAIL_SUFFIXES"]
+__all__ = [
+    "read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "is_bare_diff",
+    "MAIL_SUFFIXES",
+]
 
 #: File names taken from a plain directory (sorted by name).
 MAIL_SUFFIXES = (".patch", ".eml", ".mbox", ".diff", ".mail")
 
 _ENVELOPE = re.compile(rb"From \S+ .*\d:\d\d")
+# "From <who> Mon Sep 17 00:00:00 2001", "From x Fri Aug  8 22:24:03 2008": a time, then a year to end the line
+_STRICT_ENVELOPE = re.compile(rb"From \S+ [^\n]*\d\d:\d\d(?::\d\d)?(?: [^\n]*)? (?:19|20)\d\d\r?(?:\n|$)")
 _HEADER = re.compile(rb"[!-9;-~]{1,80}:")  # RFC 5322 field name, then colon
 
 
@@ -82,11 +87,16 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
     if not (data[:4096].strip() or data.strip()):  # the head first: no copy of a large mbox
         raise InputError("empty input, no mail", subject=source)
     if not data.startswith(b"From "):
-        # an editor's byte-order mark or leading empty lines before an mbox
+        # an editor's byte-order mark or leading lines of only blanks before an mbox
+        # (git mailsplit skips them: t/t5100/sample.mbox starts so, C25)
         head = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-        head = head.lstrip(b"\r\n")
+        head = _skip_blank_lines(head)
         if head.startswith(b"From "):
             data = head
+    if is_bare_diff(data):
+        # `git diff`, `git show`, `diff -u`, `hg diff`, svn `Index:` output: one patch without mail headers
+        yield RawMessage(source=source, kind="rfc822", data=data)
+        return
     if data.startswith(b"From "):
         msgs = split_mbox_bytes(data, source)
         if len(msgs) == 1:
@@ -99,6 +109,48 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
             "not a mail, mbox or git format-patch file (no header lines at the start)", subject=source
         )
     yield RawMessage(source=source, kind="rfc822", data=data)
+
+
+def _skip_blank_lines(data: bytes) -> bytes:
+    """``data`` without its leading lines of only spaces, TABs and CRs."""
+    pos = 0
+    while True:
+        nl = data.find(b"\n", pos, pos + 4096)
+        if nl < 0 or data[pos:nl].strip(b" \t\r"):
+            return data[pos:]
+        pos = nl + 1
+
+
+_DIFF_START = re.compile(rb"^(?:diff --git \S|--- [^\n]*\n\+\+\+ [^\n]*\n@@ -)", re.MULTILINE)
+_GIT_LOG_COMMIT = re.compile(rb"commit [0-9a-f]{7,64}(?: |\r?$)")
+_BZR_FILE = re.compile(rb"=== (?:modified|added|removed|renamed) (?:file|directory) ")
+
+
+def is_bare_diff(data: bytes) -> bool:
+    """True when ``data`` is a diff without mail headers, as checkpatch.pl reads one (C18).
+
+    It starts (after blank lines) with ``diff `` (``git diff``, ``diff -u``,
+    ``hg diff``), ``commit <sha>`` then a diff (``git show``, ``git log -p``),
+    ``Index: <file>`` then a ``===``/``---`` line (svn, cvs), ``=== modified
+    file`` (bzr), or ``--- <file>`` followed by ``+++ <file>``.
+    """
+    head = _skip_blank_lines(data[:8192])
+    lines = head.split(b"\n", 3)
+    first = lines[0].rstrip(b"\r")
+    second = lines[1] if len(lines) > 1 else b""
+    if first.startswith(b"diff ") or _BZR_FILE.match(first):
+        return True
+    if first.startswith(b"--- ") and second.startswith(b"+++ "):
+        return True
+    if first.startswith(b"Index: ") and second.startswith((b"====", b"--- ", b"diff ")):
+        return True
+    if _GIT_LOG_COMMIT.match(first):
+        return b"\ndiff --git " in data or b"\n--- " in data
+    if first.startswith(b"From ") or _HEADER.match(first) or not first:
+        return False  # a mail (or nothing at all)
+    # text before the diff, as git apply and checkpatch.pl skip it (git's t4100 patches start with
+    # "<sha> (from <sha>)", t4109's with a shell here-document line)
+    return _DIFF_START.search(data) is not None
 
 
 def looks_like_mail(data: bytes) -> bool:
@@ -125,12 +177,17 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
     # the line must look like an envelope (the regex cannot cross a newline).
     starts = [0]
     envelope = _ENVELOPE.match
+    strict_envelope = _STRICT_ENVELOPE.match
     find = data.find
     at = find(b"\nFrom ")
     while at >= 0:
         if data[at - 1 : at] == b"\n" or (data[at - 1 : at] == b"\r" and data[at - 2 : at - 1] == b"\n"):
             if envelope(data, at + 1):
                 starts.append(at + 1)
+        elif strict_envelope(data, at + 1):
+            # git mailsplit needs no empty line before a separator (git's t/t5100/sample.mbox has
+            # them after a signature line); then the line must end like an envelope date (a year)
+            starts.append(at + 1)
         at = find(b"\nFrom ", at + 1)
     out = []
     last = len(starts) - 1
@@ -139,7 +196,12 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
         if k < last:
             e = starts[k + 1]
             # drop the separator's empty line ("\n" or "\r\n" before the next "From ")
-            raw = data[s : e - 1] if data[e - 2 : e - 1] == b"\n" else data[s : e - 2]
+            if data[e - 2 : e] == b"\n\n":
+                raw = data[s : e - 1]
+            elif data[e - 3 : e] == b"\n\r\n":
+                raw = data[s : e - 2]
+            else:  # no empty line before this separator (git mailsplit's rule)
+                raw = data[s:e]
         else:
             raw = data[s:]
         if escaped and b"\n>From " in raw:
@@ -163,17 +225,17 @@ def _read_maildir(p: Path) -> Iterator[RawMessage]:
 
 
 def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes:
-    """``git format-patch --stdout REV_RANGE`` in ``cwd``, as mbox bytes.
+    """``git format-patch --stdout`` of ``rev_range`` (see :func:`format_patch_args`) in ``cwd``, as mbox bytes.
 
-    The range is passed as one argument after ``--end-of-options`` (no shell,
-    no option injection). Raises :class:`InputError` naming the range when
-    git fails or produces no patch.
+    The revision is passed as one argument after ``--end-of-options`` (no
+    shell, no option injection; ``-N`` is the only option taken). Raises
+    :class:`InputError` naming the range when git fails or produces no patch.
     """
     import subprocess  # only this function runs a program
 
-    if not rev_range or rev_range.startswith("-") or "\0" in rev_range:
-        raise InputError("not a revision range", subject=rev_range or "''")
-    cmd = ["git", "format-patch", "--stdout", "--end-of-options", rev_range]
+    if not rev_range or "\0" in rev_range or (rev_range.startswith("-") and not _LAST_N.fullmatch(rev_range)):
+        raise InputError("not a revision range (a commit, A..B, -N or REV-N)", subject=rev_range or "''")
+    cmd = ["git", "format-patch", "--stdout", *format_patch_args(rev_range, cwd)]
     try:
         proc = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
     except FileNotFoundError as exc:
@@ -183,6 +245,41 @@ def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes
     if not proc.stdout.strip():
         raise InputError("git format-patch produced no patch (empty range?)", subject=rev_range)
     return proc.stdout
+
+
+_LAST_N = re.compile(r"-[1-9][0-9]{0,5}")
+_REV_COUNT = re.compile(r"(.+)-([1-9][0-9]{0,5})")
+
+
+def _is_commit(rev: str, cwd: str | os.PathLike[str]) -> bool:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"],
+        cwd=cwd, capture_output=True, check=False,
+    )
+    return proc.returncode == 0
+
+
+def format_patch_args(rev: str, cwd: str | os.PathLike[str] = ".") -> list[str]:
+    """The ``git format-patch`` arguments for what a developer types after ``--git``.
+
+    What ``git format-patch`` takes and what checkpatch.pl's ``--git`` takes:
+    ``-N`` (the last N commits), a range (``A..B``, ``A...B``, ``REV^!``), a
+    single commit (``HEAD``, a hash: that commit alone, as checkpatch reads it;
+    plain ``git format-patch HEAD`` would give nothing) and ``REV-N`` (the N
+    commits ending at REV, checkpatch's form).
+    """
+    if _LAST_N.fullmatch(rev):
+        return [rev]
+    if ".." in rev or rev.endswith(("^!", "^@")) or rev.startswith("^"):
+        return ["--end-of-options", rev]
+    if _is_commit(rev, cwd):
+        return ["-1", "--end-of-options", rev]
+    m = _REV_COUNT.fullmatch(rev)
+    if m is not None and _is_commit(m.group(1), cwd):
+        return [f"-{m.group(2)}", "--end-of-options", m.group(1)]
+    return ["--end-of-options", rev]  # let git say what is wrong with it
 
 
 def _git_error(stderr: bytes, returncode: int) -> str:

@@ -115,6 +115,10 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     data = bytes(data)
     if not data.strip():
         raise ParseError("empty mail", subject=source)
+    from reviewbot.fetch.mailfiles import is_bare_diff
+
+    if is_bare_diff(data):
+        return _bare_diff_message(data, source)
     fast = _parse_plain(data)
     if fast is not None:
         em, headers, _cut = fast
@@ -145,7 +149,14 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     in_reply_to = first_msgid(h("in-reply-to") or "")
     references = msgid_list(h("references") or "")
 
-    body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
+    try:
+        body, attachments, flowed, verbatim = _body_of(em, source, notes, undo_flowed)
+    except _BadCharset as exc:
+        # git mailinfo: "cannot convert from ... to UTF-8"; git am then stops on this mail
+        raise ParseError(
+            f"message <{message_id}>: invalid charset {exc.charset!r} in Content-Type: the body cannot be decoded",
+            subject=source,
+        ) from None
     body_start = (_body_start_line(data, fast[2]) if fast is not None else _body_start_line(data)) if verbatim else 1
 
     return Message(
@@ -165,6 +176,54 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
         notes=tuple(notes),
         body_start_line=body_start,
     )
+
+
+BARE_DIFF_NOTE = "a bare diff without mail headers: the diff is checked, the commit message rules are not run"
+
+
+def _bare_diff_message(data: bytes, source: str) -> Message:
+    """A diff without mail headers (C18) as a Message: the whole input is its body, line 1 its first line.
+
+    No author, title or date is invented; the Message-ID is synthetic.
+    """
+    text = _decode_bytes(data, None).replace("\r\n", "\n")
+    return Message(
+        message_id=_synthetic_msgid(source, data),
+        subject=parse_subject(""),
+        from_addr=None,
+        date=None,
+        body=text,
+        source=source,
+        notes=(BARE_DIFF_NOTE,),
+        body_start_line=1,
+        bare_diff=True,
+    )
+
+
+class _BadCharset(Exception):
+    def __init__(self, charset: str) -> None:
+        super().__init__(charset)
+        self.charset = charset
+
+
+# RFC 2978 mime-charset: printable ASCII letters, digits and !#$%&'+-^_`{}~ (and the
+# '.' ':' '(' ')' real mail uses); no control character, space or quote
+_CHARSET_NAME = re.compile(r"[A-Za-z0-9!#$%&'+\-^_`{}~.:()]{1,64}")
+
+
+def _checked_charset(part: EmailMessage) -> str | None:
+    """The charset a text part declares; raises _BadCharset for a name no charset can have (C22)."""
+    try:
+        cs = part.get_content_charset()
+    except Exception:
+        cs = None
+    if cs is None:
+        return None
+    if isinstance(cs, str) and _CHARSET_NAME.fullmatch(cs.strip().strip('"')):
+        return cs
+    if isinstance(cs, str) and not cs.strip().strip('"'):
+        return None
+    raise _BadCharset(str(cs))
 
 
 def parse_archive(raw: RawMessage) -> Message:
@@ -313,7 +372,7 @@ def _parse_bytes(data: bytes) -> EmailMessage:
         cut = crnl + 3
     if cut > 0:
         em = message_from_bytes(data[:cut])
-        if not em.defects and not em.get_payload() and em.get_content_maintype() not in ("multipart", "message"):
+        if not em.defects and not em._payload and em.get_content_maintype() not in ("multipart", "message"):
             em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
             return em
     return message_from_bytes(data)  # compat32: the default, and no header registry to import
@@ -564,7 +623,7 @@ def _decode_bytes(data: bytes, charset: str | None) -> str:
     if cs:
         try:
             codec = codecs.lookup(cs).name
-        except LookupError:
+        except (LookupError, ValueError, TypeError):  # unknown, or a NUL in the name
             codec = None
     if codec is not None:
         try:
@@ -610,7 +669,10 @@ def _payload_bytes(part: EmailMessage) -> bytes:
     except Exception:
         data = None
     if data is None:
-        payload = part.get_payload()
+        try:
+            payload = part.get_payload()
+        except Exception:  # the stdlib decodes with the declared charset (a NUL in it: ValueError)
+            return b""
         if isinstance(payload, str):
             return payload.encode("ascii", "surrogateescape")
         return b""
@@ -632,7 +694,7 @@ def _body_of(
     for part in _leaves(em):
         ctype = part.get_content_type()
         filename = _part_filename(part)
-        disposition = (part.get("content-disposition") or "").strip().lower()
+        disposition = _header_text(part, "content-disposition").strip().lower()
         as_attachment = filename is not None or (disposition.startswith("attachment") and ";" in disposition)
         if as_attachment:
             data = _payload_bytes(part)
@@ -643,7 +705,7 @@ def _body_of(
                 AttachmentRef(
                     index=len(attachments) + 1,
                     filename=filename or "",
-                    content_type=part.get("content-type", ctype).split(";", 1)[0].strip() or ctype,
+                    content_type=_header_text(part, "content-type", ctype).split(";", 1)[0].strip() or ctype,
                     size=len(data),
                     text=text,
                 )
@@ -662,10 +724,10 @@ def _body_of(
         if part.get_content_maintype() != "text" or ctype == "text/html":
             verbatim = False
             continue
-        cte = (part.get("content-transfer-encoding") or "").strip().lower()
+        cte = _header_text(part, "content-transfer-encoding").strip().lower()
         if cte in ("quoted-printable", "base64"):
             verbatim = False
-        text = _decode_bytes(_payload_bytes(part), part.get_content_charset())
+        text = _decode_bytes(_payload_bytes(part), _checked_charset(part))
         text = text.replace("\r\n", "\n")
         fmt = (part.get_param("format") or "")
         if isinstance(fmt, str) and fmt.strip().lower() == "flowed" and ctype == "text/plain":
@@ -692,6 +754,14 @@ def _body_of(
     return body, attachments, flowed_any, verbatim
 
 
+def _header_text(part: EmailMessage, name: str, default: str = "") -> str:
+    """A header of a part as text: compat32 gives an ``email.header.Header`` for 8-bit bytes in it."""
+    value = part.get(name)
+    if value is None:
+        return default
+    return value if isinstance(value, str) else str(value)
+
+
 def _leaves(em: EmailMessage):
     """Leaf parts in order; message/rfc822 parts are leaves (shown raw)."""
     stack = [em]
@@ -701,11 +771,12 @@ def _leaves(em: EmailMessage):
         if part.get_content_type() == "message/rfc822":
             out.append(part)
             continue
-        payload = part.get_payload()
-        if part.is_multipart() and isinstance(payload, list):
-            stack.extend(reversed(payload))
-        else:
-            out.append(part)
+        if part.is_multipart():  # asked before get_payload(), which decodes a text payload (and can raise)
+            payload = part.get_payload()
+            if isinstance(payload, list):
+                stack.extend(reversed(payload))
+                continue
+        out.append(part)
     return out
 
 

@@ -67,7 +67,9 @@ REPLY_DIFF_WARNING = "a reply carrying its own diff: a suggested change in a thr
 _TRAILER = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}):[ \t]*(\S.*)?")
 _STAT_LINE = re.compile(r" \S.* \| +(?:\d+|Bin\b)")
 _STAT_SUMMARY = re.compile(r" \d+ files? changed")
-_INBODY_HEADER = re.compile(r"(?:From|Subject|Date):[ \t]")
+_INBODY_HEADER = re.compile(r"(From|Subject|Date)[ \t]*:", re.IGNORECASE)
+# ">From <sha> Mon Sep 17 00:00:00 2001": a format-patch separator pasted into the body
+_FORMAT_PATCH_SEP = re.compile(r">From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$")
 
 
 @dataclass(frozen=True)
@@ -122,19 +124,16 @@ def parse_patch(message: Message) -> Patch:
                 text = att.text
                 warnings.append(f"the patch was taken from the attachment {att.filename!r}")
                 break
-    # in-body From:/Subject:/Date: lines (git send-email for another author)
-    top = 0
-    while top < len(lines) and _INBODY_HEADER.match(lines[top]):
-        top += 1
-    if top and (top >= len(lines) or lines[top].strip() == ""):
-        top += 1
-    else:
-        top = 0
-    while top < len(lines) and lines[top].strip() == "" and top < (diff_starts[0] if diff_starts else len(lines)):
-        top += 1
+    # in-body From:/Subject:/Date: lines (git send-email for another author, B4 Relay),
+    # read as git mailinfo reads them: they name the author and the title
+    inbody, top = ({}, 0) if message.bare_diff else read_inbody_headers(lines, diff_starts[0] if diff_starts else len(lines))
+    if inbody:
+        message = _with_inbody(message, inbody)
 
     last_start = diff_starts[-1] if diff_starts else -1
     sep = -1
+    if message.bare_diff:  # `git diff`/`git show` output (C18): no commit message to split off
+        last_start = top = 0
     for i in range(top, last_start if last_start >= 0 else len(lines)):
         line = lines[i]
         if line.startswith("---") and line[3:].strip() == "":
@@ -161,6 +160,8 @@ def parse_patch(message: Message) -> Patch:
             commit_lines = _strip_signature(lines[top:])
             notes_lines = []
 
+    if message.bare_diff:
+        commit_lines, notes_lines = [], []
     commit_start = first_line + top
     while commit_lines and commit_lines[-1].strip() == "":
         commit_lines.pop()
@@ -170,19 +171,36 @@ def parse_patch(message: Message) -> Patch:
     diffstat = _diffstat(notes_lines)
 
     files: tuple[FileDiff, ...] = ()
+    strict_diff = False
     if diff_at >= 0:
+        lines = _git_names_prefixed(lines, diff_starts)
         subject = message.message_id or message.source
         try:
-            files = parse_diff(lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated)
+            # a submission is read as git apply reads it; but the archive, and a MIME boundary (whose
+            # line end eats the part's last empty line), can drop empty context lines at the very end
+            verbatim = message.bare_diff or message.body_start_line > 1
+            strict = (message.subject.is_patch or message.bare_diff) and not message.obfuscated and verbatim
+            strict_diff = strict
+            files = parse_diff(
+                lines, diff_at, first_line, subject=subject, obfuscated=message.obfuscated, restore_tail=not strict
+            )
         except ParseError as exc:
             retry = None if message.flowed else _retry_unflowed(message)
             if retry is not None:
                 return retry
-            if message.subject.is_patch:
+            if message.subject.is_patch or message.bare_diff:
                 raise
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
             log.debug("ignoring malformed diff in non-patch message: %s", exc)
             warnings.append(f"malformed diff ignored (not a patch submission): {exc}")
+    if files and strict_diff and not any(f.hunks for f in files) and not _git_diff_in(lines, diff_at):
+        # "--- a/x" / "+++ b/x" and no hunk at all (an "@@@ ..." line is no hunk header): git apply finds
+        # "No valid patches in input"; never "0 lines checked, ready for submission"
+        raise ParseError(
+            f"malformed diff in {files[0].path}: a file header without any hunk (no '@@ -N,M +N,M @@' line)",
+            subject=message.message_id or message.source,
+            line=files[0].header_input_line or first_line + diff_at,
+        )
     if files and "\r" in text:
         warnings.extend(_bare_cr_notes(files))
     if embedded_at is not None:
@@ -217,6 +235,78 @@ UNFLOWED_WARNING = (
     "archive shows the mail as sent); trailing whitespace may have been lost and input line "
     "numbers count the re-joined lines; send patches with git send-email"
 )
+
+
+def read_inbody_headers(lines: list[str], stop: int | None = None) -> tuple[dict[str, str], int]:
+    """The in-body header block at the top of a body, as ``git mailinfo`` reads it.
+
+    Returns ({"from"|"subject"|"date": value}, index of the first commit-message
+    line). The rules are git's (mailinfo.c, ``handle_commit_msg`` and
+    ``check_inbody_header``): empty lines before the block are skipped; a
+    ``From:``, ``Subject:`` or ``Date:`` line (any case, each taken once)
+    starts a header, lines starting with a space or TAB continue it (C24); a
+    ``>From <sha> Mon Sep 17 ...`` separator line is skipped; a line
+    ``[PATCH] title`` is a Subject; the first empty line after a header ends
+    the block; any other line ends it too and is the first line of the commit
+    message. ``stop`` (the first diff line) bounds the search.
+    """
+    n = len(lines) if stop is None else min(stop, len(lines))
+    found: dict[str, str] = {}
+    current: str | None = None
+    i = 0
+    while i < n:
+        line = lines[i]
+        if line == "" or line == "\r":
+            i += 1
+            if current is not None or found:
+                break  # the empty line after the block ends it
+            continue
+        if current is not None and line[:1] in (" ", "\t"):
+            found[current] += "\n" + line
+            i += 1
+            continue
+        current = None
+        if line.startswith(">From ") and _FORMAT_PATCH_SEP.match(line.rstrip()):
+            i += 1
+            continue
+        if line.startswith("[PATCH]") and line[7:8].isspace() and "subject" not in found:
+            found["subject"] = line
+            current = "subject"
+            i += 1
+            continue
+        m = _INBODY_HEADER.match(line)
+        if m is not None and m.group(1).lower() not in found:
+            current = m.group(1).lower()
+            found[current] = line[m.end():].strip()
+            i += 1
+            continue
+        break
+    return found, i
+
+
+def _with_inbody(message: Message, inbody: dict[str, str]) -> Message:
+    """``message`` with the author, title and date its in-body headers give (C19, C20, C24)."""
+    from dataclasses import replace
+
+    from reviewbot.parse.mail import decode_header_value, parse_addresses, parse_date
+    from reviewbot.parse.subject import parse_subject
+
+    changes: dict = {}
+    if "from" in inbody:
+        addrs = parse_addresses(inbody["from"])
+        if addrs:
+            changes["from_addr"] = addrs[0]
+    if "subject" in inbody:
+        title = decode_header_value(inbody["subject"])
+        if title:
+            changes["subject"] = parse_subject(title)
+    if "date" in inbody:
+        raw = decode_header_value(inbody["date"])
+        date = parse_date(raw)
+        if date is not None:
+            changes["date"] = date
+            changes["date_raw"] = raw
+    return replace(message, **changes) if changes else message
 
 
 def _retry_unflowed(message: Message) -> Patch | None:
@@ -368,6 +458,38 @@ def _diff_starts_in(text: str, lines: list[str]) -> list[int]:
     return out
 
 
+def _git_diff_in(lines: list[str], start: int) -> bool:
+    """True when the diff from ``lines[start]`` on has a ``diff --git`` line (git's extended headers
+    make a file diff without hunks valid: a new empty file, a mode change, a pure rename)."""
+    return any(line.startswith("diff --git ") for line in islice(lines, start, None))
+
+
+def _git_names_prefixed(lines: list[str], diff_starts: list[int]) -> list[str]:
+    """``diff --git a/X b/X`` followed by ``--- X``/``+++ X`` (no a/ b/, C31; git's own t4100 has
+    such patches): git apply takes the name from the ``diff --git`` line, so the two lines are
+    read as ``--- a/X``/``+++ b/X``. Returns ``lines`` itself when nothing needs it (the usual case)."""
+    out = lines
+    for d in diff_starts:
+        line = lines[d]
+        if not line.startswith("diff --git a/"):
+            continue
+        rest = line[len("diff --git a/"):]
+        half = (len(rest) - 3) // 2
+        if half <= 0 or rest[half : half + 3] != " b/" or rest[:half] != rest[half + 3 :]:
+            continue
+        name = rest[:half]
+        for i in range(d + 1, min(d + 8, len(lines))):
+            cur = lines[i]
+            if cur.startswith("@@") or cur.startswith("diff "):
+                break
+            for mark, prefix in (("--- ", "a/"), ("+++ ", "b/")):
+                if cur.startswith(mark) and cur[4:].split("\t", 1)[0] == name:
+                    if out is lines:
+                        out = list(lines)
+                    out[i] = mark + prefix + cur[4:]
+    return out
+
+
 def _drop_mail_headers(lines: list[str]) -> tuple[list[str], int]:
     """A format-patch file in an attachment: drop its ``From `` line and headers."""
     if not lines or not (lines[0].startswith("From ") or re.match(r"[A-Za-z-]+:", lines[0])):
@@ -498,6 +620,8 @@ def _parse_diff_fast(
             line = lines[i]
             m = RE_HUNK_HEADER.match(line) if line[:2] == "@@" else None
             if m is None:
+                if line[:4] == "@@ -":  # git apply: "corrupt patch"; unidiff would skip it silently (C26)
+                    raise _BadHunkHeader(i)
                 feed.append(line + "\n")
                 where.append(i)
                 i += 1
@@ -516,6 +640,8 @@ def _parse_diff_fast(
             found.append(read[0])
             i = read[1]
         patchset = PatchSet(iter(feed), metadata_only=True)
+    except _BadHunkHeader:
+        raise
     except Exception:
         return None
     out = []
@@ -535,13 +661,15 @@ def _parse_diff_fast(
     return tuple(out)
 
 
-def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None):
+def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str | None, pad: bool = False):
     """unidiff over ``lines[start:]`` through :class:`_Feed`: (PatchSet, lines possibly padded).
 
-    Mailers and archives drop empty lines at the very end of a mail; when the
-    last hunk misses only its trailing empty context lines, they are put back.
-    Raises :class:`ParseError` naming ``subject`` and the input line where
-    unidiff gave up.
+    The archive and some mailers drop empty lines at the very end of a message;
+    with ``pad`` (archive text, a reply's quoted diff), when the last hunk
+    misses only its trailing empty context lines, they are put back. A patch
+    submission is read as ``git apply`` reads it: no line is invented, a hunk
+    cut off at the end is an error. Raises :class:`ParseError` naming
+    ``subject``, the file and the input line where unidiff gave up.
     """
     from unidiff import PatchSet
 
@@ -550,7 +678,7 @@ def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str
         try:
             patchset = PatchSet(feed, metadata_only=True)
         except Exception as exc:
-            if "shorter than expected" not in str(exc) or feed.pos < len(lines):
+            if not pad or "shorter than expected" not in str(exc) or feed.pos < len(lines):
                 raise
             for extra in (1, 2, 3):
                 padded = lines + [""] * extra
@@ -565,8 +693,11 @@ def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str
     except Exception as exc:  # UnidiffParseError, and anything a hostile hunk header provokes
         pos = min(max(feed.pos, start), len(lines) - 1) if lines else 0
         bad = lines[pos] if lines else ""
+        what = str(exc).strip()[:200]
+        if "shorter than expected" in what and feed.pos >= len(lines):
+            what += ": the diff is cut off at the end of the input"
         raise ParseError(
-            f"malformed diff: {exc.__class__.__name__}: {str(exc).strip()[:200]} (line {bad[:120]!r})",
+            f"malformed diff{_in_file(lines, start, pos)}: {what} (line {bad[:120]!r})",
             subject=subject,
             line=first_line + pos,
         ) from exc
@@ -580,11 +711,14 @@ def parse_diff(
     *,
     subject: str | None = None,
     obfuscated: bool = False,
+    restore_tail: bool | None = None,
 ) -> tuple[FileDiff, ...]:
     """Parse ``lines[start:]`` (split on "\\n", without line ends) as a unified diff.
 
     ``first_line`` is the input line number of ``lines[0]``; every
-    :class:`DiffLine` gets ``input_line`` from it. With ``obfuscated`` (text
+    :class:`DiffLine` gets ``input_line`` from it. ``restore_tail`` (default:
+    ``obfuscated``) puts back empty context lines missing at the very end.
+    With ``obfuscated`` (text
     from the archive) lines containing ``@...`` are marked ``altered``.
     Raises :class:`ParseError` naming ``subject`` and the input line where
     unidiff gave up.
@@ -597,21 +731,50 @@ def parse_diff(
     if paused:
         gc.disable()
     try:
-        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet)
+        pad = obfuscated if restore_tail is None else restore_tail
+        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet, pad)
     finally:
         if paused:
             gc.enable()
 
 
-def _parse_diff(lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet):
-    fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
+class _BadHunkHeader(Exception):
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.index = index
+
+
+def _in_file(lines: list[str], start: int, pos: int) -> str:
+    """`` in foo.c`` for the file whose diff holds ``lines[pos]`` (its last header line before it), or ""."""
+    for i in range(min(pos, len(lines) - 1), start - 1, -1):
+        line = lines[i]
+        if line.startswith("+++ ") or line.startswith("diff --git "):
+            name = line[4:] if line[0] == "+" else line.rsplit(" ", 1)[-1]
+            name = _strip_prefix(name.split("\t", 1)[0])
+            if name:
+                return f" in {name}"
+    return ""
+
+
+def _parse_diff(
+    lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet, pad: bool = False
+):
+    try:
+        fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
+    except _BadHunkHeader as exc:
+        bad = lines[exc.index]
+        raise ParseError(
+            f"malformed diff{_in_file(lines, start, exc.index)}: not a valid hunk header: {bad[:120]!r}",
+            subject=subject,
+            line=first_line + exc.index,
+        ) from None
     if fast is not None:
         return fast
     try:  # unidiff over the whole text (the fast path gave up: an error, or a rare shape)
         patchset = PatchSet((line + "\n" for line in islice(lines, start, None)), metadata_only=True)
     except Exception:
         # again with the position-keeping feed, to repair or to report where it failed
-        patchset, lines = _parse_diff_slow(lines, start, first_line, subject)
+        patchset, lines = _parse_diff_slow(lines, start, first_line, subject, pad)
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
     # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
@@ -755,12 +918,32 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
     return hunk, i
 
 
+_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _c_unquote(text: str) -> str:
+    """A name git quoted (``"A \\303\\242 B.py"`` without the quotes) -> ``A â B.py``: octal
+    escapes are bytes of UTF-8, as ``git apply`` reads them (core.quotePath)."""
+    if "\\" not in text:
+        return text
+    out = bytearray()
+    pos = 0
+    for m in _C_ESCAPE.finditer(text):
+        out += text[pos : m.start()].encode("utf-8", "surrogateescape")
+        esc = m.group(1)
+        out.append(int(esc, 8) & 0xFF if esc[0] in "01234567" else _C_ESCAPES[esc])
+        pos = m.end()
+    out += text[pos:].encode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "replace")
+
+
 def _strip_prefix(name: str | None) -> str | None:
     if name is None:
         return None
     name = name.strip()
     if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
-        name = name[1:-1]
+        name = _c_unquote(name[1:-1])
     if name == "/dev/null":
         return None
     if len(name) > 2 and name[1] == "/" and name[0] in "abciow12":

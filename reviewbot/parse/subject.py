@@ -6,7 +6,9 @@ forms people type by hand and the mail clients add:
 
 * reply/forward markers in any case, repeated, with a counter: ``Re:``,
   ``RE:``, ``Fwd:``, ``Fw:``, ``AW:`` (German), ``Antw:`` (Dutch), ``SV:``/
-  ``VS:`` (Nordic), ``Re[2]:``, ``Re(2):``;
+  ``VS:`` (Nordic), ``Re[2]:``, ``Re(2):``; ``RE [PATCH]`` without the colon
+  before the first bracket group (C33);
+* Mercurial's ``[PATCH 1 of 3]`` is the counter 1/3 (C28);
 * any number of leading bracket groups; the words inside are split on spaces
   and commas; ``vN`` is the version, ``n/m`` the counter (``01/12`` too); the
   glued forms ``PATCHv2``, ``PATCH1/3``, ``RFCv3`` are split; every other word
@@ -31,6 +33,12 @@ __all__ = ["parse_subject", "LIST_TAGS"]
 LIST_TAGS = frozenset({"linux-kernel", "lkml"})
 
 _REPLY = re.compile(r"(?:re|fwd?|aw|antw|sv|vs)[ \t]*(?:\[\d{1,6}\]|\(\d{1,6}\))?[ \t]*:", re.IGNORECASE)
+# "RE [PATCH] x", "Re [PATCH] x": the reply marker without its colon (Outlook, some web mailers;
+# patchwork's subject_check reads "RE meep" as a reply too). Only before any bracket group:
+# "[PATCH] re-add x" and "[PATCH] re x" keep their titles.
+_REPLY_NO_COLON = re.compile(r"re[ \t]+(?=\S)", re.IGNORECASE)
+# Mercurial's patchbomb counter: "[PATCH 1 of 3]", "[PATCH 0 of 12]" (patchwork reads it so)
+_OF_COUNTER = re.compile(r"(?<![^\s,])(\d{1,6})[ \t]+of[ \t]+(\d{1,6})(?![^\s,])", re.IGNORECASE)
 _VERSION = re.compile(r"[vV](\d{1,6})")
 _COUNTER = re.compile(r"(\d{1,6})/(\d{1,6})")
 # PATCHv2, PATCH1/3, RFCv3, RESENDv2 (a known word glued to a version or counter)
@@ -79,12 +87,16 @@ def parse_subject(text: str) -> Subject:
             pos = end + 1
             continue
         m = _REPLY.match(s, pos)
+        if m is None and not tags and version is None and index is None:
+            m = _REPLY_NO_COLON.match(s, pos)
         if m is not None:
             is_reply = True
             pos = m.end()
             continue
         break
     title = s[pos:].strip()
+    if title[:1] == ":" and pos:  # "[Patch 2/2]: title": git mailinfo drops the colon too
+        title = title.lstrip(": \t")
     return Subject(
         raw=raw,
         title=title,
@@ -101,6 +113,8 @@ def _parse_group(inner: str, tags: list[str]) -> tuple[int | None, int | None, i
     version: int | None = None
     index: int | None = None
     total: int | None = None
+    if " of " in inner or "\tof" in inner or " OF " in inner or " Of " in inner:
+        inner = _OF_COUNTER.sub(r"\1/\2", inner)
     for word in _WORD_SPLIT.split(inner):
         if not word:
             continue
