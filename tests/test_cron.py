@@ -38,7 +38,7 @@ def wait_for_requests(server, proc: subprocess.Popen, until, timeout: float = 12
 
 
 @pytest.fixture(scope="module")
-def cron_env(tmp_path_factory, mirror_server):
+def cron_env(tmp_path_factory, data_mirror_server):
     base = tmp_path_factory.mktemp("cron")
     config = base / "config.toml"
     config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
@@ -54,7 +54,7 @@ def cron_env(tmp_path_factory, mirror_server):
         "XDG_DATA_HOME": str(base / "xdg-data"),
         "HOME": str(base / "home"),
     })
-    return env, mirror_server.base_url, mirror_server
+    return env, data_mirror_server.base_url, data_mirror_server
 
 
 def cron_cmd(base_url: str, run: Path, *extra: str) -> list[str]:
