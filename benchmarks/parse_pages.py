@@ -1,9 +1,9 @@
 """How fast blists message pages are parsed: every message page of ../shared/openwall-mirror.
 
-Prints pages, seconds and pages/s for reviewbot.fetch.openwall.parse_message_page (target on
-a 2-core machine: >= 400 pages/s, issue 6), with the page bytes already in memory so only
-parsing is timed, and the same for day pages. ``--bs4`` also times a plain BeautifulSoup+lxml
-extraction of the whole page for comparison. ``--http`` also fetches every message page through
+Prints pages, seconds and pages/s for reviewbot.fetch.openwall.parse_message_page (BeautifulSoup
+over lxml on the message ``<pre>``; target on a 2-core machine: >= 800 pages/s, issue 9), with the
+page bytes already in memory so only parsing is timed, and the same for day pages. ``--bs4`` also
+times a plain BeautifulSoup+lxml extraction of the whole page for comparison. ``--http`` also fetches every message page through
 reviewbot.fetch.archive.Archive from the tests' mirror server on 127.0.0.1 (rate limit off,
 into a temporary cache) and prints pages/s and requests per page.
 
@@ -22,6 +22,7 @@ from reviewbot.fetch import openwall as ow
 HERE = Path(__file__).resolve().parent
 DEFAULT_MIRROR = HERE.parent.parent / "shared" / "openwall-mirror"
 BASE = "https://lists.openwall.net"
+TARGET = 800  # message pages/s with beautifulsoup4 (issue 9)
 
 
 def load(mirror: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.http:
         fetch_over_loopback(args.mirror, messages)
     hostile()
-    print(f"target >= 400 message pages/s: {'met' if rate >= 400 else 'NOT met'}")
+    print(f"target >= {TARGET} message pages/s: {'met' if rate >= TARGET else 'NOT met'}")
     return 0
 
 
