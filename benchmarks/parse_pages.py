@@ -21,7 +21,7 @@ from pathlib import Path
 from reviewbot.fetch import openwall as ow
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_MIRROR = HERE.parent.parent / "shared" / "openwall-mirror"
+DEFAULT_MIRROR = Path(os.environ.get("REVIEWBOT_SHARED", HERE.parent.parent / "shared")) / "openwall-mirror"
 BASE = "https://lists.openwall.net"
 TARGET = 800  # message pages/s with beautifulsoup4 (issue 9)
 
