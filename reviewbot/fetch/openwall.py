@@ -30,6 +30,7 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 from bs4 import BeautifulSoup, NavigableString, PageElement, SoupStrainer, Tag
+from bs4.builder import ParserRejectedMarkup
 
 from reviewbot.errors import FetchError, ParseError, UsageError
 from reviewbot.models import AttachmentRef, MessageRef, RawMessage
@@ -605,7 +606,7 @@ def parse_message_page(body: bytes | str, url: str, list_name: str) -> RawMessag
     fragment = text[pre_at: pre_end + 6].replace("\x00", "\ufffd")
     try:
         pre = _soup_pre(fragment)
-    except (lxml.etree.LxmlError, ValueError) as exc:
+    except (ParserRejectedMarkup, lxml.etree.LxmlError, ValueError) as exc:
         raise ParseError(f"cannot parse the message <pre>: {exc}", subject=url) from exc
     if pre is None:
         raise ParseError("cannot parse the message <pre>", subject=url)
