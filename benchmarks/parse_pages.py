@@ -1,9 +1,9 @@
 """How fast blists message pages are parsed: every message page of ../shared/openwall-mirror.
 
-Prints pages, seconds and pages/s for reviewbot.fetch.openwall.parse_message_page (target on
-a 2-core machine: >= 400 pages/s, issue 6), with the page bytes already in memory so only
-parsing is timed, and the same for day pages. ``--bs4`` also times a plain BeautifulSoup+lxml
-extraction of the whole page for comparison. ``--http`` also fetches every message page through
+Prints pages, seconds and pages/s for reviewbot.fetch.openwall.parse_message_page (BeautifulSoup
+over lxml on the message ``<pre>``; target on a 2-core machine: >= 800 pages/s, issue 9), with the
+page bytes already in memory so only parsing is timed, and the same for day pages. ``--bs4`` also
+times a plain BeautifulSoup+lxml extraction of the whole page for comparison. ``--http`` also fetches every message page through
 reviewbot.fetch.archive.Archive from the tests' mirror server on 127.0.0.1 (rate limit off,
 into a temporary cache) and prints pages/s and requests per page.
 
@@ -13,6 +13,7 @@ into a temporary cache) and prints pages/s and requests per page.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,8 +21,9 @@ from pathlib import Path
 from reviewbot.fetch import openwall as ow
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_MIRROR = HERE.parent.parent / "shared" / "openwall-mirror"
+DEFAULT_MIRROR = Path(os.environ.get("REVIEWBOT_SHARED", HERE.parent.parent / "shared")) / "openwall-mirror"
 BASE = "https://lists.openwall.net"
+TARGET = 800  # message pages/s with beautifulsoup4 (issue 9)
 
 
 def load(mirror: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
@@ -35,17 +37,24 @@ def load(mirror: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]
     return messages, days
 
 
-def timed(label: str, items: list[tuple[str, bytes]], fn, repeat: int) -> float:
-    best = float("inf")
+def timed(label: str, items: list[tuple[str, bytes]], fn, repeat: int) -> tuple[float, float]:
+    """Best of ``repeat`` runs: (pages per second, pages per CPU second of this process).
+
+    On a shared machine the wall-clock rate falls with the others' load; the CPU-time
+    rate is what the code costs (on an idle machine the two agree)."""
+    best = best_cpu = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for url, body in items:
             fn(body, url)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
     rate = len(items) / best if best else float("inf")
+    cpu_rate = len(items) / best_cpu if best_cpu else float("inf")
     mb = sum(len(b) for _, b in items) / 1e6
-    print(f"{label:<34} {len(items):>6} pages {mb:7.1f} MB {best:7.2f} s {rate:9.0f} pages/s")
-    return rate
+    print(f"{label:<34} {len(items):>6} pages {mb:7.1f} MB {best:7.2f} s {rate:9.0f} pages/s "
+          f"{cpu_rate:9.0f} pages/CPU-s")
+    return rate, cpu_rate
 
 
 def bs4_whole_page(body: bytes, url: str) -> str:
@@ -136,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mirror not found: {args.mirror}", file=sys.stderr)
         return 2
     messages, days = load(args.mirror)
-    rate = timed("parse_message_page", messages,
+    rate, cpu_rate = timed("parse_message_page", messages,
                  lambda b, u: ow.parse_message_page(b, u, "linux-kernel"), args.repeat)
     timed("parse_day_page", days, ow.parse_day_page, args.repeat)
     if args.bs4:
@@ -144,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.http:
         fetch_over_loopback(args.mirror, messages)
     hostile()
-    print(f"target >= 400 message pages/s: {'met' if rate >= 400 else 'NOT met'}")
+    load_avg = os.getloadavg()[0]
+    print(f"target >= {TARGET} message pages/s: {'met' if rate >= TARGET else 'NOT met'} "
+          f"({rate:.0f}/s wall clock, {cpu_rate:.0f}/s CPU time, "
+          f"load average {load_avg:.1f} on {os.cpu_count()} cores)")
     return 0
 
 

@@ -243,7 +243,7 @@ def messages_from_page(blob: bytes, name: str) -> list[InputMessage]:
     """A saved blists message page as one message of kind ``"archive"`` (headers and body from its ``<pre>``).
 
     The page's lines are not the message's (markup, escapes), so the message
-    has no input offset. The HTML parser (``reviewbot.fetch.openwall``, lxml)
+    has no input offset. The HTML parser (``reviewbot.fetch.openwall``, bs4 over lxml)
     is imported here only, for such input. Raises ParseError naming ``name``
     for a page without a message (cut off, an error page).
     """

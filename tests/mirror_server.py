@@ -1,4 +1,6 @@
-"""A real HTTP server on 127.0.0.1 that serves ../shared/openwall-mirror with the live URL scheme.
+"""A real HTTP server on 127.0.0.1 that serves a mirror folder with the live URL scheme.
+
+The folder is tests/data/openwall-mirror, or the whole mirror in ../shared.
 
 It is the tests' stand-in for lists.openwall.net (see the mirror's README):
 a path ending in ``/`` serves that directory's ``index.html``; a message path
@@ -142,6 +144,8 @@ class MirrorServer:
 
     def _send(self, h: http.server.BaseHTTPRequestHandler, status: int, body: bytes,
               headers: dict[str, str] | None = None, path: str = "") -> None:
+        # logged before the answer goes out: a client that has its response always finds it in the log
+        self._record(path, status)
         h.send_response(status)
         hdrs = {"Content-Type": "text/html; charset=utf-8", **(headers or {})}
         hdrs.setdefault("Content-Length", str(len(body)))
@@ -149,7 +153,6 @@ class MirrorServer:
             h.send_header(k, v)
         h.end_headers()
         h.wfile.write(body)
-        self._record(path, status)
 
     def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
         path = h.path.split("?", 1)[0]
@@ -170,18 +173,19 @@ class MirrorServer:
                 self._send(h, 200, fault.body, None, path)
                 return
             elif fault.kind == "drop":
+                self._record(path, -2)
                 try:
                     h.connection.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
                 h.close_connection = True
-                self._record(path, -2)
                 return
         status, body, headers = self._resolve(path)
         if fault is not None and fault.kind == "truncate" and status == 200:
             body = body[: fault.keep]
             headers = {**headers, "Content-Length": str(len(body))}
         if fault is not None and fault.kind == "reset" and status == 200:
+            self._record(path, -1)
             h.send_response(200)
             h.send_header("Content-Type", headers.get("Content-Type", "text/html; charset=utf-8"))
             h.send_header("Content-Length", str(len(body)))
@@ -193,7 +197,6 @@ class MirrorServer:
             except OSError:
                 pass
             h.close_connection = True
-            self._record(path, -1)
             return
         self._send(h, status, body, headers, path)
 

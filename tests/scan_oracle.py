@@ -1,5 +1,9 @@
 """The scan tests' oracle: the mirror's manifest and the mbox copies of its messages.
 
+By default the mirror of tests/data (its manifest, and tests/data/mail's mbox
+copies of its 2023-06..07 messages); ``whole=True`` reads the whole mirror and
+corpus of ../shared instead (only for tests marked ``shared``).
+
 The archive obfuscates addresses (format doc section 9): an ``@`` with an
 address character before it and four after it becomes ``@...`` and the next
 three characters are dropped, except inside linked URLs; control characters
@@ -19,7 +23,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from conftest import CORPUS, MIRROR, SHARED
+from conftest import CORPUS, DATA_MAIL, DATA_MIRROR, MIRROR, SHARED
 
 _C = r"A-Za-z0-9.!#$%&'*+\-/=?^_`{|}~"
 _OBF = re.compile(rf"(?<=[{_C}])@[{_C}]{{3}}(?=[{_C}])")
@@ -73,22 +77,24 @@ def unfold_subject(value: str) -> str:
     return " ".join(text.split())
 
 
-@lru_cache(maxsize=1)
-def mbox_index() -> dict[str, email.message.Message]:
+@lru_cache(maxsize=2)
+def mbox_index(whole: bool = False) -> dict[str, email.message.Message]:
     """Message-ID -> message, from the corpus mbox and the seeds (first copy wins)."""
     out: dict[str, email.message.Message] = {}
-    for path in (CORPUS / "lkml-real.mbox", SHARED / "openwall-seeds.mbox"):
+    paths = (CORPUS / "lkml-real.mbox", SHARED / "openwall-seeds.mbox") if whole else (
+        DATA_MAIL / "lkml-sample.mbox",)
+    for path in paths:
         for msg in mailbox.mbox(str(path)):
             mid = re.sub(r"\s+", "", (msg.get("Message-ID") or "")).strip("<>")
             out.setdefault(mid, msg)
     return out
 
 
-@lru_cache(maxsize=1)
-def manifest() -> list[tuple[str, str]]:
+@lru_cache(maxsize=2)
+def manifest(whole: bool = False) -> list[tuple[str, str]]:
     """(Message-ID, URL path) of every message of the mirror."""
     rows = []
-    with (MIRROR / "manifest.tsv").open(encoding="utf-8") as fh:
+    with ((MIRROR if whole else DATA_MIRROR) / "manifest.tsv").open(encoding="utf-8") as fh:
         next(fh)
         for line in fh:
             mid, path, *_ = line.rstrip("\n").split("\t")

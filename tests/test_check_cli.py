@@ -1,7 +1,7 @@
 """``reviewbot check`` end to end: real corpus patches, own patches in a throwaway git repo, exit codes, config.
 
-Inputs are real files: messages cut out of ../shared/corpus/lkml-real.mbox
-(read from there, written to tmp_path) and ``git format-patch`` output of
+Inputs are real files: messages cut out of tests/data/mail/lkml-sample.mbox
+(a byte-exact excerpt of ../shared/corpus/lkml-real.mbox; written to tmp_path) and ``git format-patch`` output of
 commits made in a fresh repository. The command runs in-process through
 click's runner, and as a real process where a pipe or b4 is involved.
 """
@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import CORPUS
+from conftest import CORPUS, DATA_MAIL
 from reviewbot.cli import main
 from test_check_report import validate_json_report, validate_sarif
 
-MBOX = CORPUS / "lkml-real.mbox"
+MBOX = CORPUS / "lkml-real.mbox"            # the whole corpus (../shared)
+SAMPLE = DATA_MAIL / "lkml-sample.mbox"     # its messages named here, in tests/data
 # real patches (see ../shared/corpus/labels.tsv): an smp_mb() added without a comment ...
 UNCOMMENTED = "760086647776a5aebfa77cfff728837d476a4fd8.1737718881.git.asml.silence@gmail.com"
 # ... and two smp_mb() each with a comment naming what they pair with
@@ -34,7 +35,7 @@ _MBOX_CACHE: dict[str, bytes] = {}
 def corpus_message(message_id: str) -> bytes:
     """The mbox entry (``From `` line included) of one corpus message, byte-exact."""
     if "blob" not in _MBOX_CACHE:
-        _MBOX_CACHE["blob"] = MBOX.read_bytes()
+        _MBOX_CACHE["blob"] = SAMPLE.read_bytes()
     blob = _MBOX_CACHE["blob"]
     at = blob.find(f"<{message_id}>".encode())
     assert at > 0, message_id
@@ -595,6 +596,7 @@ def test_maildir_input(isolated_env: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_whole_corpus_json_and_sarif_validate(isolated_env: Path) -> None:
     """Every real patch of the corpus mbox in one run: both machine formats stay valid."""
     from reviewbot.checking import run_check

@@ -38,7 +38,7 @@ def wait_for_requests(server, proc: subprocess.Popen, until, timeout: float = 12
 
 
 @pytest.fixture(scope="module")
-def cron_env(tmp_path_factory, mirror_server):
+def cron_env(tmp_path_factory, data_mirror_server):
     base = tmp_path_factory.mktemp("cron")
     config = base / "config.toml"
     config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
@@ -54,7 +54,7 @@ def cron_env(tmp_path_factory, mirror_server):
         "XDG_DATA_HOME": str(base / "xdg-data"),
         "HOME": str(base / "home"),
     })
-    return env, mirror_server.base_url, mirror_server
+    return env, data_mirror_server.base_url, data_mirror_server
 
 
 def cron_cmd(base_url: str, run: Path, *extra: str) -> list[str]:
@@ -237,9 +237,11 @@ def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_e
     env, base_url, server = cron_env
     env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))
     server.reset_log()
+    # Ctrl-C as at a terminal: a suite started in the background (``pytest &``) passes SIGINT down as ignored
     proc = subprocess.Popen(cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages"),
                                      "-v"),
-                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     reached = wait_for_requests(server, proc, lambda paths: "/linux-kernel/2024/05/22/" in paths)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

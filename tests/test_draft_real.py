@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS
+from conftest import DATA_MAIL
 from reviewbot.engine import check_patch
 from reviewbot.models import Address
 from reviewbot.parse.mail import parse_rfc822
@@ -41,7 +41,7 @@ LONG_SUBJECT = "20260512-psi_impr-v1-2-2b7f10fdfad5@tencent.com"  # Subject 72 c
 
 def labelled(message_id: str) -> str:
     """The patterns column of labels.tsv for a Message-ID (the test's premise)."""
-    for line in (CORPUS / "labels.tsv").read_text(encoding="utf-8").splitlines():
+    for line in (DATA_MAIL / "labels.tsv").read_text(encoding="utf-8").splitlines():
         cols = line.split("\t")
         if cols[0] == f"<{message_id}>":
             return cols[2]
@@ -50,7 +50,7 @@ def labelled(message_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def corpus_bytes() -> bytes:
-    return (CORPUS / "lkml-real.mbox").read_bytes()
+    return (DATA_MAIL / "lkml-sample.mbox").read_bytes()
 
 
 def entry(data: bytes, message_id: str) -> bytes:

@@ -1,7 +1,7 @@
 """The draft command's summary: finding counts and draft counts, labelled apart, adding up.
 
-A real run: the first messages of the shared corpus (lkml-real.mbox, real
-LKML patches and replies) stored with their threads and findings the way a
+A real run: the messages of tests/data/mail/lkml-sample.mbox (real LKML
+patches and replies from the shared corpus, June and July 2023 with their threads) stored with their threads and findings the way a
 scan stores them, then ``reviewbot draft`` twice through the CLI. Every
 number of the summary is checked against the rows the run left in the store.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import CORPUS
+from conftest import DATA_MAIL
 from reviewbot.cli import main
 from reviewbot.engine import check_patch
 from reviewbot.fetch.mailfiles import split_mbox_bytes
@@ -27,7 +27,6 @@ from reviewbot.rule import RuleContext
 from reviewbot.store import Store
 from test_draft_golden import FIXED_NOW, _cli_env
 
-SLICE = 700  # mbox entries: enough threads with replies for raised/answered skips, fast enough
 
 FINDINGS_RE = re.compile(
     r"^(?P<total>\d+) finding\(s\): (?P<drafted>\d+) drafted now, "
@@ -57,14 +56,8 @@ def counts(output: str) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def corpus_db(tmp_path_factory) -> Path:
-    data = (CORPUS / "lkml-real.mbox").read_bytes()
-    cut = 0
-    for _ in range(SLICE):
-        nxt = data.find(b"\nFrom ", cut + 1)
-        if nxt < 0:
-            break
-        cut = nxt
-    raws = split_mbox_bytes(data[: cut + 1], "lkml-real.mbox")
+    data = (DATA_MAIL / "lkml-sample.mbox").read_bytes()
+    raws = split_mbox_bytes(data, "lkml-sample.mbox")
     messages = []
     for raw in raws:
         try:

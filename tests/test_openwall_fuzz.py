@@ -1,16 +1,16 @@
-"""Property tests: blists page parsers on mutated real mirror pages raise nothing but ParseError."""
+"""Property tests: blists page parsers on mutated real mirror pages (tests/data) raise nothing but ParseError."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import MIRROR
+from conftest import DATA_MIRROR
 from reviewbot.errors import ParseError
 from reviewbot.fetch import openwall as ow
 
 BASE = "https://lists.openwall.net"
-LK = MIRROR / "linux-kernel"
+LK = DATA_MIRROR / "linux-kernel"
 
 MESSAGES = {
     "/linux-kernel/2019/08/23/1": LK / "2019/08/23/1.html",   # attachment, thread link, folded Cc
@@ -18,7 +18,7 @@ MESSAGES = {
     "/linux-kernel/2019/06/24/1": LK / "2019/06/24/1.html",   # skipped part
     "/linux-kernel/2023/08/17/1": LK / "2023/08/17/1.html",   # text/x-patch attachment
 }
-DAYS = {"/linux-kernel/2024/10/25/": LK / "2024/10/25/index.html",
+DAYS = {"/linux-kernel/2024/05/30/": LK / "2024/05/30/index.html",
         "/linux-kernel/2023/06/13/": LK / "2023/06/13/index.html"}
 INDEXES = {"/linux-kernel/2023/06/": (LK / "2023/06/index.html", ow.parse_month_page),
            "/linux-kernel/2023/": (LK / "2023/index.html", ow.parse_year_page),

@@ -1,4 +1,4 @@
-"""blists page parsing on the real mirror pages (read from ../shared/openwall-mirror)."""
+"""blists page parsing on real mirror pages: single pages from tests/data, whole-mirror checks from ../shared."""
 
 from __future__ import annotations
 
@@ -9,21 +9,22 @@ from datetime import date
 
 import pytest
 
-from conftest import CORPUS, MIRROR
+from conftest import CORPUS, DATA_MIRROR, MIRROR
 from reviewbot.errors import ParseError, UsageError
 from reviewbot.fetch import openwall as ow
 
 BASE = "https://lists.openwall.net"
-LK = MIRROR / "linux-kernel"
+LK = DATA_MIRROR / "linux-kernel"   # the pages shipped in tests/data
+ALL = MIRROR / "linux-kernel"      # the whole shared mirror
 
 
 def page(rel: str) -> bytes:
     return (LK / rel).read_bytes()
 
 
-def manifest() -> list[tuple[str, str, int]]:
+def manifest(root=MIRROR) -> list[tuple[str, str, int]]:
     rows = []
-    for line in (MIRROR / "manifest.tsv").read_text().splitlines()[1:]:
+    for line in (root / "manifest.tsv").read_text().splitlines()[1:]:
         mid, path, _when, _src, atts = line.split("\t")
         rows.append((mid, path, int(atts)))
     return rows
@@ -116,9 +117,10 @@ def test_message_mentioning_the_error_text_is_not_an_error_page():
 # ------------------------------------------------------------------ index pages
 
 
+@pytest.mark.shared
 def test_list_page_lists_every_month_with_mail():
     months = ow.parse_list_page(page("index.html"), BASE + "/linux-kernel/")
-    dirs = sorted((int(p.parent.name), int(p.name)) for p in LK.glob("[12][0-9][0-9][0-9]/[01][0-9]")
+    dirs = sorted((int(p.parent.name), int(p.name)) for p in ALL.glob("[12][0-9][0-9][0-9]/[01][0-9]")
                   if p.is_dir())
     assert sorted(months) == dirs
     assert months[0] == (2026, 1)  # newest year first, as the page shows
@@ -136,8 +138,9 @@ def test_month_page_days_come_from_the_calendar():
     assert days == [date(2023, 6, d) for d in (1, 9, 12, 13, 14, 23, 25, 27, 28, 29)]
 
 
+@pytest.mark.shared
 def test_every_month_page_matches_the_day_directories():
-    for month_dir in sorted(p for p in LK.glob("[12]*/[01][0-9]") if p.is_dir()):
+    for month_dir in sorted(p for p in ALL.glob("[12]*/[01][0-9]") if p.is_dir()):
         y, m = int(month_dir.parent.name), int(month_dir.name)
         url = ow.month_url(BASE, "linux-kernel", y, m)
         days = ow.parse_month_page((month_dir / "index.html").read_bytes(), url)
@@ -159,12 +162,12 @@ def test_month_page_beyond_99_per_day_uses_calendar_links():
 
 
 def test_day_page_with_many_messages():
-    url = BASE + "/linux-kernel/2024/10/25/"
-    refs = ow.parse_day_page(page("2024/10/25/index.html"), url)
-    files = sorted(int(p.stem) for p in (LK / "2024/10/25").glob("*.html") if p.stem.isdigit())
-    assert [r.number for r in refs] == files == list(range(1, 36))
+    url = BASE + "/linux-kernel/2024/05/30/"
+    refs = ow.parse_day_page(page("2024/05/30/index.html"), url)
+    files = sorted(int(p.stem) for p in (LK / "2024/05/30").glob("*.html") if p.stem.isdigit())
+    assert [r.number for r in refs] == files == list(range(1, 33))
     assert all(r.url == f"{url}{r.number}" for r in refs)
-    assert all(r.day == "2024-10-25" and r.list_name == "linux-kernel" for r in refs)
+    assert all(r.day == "2024-05-30" and r.list_name == "linux-kernel" for r in refs)
     assert all("&" not in r.subject or "&amp;" not in r.subject for r in refs)
 
 
@@ -206,9 +209,21 @@ def test_error_page_is_not_a_day_page():
     assert "2023/06/02" in str(err.value)
 
 
-def test_every_day_page_lists_every_message_file():
+def test_every_day_page_of_the_fixture_lists_every_message_file():
     total = 0
     for index in LK.glob("[12]*/[01][0-9]/[0-3][0-9]/index.html"):
+        rel = index.parent.relative_to(DATA_MIRROR)
+        refs = ow.parse_day_page(index.read_bytes(), f"{BASE}/{rel}/")
+        files = sorted(int(p.stem) for p in index.parent.glob("*.html") if p.stem.isdigit())
+        assert [r.number for r in refs] == files, rel
+        total += len(refs)
+    assert total == len(manifest(DATA_MIRROR)) > 300
+
+
+@pytest.mark.shared
+def test_every_day_page_lists_every_message_file():
+    total = 0
+    for index in ALL.glob("[12]*/[01][0-9]/[0-3][0-9]/index.html"):
         rel = index.parent.relative_to(MIRROR)
         refs = ow.parse_day_page(index.read_bytes(), f"{BASE}/{rel}/")
         files = sorted(int(p.stem) for p in index.parent.glob("*.html") if p.stem.isdigit())
@@ -246,6 +261,7 @@ def test_message_page_headers_body_and_nav():
         url=BASE + "/linux-kernel/2019/08/23/1/1"),)
 
 
+@pytest.mark.shared
 def test_all_attachments_of_the_mirror():
     headers = sorted(MIRROR.rglob("*.headers"))
     assert len(headers) == 59
@@ -268,11 +284,11 @@ def test_all_attachments_of_the_mirror():
 
 def test_text_patch_attachment():
     raws = []
-    for meta in MIRROR.rglob("*.headers"):
+    for meta in DATA_MIRROR.rglob("*.headers"):
         if "text/" in meta.read_text():
             att = meta.with_suffix("")
             day_dir = att.parent.parent
-            url = f"{BASE}/{day_dir.relative_to(MIRROR)}/{att.parent.name}"
+            url = f"{BASE}/{day_dir.relative_to(DATA_MIRROR)}/{att.parent.name}"
             raws.append(ow.parse_message_page((day_dir / f"{att.parent.name}.html").read_bytes(), url,
                                               "linux-kernel"))
     types = {a.content_type for r in raws for a in r.attachments}
@@ -305,7 +321,7 @@ def test_header_spellings_of_the_mirror_are_normalised(spelling):
     hits = [p for p in LK.rglob("*.html") if p.stem.isdigit()
             and f"\n{spelling}".encode() in p.read_bytes().split(b'pre-wrap">', 1)[-1].split(b"\n\n", 1)[0]]
     assert hits, spelling
-    raw = ow.parse_message_page(hits[0].read_bytes(), f"{BASE}/{hits[0].relative_to(MIRROR)}"[:-5],
+    raw = ow.parse_message_page(hits[0].read_bytes(), f"{BASE}/{hits[0].relative_to(DATA_MIRROR)}"[:-5],
                                 "linux-kernel")
     names = [k for k, _ in raw.header_lines]
     assert {"Message-ID", "Date", "From", "To", "Cc", "Subject"} >= set(names)
@@ -384,6 +400,7 @@ def _obfuscate(text: str) -> str:
     return "".join(out)
 
 
+@pytest.mark.shared
 def test_headers_match_the_mbox_for_a_sample_of_300_messages():
     paths = {mid: path for mid, path, _ in manifest()}
     box = mailbox.mbox(CORPUS / "lkml-real.mbox", create=False,
@@ -447,6 +464,7 @@ def _comparable(text: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_bodies_match_the_mbox_up_to_obfuscation():
     """Every corpus message: page body == the mail's displayed text, obfuscated like blists does.
 
@@ -467,6 +485,7 @@ def test_bodies_match_the_mbox_up_to_obfuscation():
     assert compared == 4416
 
 
+@pytest.mark.shared
 def test_thread_links_form_consistent_chains_over_the_whole_mirror():
     """thread-next of A is B  <=>  thread-prev of B is A, across days, months and years."""
     prev_of: dict[str, str] = {}

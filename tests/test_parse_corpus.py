@@ -17,7 +17,7 @@ from reviewbot.parse.mail import parse_message
 from reviewbot.parse.patch import is_submission, parse_patch
 from reviewbot.parse.threads import assign_threads, group_series
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ RULES = load_rules(entry_points=False)
 def _report(case: str, *, strict: bool = False):
     path = CASES / f"{case}.patch"
     if not path.is_file():
-        pytest.fail(f"{path} missing; set REVIEWBOT_SHARED")
+        pytest.fail(f"{path} missing: tests/data/cases is rebuilt by tests/data/build_fixtures.py")
     patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
     return patch, check_patch(patch, RULES, RuleContext(strict=strict))
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import CORPUS
+from conftest import CASES
 from reviewbot.cli import main
 from reviewbot.rule import DOC_HEADINGS
 
@@ -67,7 +67,7 @@ def test_explain_unknown_rule() -> None:
 
 def test_eval_on_a_small_mbox(tmp_path: Path) -> None:
     """A two-message mbox cut from C14 and C02 runs through eval without labels."""
-    cases = CORPUS.parent / "cases"
+    cases = CASES
     mbox = tmp_path / "two.mbox"
     mbox.write_bytes((cases / "C14.patch").read_bytes() + b"\n" + (cases / "C02.patch").read_bytes())
     result = invoke("eval", "--mbox", str(mbox))

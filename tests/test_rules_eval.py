@@ -20,6 +20,7 @@ def test_label_mapping() -> None:
     assert expected_for(partial, "RB102", True)[0] is True
 
 
+@pytest.mark.shared
 def test_labels_file_reads_69_rows() -> None:
     labels = read_labels(CORPUS / "labels.tsv")
     assert len(labels) == 69
@@ -27,6 +28,7 @@ def test_labels_file_reads_69_rows() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.shared
 def test_rules_meet_precision_and_recall_on_real_mail() -> None:
     rules = load_rules(entry_points=False)
     result = run_eval(CORPUS / "lkml-real.mbox", CORPUS / "labels.tsv", rules)

@@ -1,6 +1,6 @@
 """A scan under HTTP faults never aborts, records what failed, exits 3; a clean re-run repairs exactly that.
 
-The mirror server's fault mode injects, on chosen pages of 2023-06..2023-08:
+The mirror server (tests/data's mirror) injects, on chosen pages of 2023-06..2023-07:
 429 with Retry-After (short: retried and recovered in the same run; too long:
 the page fails), 500/502/503 bursts (short bursts recovered, long ones fail),
 responses slower than the timeout, connections reset mid-body, truncated
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import MIRROR
+from conftest import DATA_MIRROR
 from mirror_server import Fault, MirrorServer
 from scan_oracle import manifest_between
 from reviewbot.cli import main
@@ -27,7 +27,7 @@ from reviewbot.status import ExitStatus
 from reviewbot.store import Store
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-SINCE, UNTIL = date(2023, 6, 1), date(2023, 8, 31)
+SINCE, UNTIL = date(2023, 6, 1), date(2023, 7, 31)
 
 
 def clock() -> datetime:
@@ -40,7 +40,7 @@ class FaultPlan:
     def __init__(self) -> None:
         paths = sorted(manifest_between(SINCE, UNTIL).values())
         self.active = True
-        year = (MIRROR / "linux-kernel/2023/index.html").read_bytes()
+        year = (DATA_MIRROR / "linux-kernel/2023/index.html").read_bytes()
         bad_utf8 = year.replace(b"<title>", b"<title>\xff\xfe\xc3(", 1)
         # path -> (fault, attempts it applies to; None = every attempt while active)
         self.plan: dict[str, tuple[Fault, int | None]] = {
@@ -72,7 +72,7 @@ def _settings(tmp: Path, base_url: str) -> Settings:
 @pytest.mark.slow
 def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, monkeypatch) -> None:
     plan = FaultPlan()
-    with MirrorServer(MIRROR, faults=plan) as server:
+    with MirrorServer(DATA_MIRROR, faults=plan) as server:
         plan.active = False
         clean = _settings(tmp_path / "clean", server.base_url)
         ref = scan(clean, "linux-kernel", SINCE, UNTIL, fetch_all=True, clock=clock)
@@ -91,7 +91,7 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
         for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
             monkeypatch.setenv(var, str(work / var.lower()))
         result = CliRunner().invoke(main, [
-            "scan", "linux-kernel", "--since", "2023-06", "--until", "2023-08", "--all",
+            "scan", "linux-kernel", "--since", "2023-06", "--until", "2023-07", "--all",
             "--base-url", server.base_url, "--rate", "0", "--db", str(faulty.db_path),
             "--cache-dir", str(faulty.cache_dir)])
         assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
@@ -124,7 +124,7 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
 
 def test_message_page_with_invalid_utf8_is_stored_with_replacement_characters(tmp_path: Path) -> None:
     path = sorted(manifest_between(date(2023, 6, 1), date(2023, 6, 30)).values())[3]
-    page = (MIRROR / (path.lstrip("/") + ".html")).read_bytes()
+    page = (DATA_MIRROR / (path.lstrip("/") + ".html")).read_bytes()
     pre = page.index(b"<pre")
     body_at = page.index(b"\n\n", pre) + 2
     broken = page[:body_at] + b"caf\xe9 \xff\xfe bytes\n" + page[body_at:]
@@ -132,7 +132,7 @@ def test_message_page_with_invalid_utf8_is_stored_with_replacement_characters(tm
     def faults(p: str, attempt: int) -> Fault | None:
         return Fault("body", body=broken) if p == path else None
 
-    with MirrorServer(MIRROR, faults=faults) as server:
+    with MirrorServer(DATA_MIRROR, faults=faults) as server:
         settings = _settings(tmp_path, server.base_url)
         summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), fetch_all=True, clock=clock)
     assert summary.ok

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MIRROR
+from conftest import DATA_MIRROR
 from mirror_server import MirrorServer
 from reviewbot.fetch.archive import check_page
 from reviewbot.fetch.cache import ArchiveCache
 from reviewbot.store import Store
 
 NOW = "2026-11-30T12:00:00+00:00"
-RANGE = ("--since", "2023-06", "--until", "2023-08")
+RANGE = ("--since", "2023-06", "--until", "2023-07")  # 160 messages of tests/data
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -88,7 +88,7 @@ def _cache_is_sound(root: Path, base_url: str) -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    with MirrorServer(MIRROR) as srv:
+    with MirrorServer(DATA_MIRROR) as srv:
         yield srv
 
 
@@ -109,8 +109,8 @@ def reference(server: MirrorServer, tmp_path_factory: pytest.TempPathFactory) ->
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode,kills", [
-    ("all", (3, 40, 150)),  # at the year page, early, and mid-scan: three kills in one scan
-    ("all", (300,)),
+    ("all", (3, 40, 100)),  # at the year page, early, and mid-scan: three kills in one scan
+    ("all", (140,)),
     ("default", (20, 90)),
     ("all", (-1,)),  # after the last request: killed while storing findings
 ])

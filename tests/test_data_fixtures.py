@@ -1,0 +1,65 @@
+"""tests/data stays what its README says: small, complete for its tests, and byte for byte from ../shared."""
+
+from __future__ import annotations
+
+import mailbox
+import re
+
+import pytest
+
+from conftest import CASES, DATA, DATA_MAIL, DATA_MIRROR, SHARED
+
+
+def _mid(value: str) -> str:
+    return re.sub(r"\s+", "", value).strip("<>")
+
+
+def _sample_ids() -> list[str]:
+    box = mailbox.mbox(str(DATA_MAIL / "lkml-sample.mbox"), create=False)
+    try:
+        return [_mid(msg["Message-ID"] or "") for msg in box]
+    finally:
+        box.close()
+
+
+def test_the_fixture_set_stays_small() -> None:
+    size = sum(p.stat().st_size for p in DATA.rglob("*") if p.is_file())
+    assert size < 6_000_000, f"tests/data is {size / 1e6:.1f} MB; whole-archive data belongs in ../shared"
+
+
+def test_every_message_of_the_oracle_months_has_its_mbox_copy() -> None:
+    rows = [line.split("\t") for line in (DATA_MIRROR / "manifest.tsv").read_text().splitlines()[1:]]
+    oracle = {mid for mid, path, *_ in rows if path.startswith(("/linux-kernel/2023/06/", "/linux-kernel/2023/07/"))}
+    ids = _sample_ids()
+    assert len(oracle) > 150
+    assert oracle <= set(ids)
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.shared
+def test_pages_and_cases_are_byte_copies_of_shared() -> None:
+    compared = 0
+    for root, rel_root in ((DATA_MIRROR, SHARED / "openwall-mirror"), (CASES, SHARED / "cases")):
+        for path in root.rglob("*"):
+            if path.is_file() and path.name != "manifest.tsv":
+                rel = path.relative_to(root)
+                assert path.read_bytes() == (rel_root / rel).read_bytes(), rel
+                compared += 1
+    assert compared > 450
+    assert {p.name for p in CASES.iterdir()} == {p.name for p in (SHARED / "cases").iterdir()}
+
+
+@pytest.mark.shared
+def test_manifest_labels_and_mails_are_excerpts_of_shared() -> None:
+    shared_rows = set((SHARED / "openwall-mirror/manifest.tsv").read_text().splitlines())
+    assert set((DATA_MIRROR / "manifest.tsv").read_text().splitlines()) <= shared_rows
+    shared_labels = set((SHARED / "corpus/labels.tsv").read_text().splitlines())
+    labels = (DATA_MAIL / "labels.tsv").read_text().splitlines()
+    assert len(labels) > 1 and set(labels) <= shared_labels
+    blob = (SHARED / "corpus/lkml-real.mbox").read_bytes() + (SHARED / "openwall-seeds.mbox").read_bytes()
+    box = mailbox.mbox(str(DATA_MAIL / "lkml-sample.mbox"), create=False)
+    try:
+        for key in box.iterkeys():
+            assert box.get_bytes(key, from_=True) in blob, key
+    finally:
+        box.close()
