@@ -833,6 +833,45 @@ class Store:
         rows = self._rows("SELECT * FROM draft_skips WHERE fingerprint = ?", [fingerprint])
         return rows[0] if rows else None
 
+    def revisions_of(self, message_id: str) -> list[dict[str, Any]]:
+        """Patch submissions with the same title and author as ``message_id`` (itself included), oldest
+        first: ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``day``, ``seq``, ``subject``.
+        The versions of one patch ([PATCH v3], [ver #3], RESEND, a series re-posted)."""
+        me = self._rows("SELECT p.title, m.from_email, m.from_name FROM patches p JOIN messages m "
+                        "ON m.message_id = p.message_id WHERE p.message_id = ?", [message_id])
+        if not me or not (me[0]["title"] or "").strip():
+            return []
+        title = " ".join((me[0]["title"] or "").lower().split())
+        rows = self._rows(
+            "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, m.day, m.seq, m.subject, "
+            "m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
+            "WHERE lower(p.title) = ? AND IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0",
+            [(me[0]["title"] or "").lower()])
+        email, name = (me[0]["from_email"] or "").lower(), (me[0]["from_name"] or "").lower()
+        out = [r for r in rows if " ".join((r["title"] or "").lower().split()) == title
+               and ((email and (r["from_email"] or "").lower() == email)
+                    or (name and (r["from_name"] or "").lower() == name))]
+        return sorted(out, key=lambda r: (r["version"] or 1, r["day"] or "", r["seq"] or 0, r["message_id"]))
+
+    def series_rows(self, series_key: str) -> list[dict[str, Any]]:
+        """The ``patches`` rows of one series (scan's grouping key), cover letter (idx 0) included."""
+        return self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
+
+    def handled_findings_of(self, message_ids: Sequence[str]) -> list[tuple[Finding, str]]:
+        """Findings of these messages that a draft covers or a person/the thread settled, with how
+        (``drafted`` or the skip state); findings skipped only as superseded are left out."""
+        if not message_ids:
+            return []
+        marks = ", ".join("?" for _ in message_ids)
+        rows = self._rows(
+            "SELECT f.*, CASE WHEN x.fingerprint IS NOT NULL THEN 'drafted' ELSE s.state END AS how "
+            "FROM findings f LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
+            "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
+            f"WHERE f.message_id IN ({marks}) AND (x.fingerprint IS NOT NULL OR "
+            "(s.state IS NOT NULL AND s.state NOT IN ('superseded', 'applied')) OR f.state = 'dismissed')",
+            list(message_ids))
+        return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
+
     def known_addresses(self) -> list[Address]:
         """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""
         out: dict[str, Address] = {}

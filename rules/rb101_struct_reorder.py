@@ -542,3 +542,14 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             )
         parts.append(text)
     return "\n\n".join(parts)
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("cache line", "cacheline", "cache-line", "layout", "reorder", "false shar", "__cacheline_group",
+           "randstruct", "randomize_layout", "hot field", "read-mostly", "read mostly"),
+    asks=("add a comment to the struct", "comment about the layout", "comment explaining the layout",
+          "why this order", "cache-line ordered", "cacheline ordered"),
+)

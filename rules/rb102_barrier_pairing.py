@@ -728,3 +728,16 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             "the other half still to be added?"
         )
     return "\n\n".join(parts)
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("pairs with", "pair with", "paired", "pairing", "barrier", "smp_", "acquire", "release", "ordering",
+           "comment"),
+    asks=("what does this barrier pair with", "what does it pair with", "what is this barrier pairing with",
+          "which barrier does this pair", "what is the pairing", "where is the pairing", "matching barrier",
+          "please add a comment", "needs a comment", "barrier needs a comment", "comment the barrier",
+          "what is this barrier for", "what does this barrier order", "why is this barrier needed"),
+)

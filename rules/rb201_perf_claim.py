@@ -420,3 +420,18 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if f.details.get("evidence") == "claim-only":
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("numbers", "benchmark", "measure", "performance data", "perf data", "how much", "any data",
+           "fio", "will-it-scale", "hackbench", "flame graph", "cycles"),
+    asks=("numbers, please", "numbers please", "any numbers", "some numbers", "have numbers", "the numbers",
+          "benchmark numbers", "benchmark results", "performance numbers", "performance data", "perf numbers",
+          "how much faster", "how much does", "how much of", "can you quantify", "any data", "measurements",
+          "did you measure", "have you measured", "any benchmark"),
+    evidence=(r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
+              r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d"),
+)

@@ -66,6 +66,8 @@ def summary_lines(summary: Any) -> list[str]:
         f"{summary.answered} skipped as already answered by the author",
         f"{summary.applied} skipped as the patch is already applied",
     ]
+    if summary.superseded:
+        parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:
         parts.append(f"{summary.dismissed} skipped as dismissed")
     if summary.failed:

@@ -409,13 +409,20 @@ def _reply_fn(rules: Any, rule_id: str) -> Callable[[Sequence[Finding], Patch], 
 
 
 def _groups(findings: Sequence[Finding]) -> list[list[Finding]]:
-    """Findings of one rule on one hunk (or one commit message) go under one quote."""
-    groups: dict[tuple[Any, ...], list[Finding]] = {}
+    """All findings of one rule on one patch make one point: one group per rule, in first-seen order."""
+    groups: dict[str, list[Finding]] = {}
     for f in findings:
-        hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
-        key = (f.rule_id, f.path, hunk_key)
-        groups.setdefault(key, []).append(f)
+        groups.setdefault(f.rule_id, []).append(f)
     return list(groups.values())
+
+
+def _places(group: list[Finding]) -> list[list[Finding]]:
+    """The places a group quotes: its findings on one hunk (or one commit-message spot) together."""
+    places: dict[tuple[Any, ...], list[Finding]] = {}
+    for f in group:
+        hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
+        places.setdefault((f.path, hunk_key), []).append(f)
+    return list(places.values())
 
 
 def _merged(group: list[Finding]) -> Finding:
@@ -431,12 +438,37 @@ def _merged(group: list[Finding]) -> Finding:
     return replace(group[0], lines=tuple(sorted(lines)))
 
 
+def _one_point(group: list[Finding]) -> list[Finding]:
+    """Findings of one rule that say the same thing (equal plain details, e.g. one struct) become one
+    finding whose list details (moved members, ...) and lines are joined, so the rule names each
+    member or barrier once in one paragraph instead of one paragraph per hunk."""
+    from dataclasses import replace
+
+    merged: dict[str, Finding] = {}
+    for f in group:
+        details = dict(f.details or {})
+        plain = {k: v for k, v in details.items() if not isinstance(v, (list, tuple, dict))}
+        key = repr(sorted(plain.items(), key=lambda kv: kv[0])) + f.severity.value
+        if key not in merged:
+            merged[key] = f
+            continue
+        old = merged[key]
+        joined = dict(old.details or {})
+        for k, v in details.items():
+            if isinstance(v, (list, tuple)):
+                have = list(joined.get(k) or [])
+                joined[k] = have + [x for x in v if x not in have]
+        lines = tuple(dict.fromkeys((*old.lines, *f.lines)))
+        merged[key] = replace(old, details=joined, lines=lines)
+    return list(merged.values())
+
+
 def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
     fn = _reply_fn(rules, group[0].rule_id)
     text = ""
     if fn is not None:
         try:
-            text = fn(group, patch) or ""
+            text = fn(_one_point(group), patch) or ""
         except Exception:  # a rule's wording must not stop the draft
             log.exception("rule %s: reply() failed on %s", group[0].rule_id, patch.message_id)
             text = ""
@@ -445,15 +477,62 @@ def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
     return wrap_paragraphs(text)
 
 
-def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address) -> str:
-    """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing."""
+def _norm_para(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _without_repeats(text: str, seen: set[str]) -> str:
+    """``text`` without the paragraphs already in ``seen`` (which it extends): a draft says a thing once."""
+    out = []
+    for para in text.split("\n\n"):
+        key = _norm_para(para)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(para)
+    return "\n\n".join(out)
+
+
+def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
+    """The quoted places of one point: each hunk once (file header once per file), each commit-message
+    excerpt once."""
+    out: list[str] = []
+    last_path: str | None = None
+    for place in _places(group):
+        if (place[0].details or {}).get("series_point") and place[0].hunk is None \
+                and not (place[0].details or {}).get("claim"):
+            continue  # a point about several patches, answered on the cover letter: nothing to quote
+        quote = quote_finding(patch, _merged(place))
+        if not quote or quote in out:
+            continue
+        lines = quote.split("\n")
+        if place[0].hunk is not None and last_path == place[0].path and len(lines) > 2 \
+                and lines[0].startswith("> --- ") and lines[1].startswith("> +++ "):
+            quote = "\n".join(lines[2:])  # same file as the quote above: no second file header
+        out.append(quote)
+        last_path = place[0].path if place[0].hunk is not None else None
+    return out
+
+
+def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address,
+               intro: str = "") -> str:
+    """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
+
+    One paragraph per point (all findings of one rule), under the quotes of every place it is about;
+    a paragraph already said above is not said again. ``intro``: a sentence put before the
+    paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
+    seen: set[str] = set()
     for group in _groups(findings):
-        quote = quote_finding(patch, _merged(group))
-        if quote:
-            parts.append(quote)
+        text = _without_repeats(_paragraph(group, patch, rules), seen)
+        if not text:
+            continue
+        parts.extend(_quotes(patch, group))
         parts.append("")
-        parts.append(_paragraph(group, patch, rules))
+        if intro:
+            parts.append(wrap_paragraphs(intro))
+            parts.append("")
+        parts.append(text)
         parts.append("")
     parts.append("Thanks,")
     parts.append(_first_name(identity))
@@ -463,25 +542,6 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
 # ------------------------------------------------------------------ thread state
 
 
-_TOPIC = {
-    "RB101": re.compile(r"cache[ -]?line|layout|reorder|false shar|__cacheline_group", re.IGNORECASE),
-    "RB102": re.compile(r"pairs? with|paired|pairing|barrier|smp_[a-z_]*mb|acquire|release", re.IGNORECASE),
-    "RB201": re.compile(
-        r"numbers|benchmark|measure|perf(?:ormance)? (?:data|numbers|results)|any data|how much|"
-        r"fio|will-it-scale|hackbench|flame ?graph|cycles",
-        re.IGNORECASE,
-    ),
-    "RB202": re.compile(r"timing|debug|measurement code|get_cycles|ktime|rdtsc", re.IGNORECASE),
-}
-_ASK = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
-_EVIDENCE = re.compile(
-    r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
-    r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d",
-    re.IGNORECASE,
-)
-
-
-_C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim"})
 
 
 def _own_text(message: Message) -> str:
@@ -504,70 +564,68 @@ def _same_person(a: Address | None, b: Address | None) -> bool:
     return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
 
 
+def _rule_module(rules: Any, rule_id: str) -> Any:
+    """The module of rule ``rule_id`` among ``rules`` (loaded rules or a mapping), else the built-in one."""
+    import sys
+
+    if isinstance(rules, Mapping):
+        entry = rules.get(rule_id)
+        if entry is not None and not callable(entry):
+            return entry
+    elif rules is not None:
+        for rule in rules:
+            meta = getattr(rule, "meta", None) or getattr(rule, "RULE", None)
+            if meta is not None and getattr(meta, "id", None) == rule_id:
+                name = getattr(rule, "module_name", None)
+                return sys.modules.get(name) if name else rule
+    return _builtin_modules().get(rule_id)
+
+
+def _builtin_modules() -> dict[str, Any]:
+    import sys
+
+    global _BUILTIN
+    if _BUILTIN is None:
+        from reviewbot.registry import load_rules
+
+        _BUILTIN = {r.id: sys.modules.get(r.module_name) for r in load_rules(entry_points=False)}
+    return _BUILTIN
+
+
+_BUILTIN: dict[str, Any] | None = None
+
+
 def thread_state(
     finding: Finding,
     patch: Patch,
     thread: Sequence[Message],
     *,
     identity: Address | None = None,
+    rules: Any = None,
 ) -> tuple[FindingState, str]:
     """Whether the thread already covers ``finding``: (state, reason).
 
-    * ``answered``: the author replied with measurements (perf claims), or a
-      later version of the patch by the author adds the asked-for comment;
-    * ``raised``: someone else in the thread already asks about the same
-      topic (and names the symbol, when the finding has one);
-    * else the finding's own state (``open`` unless a rule set it).
-
-    ``thread`` holds the other messages of the thread (any order); messages
-    sent before the patch, our own, and replies to other patches of the
-    series (:func:`about_patch`) are ignored.
+    A state a rule set itself (e.g. RB201 found the numbers in the cover
+    letter) is kept. Otherwise the rule decides from the thread: its module's
+    own ``thread_state`` when it has one, else the shared
+    :func:`reviewbot.rule.point_in_thread` with the module's ``THREAD_WORDS``
+    (``raised`` when someone else already made the point, ``answered`` when
+    the author did, else ``open``). ``thread`` holds the other messages of
+    the thread (any order); ``rules`` the loaded rules (the built-in ones
+    when None).
     """
+    from reviewbot.rule import point_in_thread
+
     if finding.state is not FindingState.OPEN:
         source = (finding.details or {}).get("evidence_source")
         if finding.state is FindingState.ANSWERED and source:
             return finding.state, f"already answered: the numbers are in the {source}"
         return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
-    topic = _TOPIC.get(finding.rule_id)
-    author = patch.message.from_addr
-    symbol = (finding.symbol or "").strip()
-    sym_names = [
-        t
-        for t in re.split(r"[^A-Za-z0-9_]+", symbol.split("@", 1)[0])
-        if len(t) > 2 and t not in _C_WORDS
-    ]
-    raised_by: str | None = None
-    for msg in thread:
-        if msg.message_id == patch.message_id:
-            continue
-        if patch.message.date and msg.date and msg.date < patch.message.date:
-            continue
-        if identity is not None and _same_person(msg.from_addr, identity):
-            continue
-        if not about_patch(msg, patch):
-            continue  # a reply to another patch of the series
-        text = _own_text(msg)
-        is_author = _same_person(msg.from_addr, author)
-        later_version = (
-            msg.subject.is_patch
-            and msg.subject.title.strip().lower() == patch.subject.title.strip().lower()
-            and msg.subject.version > patch.subject.version
-        )
-        if is_author:
-            if finding.rule_id == "RB201" and _EVIDENCE.search(text):
-                return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
-            if later_version and topic is not None:
-                added = "\n".join(line[1:] for line in msg.body.split("\n") if line.startswith("+"))
-                if topic.search(added) and (not sym_names or any(s in msg.body for s in sym_names)):
-                    return FindingState.ANSWERED, f"addressed in v{msg.subject.version} <{msg.message_id}>"
-            continue
-        if topic is None or raised_by is not None:
-            continue
-        if topic.search(text) and _ASK.search(text) and (not sym_names or any(s in text for s in sym_names) or finding.rule_id == "RB201"):
-            raised_by = msg.message_id
-    if raised_by:
-        return FindingState.RAISED, f"already raised in <{raised_by}>"
-    return FindingState.OPEN, ""
+    module = _rule_module(rules, finding.rule_id)
+    own = getattr(module, "thread_state", None)
+    if callable(own):
+        return own(finding, patch, thread, identity=identity)
+    return point_in_thread(finding, patch, thread, getattr(module, "THREAD_WORDS", None), identity=identity)
 
 
 # A line of a maintainer's "it is in my tree" reply: "Applied, thanks!", "Applied.", "Applied",
@@ -639,6 +697,7 @@ def build_draft(
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
     ancestry: Sequence[str] = (),
+    intro: str = "",
 ) -> Draft:
     """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
 
@@ -679,7 +738,7 @@ def build_draft(
         from_addr=identity,
         to=rcpt.to,
         cc=rcpt.cc,
-        body=build_body(patch, findings, rules, identity),
+        body=build_body(patch, findings, rules, identity, intro),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,
