@@ -52,7 +52,7 @@ QUESTIONS = {
     "RB101": ("cache line", "cacheline", "cache-line", "layout", "false sharing", "randstruct", "randomize_layout",
               "comment", "hot field", "reorder"),
     "RB102": ("pair with", "pairs with", "paired", "pairing", "what does this barrier", "which barrier",
-              "what ordering", "why is this barrier", "barrier needed", "comment", "memory-barriers.txt"),
+              "what ordering", "why is this barrier", "barrier needed", "add a comment", "memory-barriers.txt"),
     "RB201": ("numbers", "benchmark", "measure", "performance data", "perf data", "how much", "any data",
               "what is the gain", "improvement", "results", "cycles"),
     "RB202": ("timing code", "debug code", "leftover", "left over", "measurement code", "get_cycles", "ktime"),
@@ -79,8 +79,9 @@ def own_lines(body: str) -> str:
     return "\n".join(line for line in body.split("\n") if not line.lstrip().startswith(">"))
 
 
-def _under_quoted(body: str, texts: set[str]) -> bool:
-    """True when the reply writes its own text right after quoting one of ``texts`` (diff lines)."""
+def _under_quoted(body: str, texts: set[str], words: tuple[str, ...], names: set[str]) -> bool:
+    """True when the reply writes its own text about the point (a rule word or a name) right after
+    quoting one of ``texts`` (diff lines)."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
         if not line.startswith(">"):
@@ -92,7 +93,12 @@ def _under_quoted(body: str, texts: set[str]) -> bool:
                 j += 1
             while j < len(lines) and not lines[j].strip():
                 j += 1
-            if j < len(lines) and not lines[j].startswith(">") and len(lines[j].strip()) > 10:
+            own = []
+            while j < len(lines) and lines[j].strip() and not lines[j].startswith(">"):
+                own.append(lines[j])
+                j += 1
+            text = " ".join(own)
+            if len(text) > 10 and (any(w in text.lower() for w in words) or any(n in text for n in names)):
                 return True
     return False
 
@@ -134,7 +140,7 @@ def raised_by_human(store: Store, finding: dict, patch, thread, author_email: st
             continue
         text = own_lines(msg.body)
         low = text.lower()
-        if hunk_texts and _under_quoted(msg.body, hunk_texts):
+        if hunk_texts and _under_quoted(msg.body, hunk_texts, questions, names):
             return msg.message_id
         if any(n in text for n in names) and any(q in low for q in questions):
             return msg.message_id
