@@ -156,7 +156,7 @@ def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
             mail = (d.get("email") or "").lower()
             local, _, dom = mail.rpartition("@")
             dom = dom.lstrip(".")
-            if any(dom.endswith(t) or t.endswith(dom) for t in LIST_HOST_TAILS) and len(dom) > 6:
+            if any(dom.endswith(t) for t in LIST_HOST_TAILS):
                 out.append((local, dom))
     return out
 

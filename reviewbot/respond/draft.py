@@ -220,6 +220,49 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     return Address("" if "@..." in name else name, found.email)
 
 
+# Hosts that carry only mailing lists: an obfuscated list address (``linux-block@...r.kernel.org``)
+# is completed when exactly one of them fits what the archive shows (three characters dropped).
+LIST_HOSTS = (
+    "vger.kernel.org",
+    "lists.infradead.org",
+    "lists.linux.dev",
+    "lists.ozlabs.org",
+    "kvack.org",
+    "lists.freedesktop.org",
+    "lists.sourceforge.net",
+    "lists.linux-foundation.org",
+    "lists.linaro.org",
+    "lists.osuosl.org",
+    "lists.xenproject.org",
+    "lists.openwall.com",
+    "lists.samba.org",
+    "lists.01.org",
+    "lists.cip-project.org",
+    "lists.yoctoproject.org",
+)
+
+
+def complete_list_address(partial: Address) -> Address | None:
+    """The full list address an obfuscated one stands for, when exactly one of :data:`LIST_HOSTS` fits
+    (the visible tail ends it, three characters dropped): ``linux-mm@...ck.org`` -> ``linux-mm@kvack.org``."""
+    if not is_obfuscated(partial.email):
+        return None
+    local, domain = _split(partial.email)
+    tail = domain[3:] if domain.startswith("...") else domain
+    if not local or not tail:
+        return None
+    fits = [h for h in LIST_HOSTS if len(h) == len(tail) + 3 and h.endswith(tail.lower())]
+    if len(fits) != 1:
+        return None
+    name = partial.name if partial.name and "@..." not in partial.name else ""
+    return Address(name, f"{local}@{fits[0]}")
+
+
+def is_list_address(addr: Address) -> bool:
+    """True for a full address on one of :data:`LIST_HOSTS`."""
+    return not is_obfuscated(addr.email) and addr.email.rpartition("@")[2].lower() in LIST_HOSTS
+
+
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
 
 
@@ -262,8 +305,9 @@ def resolve_recipients(
 ) -> RecipientResult:
     """To = the author, Cc = the message's To + Cc minus ``identity``, obfuscated ones completed or not.
 
-    When any address stays uncertain the result addresses the list only
-    (``To: list_address``) and ``complete`` is False.
+    Obfuscated list addresses are completed from :data:`LIST_HOSTS`. When any
+    address stays uncertain the result addresses the lists only (``To:
+    list_address``, ``Cc:`` the patch's other lists) and ``complete`` is False.
     """
     pool = list(known) + [Address("", list_address)]
     unresolved: list[str] = []
@@ -272,7 +316,7 @@ def resolve_recipients(
         if addr is None or not addr.email:
             return None
         if addr.partial or is_obfuscated(addr.email):
-            done = complete_address(addr, pool)
+            done = complete_address(addr, pool) or complete_list_address(addr)
             if done is None:
                 unresolved.append(addr.email)
             return done
@@ -296,7 +340,10 @@ def resolve_recipients(
     if unresolved or message.from_addr is None:
         if message.from_addr is None:
             unresolved.append("(no From)")
-        return RecipientResult((Address("", list_address),), (), False, tuple(unresolved))
+        lists = [a for a in cc if is_list_address(a)]  # the patch's own lists, not only ours
+        if not any(a.email.lower() == list_address.lower() for a in lists):
+            lists.insert(0, Address("", list_address))
+        return RecipientResult((lists[0],), tuple(lists[1:]), False, tuple(unresolved))
     if not to:  # replying to ourselves: keep the list in To
         to, cc = cc[:1] or [Address("", list_address)], cc[1:]
     return RecipientResult(tuple(to), tuple(cc), True)
