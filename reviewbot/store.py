@@ -872,6 +872,61 @@ class Store:
             list(message_ids))
         return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
 
+    def message_id_for(self, key: str) -> str | None:
+        """The stored Message-ID a user named: a Message-ID (with or without ``<>``) or an archive URL."""
+        key = key.strip()
+        if key.startswith(("http://", "https://")):
+            for cand in (key, key.rstrip("/"), key.rstrip("/") + "/"):
+                row = self.conn.execute("SELECT message_id FROM message_urls WHERE url = ?", (cand,)).fetchone() \
+                    or self.conn.execute("SELECT message_id FROM messages WHERE archive_url = ?", (cand,)).fetchone()
+                if row:
+                    return str(row[0])
+            return None
+        mid = key.strip("<>")
+        return mid if self.has_message(mid) else None
+
+    def finding_rows(self, *, state: str | None = None, rule: str | None = None,
+                     since: date | None = None) -> list[dict[str, Any]]:
+        """Findings with their message and where they stand, in arrival order: ``fingerprint``,
+        ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``where`` (path:line), ``status``
+        (``drafted``, the skip state, or the finding's state) and ``draft`` (the draft file, if any)."""
+        cond, args = _range_where(None, since, None, "m.")
+        rows = self._rows(
+            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, m.subject, f.path, f.line, "
+            "f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
+            "FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
+            "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "
+            "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
+            f"WHERE {cond} AND IFNULL(m.sample, 0) = 0 ORDER BY m.day, m.seq, f.message_id, f.path, f.line, f.rule_id",
+            args)
+        out = []
+        for r in rows:
+            r["status"] = "drafted" if r["draft"] else (r["skip_state"] or r["state"])
+            r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
+            if (state is None or r["status"] == state) and (rule is None or r["rule_id"].upper() == rule.upper()):
+                out.append(r)
+        return out
+
+    def dismiss(self, fingerprint: str, reason: str) -> bool:
+        """Dismiss one finding for good (kept across runs and revisions); False when unknown."""
+        rows = self._rows("SELECT * FROM findings WHERE fingerprint = ?", [fingerprint])
+        if not rows:
+            return False
+        with self.transaction():
+            self.set_finding_state(fingerprint, FindingState.DISMISSED)
+            self.record_skip(finding_from_row(rows[0]), FindingState.DISMISSED.value, f"dismissed: {reason}")
+        return True
+
+    def forget_drafts_of(self, message_id: str) -> int:
+        """Forget the drafts replying to ``message_id`` (their findings become undrafted again); the count."""
+        rows = self.drafts_for(message_id)
+        with self.transaction():
+            for d in rows:
+                self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d["message_id"],))
+                self.conn.execute("DELETE FROM drafts WHERE message_id = ?", (d["message_id"],))
+        return len(rows)
+
     def known_addresses(self) -> list[Address]:
         """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""
         out: dict[str, Address] = {}

@@ -101,8 +101,13 @@ def _date(value: str | None) -> date | None:
 @click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@click.option("--msgid", metavar="ID", help="Draft only this patch (Message-ID or archive URL).")
+@click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Only findings of this rule (repeatable).")
+@click.option("--dry-run", is_flag=True, help="Print the drafts instead of writing them; nothing is recorded.")
+@click.option("--again", metavar="ID", help="Write the draft for this patch anew (e.g. its file was deleted).")
 def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None) -> None:
+            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None, msgid: str | None,
+            rule_ids: tuple[str, ...], dry_run: bool, again: str | None) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.respond.draft import resolve_identity
@@ -119,13 +124,30 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
         rules = load_all_rules(settings)
         now = now_from_env()
         with Store(settings.db_path) as store:
+            only = None
+            for key in (again, msgid):
+                if key is None:
+                    continue
+                only = store.message_id_for(key)
+                if only is None:
+                    fail("draft", f"{key}: no such message in {settings.db_path}")
+            if again is not None:
+                store.forget_drafts_of(only)
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
                 outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
                 maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
-                addresses_from=addresses_from,
+                addresses_from=addresses_from, only=only, rule_ids=rule_ids, dry_run=dry_run,
             )
     except ReviewbotError as exc:
         fail("draft", str(exc))
+    if dry_run:
+        for data in summary.previews:
+            click.echo(data.decode("utf-8", errors="replace"))
+        click.echo(f"{len(summary.previews)} draft(s) shown, nothing written (--dry-run)")
+        return
+    if only is not None and not summary.written and not summary.total:
+        click.echo(f"<{only}>: no open finding without a draft (see `reviewbot show`)")
+        return
     for line in summary_lines(summary):
         click.echo(line)

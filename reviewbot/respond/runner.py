@@ -81,6 +81,7 @@ class DraftRunSummary:
     failed: int = 0
     before: int = 0
     errors: list[str] = field(default_factory=list)
+    previews: list[bytes] = field(default_factory=list)
 
     @property
     def drafts(self) -> int:
@@ -199,6 +200,9 @@ def draft_pending(
     clock: Callable[[], datetime] | None = None,
     make_msgid: Callable[[str], str] | None = None,
     addresses_from: Sequence[Path] = (),
+    only: str | None = None,
+    rule_ids: Sequence[str] = (),
+    dry_run: bool = False,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
@@ -209,11 +213,15 @@ def draft_pending(
     rebuilt is reported in ``errors`` and left for the next run.
 
     The outbox and Maildir folders (and missing parents) are created and
-    checked writable before anything is drafted or recorded; OutputError
+    checked writable before anything is drafted or recorded. ``only``: draft
+    this one patch (Message-ID); ``rule_ids``: only findings of these rules;
+    ``dry_run``: build the drafts (``summary.previews``) but write and record
+    nothing. OutputError
     (a UsageError naming the folder) when they cannot be, or when writing a
     draft fails later (the run stops there; that draft leaves no file).
     """
-    prepare_outputs(outbox, maildir)
+    if not dry_run:
+        prepare_outputs(outbox, maildir)
     summary = DraftRunSummary()
     clock = clock or (lambda: datetime.now(timezone.utc))
     known = store.known_addresses()
@@ -222,6 +230,14 @@ def draft_pending(
     if addresses_from:
         known.extend(addresses_from_mail(addresses_from))
     pending = store.undrafted_findings(list_name, since)
+    if only is not None:
+        pending = {k: v for k, v in pending.items() if k == only}
+    if rule_ids:
+        wanted = {r.upper() for r in rule_ids}
+        pending = {k: [f for f in v if f.rule_id.upper() in wanted] for k, v in pending.items()}
+        pending = {k: v for k, v in pending.items() if v}
+    if dry_run:
+        store = _ReadOnly(store)
     summary.findings = sum(len(fs) for fs in pending.values())
     summary.before = handled_before(store, list_name, since)
     kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
@@ -298,7 +314,26 @@ def draft_pending(
         summary.written.append(written)
         summary.drafted += len(keep)
         log.info("draft for <%s> written to %s", message_id, written.path)
+    if isinstance(store, _ReadOnly):
+        summary.previews = store.previews
     return summary
+
+
+class _ReadOnly:
+    """The store seen by a dry run: reads pass through, drafting records are dropped."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.previews: list[bytes] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def record_skip(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def record_draft(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def newer_revision(store: Any, message_id: str) -> str | None:
@@ -404,6 +439,13 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
                maildir: Path | None, list_name: str | None, intro: str = "") -> WrittenDraft:
     """Build, render and write one draft (outbox, Maildir), then record it in the store."""
+    if isinstance(store, _ReadOnly):  # --dry-run: the draft as it would be written, nothing stored
+        draft = build_draft(patch, keep, rules, identity=identity, list_address=list_address,
+                            store_addresses=known, clock=clock, make_msgid=make_msgid,
+                            ancestry=_ancestry(thread_id, thread, patch), intro=intro)
+        store.previews.append(render_message(draft))
+        return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
+                            None, patch.message_id, draft.subject)
     draft = build_draft(
         patch,
         keep,
