@@ -441,17 +441,24 @@ def _date_as_sent(message: Message) -> str:
 
 
 def _reply_fn(rules: Any, rule_id: str) -> Callable[[Sequence[Finding], Patch], str] | None:
+    """The rule's wording of one point: its module's ``reply_point`` when it has one, else ``reply``."""
+    import sys
+
     if rules is None:
         return None
     if isinstance(rules, Mapping):
         entry = rules.get(rule_id)
         if entry is None:
             return None
-        return entry if callable(entry) else getattr(entry, "reply", None)
+        if callable(entry):
+            return entry
+        return getattr(entry, "reply_point", None) or getattr(entry, "reply", None)
     for rule in rules:
         meta = getattr(rule, "meta", None) or getattr(rule, "RULE", None)
         if meta is not None and getattr(meta, "id", None) == rule_id:
-            return getattr(rule, "reply", None)
+            module = sys.modules.get(getattr(rule, "module_name", "") or "")
+            point = getattr(module, "reply_point", None) if module is not None else getattr(rule, "reply_point", None)
+            return point if callable(point) else getattr(rule, "reply", None)
     return None
 
 
