@@ -473,9 +473,20 @@ def _groups(findings: Sequence[Finding]) -> list[list[Finding]]:
 def _places(group: list[Finding]) -> list[list[Finding]]:
     """The places a group quotes: its findings on one hunk (or one commit-message spot) together."""
     places: dict[tuple[Any, ...], list[Finding]] = {}
+    last_line: dict[tuple[Any, ...], tuple[int, int]] = {}  # long hunk -> (place number, last line)
     for f in group:
         hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
-        places.setdefault((f.path, hunk_key), []).append(f)
+        # a long hunk (a new file): findings far apart get their own excerpts under the same @@ line,
+        # so that no place the paragraph names is left out of the quote
+        part = None
+        if f.hunk is not None and len(f.hunk.lines) > 60:
+            first = min(f.lines or ((f.line,) if f.line is not None else (0,)))
+            number, last = last_line.get((f.path, hunk_key), (0, first))
+            if first - last > 12:
+                number += 1
+            last_line[(f.path, hunk_key)] = (number, max(f.lines or (first,)))
+            part = number
+        places.setdefault((f.path, hunk_key, part), []).append(f)
     return list(places.values())
 
 
