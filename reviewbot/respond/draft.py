@@ -38,7 +38,7 @@ from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
-from reviewbot.respond.quote import quote_finding
+from reviewbot.respond.quote import quote_finding, subject_quote
 
 log = logging.getLogger(__name__)
 
@@ -564,9 +564,17 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
     out: list[str] = []
     last_path: str | None = None
     for place in _places(group):
-        if (place[0].details or {}).get("series_point") and place[0].hunk is None \
-                and not (place[0].details or {}).get("claim"):
-            continue  # a point about several patches, answered on the cover letter: nothing to quote
+        details = place[0].details or {}
+        if details.get("series_point") and place[0].hunk is None:
+            claim = str(details.get("claim") or "").lower()
+            if not claim:
+                continue  # a point about several patches, answered on the cover letter: nothing to quote
+            prose = re.split(r"^\S.*\(\d+\):\s*$", patch.commit_message, maxsplit=1, flags=re.M)[0]
+            if claim not in prose.lower():  # the claim is in the subject (the shortlog only repeats titles)
+                quote = "\n".join(subject_quote(patch))
+                if quote and quote not in out:
+                    out.append(quote)
+                continue
         quote = quote_finding(patch, _merged(place))
         if not quote or quote in out:
             continue

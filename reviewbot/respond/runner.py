@@ -392,8 +392,8 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
                   ) -> list[tuple[str, dict[str, set[str]], str]]:
     """Points to make once, on a series' cover letter, instead of on each patch.
 
-    A rule's point is about the series when it is found on most of the series' patches (two or more,
-    over half of them), or, for a speed claim (RB201), when the claim is made in the cover letter and
+    A rule's point on the changelogs (findings without a hunk) is about the series when it is found on
+    most of the series' patches (two or more, over half of them), or, for a speed claim (RB201), when the claim is made in the cover letter and
     neither in the patch's subject nor its changelog. Returns (cover Message-ID, patch Message-ID ->
     fingerprints lifted, the sentence saying which patches) per point.
     """
@@ -412,12 +412,18 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
         total = max((r.get("total") or 0) for r in rows)
         rule_ids = dict.fromkeys(f.rule_id for m in mids for f in kept[m][3])
         for rule_id in rule_ids:
-            on = {m: {f.fingerprint for f in kept[m][3] if f.rule_id == rule_id} for m in mids}
+            # a point on the code stays with the patch, where its lines can be quoted; a point on the
+            # changelogs (no hunk) found on most patches is made once
+            on = {m: {f.fingerprint for f in kept[m][3] if f.rule_id == rule_id and f.hunk is None} for m in mids}
             on = {m: fps for m, fps in on.items() if fps}
             if len(on) >= 2 and len(on) * 2 > total:
                 idx = sorted(store.patch_row(m).get("idx") or 0 for m in on)
-                names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
-                out.append((cover["message_id"], on, f"The same point on patches {names}:"))
+                if len(idx) == total:
+                    intro = "The same point holds for every patch of this series:"
+                else:
+                    names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
+                    intro = f"The same point holds for patches {names}:"
+                out.append((cover["message_id"], on, intro))
                 continue
             if rule_id != "RB201":
                 continue
