@@ -143,3 +143,70 @@ def test_dismiss_holds_and_findings_lists(tmp_path: Path, rules, monkeypatch) ->
     assert out.exit_code == 0 and "0 draft(s) written" in out.output, out.output
     out = cli.invoke(main, ["findings", "--db", str(db), "--state", "dismissed"])
     assert "2 finding(s)" in out.output and "the pair is obvious" in out.output
+
+
+READER_HUNK = """\
+@@ -120,7 +121,8 @@ static u32 foo_ring_pop(struct foo_ring *r)
+ {
+ \tu32 tail = READ_ONCE(r->tail);
+ 
+ \tif (r->head == tail)
++\tsmp_rmb();
+ \t\treturn 0;
+ \treturn r->slot[r->head++ & r->mask];
+ }
+"""
+
+
+def test_both_sides_in_the_patch_are_named_as_a_pair(tmp_path: Path, rules) -> None:
+    _, found, summary = run(tmp_path, patch_mail("p1@example.org", "[PATCH] foo: order the ring", 12,
+                                                 HUNK.format(o=40, n=40, name="push") + READER_HUNK), rules)
+    assert sorted(f.details["barrier"] for f in found["p1@example.org"]) == ["smp_rmb", "smp_wmb"]
+    body = summary.written[0].draft.body
+    text = " ".join(line for line in body.split("\n") if not line.startswith(">"))
+    text = " ".join(text.split())
+    assert "look like a pair" in text and "could not find" not in text
+    assert "smp_wmb() in foo_push()" in text and "smp_rmb() in foo_ring_pop()" in text
+
+
+def test_inline_question_under_the_barrier_is_not_repeated(tmp_path: Path, rules) -> None:
+    reply = """From bob@example.com Wed Mar 12 14:00:00 2025
+From: Bob Maintainer <bob@example.com>
+To: Ada Example <ada@example.org>
+Subject: Re: [PATCH] foo: order the slot
+Date: Wed, 12 Mar 2025 15:00:00 +0100
+Message-ID: <bob1@example.com>
+In-Reply-To: <p1@example.org>
+References: <p1@example.org>
+
+On Wed, Mar 12, 2025 at 10:00:00AM +0100, Ada Example wrote:
+>  \tr->slot[tail & r->mask] = v;
+> +\tsmp_wmb();
+
+Who reads the slot on the other side here?
+
+>  \tWRITE_ONCE(r->tail, tail + 1);
+
+Bob
+
+"""
+    store, found, summary = run(tmp_path, patch_mail("p1@example.org", "[PATCH] foo: order the slot", 12,
+                                                     HUNK.format(o=40, n=40, name="push")) + reply, rules)
+    assert summary.drafts == 0 and summary.raised == 1
+    (finding,) = found["p1@example.org"]
+    assert "bob1@example.com" in store.skip_for(finding.fingerprint)["reason"]
+    store.close()
+
+
+def test_speed_claim_gets_the_measurement_that_fits(tmp_path: Path, rules) -> None:
+    mail = patch_mail("p1@example.org", "[PATCH] foo: cut the wakeup latency of the ring", 12,
+                      HUNK.format(o=40, n=40, name="push")).replace(
+        "Order the slot stores against the tail in both push paths.",
+        "This reduces the wakeup latency of readers on a busy ring.")
+    _, found, summary = run(tmp_path, mail, rules)
+    assert "RB201" in {f.rule_id for f in found["p1@example.org"]}
+    text = " ".join(" ".join(line for line in summary.written[0].draft.body.split("\n")
+                             if not line.startswith(">")).split())
+    assert 'says "This reduces the wakeup latency of readers on a busy ring"' in text
+    assert "cyclictest" in text
+    assert "complexity" not in text and "added code" not in text  # a one-line change

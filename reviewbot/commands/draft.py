@@ -114,6 +114,8 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
     from reviewbot.respond.runner import draft_pending
     from reviewbot.store import Store
 
+    if again is not None and dry_run:
+        fail("draft", "--again writes the draft anew; preview a patch's pending draft with --msgid ID --dry-run")
     try:
         settings = settings_from(db, outbox, maildir, maintainers)
         if list_name is not None:
