@@ -210,3 +210,20 @@ def test_speed_claim_gets_the_measurement_that_fits(tmp_path: Path, rules) -> No
     assert 'says "This reduces the wakeup latency of readers on a busy ring"' in text
     assert "cyclictest" in text
     assert "complexity" not in text and "added code" not in text  # a one-line change
+
+
+def test_point_drafted_on_v1_is_not_drafted_again_on_v2(tmp_path: Path, rules) -> None:
+    store, found, summary = run(tmp_path, patch_mail("v1@example.org", "[PATCH] foo: order the slot", 12,
+                                                     HUNK.format(o=40, n=40, name="push_old")), rules)
+    assert summary.drafts == 1
+    box = tmp_path / "v2.mbox"
+    box.write_text(patch_mail("v2@example.org", "[PATCH v2] foo: order the slot", 14,
+                              HUNK.format(o=40, n=40, name="push")), encoding="utf-8")
+    found2 = load_thread(store, read_mbox_messages(box), rules)
+    (f2,) = found2["v2@example.org"]
+    assert f2.fingerprint not in {f.fingerprint for f in found["v1@example.org"]}  # the function was renamed
+    again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
+                          outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, make_msgid=fixed_msgid_factory())
+    assert again.drafts == 0 and again.superseded == 1
+    assert "earlier revision <v1@example.org>" in store.skip_for(f2.fingerprint)["reason"]
+    store.close()
