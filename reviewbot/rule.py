@@ -154,7 +154,8 @@ class ThreadWords:
     * ``topic``: words that name the subject of the point (``cache line``, ``barrier``, ``numbers``);
       a reply naming the finding's member/barrier/struct together with one of them raises the point;
     * ``asks``: the rule's question in reviewers' words (``what does this barrier pair with``,
-      ``numbers, please``); any of them in a reply about the patch raises the point;
+      ``numbers, please``); one of them in a paragraph of a reply about the patch raises the point
+      when that paragraph also has a topic word or names the finding's member/barrier/struct;
     * ``evidence``: a regular expression for the author's answer in a reply (measured numbers);
       a later version of the patch by the author that adds ``topic`` words answers it too.
 
@@ -198,8 +199,8 @@ def _comments_under(body: str, texts: set[str]) -> str | None:
         if t is None or not t or t not in texts:
             continue
         j = i + 1
-        while j < len(lines) and _quoted_text(lines[j]) is not None:
-            j += 1
+        while j < len(lines) and j <= i + 3 and lines[j].lstrip().startswith(">"):
+            j += 1  # at most three more quoted lines: the comment must sit right under the line
         while j < len(lines) and not lines[j].strip():
             j += 1
         own = []
@@ -247,8 +248,9 @@ def point_in_thread(
     Messages before the patch, ours, and replies to other patches of the series are ignored (replies
     to the cover letter count). From the author: ``answered`` when a reply matches ``words.evidence``
     or a later version adds the topic words and names the symbol. From anyone else: ``raised`` when
-    the reply comments right under a quoted line the finding is about, names its member/barrier/struct
-    with a topic word, or asks the rule's question (``words.asks``). Else ``open``.
+    the reply asks something right under a quoted line the finding is about (at most three quoted
+    lines between), names its member/barrier/struct with a topic word, or asks the rule's question
+    (``words.asks``, with a topic word or a name in the same paragraph). Else ``open``.
     """
     from reviewbot.parse.threads import about_patch
 
@@ -289,8 +291,11 @@ def point_in_thread(
         under = _comments_under(msg.body, texts) if texts else None
         if under is not None and _ASK_RE.search(under):
             return FindingState.RAISED, f"already raised under the quoted code in <{msg.message_id}>"
-        if any(a in low for a in words.asks):
-            return FindingState.RAISED, f"already asked in <{msg.message_id}>"
+        for para in re.split(r"\n\s*\n", own):
+            para_low = " ".join(para.lower().split())
+            if any(a in para_low for a in words.asks) and (
+                    any(w in para_low for w in words.topic) or any(n in para for n in names)):
+                return FindingState.RAISED, f"already asked in <{msg.message_id}>"
         if names and words.topic and any(n in own for n in names) and any(w in low for w in words.topic) \
                 and _ASK_RE.search(own):
             return FindingState.RAISED, f"already raised in <{msg.message_id}>"

@@ -734,8 +734,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
 from reviewbot.rule import ThreadWords  # noqa: E402
 
 THREAD_WORDS = ThreadWords(
-    topic=("pairs with", "pair with", "paired", "pairing", "barrier", "smp_", "acquire", "release", "ordering",
-           "comment"),
+    topic=("pairs with", "pair with", "paired", "pairing", "barrier", "smp_", "acquire", "release", "ordering"),
     asks=("what does this barrier pair with", "what does it pair with", "what is this barrier pairing with",
           "which barrier does this pair", "what is the pairing", "where is the pairing", "matching barrier",
           "please add a comment", "needs a comment", "barrier needs a comment", "comment the barrier",
