@@ -450,7 +450,8 @@ _KIND_WORDS = (
      "throughput numbers before and after from a benchmark that loads this path (fio, netperf, or the "
      "workload that showed the problem)"),
     ("instructions", re.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
-                                r"cheaper|simplif|avoid|unnecessary|redundant|fewer", re.I),
+                                r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
+                                r"function call|compiler", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
 )
 
@@ -481,7 +482,11 @@ def _claim_sentence(text: str) -> str:
 
 def _line_sentence(text: str, index: int) -> str:
     """The sentence of ``text`` around its line ``index`` (0-based), shortened like a claim's."""
-    pos = sum(len(line) + 1 for line in text.split("\n")[:index])
+    return _sentence_at(text, sum(len(line) + 1 for line in text.split("\n")[:index]))
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence of ``text`` holding the character at ``pos``, at most 24 words."""
     starts = [i + 2 for i in (text.rfind(". ", 0, pos), text.rfind("\n\n", 0, pos)) if i >= 0]
     start = max(starts, default=0)
     ends = [i for i in (text.find(". ", pos), text.find("\n\n", pos)) if i >= 0]
@@ -502,6 +507,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     lines = patch.commit_message.split("\n")
     if not sentence and not series and 0 <= target < len(lines) and lines[target].strip():
         sentence = _line_sentence(patch.commit_message, target)
+    claim = str(f.details.get("claim") or "").lower()
+    if not sentence and claim and not series:  # the subject's claim word, explained in the changelog
+        hit = patch.commit_message.lower().find(claim)
+        if hit >= 0:
+            sentence = _sentence_at(patch.commit_message, hit)
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
