@@ -780,16 +780,33 @@ def _function_of(section: str) -> str:
     return names[0] if names else ""
 
 
+_DEFINITION_RE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")
+
+
+def _function_around(hunk: Hunk, index: int) -> str:
+    """The function a hunk line is in: the nearest definition line above it in the hunk (a new file's
+    hunk has no section), else the hunk's section."""
+    for dl in reversed(hunk.lines[: index + 1]):
+        if dl.kind is LineKind.REMOVED:
+            continue
+        m = _DEFINITION_RE.match(dl.text)
+        if m and m.group(1) not in ("if", "for", "while", "switch", "return"):
+            return m.group(1)
+    return _function_of(hunk.section)
+
+
 def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str, str, str] | None:
-    """(barrier, function, other barrier, other function) when the patch adds both sides of a pair: barriers
-    of matching kinds in two different functions (two barriers in one function order that function's own
-    accesses, e.g. smp_mb__before_atomic() and smp_mb__after_atomic() around one atomic)."""
-    added: list[tuple[str, str]] = []
+    """(barrier, function, other barrier, other function) when the patch adds both sides of a pair: a
+    write-side and a read-side barrier (release and acquire), or exactly two plain smp_mb() in two
+    functions (smp_mb__before_atomic() and smp_mb__after_atomic() around one atomic are no pair)."""
+    added: list[tuple[str, str, int | None]] = []
     for fd in patch.files:
         for h in fd.hunks:
-            for dl in h.added:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED:
+                    continue
                 for m in _ADDED_BARRIER_RE.finditer(dl.text):
-                    item = (m.group(1), _function_of(h.section))
+                    item = (m.group(1), _function_around(h, i), dl.new_no)
                     if item not in added:
                         added.append(item)
     for f in findings:
@@ -798,9 +815,16 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
         if side == "device":
             continue
         func = _function_of(f.symbol.split("@", 1)[1] if "@" in f.symbol else "")
-        for other, other_func in added:
-            if _barrier_side(other) in _COMPLEMENT.get(side, ()) and func and other_func and other_func != func:
-                return name, func, other, other_func
+        if not func:
+            func = next((fn for b, fn, n in added if b == name and n in (f.lines or (f.line,))), "")
+        for other, other_func, line in added:
+            if _barrier_side(other) not in _COMPLEMENT.get(side, ()) or line in (f.lines or (f.line,)):
+                continue
+            if side == "full":  # two plain smp_mb() in two functions, and no third one to choose from
+                fulls = [b for b, _, _ in added if _barrier_side(b) == "full"]
+                if not (name == other == "smp_mb" and len(fulls) == 2 and func and other_func and func != other_func):
+                    continue
+            return name, func, other, other_func
     return None
 
 
@@ -827,7 +851,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
     if pair is not None and (smp or by["comment-without-pairing"]):
         a, fa, b, fb = pair
-        where_a = f" in {fa}()" if fa else ""
+        where_a = f" in {fa}()" if fa and fa != fb else ""
         where_b = f" in {fb}()" if fb else ""
         parts.append(
             f"The {a}(){where_a} and the {b}(){where_b} look like a pair. Could each of them get a comment "

@@ -492,7 +492,7 @@ def _sentence_at(text: str, pos: int) -> str:
     ends = [i for i in (text.find(". ", pos), text.find("\n\n", pos)) if i >= 0]
     end = min(ends) + 1 if ends else len(text)
     words = " ".join(text[start:end].split()).split(" ")
-    return " ".join(words[:24]) + ("..." if len(words) > 24 else "")
+    return " ".join(words[:30]) + ("..." if len(words) > 30 else "")
 
 
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
@@ -529,7 +529,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     removed = sum(fd.removed_count for fd in patch.files)
     weigh = ("would help to weigh the gain against the added code" if added - removed > 20
              else "would help reviewers see the gain")
-    sentence = sentence.rstrip(".")
+    if sentence.endswith(".") and not sentence.endswith("..."):
+        sentence = sentence[:-1]
     text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
             f"{ask}. Numbers with the machine and the method {weigh}.")
     if f.details.get("evidence") == "claim-only":
