@@ -501,17 +501,19 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         return ""
     f = findings[0]
     series = bool(f.details.get("series_point"))
-    sentence = _claim_sentence(patch.commit_message)
     where = "The cover letter" if series or patch.subject.index == 0 else "The changelog"
     target = (f.input_line or f.line or 0) - patch.commit_start_line
     lines = patch.commit_message.split("\n")
-    if not sentence and not series and 0 <= target < len(lines) and lines[target].strip():
-        sentence = _line_sentence(patch.commit_message, target)
+    sentence = ""
+    if not series and (f.input_line or f.line) and 0 <= target < len(lines) and lines[target].strip():
+        sentence = _line_sentence(patch.commit_message, target)  # the line the finding (and the quote) is on
     claim = str(f.details.get("claim") or "").lower()
-    if not sentence and claim and not series:  # the subject's claim word, explained in the changelog
+    if not sentence and claim and not series:  # where the quote above finds it: the claim word's first use
         hit = patch.commit_message.lower().find(claim)
         if hit >= 0:
             sentence = _sentence_at(patch.commit_message, hit)
+    if not sentence:
+        sentence = _claim_sentence(patch.commit_message)
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
