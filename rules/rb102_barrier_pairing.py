@@ -738,7 +738,10 @@ THREAD_WORDS = ThreadWords(
     asks=("what does this barrier pair with", "what does it pair with", "what is this barrier pairing with",
           "which barrier does this pair", "what is the pairing", "where is the pairing", "matching barrier",
           "please add a comment", "needs a comment", "barrier needs a comment", "comment the barrier",
-          "what is this barrier for", "what does this barrier order", "why is this barrier needed"),
+          "what is this barrier for", "what does this barrier order", "why is this barrier needed",
+          "in a comment", "a comment explaining", "a good comment", "comment on what", "comment that explain",
+          "explain this barrier", "explains this barrier", "document the barrier", "document this barrier",
+          "document the ordering", "what it pairs", "against what"),
 )
 
 
