@@ -227,3 +227,31 @@ def test_point_drafted_on_v1_is_not_drafted_again_on_v2(tmp_path: Path, rules) -
     assert again.drafts == 0 and again.superseded == 1
     assert "earlier revision <v1@example.org>" in store.skip_for(f2.fingerprint)["reason"]
     store.close()
+
+
+def _bare_patch():
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+
+    hunk = HUNK.format(o=40, n=40, name="push").replace("smp_wmb();", "barrier();")  # no SMP barrier to pair
+    return parse_patch(parse_rfc822(patch_mail("p9@example.org", "[PATCH] foo: x", 12, hunk).split("\n", 1)[1]
+                                    .encode(), "test"))
+
+
+def test_device_barrier_says_what_it_orders_and_randstruct_is_named(rules) -> None:
+    from reviewbot.rules import rb101_struct_reorder as rb101
+    from reviewbot.rules import rb102_barrier_pairing as rb102
+
+    patch = _bare_patch()
+    wmb = rb102.RULE.finding(patch, "m", details={"barrier": "dma_wmb", "problem": "no-comment", "smp": False})
+    text = " ".join(rb102.reply_point([wmb], patch).split())
+    assert "dma_wmb()" in text and "doorbell" in text and "Pairs with" not in text
+    rmb = rb102.RULE.finding(patch, "m", details={"barrier": "smp_rmb", "problem": "no-comment", "smp": True})
+    assert "Pairs with the smp_wmb() (or smp_store_release())" in " ".join(rb102.reply_point([rmb], patch).split())
+    acq = rb102.RULE.finding(patch, "m", details={"barrier": "smp_load_acquire", "problem": "no-comment", "smp": True})
+    assert "Pairs with the smp_store_release() in <writer>()" in " ".join(rb102.reply_point([acq], patch).split())
+    moved = [rb101.RULE.finding(patch, "m", details={"struct": "struct file", "members": m, "motivation": "cache",
+                                                      "randomize_layout": True}) for m in (["f_op", "f_lock"], ["f_lock", "f_mode"])]
+    text = " ".join(rb101.reply_point(moved, patch).split())
+    assert text.count("struct file") == 2 and "f_op, f_lock and f_mode" in text  # each member once
+    assert "CONFIG_RANDSTRUCT_NONE" in text
