@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "cron": "cron",
     "draft": "draft",
     "show": "show",
+    "findings": "findings",
+    "dismiss": "dismiss",
     "check": "check",
     "rules": "rules",
     "explain": "explain",

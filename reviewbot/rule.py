@@ -12,6 +12,12 @@ A rule is a module with:
 * ``reply(findings: Sequence[Finding], patch: Patch) -> str``: the paragraph a
   reviewer would write under the quoted hunk (plain text, unwrapped or
   wrapped; the responder wraps at 72 columns and adds headers and quotes).
+  All findings of the rule on one patch come in one call: one point, one
+  paragraph.
+* optional ``THREAD_WORDS = ThreadWords(...)``: how reviewers make the rule's
+  point in a thread, so a draft never repeats them (:func:`point_in_thread`,
+  the shared default); a rule may define its own ``thread_state(finding,
+  patch, thread, identity=None)`` returning ``(FindingState, reason)``.
 
 Numbering: RB1xx look at the diff, RB2xx at the commit message and thread,
 RB3xx at series and process.
@@ -35,6 +41,8 @@ __all__ = [
     "Severity",
     "Finding",
     "FindingState",
+    "ThreadWords",
+    "point_in_thread",
 ]
 
 ID_RE = re.compile(r"^RB[0-9]{3}$")
@@ -133,3 +141,162 @@ class RuleModule(Protocol):
     def check(self, patch: Patch, ctx: RuleContext) -> Iterable[Finding]: ...
 
     def reply(self, findings: Sequence[Finding], patch: Patch) -> str: ...
+
+
+# ---------------------------------------------------------------- the thread: raised / answered / not yet
+
+
+@dataclass(frozen=True)
+class ThreadWords:
+    """How people make a rule's point in a mail thread (lower-case phrases, matched in a reply's own,
+    unquoted text).
+
+    * ``topic``: words that name the subject of the point (``cache line``, ``barrier``, ``numbers``);
+      a reply naming the finding's member/barrier/struct together with one of them raises the point;
+    * ``asks``: the rule's question in reviewers' words (``what does this barrier pair with``,
+      ``numbers, please``); one of them in a paragraph of a reply about the patch raises the point
+      when that paragraph also has a topic word or names the finding's member/barrier/struct;
+    * ``evidence``: a regular expression for the author's answer in a reply (measured numbers);
+      a later version of the patch by the author that adds ``topic`` words answers it too.
+
+    A kernel developer fixes a missed "already said" by adding the phrase here.
+    """
+
+    topic: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()
+    evidence: str = ""
+
+
+_ASK_RE = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
+_C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim",
+                      "the", "barrier"})
+
+
+def _own_lines(body: str) -> list[str]:
+    out = []
+    for line in body.split("\n"):
+        if line.startswith("-- ") and line.strip() == "--":
+            break
+        out.append(line)
+    return out
+
+
+def _quoted_text(line: str) -> str | None:
+    """The diff text of a quoted diff line (``> +\tsmp_wmb();`` -> ``smp_wmb();``), else None."""
+    if not line.lstrip().startswith(">"):
+        return None
+    q = line.lstrip().lstrip(">").lstrip(" ")
+    if q[:1] not in ("+", "-"):
+        return None
+    return " ".join(q[1:].split())
+
+
+def _comments_under(body: str, texts: set[str]) -> str | None:
+    """The reply's own text right under a quoted line of ``texts`` (inline review), else None."""
+    lines = _own_lines(body)
+    for i, line in enumerate(lines):
+        t = _quoted_text(line)
+        if t is None or not t or t not in texts:
+            continue
+        j = i + 1
+        while j < len(lines) and j <= i + 3 and lines[j].lstrip().startswith(">"):
+            j += 1  # at most three more quoted lines: the comment must sit right under the line
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        own = []
+        while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith(">"):
+            own.append(lines[j])
+            j += 1
+        if own:
+            return "\n".join(own)
+    return None
+
+
+def _names_of(finding: Finding) -> list[str]:
+    details = finding.details or {}
+    names: list[str] = []
+    for key in ("barrier", "struct", "other"):
+        v = details.get(key)
+        if isinstance(v, str):
+            names.append(v)
+    for v in details.get("members") or ():
+        if isinstance(v, str):
+            names.append(v)
+    names.extend(re.split(r"[^A-Za-z0-9_]+", finding.symbol.split("@", 1)[0]))
+    return [n.replace("struct ", "").strip() for n in names
+            if len(n.replace("struct ", "").strip()) > 2 and n.strip().lower() not in _C_WORDS]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return False
+    if a.email and b.email and a.email.lower() == b.email.lower():
+        return True
+    return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
+
+
+def point_in_thread(
+    finding: Finding,
+    patch: Patch,
+    thread: Sequence[Message],
+    words: ThreadWords | None,
+    *,
+    identity: Any = None,
+) -> tuple[FindingState, str]:
+    """Whether the thread already holds the point of ``finding``: (state, reason); the shared default.
+
+    Messages before the patch, ours, and replies to other patches of the series are ignored (replies
+    to the cover letter count). From the author: ``answered`` when a reply matches ``words.evidence``
+    or a later version adds the topic words and names the symbol. From anyone else: ``raised`` when
+    the reply asks something right under a quoted line the finding is about (at most three quoted
+    lines between), names its member/barrier/struct with a topic word, or asks the rule's question
+    (``words.asks``, with a topic word or a name in the same paragraph). Else ``open``.
+    """
+    from reviewbot.parse.threads import about_patch
+
+    words = words or ThreadWords()
+    author = patch.message.from_addr
+    names = _names_of(finding)
+    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
+    texts: set[str] = set()
+    if finding.hunk is not None:
+        keys = {" ".join(dl.text.split()) for dl in finding.hunk.lines if dl.new_no in wanted}
+        texts = {" ".join(dl.text.split()) for dl in finding.hunk.lines
+                 if dl.kind.value in "+-" and " ".join(dl.text.split()) in keys}
+        texts.discard("")
+    evidence = re.compile(words.evidence, re.IGNORECASE) if words.evidence else None
+    for msg in thread:
+        if msg.message_id == patch.message_id:
+            continue
+        if patch.message.date and msg.date and msg.date < patch.message.date:
+            continue
+        if identity is not None and _same(msg.from_addr, identity):
+            continue
+        if not about_patch(msg, patch):
+            continue
+        own = "\n".join(line for line in _own_lines(msg.body) if not line.lstrip().startswith(">"))
+        low = " ".join(own.lower().split())
+        if _same(msg.from_addr, author):
+            if evidence is not None and evidence.search(own):
+                return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
+            later = (msg.subject.is_patch and msg.subject.version > patch.subject.version
+                     and " ".join(msg.subject.title.lower().split()) == " ".join(patch.subject.title.lower().split()))
+            if later and words.topic:
+                added = " ".join(line[1:] for line in msg.body.split("\n") if line.startswith("+")).lower()
+                if any(w in added for w in words.topic) and (not names or any(n.lower() in added for n in names)):
+                    return FindingState.ANSWERED, f"addressed in v{msg.subject.version} <{msg.message_id}>"
+            continue
+        if msg.subject.is_patch:
+            continue
+        under = _comments_under(msg.body, texts) if texts else None
+        if under is not None and _ASK_RE.search(under):
+            return FindingState.RAISED, f"already raised under the quoted code in <{msg.message_id}>"
+        for para in re.split(r"\n\s*\n", own):
+            para_low = " ".join(para.lower().split())
+            if any(a in para_low for a in words.asks) and (
+                    any(w in para_low for w in words.topic) or any(n in para for n in names)):
+                return FindingState.RAISED, f"already asked in <{msg.message_id}>"
+        if names and words.topic and any(n in own for n in names) and any(w in low for w in words.topic) \
+                and _ASK_RE.search(own):
+            return FindingState.RAISED, f"already raised in <{msg.message_id}>"
+    return FindingState.OPEN, ""

@@ -848,6 +848,120 @@ class Store:
         rows = self._rows("SELECT * FROM draft_skips WHERE fingerprint = ?", [fingerprint])
         return rows[0] if rows else None
 
+    def revisions_of(self, message_id: str) -> list[dict[str, Any]]:
+        """Patch submissions with the same title and author as ``message_id`` (itself included), oldest
+        first: ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``day``, ``seq``, ``subject``.
+        The versions of one patch ([PATCH v3], [ver #3], RESEND, a series re-posted), in posting order;
+        a title reworded a little counts when the patch adds and removes as many lines in the same files."""
+        me = self._rows("SELECT p.title, m.from_email, m.from_name FROM patches p JOIN messages m "
+                        "ON m.message_id = p.message_id WHERE p.message_id = ?", [message_id])
+        if not me or not (me[0]["title"] or "").strip():
+            return []
+        import difflib
+
+        title = " ".join((me[0]["title"] or "").lower().split())
+        prefix = title.split(":", 1)[0] if ":" in title else title
+        rows = self._rows(
+            "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
+            "m.subject, m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
+            "WHERE lower(p.title) LIKE ? AND IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0",
+            [prefix.replace("%", "") + "%"])
+        email, name = (me[0]["from_email"] or "").lower(), (me[0]["from_name"] or "").lower()
+
+        def files(row: Mapping[str, Any]) -> set[tuple[str, int, int]]:
+            """(path, lines added, lines removed) of each file: a reworded re-post changes no code."""
+            return {(f.get("path"), f.get("added"), f.get("removed")) for f in json.loads(row.get("files_json") or "[]")}
+
+        mine = next((r for r in rows if r["message_id"] == message_id), None)
+        my_files = files(mine) if mine else set()
+
+        def same_patch(r: Mapping[str, Any]) -> bool:
+            other = " ".join((r["title"] or "").lower().split())
+            if other == title:
+                return True  # a reworded title: the same files and nearly the same words
+            return bool(my_files) and files(r) == my_files and \
+                difflib.SequenceMatcher(None, other, title).ratio() >= 0.8
+
+        out = [r for r in rows if same_patch(r)
+               and ((email and (r["from_email"] or "").lower() == email)
+                    or (name and (r["from_name"] or "").lower() == name))]
+        # posting order, not the version number: an [RFC PATCH v4] may be followed by a [PATCH] (v1)
+        return sorted(out, key=lambda r: (r["day"] or "", r["seq"] or 0, r["version"] or 1, r["message_id"]))
+
+    def series_rows(self, series_key: str) -> list[dict[str, Any]]:
+        """The ``patches`` rows of one series (scan's grouping key), cover letter (idx 0) included."""
+        return self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
+
+    def handled_findings_of(self, message_ids: Sequence[str]) -> list[tuple[Finding, str]]:
+        """Findings of these messages that a draft covers or a person/the thread settled, with how
+        (``drafted`` or the skip state); findings skipped only as superseded are left out."""
+        if not message_ids:
+            return []
+        marks = ", ".join("?" for _ in message_ids)
+        rows = self._rows(
+            "SELECT f.*, CASE WHEN x.fingerprint IS NOT NULL THEN 'drafted' ELSE s.state END AS how "
+            "FROM findings f LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
+            "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
+            f"WHERE f.message_id IN ({marks}) AND (x.fingerprint IS NOT NULL OR "
+            "(s.state IS NOT NULL AND s.state NOT IN ('superseded', 'applied')) OR f.state = 'dismissed')",
+            list(message_ids))
+        return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
+
+    def message_id_for(self, key: str) -> str | None:
+        """The stored Message-ID a user named: a Message-ID (with or without ``<>``) or an archive URL."""
+        key = key.strip()
+        if key.startswith(("http://", "https://")):
+            for cand in (key, key.rstrip("/"), key.rstrip("/") + "/"):
+                row = self.conn.execute("SELECT message_id FROM message_urls WHERE url = ?", (cand,)).fetchone() \
+                    or self.conn.execute("SELECT message_id FROM messages WHERE archive_url = ?", (cand,)).fetchone()
+                if row:
+                    return str(row[0])
+            return None
+        mid = key.strip("<>")
+        return mid if self.has_message(mid) else None
+
+    def finding_rows(self, *, state: str | None = None, rule: str | None = None,
+                     since: date | None = None) -> list[dict[str, Any]]:
+        """Findings with their message and where they stand, in arrival order: ``fingerprint``,
+        ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``where`` (path:line), ``status``
+        (``drafted``, the skip state, or the finding's state) and ``draft`` (the draft file, if any)."""
+        cond, args = _range_where(None, since, None, "m.")
+        rows = self._rows(
+            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, m.subject, f.path, f.line, "
+            "f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
+            "FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
+            "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "
+            "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
+            f"WHERE {cond} AND IFNULL(m.sample, 0) = 0 ORDER BY m.day, m.seq, f.message_id, f.path, f.line, f.rule_id",
+            args)
+        out = []
+        for r in rows:
+            r["status"] = "drafted" if r["draft"] else (r["skip_state"] or r["state"])
+            r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
+            if (state is None or r["status"] == state) and (rule is None or r["rule_id"].upper() == rule.upper()):
+                out.append(r)
+        return out
+
+    def dismiss(self, fingerprint: str, reason: str) -> bool:
+        """Dismiss one finding for good (kept across runs and revisions); False when unknown."""
+        rows = self._rows("SELECT * FROM findings WHERE fingerprint = ?", [fingerprint])
+        if not rows:
+            return False
+        with self.transaction():
+            self.set_finding_state(fingerprint, FindingState.DISMISSED)
+            self.record_skip(finding_from_row(rows[0]), FindingState.DISMISSED.value, f"dismissed: {reason}")
+        return True
+
+    def forget_drafts_of(self, message_id: str) -> int:
+        """Forget the drafts replying to ``message_id`` (their findings become undrafted again); the count."""
+        rows = self.drafts_for(message_id)
+        with self.transaction():
+            for d in rows:
+                self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d["message_id"],))
+                self.conn.execute("DELETE FROM drafts WHERE message_id = ?", (d["message_id"],))
+        return len(rows)
+
     def known_addresses(self) -> list[Address]:
         """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""
         out: dict[str, Address] = {}

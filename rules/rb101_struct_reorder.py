@@ -542,3 +542,49 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             )
         parts.append(text)
     return "\n\n".join(parts)
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("cache line", "cacheline", "cache-line", "layout", "reorder", "false shar", "__cacheline_group",
+           "randstruct", "randomize_layout", "hot field", "read-mostly", "read mostly"),
+    asks=("add a comment to the struct", "comment about the layout", "comment explaining the layout",
+          "why this order", "cache-line ordered", "cacheline ordered"),
+)
+
+
+def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
+    """One paragraph per struct, naming the struct and each moved member once (the drafter prefers it to
+    reply()); with __randomize_layout, says the order only holds with CONFIG_RANDSTRUCT_NONE."""
+    structs: dict[str, list[Finding]] = {}
+    for f in findings:
+        structs.setdefault(str(f.details.get("struct", "the struct")), []).append(f)
+    parts: list[str] = []
+    for struct, fs in structs.items():
+        members = list(dict.fromkeys(m for f in fs for m in (f.details.get("members") or ())))
+        which = (", ".join(members[:-1]) + f" and {members[-1]}") if len(members) > 1 else \
+            (members[0] if members else "these members")
+        them = "them" if len(members) > 1 else "it"
+        motivation = {f.details.get("motivation") for f in fs}
+        if all(f.severity is Severity.CHECK for f in fs):
+            text = (f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
+                    f"so a later change does not move {them} back?")
+        elif "cache" in motivation:
+            text = (f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add a "
+                    "comment to the struct saying that its members are cache-line ordered and which fields are "
+                    "hot or read-mostly? Otherwise the next change that adds a field without thinking about "
+                    "cache lines will quietly undo this.")
+        elif "unstated" in motivation:
+            text = (f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If so, "
+                    "could you say why in the changelog and add a comment to the struct, so a later change "
+                    f"does not move {them} back by accident?")
+        else:
+            text = (f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
+                    f"so a later change does not move {them} back?")
+        if any(f.details.get("randomize_layout") for f in fs):
+            text += (f" Also, {struct} is __randomize_layout, so this order only holds with "
+                     "CONFIG_RANDSTRUCT_NONE; maybe worth saying in the changelog.")
+        parts.append(text)
+    return "\n\n".join(parts)

@@ -728,3 +728,168 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             "the other half still to be added?"
         )
     return "\n\n".join(parts)
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("pairs with", "pair with", "paired", "pairing", "barrier", "smp_", "acquire", "release", "ordering"),
+    asks=("what does this barrier pair with", "what does it pair with", "what is this barrier pairing with",
+          "which barrier does this pair", "what is the pairing", "where is the pairing", "matching barrier",
+          "please add a comment", "needs a comment", "barrier needs a comment", "comment the barrier",
+          "what is this barrier for", "what does this barrier order", "why is this barrier needed",
+          "in a comment", "a comment explaining", "a good comment", "comment on what", "comment that explain",
+          "explain this barrier", "explains this barrier", "document the barrier", "document this barrier",
+          "document the ordering", "what it pairs", "against what"),
+)
+
+
+# The paragraph for one point (all of this rule's findings on one patch), in words that fit each barrier:
+# the drafter prefers reply_point() to reply(). A write-side barrier pairs with a read-side one, acquire
+# with release, a full barrier with a full barrier (or one implied by an atomic); a device barrier says
+# what it orders.
+_FUNC_IN_SECTION_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_ADDED_BARRIER_RE = re.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
+                               r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\(")
+_PAIR_FOR = {
+    "write": "the smp_rmb() (or smp_load_acquire()) in <reader>()",
+    "release": "the smp_load_acquire() in <reader>()",
+    "read": "the smp_wmb() (or smp_store_release()) in <writer>()",
+    "acquire": "the smp_store_release() in <writer>()",
+    "full": "the smp_mb() (or the full barrier implied by the atomic) in <other side>()",
+}
+_COMPLEMENT = {"write": ("read", "acquire"), "release": ("acquire", "read"), "read": ("write", "release"),
+               "acquire": ("release", "write"), "full": ("full",)}
+
+
+def _barrier_side(name: str) -> str:
+    n = name.lower()
+    if n == "smp_wmb":
+        return "write"
+    if n.endswith("_release"):
+        return "release"
+    if n == "smp_rmb":
+        return "read"
+    if n.endswith("_acquire") or n.startswith("smp_cond_load"):
+        return "acquire"
+    if n.startswith("smp_mb") or n == "smp_store_mb":
+        return "full"
+    return "device"
+
+
+def _function_of(section: str) -> str:
+    names = [n for n in _FUNC_IN_SECTION_RE.findall(section or "") if n not in ("if", "for", "while", "switch")]
+    return names[0] if names else ""
+
+
+_DEFINITION_RE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")
+
+
+def _function_around(hunk: Hunk, index: int) -> str:
+    """The function a hunk line is in: the nearest definition line above it in the hunk (a new file's
+    hunk has no section), else the hunk's section."""
+    for dl in reversed(hunk.lines[: index + 1]):
+        if dl.kind is LineKind.REMOVED:
+            continue
+        m = _DEFINITION_RE.match(dl.text)
+        if m and m.group(1) not in ("if", "for", "while", "switch", "return"):
+            return m.group(1)
+    return _function_of(hunk.section)
+
+
+def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str, str, str] | None:
+    """(barrier, function, other barrier, other function) when the patch adds both sides of a pair: a
+    write-side and a read-side barrier (release and acquire), or exactly two plain smp_mb() in two
+    functions (smp_mb__before_atomic() and smp_mb__after_atomic() around one atomic are no pair)."""
+    added: list[tuple[str, str, int | None]] = []
+    for fd in patch.files:
+        for h in fd.hunks:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED:
+                    continue
+                for m in _ADDED_BARRIER_RE.finditer(dl.text):
+                    item = (m.group(1), _function_around(h, i), dl.new_no)
+                    if item not in added:
+                        added.append(item)
+    for f in findings:
+        name = str(f.details.get("barrier", ""))
+        side = _barrier_side(name)
+        if side == "device":
+            continue
+        func = _function_of(f.symbol.split("@", 1)[1] if "@" in f.symbol else "")
+        if not func:
+            func = next((fn for b, fn, n in added if b == name and n in (f.lines or (f.line,))), "")
+        for other, other_func, line in added:
+            if _barrier_side(other) not in _COMPLEMENT.get(side, ()) or line in (f.lines or (f.line,)):
+                continue
+            if side == "full":  # two plain smp_mb() in two functions, and no third one to choose from
+                fulls = [b for b, _, _ in added if _barrier_side(b) == "full"]
+                if not (name == other == "smp_mb" and len(fulls) == 2 and func and other_func and func != other_func):
+                    continue
+            return name, func, other, other_func
+    return None
+
+
+def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
+    """One paragraph per kind of problem, the suggested comment fitting each barrier."""
+    parts: list[str] = []
+    by = {p: [f for f in findings if f.details.get("problem") == p]
+          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing")}
+    if by["not-after-rmw"]:
+        parts.append(reply(by["not-after-rmw"], patch))
+
+    def names(fs: Sequence[Finding]) -> str:
+        return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
+
+    def suggestion(fs: Sequence[Finding]) -> str:
+        sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
+        return "; ".join(f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
+                         f" \"Pairs with {_PAIR_FOR[s]}\"" if len(sides) > 1 else f"\"Pairs with {_PAIR_FOR[s]}\""
+                         for s in sides if s in _PAIR_FOR)
+
+    pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
+                                                                                "comment-without-pairing")], patch)
+    smp = [f for f in by["no-comment"] if f.details.get("smp")]
+    device = [f for f in by["no-comment"] if not f.details.get("smp")]
+    if pair is not None and (smp or by["comment-without-pairing"]):
+        a, fa, b, fb = pair
+        where_a = f" in {fa}()" if fa and fa != fb else ""
+        where_b = f" in {fb}()" if fb else ""
+        parts.append(
+            f"The {a}(){where_a} and the {b}(){where_b} look like a pair. Could each of them get a comment "
+            f"naming the other, e.g. \"Pairs with the {b}(){where_b}\", and saying what ordering they provide? "
+            "That helps the next person who touches either side.")
+    else:
+        if smp:
+            which = (f"the {names(smp)} here" if len(smp) == 1 and "," not in names(smp)
+                     else f"each of the new barriers here ({names(smp)})")
+            hint = suggestion(smp)
+            parts.append(
+                f"Could you add a comment to {which} saying what it pairs with and what ordering it provides? "
+                "I could not find the other side in the patch, and I might be missing it, but a comment like "
+                f"{hint} would help the next person who touches this code.")
+        if by["comment-without-pairing"]:
+            weak = by["comment-without-pairing"]
+            hint = suggestion(weak)
+            parts.append(
+                f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs with. Would "
+                "you mind naming the matching barrier (or the operation that implies it) and the function where "
+                f"it lives{', e.g. ' + hint if hint else ''}?")
+    if device:
+        kinds = {str(f.details.get("barrier", "")) for f in device}
+        what = []
+        if any("wmb" in k for k in kinds):
+            what.append("for a write barrier, which writes must be visible before which (e.g. the descriptor "
+                        "writes before the doorbell write)")
+        if any("rmb" in k for k in kinds):
+            what.append("for a read barrier, which read must come first (e.g. the ownership or status read "
+                        "before the reads of the rest of the descriptor)")
+        if not what:
+            what.append("which accesses must not be reordered against which (e.g. the descriptor writes against "
+                        "the doorbell write)")
+        parts.append(f"Could you add a short comment to the {names(device)} saying what it orders: "
+                     + "; ".join(what) + "? It is not obvious to me from the patch alone.")
+    if by["other-side-missing"]:
+        parts.append(reply(by["other-side-missing"], patch))
+    return "\n\n".join(p for p in parts if p)

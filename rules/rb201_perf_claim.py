@@ -420,3 +420,121 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if f.details.get("evidence") == "claim-only":
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("numbers", "benchmark", "measure", "performance data", "perf data", "how much", "any data",
+           "fio", "will-it-scale", "hackbench", "flame graph", "cycles"),
+    asks=("numbers, please", "numbers please", "any numbers", "some numbers", "have numbers", "the numbers",
+          "benchmark numbers", "benchmark results", "performance numbers", "performance data", "perf numbers",
+          "how much faster", "how much does", "how much of", "can you quantify", "any data", "measurements",
+          "did you measure", "have you measured", "any benchmark"),
+    evidence=(r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
+              r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d"),
+)
+
+
+# The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
+# fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
+_KIND_WORDS = (
+    ("cache", re.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
+     "perf c2c output before and after, showing the contended cache lines going away"),
+    ("latency", re.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
+     "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
+     "only an average"),
+    ("throughput", re.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
+                              r"transactions|ops/s", re.I),
+     "throughput numbers before and after from a benchmark that loads this path (fio, netperf, or the "
+     "workload that showed the problem)"),
+    ("instructions", re.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
+                                r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
+                                r"function call|compiler", re.I),
+     "cycles per call before and after, or a micro-benchmark of the function"),
+)
+
+
+_SHORTLOG_RE = re.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
+
+
+def _claim_sentence(text: str) -> str:
+    """The sentence of ``text`` holding its first claim (a cover letter's shortlog left out), else ""."""
+    shortlog = _SHORTLOG_RE.search(text)
+    if shortlog is not None:
+        text = text[: shortlog.start()]
+    m = find_claim(text)
+    if m is None:
+        return ""
+    starts = [i + 2 for i in (text.rfind(". ", 0, m.start()), text.rfind("\n\n", 0, m.start())) if i >= 0]
+    start = max(starts, default=0)
+    ends = [i for i in (text.find(". ", m.end()), text.find("\n\n", m.end())) if i >= 0]
+    end = min(ends) + 1 if ends else len(text)
+    sentence = " ".join(text[start:end].split()).rstrip()
+    if len(sentence) > 160:
+        words = sentence.split(" ")
+        pos = len(" ".join(sentence[: sentence.lower().find(m.group(0).lower())].split(" ")[:-1]).split(" "))
+        lo = max(0, pos - 10)
+        sentence = ("..." if lo else "") + " ".join(words[lo:lo + 24]) + ("..." if lo + 24 < len(words) else "")
+    return sentence
+
+
+def _line_sentence(text: str, index: int) -> str:
+    """The sentence of ``text`` around its line ``index`` (0-based), shortened like a claim's."""
+    return _sentence_at(text, sum(len(line) + 1 for line in text.split("\n")[:index]))
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence of ``text`` holding the character at ``pos``, at most 24 words."""
+    starts = [i + 2 for i in (text.rfind(". ", 0, pos), text.rfind("\n\n", 0, pos)) if i >= 0]
+    start = max(starts, default=0)
+    ends = [i for i in (text.find(". ", pos), text.find("\n\n", pos)) if i >= 0]
+    end = min(ends) + 1 if ends else len(text)
+    words = " ".join(text[start:end].split()).split(" ")
+    return " ".join(words[:30]) + ("..." if len(words) > 30 else "")
+
+
+def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
+    """Ask for the numbers that fit the claim, quoting it; no "added complexity" for small changes."""
+    if not findings:
+        return ""
+    f = findings[0]
+    series = bool(f.details.get("series_point"))
+    where = "The cover letter" if series or patch.subject.index == 0 else "The changelog"
+    target = (f.input_line or f.line or 0) - patch.commit_start_line
+    lines = patch.commit_message.split("\n")
+    sentence = ""
+    if not series and (f.input_line or f.line) and 0 <= target < len(lines) and lines[target].strip():
+        sentence = _line_sentence(patch.commit_message, target)  # the line the finding (and the quote) is on
+    claim = str(f.details.get("claim") or "").lower()
+    if not sentence and claim and not series:  # where the quote above finds it: the claim word's first use
+        hit = patch.commit_message.lower().find(claim)
+        if hit >= 0:
+            sentence = _sentence_at(patch.commit_message, hit)
+    if not sentence:
+        sentence = _claim_sentence(patch.commit_message)
+    if not sentence:
+        where = "The subject" if not series else "The cover letter's subject"
+        sentence = " ".join(patch.subject.title.split())
+    text_for_kind = f"{sentence} {f.details.get('claim', '')}"
+    ask = ""
+    for kind, words, what in _KIND_WORDS:
+        if (kind == "cache" and f.details.get("cache_lines")) or words.search(text_for_kind):
+            ask = what
+            break
+    if not ask:
+        ask = "numbers before and after from a benchmark that exercises this path"
+        if f.details.get("suggest"):
+            ask += f", such as {f.details['suggest']}"
+    added = sum(fd.added_count for fd in patch.files)
+    removed = sum(fd.removed_count for fd in patch.files)
+    weigh = ("would help to weigh the gain against the added code" if added - removed > 20
+             else "would help reviewers see the gain")
+    if sentence.endswith(".") and not sentence.endswith("..."):
+        sentence = sentence[:-1]
+    text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
+            f"{ask}. Numbers with the machine and the method {weigh}.")
+    if f.details.get("evidence") == "claim-only":
+        text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
+    return text

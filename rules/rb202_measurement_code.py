@@ -167,3 +167,13 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         "patch? If the measurements are useful, could they go into the changelog instead (and a "
         "tracepoint, if this should be observable in production)?"
     )
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("timing", "debug", "measurement code", "get_cycles", "ktime", "rdtsc", "leftover", "left over"),
+    asks=("timing code", "debug code", "measurement code", "left over from", "leftover from",
+          "meant to be part of the patch", "remove the timing", "drop the timing"),
+)

@@ -33,6 +33,7 @@ FINDINGS_RE = re.compile(
     r"(?P<raised>\d+) skipped as already raised in the thread, "
     r"(?P<answered>\d+) skipped as already answered by the author, "
     r"(?P<applied>\d+) skipped as the patch is already applied, "
+    r"(?:(?P<superseded>\d+) left to a newer revision or handled on an earlier one, )?"
     r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
     r"(?:(?P<failed>\d+) left for the next run after errors, )?"
     r"(?P<before>\d+) drafted or skipped by earlier runs$"
@@ -106,8 +107,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
     print(first.output.splitlines()[-2:])
     assert c["total"] > 0 and c["drafts"] > 0
     # findings: each considered finding ends in exactly one bucket
-    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["dismissed"]
-                          + c["failed"] + c["before"])
+    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["superseded"]
+                          + c["dismissed"] + c["failed"] + c["before"])
     assert c["before"] == 0
     # drafts: one per patch, each covering at least one finding
     assert c["draft_lines"] == c["drafts"] == len(list((tmp_path / "out").glob("*.eml")))
@@ -116,6 +117,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         assert store.count("drafts") == c["drafts"]
         assert store.count("draft_findings") == c["drafted"]
         skips = Counter(r[0] for r in store.conn.execute("SELECT state FROM draft_skips"))
+        superseded = skips.pop("superseded", 0) + skips.pop("earlier-revision", 0)
+        assert superseded == c["superseded"]
         assert skips == Counter({k: v for k, v in {"raised": c["raised"], "answered": c["answered"],
                                                    "applied": c["applied"],
                                                    "dismissed": c["dismissed"]}.items() if v})

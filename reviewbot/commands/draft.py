@@ -76,6 +76,8 @@ def summary_lines(summary: Any) -> list[str]:
         f"{summary.answered} skipped as already answered by the author",
         f"{summary.applied} skipped as the patch is already applied",
     ]
+    if summary.superseded:
+        parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:
         parts.append(f"{summary.dismissed} skipped as dismissed")
     if summary.failed:
@@ -131,16 +133,22 @@ def _date(value: str | None) -> date | None:
 @click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+@click.option("--msgid", metavar="ID", help="Draft only this patch (Message-ID or archive URL).")
+@click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Only findings of this rule (repeatable).")
+@click.option("--dry-run", is_flag=True, help="Print the drafts instead of writing them; nothing is recorded.")
+@click.option("--again", metavar="ID", help="Write the draft for this patch anew (e.g. its file was deleted).")
 @lore_options
 def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
-            lore_url: str | None, no_lore: bool) -> None:
+            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None, msgid: str | None,
+            rule_ids: tuple[str, ...], dry_run: bool, again: str | None, lore_url: str | None, no_lore: bool) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.respond.draft import resolve_identity
     from reviewbot.respond.runner import draft_pending
     from reviewbot.store import Store
 
+    if again is not None and dry_run:
+        fail("draft", "--again writes the draft anew; preview a patch's pending draft with --msgid ID --dry-run")
     try:
         settings = settings_from(db, outbox, maildir, maintainers)
         if list_name is not None:
@@ -152,14 +160,32 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
         with Store(existing_db(settings.db_path)) as store:
+            only = None
+            for key in (again, msgid):
+                if key is None:
+                    continue
+                only = store.message_id_for(key)
+                if only is None:
+                    fail("draft", f"{key}: no such message in {settings.db_path}")
+            if again is not None:
+                store.forget_drafts_of(only)
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
                 outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
                 maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
-                addresses_from=addresses_from, real_headers=lore,
+                addresses_from=addresses_from, only=only, rule_ids=rule_ids, dry_run=dry_run,
+                real_headers=lore,
             )
     except ReviewbotError as exc:
         fail("draft", str(exc))
+    if dry_run:
+        for data in summary.previews:
+            click.echo(data.decode("utf-8", errors="replace"))
+        click.echo(f"{len(summary.previews)} draft(s) shown, nothing written (--dry-run)")
+        return
+    if only is not None and not summary.written and not summary.total:
+        click.echo(f"<{only}>: no open finding without a draft (see `reviewbot show`)")
+        return
     for line in summary_lines(summary):
         click.echo(line)
     if lore is not None:

@@ -14,7 +14,7 @@ from reviewbot.commands.draft import existing_db, fail, settings_from
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 @click.option("--body/--no-body", default=False, help="Also print the message body.")
 def command(msgid: str, db: Path | None, body: bool) -> None:
-    """Print the message MSGID (with or without <>), its findings, their state and draft path."""
+    """Print the message MSGID (with or without <>, or its archive URL), its findings, state and draft."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.store import Store
 
@@ -22,6 +22,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
     try:
         settings = settings_from(db, None, None, None)
         with Store(existing_db(settings.db_path)) as store:
+            key = store.message_id_for(msgid) or key
             row = store.message_row(key)
             if row is None:
                 fail("show", f"<{key}>: no such message in {settings.db_path}")
@@ -54,10 +55,19 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         click.echo(f"  state: {state}")
         draft = covering.get(f.fingerprint)
         if draft is not None:
-            click.echo(f"  draft: {draft['path']}")
+            click.echo(f"  draft: {draft['path']}{_gone(draft)}")
     for d in drafts:
         extra = "" if d.get("recipients_complete") else " (recipients incomplete: list only)"
+        extra += _gone(d)
         click.echo(f"Draft <{d['message_id']}>: {d['path']}{extra}")
     if body:
         click.echo("")
         click.echo(row.get("body") or "")
+
+
+def _gone(draft: dict) -> str:
+    """A note when the draft's file was deleted by hand."""
+    path = draft.get("path")
+    if path and not Path(path).exists():
+        return f" (file deleted; `reviewbot draft --again '<{draft['in_reply_to']}>'` writes it anew)"
+    return ""

@@ -38,7 +38,7 @@ from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
-from reviewbot.respond.quote import quote_finding
+from reviewbot.respond.quote import quote_finding, subject_quote
 
 log = logging.getLogger(__name__)
 
@@ -220,6 +220,49 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     return Address("" if "@..." in name else name, found.email)
 
 
+# Hosts that carry only mailing lists: an obfuscated list address (``linux-block@...r.kernel.org``)
+# is completed when exactly one of them fits what the archive shows (three characters dropped).
+LIST_HOSTS = (
+    "vger.kernel.org",
+    "lists.infradead.org",
+    "lists.linux.dev",
+    "lists.ozlabs.org",
+    "kvack.org",
+    "lists.freedesktop.org",
+    "lists.sourceforge.net",
+    "lists.linux-foundation.org",
+    "lists.linaro.org",
+    "lists.osuosl.org",
+    "lists.xenproject.org",
+    "lists.openwall.com",
+    "lists.samba.org",
+    "lists.01.org",
+    "lists.cip-project.org",
+    "lists.yoctoproject.org",
+)
+
+
+def complete_list_address(partial: Address) -> Address | None:
+    """The full list address an obfuscated one stands for, when exactly one of :data:`LIST_HOSTS` fits
+    (the visible tail ends it, three characters dropped): ``linux-mm@...ck.org`` -> ``linux-mm@kvack.org``."""
+    if not is_obfuscated(partial.email):
+        return None
+    local, domain = _split(partial.email)
+    tail = domain[3:] if domain.startswith("...") else domain
+    if not local or not tail:
+        return None
+    fits = [h for h in LIST_HOSTS if len(h) == len(tail) + 3 and h.endswith(tail.lower())]
+    if len(fits) != 1:
+        return None
+    name = partial.name if partial.name and "@..." not in partial.name else ""
+    return Address(name, f"{local}@{fits[0]}")
+
+
+def is_list_address(addr: Address) -> bool:
+    """True for a full address on one of :data:`LIST_HOSTS`."""
+    return not is_obfuscated(addr.email) and addr.email.rpartition("@")[2].lower() in LIST_HOSTS
+
+
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
 
 
@@ -262,8 +305,9 @@ def resolve_recipients(
 ) -> RecipientResult:
     """To = the author, Cc = the message's To + Cc minus ``identity``, obfuscated ones completed or not.
 
-    When any address stays uncertain the result addresses the list only
-    (``To: list_address``) and ``complete`` is False.
+    Obfuscated list addresses are completed from :data:`LIST_HOSTS`. When any
+    address stays uncertain the result addresses the lists only (``To:
+    list_address``, ``Cc:`` the patch's other lists) and ``complete`` is False.
     """
     pool = list(known) + [Address("", list_address)]
     unresolved: list[str] = []
@@ -272,7 +316,7 @@ def resolve_recipients(
         if addr is None or not addr.email:
             return None
         if addr.partial or is_obfuscated(addr.email):
-            done = complete_address(addr, pool)
+            done = complete_address(addr, pool) or complete_list_address(addr)
             if done is None:
                 unresolved.append(addr.email)
             return done
@@ -296,7 +340,10 @@ def resolve_recipients(
     if unresolved or message.from_addr is None:
         if message.from_addr is None:
             unresolved.append("(no From)")
-        return RecipientResult((Address("", list_address),), (), False, tuple(unresolved))
+        lists = [a for a in cc if is_list_address(a)]  # the patch's own lists, not only ours
+        if not any(a.email.lower() == list_address.lower() for a in lists):
+            lists.insert(0, Address("", list_address))
+        return RecipientResult((lists[0],), tuple(lists[1:]), False, tuple(unresolved))
     if not to:  # replying to ourselves: keep the list in To
         to, cc = cc[:1] or [Address("", list_address)], cc[1:]
     return RecipientResult(tuple(to), tuple(cc), True)
@@ -394,28 +441,53 @@ def _date_as_sent(message: Message) -> str:
 
 
 def _reply_fn(rules: Any, rule_id: str) -> Callable[[Sequence[Finding], Patch], str] | None:
+    """The rule's wording of one point: its module's ``reply_point`` when it has one, else ``reply``."""
+    import sys
+
     if rules is None:
         return None
     if isinstance(rules, Mapping):
         entry = rules.get(rule_id)
         if entry is None:
             return None
-        return entry if callable(entry) else getattr(entry, "reply", None)
+        if callable(entry):
+            return entry
+        return getattr(entry, "reply_point", None) or getattr(entry, "reply", None)
     for rule in rules:
         meta = getattr(rule, "meta", None) or getattr(rule, "RULE", None)
         if meta is not None and getattr(meta, "id", None) == rule_id:
-            return getattr(rule, "reply", None)
+            module = sys.modules.get(getattr(rule, "module_name", "") or "")
+            point = getattr(module, "reply_point", None) if module is not None else getattr(rule, "reply_point", None)
+            return point if callable(point) else getattr(rule, "reply", None)
     return None
 
 
 def _groups(findings: Sequence[Finding]) -> list[list[Finding]]:
-    """Findings of one rule on one hunk (or one commit message) go under one quote."""
-    groups: dict[tuple[Any, ...], list[Finding]] = {}
+    """All findings of one rule on one patch make one point: one group per rule, in first-seen order."""
+    groups: dict[str, list[Finding]] = {}
     for f in findings:
-        hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
-        key = (f.rule_id, f.path, hunk_key)
-        groups.setdefault(key, []).append(f)
+        groups.setdefault(f.rule_id, []).append(f)
     return list(groups.values())
+
+
+def _places(group: list[Finding]) -> list[list[Finding]]:
+    """The places a group quotes: its findings on one hunk (or one commit-message spot) together."""
+    places: dict[tuple[Any, ...], list[Finding]] = {}
+    last_line: dict[tuple[Any, ...], tuple[int, int]] = {}  # long hunk -> (place number, last line)
+    for f in group:
+        hunk_key = (f.hunk.header, f.hunk.new_start) if f.hunk is not None else None
+        # a long hunk (a new file): findings far apart get their own excerpts under the same @@ line,
+        # so that no place the paragraph names is left out of the quote
+        part = None
+        if f.hunk is not None and len(f.hunk.lines) > 60:
+            first = min(f.lines or ((f.line,) if f.line is not None else (0,)))
+            number, last = last_line.get((f.path, hunk_key), (0, first))
+            if first - last > 12:
+                number += 1
+            last_line[(f.path, hunk_key)] = (number, max(f.lines or (first,)))
+            part = number
+        places.setdefault((f.path, hunk_key, part), []).append(f)
+    return list(places.values())
 
 
 def _merged(group: list[Finding]) -> Finding:
@@ -431,12 +503,37 @@ def _merged(group: list[Finding]) -> Finding:
     return replace(group[0], lines=tuple(sorted(lines)))
 
 
+def _one_point(group: list[Finding]) -> list[Finding]:
+    """Findings of one rule that say the same thing (equal plain details, e.g. one struct) become one
+    finding whose list details (moved members, ...) and lines are joined, so the rule names each
+    member or barrier once in one paragraph instead of one paragraph per hunk."""
+    from dataclasses import replace
+
+    merged: dict[str, Finding] = {}
+    for f in group:
+        details = dict(f.details or {})
+        plain = {k: v for k, v in details.items() if not isinstance(v, (list, tuple, dict))}
+        key = repr(sorted(plain.items(), key=lambda kv: kv[0])) + f.severity.value
+        if key not in merged:
+            merged[key] = f
+            continue
+        old = merged[key]
+        joined = dict(old.details or {})
+        for k, v in details.items():
+            if isinstance(v, (list, tuple)):
+                have = list(joined.get(k) or [])
+                joined[k] = have + [x for x in v if x not in have]
+        lines = tuple(dict.fromkeys((*old.lines, *f.lines)))
+        merged[key] = replace(old, details=joined, lines=lines)
+    return list(merged.values())
+
+
 def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
     fn = _reply_fn(rules, group[0].rule_id)
     text = ""
     if fn is not None:
         try:
-            text = fn(group, patch) or ""
+            text = fn(_one_point(group), patch) or ""
         except Exception:  # a rule's wording must not stop the draft
             log.exception("rule %s: reply() failed on %s", group[0].rule_id, patch.message_id)
             text = ""
@@ -445,15 +542,70 @@ def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
     return wrap_paragraphs(text)
 
 
-def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address) -> str:
-    """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing."""
+def _norm_para(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _without_repeats(text: str, seen: set[str]) -> str:
+    """``text`` without the paragraphs already in ``seen`` (which it extends): a draft says a thing once."""
+    out = []
+    for para in text.split("\n\n"):
+        key = _norm_para(para)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(para)
+    return "\n\n".join(out)
+
+
+def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
+    """The quoted places of one point: each hunk once (file header once per file), each commit-message
+    excerpt once."""
+    out: list[str] = []
+    last_path: str | None = None
+    for place in _places(group):
+        details = place[0].details or {}
+        if details.get("series_point") and place[0].hunk is None:
+            claim = str(details.get("claim") or "").lower()
+            if not claim:
+                continue  # a point about several patches, answered on the cover letter: nothing to quote
+            prose = re.split(r"^\S.*\(\d+\):\s*$", patch.commit_message, maxsplit=1, flags=re.M)[0]
+            if claim not in prose.lower():  # the claim is in the subject (the shortlog only repeats titles)
+                quote = "\n".join(subject_quote(patch))
+                if quote and quote not in out:
+                    out.append(quote)
+                continue
+        quote = quote_finding(patch, _merged(place))
+        if not quote or quote in out:
+            continue
+        lines = quote.split("\n")
+        if place[0].hunk is not None and last_path == place[0].path and len(lines) > 2 \
+                and lines[0].startswith("> --- ") and lines[1].startswith("> +++ "):
+            quote = "\n".join(lines[2:])  # same file as the quote above: no second file header
+        out.append(quote)
+        last_path = place[0].path if place[0].hunk is not None else None
+    return out
+
+
+def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address,
+               intro: str = "") -> str:
+    """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
+
+    One paragraph per point (all findings of one rule), under the quotes of every place it is about;
+    a paragraph already said above is not said again. ``intro``: a sentence put before the
+    paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
+    seen: set[str] = set()
     for group in _groups(findings):
-        quote = quote_finding(patch, _merged(group))
-        if quote:
-            parts.append(quote)
+        text = _without_repeats(_paragraph(group, patch, rules), seen)
+        if not text:
+            continue
+        parts.extend(_quotes(patch, group))
         parts.append("")
-        parts.append(_paragraph(group, patch, rules))
+        if intro:
+            parts.append(wrap_paragraphs(intro))
+            parts.append("")
+        parts.append(text)
         parts.append("")
     parts.append("Thanks,")
     parts.append(_first_name(identity))
@@ -463,25 +615,6 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
 # ------------------------------------------------------------------ thread state
 
 
-_TOPIC = {
-    "RB101": re.compile(r"cache[ -]?line|layout|reorder|false shar|__cacheline_group", re.IGNORECASE),
-    "RB102": re.compile(r"pairs? with|paired|pairing|barrier|smp_[a-z_]*mb|acquire|release", re.IGNORECASE),
-    "RB201": re.compile(
-        r"numbers|benchmark|measure|perf(?:ormance)? (?:data|numbers|results)|any data|how much|"
-        r"fio|will-it-scale|hackbench|flame ?graph|cycles",
-        re.IGNORECASE,
-    ),
-    "RB202": re.compile(r"timing|debug|measurement code|get_cycles|ktime|rdtsc", re.IGNORECASE),
-}
-_ASK = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
-_EVIDENCE = re.compile(
-    r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
-    r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d",
-    re.IGNORECASE,
-)
-
-
-_C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim"})
 
 
 def _own_text(message: Message) -> str:
@@ -504,70 +637,68 @@ def _same_person(a: Address | None, b: Address | None) -> bool:
     return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
 
 
+def _rule_module(rules: Any, rule_id: str) -> Any:
+    """The module of rule ``rule_id`` among ``rules`` (loaded rules or a mapping), else the built-in one."""
+    import sys
+
+    if isinstance(rules, Mapping):
+        entry = rules.get(rule_id)
+        if entry is not None and not callable(entry):
+            return entry
+    elif rules is not None:
+        for rule in rules:
+            meta = getattr(rule, "meta", None) or getattr(rule, "RULE", None)
+            if meta is not None and getattr(meta, "id", None) == rule_id:
+                name = getattr(rule, "module_name", None)
+                return sys.modules.get(name) if name else rule
+    return _builtin_modules().get(rule_id)
+
+
+def _builtin_modules() -> dict[str, Any]:
+    import sys
+
+    global _BUILTIN
+    if _BUILTIN is None:
+        from reviewbot.registry import load_rules
+
+        _BUILTIN = {r.id: sys.modules.get(r.module_name) for r in load_rules(entry_points=False)}
+    return _BUILTIN
+
+
+_BUILTIN: dict[str, Any] | None = None
+
+
 def thread_state(
     finding: Finding,
     patch: Patch,
     thread: Sequence[Message],
     *,
     identity: Address | None = None,
+    rules: Any = None,
 ) -> tuple[FindingState, str]:
     """Whether the thread already covers ``finding``: (state, reason).
 
-    * ``answered``: the author replied with measurements (perf claims), or a
-      later version of the patch by the author adds the asked-for comment;
-    * ``raised``: someone else in the thread already asks about the same
-      topic (and names the symbol, when the finding has one);
-    * else the finding's own state (``open`` unless a rule set it).
-
-    ``thread`` holds the other messages of the thread (any order); messages
-    sent before the patch, our own, and replies to other patches of the
-    series (:func:`about_patch`) are ignored.
+    A state a rule set itself (e.g. RB201 found the numbers in the cover
+    letter) is kept. Otherwise the rule decides from the thread: its module's
+    own ``thread_state`` when it has one, else the shared
+    :func:`reviewbot.rule.point_in_thread` with the module's ``THREAD_WORDS``
+    (``raised`` when someone else already made the point, ``answered`` when
+    the author did, else ``open``). ``thread`` holds the other messages of
+    the thread (any order); ``rules`` the loaded rules (the built-in ones
+    when None).
     """
+    from reviewbot.rule import point_in_thread
+
     if finding.state is not FindingState.OPEN:
         source = (finding.details or {}).get("evidence_source")
         if finding.state is FindingState.ANSWERED and source:
             return finding.state, f"already answered: the numbers are in the {source}"
         return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
-    topic = _TOPIC.get(finding.rule_id)
-    author = patch.message.from_addr
-    symbol = (finding.symbol or "").strip()
-    sym_names = [
-        t
-        for t in re.split(r"[^A-Za-z0-9_]+", symbol.split("@", 1)[0])
-        if len(t) > 2 and t not in _C_WORDS
-    ]
-    raised_by: str | None = None
-    for msg in thread:
-        if msg.message_id == patch.message_id:
-            continue
-        if patch.message.date and msg.date and msg.date < patch.message.date:
-            continue
-        if identity is not None and _same_person(msg.from_addr, identity):
-            continue
-        if not about_patch(msg, patch):
-            continue  # a reply to another patch of the series
-        text = _own_text(msg)
-        is_author = _same_person(msg.from_addr, author)
-        later_version = (
-            msg.subject.is_patch
-            and msg.subject.title.strip().lower() == patch.subject.title.strip().lower()
-            and msg.subject.version > patch.subject.version
-        )
-        if is_author:
-            if finding.rule_id == "RB201" and _EVIDENCE.search(text):
-                return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
-            if later_version and topic is not None:
-                added = "\n".join(line[1:] for line in msg.body.split("\n") if line.startswith("+"))
-                if topic.search(added) and (not sym_names or any(s in msg.body for s in sym_names)):
-                    return FindingState.ANSWERED, f"addressed in v{msg.subject.version} <{msg.message_id}>"
-            continue
-        if topic is None or raised_by is not None:
-            continue
-        if topic.search(text) and _ASK.search(text) and (not sym_names or any(s in text for s in sym_names) or finding.rule_id == "RB201"):
-            raised_by = msg.message_id
-    if raised_by:
-        return FindingState.RAISED, f"already raised in <{raised_by}>"
-    return FindingState.OPEN, ""
+    module = _rule_module(rules, finding.rule_id)
+    own = getattr(module, "thread_state", None)
+    if callable(own):
+        return own(finding, patch, thread, identity=identity)
+    return point_in_thread(finding, patch, thread, getattr(module, "THREAD_WORDS", None), identity=identity)
 
 
 # A line of a maintainer's "it is in my tree" reply: "Applied, thanks!", "Applied.", "Applied",
@@ -640,6 +771,7 @@ def build_draft(
     make_msgid: Callable[[str], str] | None = None,
     ancestry: Sequence[str] = (),
     real_headers: Callable[[Message], Message] | None = None,
+    intro: str = "",
 ) -> Draft:
     """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
 
@@ -682,7 +814,7 @@ def build_draft(
         from_addr=identity,
         to=rcpt.to,
         cc=rcpt.cc,
-        body=build_body(patch, findings, rules, identity),
+        body=build_body(patch, findings, rules, identity, intro),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,

@@ -73,12 +73,17 @@ def _is_change(line: DiffLine) -> bool:
     return line.kind is not LineKind.CONTEXT
 
 
-def _target_groups(hunk: Hunk, lines: Iterable[int]) -> list[list[int]]:
+def _target_groups(hunk: Hunk, lines: Iterable[int], removed_texts: Iterable[str] = ()) -> list[list[int]]:
     """For each new-side line named by ``lines`` (hunk order): its index into ``hunk.lines``, plus,
     for an added line, the removed lines with the same text (a moved struct member is shown at
-    both ends)."""
+    both ends). ``removed_texts``: removed lines with these texts (whitespace collapsed) are named
+    too (a member moved here from another hunk)."""
     wanted = set(lines)
+    gone = set(removed_texts)
     groups: list[list[int]] = []
+    if gone:
+        groups.extend([i] for i, dl in enumerate(hunk.lines)
+                      if dl.kind is LineKind.REMOVED and " ".join(dl.text.split()) in gone)
     for i, dl in enumerate(hunk.lines):
         if dl.new_no is None or dl.new_no not in wanted or dl.kind is LineKind.REMOVED:
             continue
@@ -118,7 +123,8 @@ def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT_CONTEXT) -> list[str]:
+def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT_CONTEXT,
+                     removed_texts: Iterable[str] = ()) -> list[str]:
     """The quoted ``@@`` line and the hunk lines around new-side ``lines``, with ``> [...]`` cuts.
 
     Each named line pulls in its whole block of changed lines (so a moved
@@ -133,7 +139,7 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     out = [quote_line(_hunk_header(hunk))]
     if not body:
         return out
-    groups = _target_groups(hunk, lines)
+    groups = sorted(_target_groups(hunk, lines, removed_texts))
     if not groups:
         groups = [[i] for i, dl in enumerate(body) if _is_change(dl)][:MAX_BLOCK] or [[0]]
 
@@ -252,5 +258,28 @@ def quote_finding(patch: Patch, finding: Finding, *, context: int = DEFAULT_CONT
     fd = find_file(patch, finding)
     lines = finding.lines or ((finding.line,) if finding.line is not None else ())
     out = [quote_line(h) for h in file_header(fd, finding.path)]
+    real = fd.hunks if fd is not None else ()
+    if real and not any(h is hunk or (h.header == hunk.header and h.lines == hunk.lines) for h in real):
+        parts = _real_places(real, hunk, lines)
+        if parts:  # a finding's hunk joined from several: quote each real hunk under its own @@ line
+            for h, its_lines, gone in parts:
+                out.extend(quote_hunk_lines(h, its_lines, context=context, removed_texts=gone))
+            return "\n".join(out)
     out.extend(quote_hunk_lines(hunk, lines, context=context))
     return "\n".join(out)
+
+
+def _real_places(real: Sequence[Hunk], joined: Hunk, lines: Sequence[int]) -> list[tuple[Hunk, list[int], set[str]]]:
+    """For a finding whose hunk was joined from several real ones: each real hunk that holds one of its
+    new-side ``lines`` or the removal of a line moved there (same text), with those lines."""
+    wanted = set(lines)
+    added = {" ".join(dl.text.split()) for dl in joined.lines
+             if dl.kind is LineKind.ADDED and dl.new_no in wanted and dl.text.strip()}
+    out: list[tuple[Hunk, list[int], set[str]]] = []
+    for h in real:
+        mine = [dl.new_no for dl in h.lines
+                if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED]
+        gone = {" ".join(dl.text.split()) for dl in h.lines if dl.kind is LineKind.REMOVED} & added
+        if mine or gone:
+            out.append((h, mine, gone))
+    return out

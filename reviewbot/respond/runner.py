@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
@@ -37,6 +37,8 @@ from reviewbot.respond.render import (
 log = logging.getLogger(__name__)
 
 SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread shows as applied
+SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store: that one is drafted
+SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 
 __all__ = ["SKIP_APPLIED", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
 
@@ -59,7 +61,8 @@ class DraftRunSummary:
     Findings: ``findings`` were considered by this run (no draft and no skip
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
-    applied), ``dismissed`` (skips recorded now) or ``failed`` (left for the
+    applied), ``superseded`` (a newer revision gets the draft, or an earlier
+    one had it and the code is unchanged), ``dismissed`` (skips recorded now) or ``failed`` (left for the
     next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
     ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
@@ -73,10 +76,12 @@ class DraftRunSummary:
     raised: int = 0
     answered: int = 0
     applied: int = 0
+    superseded: int = 0
     dismissed: int = 0
     failed: int = 0
     before: int = 0
     errors: list[str] = field(default_factory=list)
+    previews: list[bytes] = field(default_factory=list)
 
     @property
     def drafts(self) -> int:
@@ -196,6 +201,9 @@ def draft_pending(
     make_msgid: Callable[[str], str] | None = None,
     addresses_from: Sequence[Path] = (),
     real_headers: Callable[[Message], Message] | None = None,
+    only: str | None = None,
+    rule_ids: Sequence[str] = (),
+    dry_run: bool = False,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
@@ -207,11 +215,15 @@ def draft_pending(
     rebuilt is reported in ``errors`` and left for the next run.
 
     The outbox and Maildir folders (and missing parents) are created and
-    checked writable before anything is drafted or recorded; OutputError
+    checked writable before anything is drafted or recorded. ``only``: draft
+    this one patch (Message-ID); ``rule_ids``: only findings of these rules;
+    ``dry_run``: build the drafts (``summary.previews``) but write and record
+    nothing. OutputError
     (a UsageError naming the folder) when they cannot be, or when writing a
     draft fails later (the run stops there; that draft leaves no file).
     """
-    prepare_outputs(outbox, maildir)
+    if not dry_run:
+        prepare_outputs(outbox, maildir)
     summary = DraftRunSummary()
     clock = clock or (lambda: datetime.now(timezone.utc))
     known = store.known_addresses()
@@ -220,8 +232,17 @@ def draft_pending(
     if addresses_from:
         known.extend(addresses_from_mail(addresses_from))
     pending = store.undrafted_findings(list_name, since)
+    if only is not None:
+        pending = {k: v for k, v in pending.items() if k == only}
+    if rule_ids:
+        wanted = {r.upper() for r in rule_ids}
+        pending = {k: [f for f in v if f.rule_id.upper() in wanted] for k, v in pending.items()}
+        pending = {k: v for k, v in pending.items() if v}
+    if dry_run:
+        store = _ReadOnly(store)
     summary.findings = sum(len(fs) for fs in pending.values())
     summary.before = handled_before(store, list_name, since)
+    kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
     for message_id, findings in pending.items():
         try:
             patch, thread_id = _load_patch(store, message_id)
@@ -229,6 +250,13 @@ def draft_pending(
             log.warning("%s", exc)
             summary.errors.append(str(exc))
             summary.failed += len(findings)
+            continue
+        newer = newer_revision(store, message_id)
+        if newer is not None:  # only the newest revision in the store gets a draft
+            with store.transaction():
+                for finding in findings:
+                    store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
+            summary.superseded += len(findings)
             continue
         thread = thread_of(store, patch.message, thread_id)
         applied = applied_in_thread(patch, thread, identity=identity)
@@ -239,10 +267,15 @@ def draft_pending(
             summary.applied += len(findings)
             log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
             continue
+        earlier = handled_on_earlier_revision(store, patch, findings)
         keep: list[Finding] = []
         with store.transaction():
             for finding in findings:
-                state, reason = thread_state(finding, patch, thread, identity=identity)
+                if finding.fingerprint in earlier:
+                    store.record_skip(finding, SKIP_EARLIER, earlier[finding.fingerprint])
+                    summary.superseded += 1
+                    continue
+                state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
                 if state is FindingState.OPEN:
                     keep.append(finding)
                     continue
@@ -253,12 +286,26 @@ def draft_pending(
                 else:
                     summary.dismissed += 1
                 store.record_skip(finding, state.value, reason)
-        if not keep:
+        if keep:
+            kept[message_id] = (patch, thread_id, thread, keep)
+    jobs: list[tuple[Patch, str | None, list[Message], list[Finding], str]] = []
+    for cover_id, lifted, intro in series_points(store, kept):
+        try:
+            cover, cover_thread_id = _load_patch(store, cover_id)
+        except ReviewbotError:
             continue
+        for mid, fps in lifted.items():
+            patch, thread_id, thread, keep = kept[mid]
+            kept[mid] = (patch, thread_id, thread, [f for f in keep if f.fingerprint not in fps])
+        findings = [_series_finding(f) for mid, fps in lifted.items() for f in pending[mid] if f.fingerprint in fps]
+        jobs.append((cover, cover_thread_id, thread_of(store, cover.message, cover_thread_id), findings, intro))
+    jobs[:0] = [(p, t, th, k, "") for p, t, th, k in kept.values() if k]
+    for patch, thread_id, thread, keep, intro in jobs:
+        message_id = patch.message_id
         try:
             written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
                                  list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
-                                 outbox=outbox, maildir=maildir, list_name=list_name,
+                                 outbox=outbox, maildir=maildir, list_name=list_name, intro=intro,
                                  real_headers=real_headers)
         except OutputError:
             raise  # the folders are unusable: every further draft would fail too
@@ -270,15 +317,146 @@ def draft_pending(
         summary.written.append(written)
         summary.drafted += len(keep)
         log.info("draft for <%s> written to %s", message_id, written.path)
+    if isinstance(store, _ReadOnly):
+        summary.previews = store.previews
     return summary
+
+
+class _ReadOnly:
+    """The store seen by a dry run: reads pass through, drafting records are dropped."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.previews: list[bytes] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def record_skip(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def record_draft(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def newer_revision(store: Any, message_id: str) -> str | None:
+    """The Message-ID of a newer revision of the same patch in the store (a higher version, or the same
+    version posted again later: RESEND, a re-posted series), else None."""
+    revs = store.revisions_of(message_id)
+    if not revs or revs[-1]["message_id"] == message_id:
+        return None
+    mine = next((r for r in revs if r["message_id"] == message_id), None)
+    if mine is None:
+        return None
+    return str(revs[-1]["message_id"])
+
+
+def code_key(finding: Finding) -> tuple[str, ...]:
+    """What a finding is about, independent of the revision it was found on: the rule, the file and
+    the text of the lines it names (or its symbol and claim for a commit-message finding)."""
+    texts: list[str] = []
+    if finding.hunk is not None:
+        wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
+        texts = [" ".join(dl.text.split()) for dl in finding.hunk.lines
+                 if dl.new_no in wanted and dl.kind.value != " "]
+    if not texts:
+        details = finding.details or {}
+        texts = [finding.symbol.split("@", 1)[0], str(details.get("claim") or details.get("struct") or "").lower()]
+    return (finding.rule_id, finding.path or "", *texts)
+
+
+def handled_on_earlier_revision(store: Any, patch: Patch, findings: Sequence[Finding]) -> dict[str, str]:
+    """Fingerprint -> reason, for findings whose code was already drafted or dismissed on an earlier
+    revision of the same patch (the code it is about unchanged)."""
+    revs = [r["message_id"] for r in store.revisions_of(patch.message_id) if r["message_id"] != patch.message_id]
+    if not revs:
+        return {}
+    done: dict[tuple[str, ...], tuple[str, str]] = {}
+    for finding, how in store.handled_findings_of(revs):
+        done.setdefault(code_key(finding), (how, finding.message_id))
+    out: dict[str, str] = {}
+    for f in findings:
+        hit = done.get(code_key(f))
+        if hit is not None:
+            out[f.fingerprint] = f"{hit[0]} on an earlier revision <{hit[1]}>, the code is unchanged"
+    return out
+
+
+def _series_finding(f: Finding) -> Finding:
+    """A finding lifted to the cover letter: its places belong to another message, so only what it says
+    is kept (the claim is found again in the cover letter's text)."""
+    from dataclasses import replace
+
+    return replace(f, hunk=None, line=None, lines=(), input_line=None, path=None,
+                   details={**dict(f.details or {}), "series_point": True})
+
+
+def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[Message], list[Finding]]]
+                  ) -> list[tuple[str, dict[str, set[str]], str]]:
+    """Points to make once, on a series' cover letter, instead of on each patch.
+
+    A rule's point on the changelogs (findings without a hunk) is about the series when it is found on
+    most of the series' patches (two or more, over half of them), or, for a speed claim (RB201), when the claim is made in the cover letter and
+    neither in the patch's subject nor its changelog. Returns (cover Message-ID, patch Message-ID ->
+    fingerprints lifted, the sentence saying which patches) per point.
+    """
+    by_series: dict[str, list[str]] = {}
+    for mid in kept:
+        row = store.patch_row(mid)
+        if row and row.get("series_key") and (row.get("total") or 0) > 1:
+            by_series.setdefault(row["series_key"], []).append(mid)
+    out: list[tuple[str, dict[str, set[str]], str]] = []
+    for key, mids in by_series.items():
+        rows = store.series_rows(key)
+        cover = next((r for r in rows if r.get("idx") == 0), None)
+        if cover is None:
+            continue
+        cover_text = " ".join(((cover.get("title") or "") + " " + (cover.get("commit_message") or "")).lower().split())
+        total = max((r.get("total") or 0) for r in rows)
+        rule_ids = dict.fromkeys(f.rule_id for m in mids for f in kept[m][3])
+        for rule_id in rule_ids:
+            # a point on the code stays with the patch, where its lines can be quoted; a point on the
+            # changelogs (no hunk) found on most patches is made once
+            on = {m: {f.fingerprint for f in kept[m][3] if f.rule_id == rule_id and f.hunk is None} for m in mids}
+            on = {m: fps for m, fps in on.items() if fps}
+            if len(on) >= 2 and len(on) * 2 > total:
+                idx = sorted(store.patch_row(m).get("idx") or 0 for m in on)
+                if len(idx) == total:
+                    intro = "The same point holds for every patch of this series:"
+                else:
+                    names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
+                    intro = f"The same point holds for patches {names}:"
+                out.append((cover["message_id"], on, intro))
+                continue
+            if rule_id != "RB201":
+                continue
+            lifted: dict[str, set[str]] = {}
+            for m, fps in on.items():
+                patch = kept[m][0]
+                own = " ".join((patch.subject.title + " " + patch.commit_message).lower().split())
+                for f in kept[m][3]:
+                    claim = str((f.details or {}).get("claim") or "").lower()
+                    if f.fingerprint in fps and claim and claim in cover_text and claim not in own:
+                        lifted.setdefault(m, set()).add(f.fingerprint)
+            if lifted:
+                out.append((cover["message_id"], lifted, ""))
+    return out
 
 
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
                rules: Any, identity: Address, list_address: str, known: list[Address],
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
-               maildir: Path | None, list_name: str | None,
+               maildir: Path | None, list_name: str | None, intro: str = "",
                real_headers: Callable[[Message], Message] | None = None) -> WrittenDraft:
     """Build, render and write one draft (outbox, Maildir), then record it in the store."""
+    if isinstance(store, _ReadOnly):  # --dry-run: the draft as it would be written, nothing stored
+        draft = build_draft(patch, keep, rules, identity=identity, list_address=list_address,
+                            store_addresses=known, clock=clock, make_msgid=make_msgid,
+                            ancestry=_ancestry(thread_id, thread, patch), intro=intro,
+                            real_headers=real_headers)
+        store.previews.append(render_message(draft))
+        return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
+                            None, patch.message_id, draft.subject)
     draft = build_draft(
         patch,
         keep,
@@ -290,6 +468,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         make_msgid=make_msgid,
         ancestry=_ancestry(thread_id, thread, patch),
         real_headers=real_headers,
+        intro=intro,
     )
     data = render_message(draft)
     list_for_name = patch.message.list_name or list_name or "list"

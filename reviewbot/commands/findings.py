@@ -1,0 +1,48 @@
+"""``reviewbot findings``: the stored findings, where they stand, and their draft files."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import click
+
+from reviewbot.commands.draft import fail, settings_from
+
+STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
+
+
+@click.command("findings")
+@click.option("--state", type=click.Choice(STATES), help="Only findings in this state.")
+@click.option("--rule", metavar="ID", help="Only findings of this rule (e.g. RB102).")
+@click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
+def command(state: str | None, rule: str | None, since: str | None, fmt: str, db: Path | None) -> None:
+    """List findings: Message-ID, date, rule, subject, state, draft file (fingerprint for `dismiss`)."""
+    from reviewbot.errors import ReviewbotError
+    from reviewbot.store import Store
+
+    try:
+        day = date.fromisoformat(since) if since else None
+    except ValueError:
+        fail("findings", f"--since {since!r}: expected YYYY-MM-DD")
+    try:
+        settings = settings_from(db, None, None, None)
+        with Store(settings.db_path) as store:
+            rows = store.finding_rows(state=state, rule=rule, since=day)
+    except ReviewbotError as exc:
+        fail("findings", str(exc))
+    keys = ("fingerprint", "message_id", "day", "rule_id", "subject", "where", "status", "skip_reason", "draft")
+    if fmt == "json":
+        click.echo(json.dumps([{k: r.get(k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
+        return
+    for r in rows:
+        click.echo(f"{r['day']}  {r['rule_id']}  {r['status']:<10} <{r['message_id']}>  {r['fingerprint']}")
+        click.echo(f"    {r['subject']}  ({r['where']})")
+        if r.get("draft"):
+            click.echo(f"    draft: {r['draft']}" + ("" if Path(r["draft"]).exists() else " (file deleted)"))
+        elif r.get("skip_reason"):
+            click.echo(f"    {r['skip_reason']}")
+    click.echo(f"{len(rows)} finding(s)")
