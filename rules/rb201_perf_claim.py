@@ -151,6 +151,7 @@ MORE_AFTER = frozenset({
 PURPOSE_WORDS = frozenset({"sake", "better", "higher", "high", "improved", "maximum", "max", "best", "optimal"})
 PURPOSE_NOUNS = frozenset({"performance", "speed", "efficiency", "scalability", "throughput"})
 PURPOSE_AFTER = frozenset({"reasons", "reason"})
+PURPOSE_FILLER = PURPOSE_WORDS | {"the", "of", "a", "an"}
 # the old code hurts a good thing: "this actually decreases I/O performance", "limiting scalability"
 HARM_VERBS = frozenset({
     "decreases", "decrease", "decreasing", "degrade", "degrades", "degrading", "hurt", "hurts", "hurting",
@@ -251,7 +252,7 @@ TIME_UNITS = (
 # rates and counts, optionally with a K/M/G prefix: "20K IOPS", "9.4 Gb/s", "350 MiB/s", "1.2M cycles"
 RATE_UNITS = (
     "iops", "ops/s", "ops/sec", "op/s", "ops", "reqs/s", "req/s", "requests/s", "tps", "qps", "pps", "bps",
-    "b/s", "bit/s", "bits/s", "b/sec", "bytes/s", "files/s", "files/sec", "msgs/s", "msg/s", "cycles",
+    "b/s", "bit/s", "bits/s", "bits/sec", "bit/sec", "b/sec", "bytes/s", "bytes/sec", "files/s", "files/sec", "msgs/s", "msg/s", "cycles",
     "instructions", "insns", "cache-misses", "cache misses", "transactions/s", "trans/s", "iterations/s",
 )
 # "sleep 100 ms", "a timeout of 5s", "every 5 seconds": a setting, not a result
@@ -511,11 +512,13 @@ def _claim_span(words: Sequence[str], i: int, *, subject: bool) -> tuple[int, in
         return i, last
     if w in COST_NOUNS and any(a in LESS_AFTER for a in words[i + 1 : i + 4]):
         return i, next(i + 1 + k for k, a in enumerate(words[i + 1 : i + 4]) if a in LESS_AFTER)
-    if w in PURPOSE_NOUNS and before[-1:] in (["for"], ["of"], *([b] for b in PURPOSE_WORDS)):
-        if nxt in PURPOSE_AFTER and before[-1:] == ["for"]:
-            return i - 1, i + 1  # "for performance reasons"
-        if any(b in PURPOSE_WORDS for b in before[-2:]) and "for" in before and nxt not in PERF_NAME_FOLLOWERS:
-            return max(0, i - 4) + before.index("for"), i  # "for the sake of high performance"
+    if w in PURPOSE_NOUNS and "for" in words[max(0, i - 6) : i] and nxt not in PERF_NAME_FOLLOWERS:
+        k = i - 1 - words[max(0, i - 6) : i][::-1].index("for")  # the last "for" before the noun
+        between = words[k + 1 : i]
+        if not between and nxt in PURPOSE_AFTER:
+            return k, i + 1  # "for performance reasons"
+        if any(b in PURPOSE_WORDS for b in between) and all(b in PURPOSE_FILLER for b in between):
+            return k, i  # "for the sake of high performance", "for better performance"
     if w in HARM_VERBS:
         for k, a in enumerate(words[i + 1 : i + 4]):
             if a in GOOD_NOUNS and words[i + k] not in NOT_SPEED_QUALIFIERS:

@@ -94,6 +94,23 @@ def test_cover_letter_numbers_mark_it_answered() -> None:
     assert "cover letter" in f.message
 
 
+def test_cover_letter_numbers_about_another_patch_are_not_evidence() -> None:
+    """A cover letter's paragraph naming other patches of the series backs those patches, not this one."""
+    patch = bad_speed_up()
+    three = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 3/4] foocache: Speed up cache entry creation")))
+    text = (
+        "This series speeds up foocache.\n\n"
+        "Patch 1 converts the lookup to RCU: fio randread went from 410k to 520k IOPS (+27%).\n\n"
+        "Patches 3-4 take the bucket lock once per entry.\n"
+    )
+    cover = replace(patch, files=(), commit_message=text)
+    (f,) = run(three, cover=cover)
+    assert f.state is FindingState.OPEN and "cover letter" not in f.message
+    one = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 1/4] foocache: Speed up cache entry creation")))
+    (f,) = run(one, cover=cover)
+    assert f.state is FindingState.ANSWERED and f.details["evidence_source"] == "cover letter"
+
+
 def test_measured_changelog_and_negated_claims_give_nothing() -> None:
     patch = bad_speed_up()
     assert run(replace(patch, commit_message=patch.commit_message + "\nhackbench: 12.1s -> 10.3s (-15%)\n")) == ()
