@@ -187,6 +187,13 @@ CACHE_HOT_WORDS = frozenset({
 NOT_CPU_CACHE_BEFORE = frozenset({"page", "buffer", "dentry", "inode", "swap", "slab", "folio", "write", "read"})
 STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
 
+# every word a claim can hang on: words outside this set are skipped at once
+CLAIM_KEY_WORDS = (
+    SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | OPTIMIZED | BOTTLENECK_WORDS | MORE_WORDS | LESS_VERBS
+    | COST_NOUNS | MORE_VERBS | GOOD_NOUNS | LARGE_COSTS | PURPOSE_NOUNS | HARM_VERBS | EXPENSIVE_WORDS
+    | PATH_TERMS | CACHE_LINE_TERMS | CACHE_WORDS | STANDALONE_CACHE_TERMS
+)
+
 # Not a claim of this patch ------------------------------------------------------------
 NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "neither", "hardly"})
 # the sentence is about later work or a hypothetical ("can be optimized later", "if we were to")
@@ -303,6 +310,11 @@ ASK_WORDS = (
     "benchmarked", "benchmarking", "quantify", "quantified", "performance data", "perf data", "any data",
     "some data", "results", "metrics",
 )
+# "3x faster", "2 times fewer": a measured ratio
+TIMES_WORDS = (
+    "faster", "slower", "better", "higher", "lower", "fewer", "less", "more", "speedup", "speed-up", "speedups",
+    "improvement", "throughput", "reduction", "increase", "decrease", "slowdown", "regression", "gain",
+)
 NUMBER_WORDS = (
     "one and a half", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "fifteen", "twenty", "thirty", "fifty", "hundred", "thousand",
@@ -327,9 +339,34 @@ def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True))
 
 
-def _word_re(words: Iterable[str]) -> re.Pattern:
-    """Any of ``words`` as a whole word, case-insensitive."""
-    return re.compile(rf"(?<![\w/-])(?:{_alternation(words)})(?![\w/])", re.IGNORECASE)
+_LOOKUP_TOKEN_RE = re.compile(r"[\w/µ%]+(?:[-'][\w/µ%]+)*")  # "mb/s", "w/o", "will-it-scale", "t/io_uring"
+
+
+class WordFinder:
+    """Finds any word or phrase of a list in a text by looking its tokens up in a set (one pass, any length)."""
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        entries = list(entries)
+        self.words = frozenset(e.lower() for e in entries if " " not in e)
+        self.phrases: dict[str, list[tuple[str, ...]]] = {}
+        for e in entries:
+            if " " in e:
+                parts = tuple(e.lower().split())
+                self.phrases.setdefault(parts[0], []).append(parts)
+
+    def search(self, text: str) -> bool:
+        """True when ``text`` holds one of the words or phrases (case-insensitive)."""
+        return self.in_tokens(_LOOKUP_TOKEN_RE.findall(text.lower()))
+
+    def in_tokens(self, tokens: Sequence[str]) -> bool:
+        """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
+        for i, token in enumerate(tokens):
+            if token in self.words:
+                return True
+            for phrase in self.phrases.get(token, ()):
+                if tuple(tokens[i : i + len(phrase)]) == phrase:
+                    return True
+        return False
 
 
 # "cache line" -> "cache_line": same length, so offsets into the text stay valid
@@ -355,15 +392,10 @@ _OUTPUT_LINE_PREFIXES = ("$", "#", "[", "|", "`", "//", "/*", "*/", "+", "<", "{
 _BULLET_RE = re.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
 
 _NUM = r"(?<![\w.])\d+(?:[.,]\d+)?"
-_TIME_RE = re.compile(rf"({_NUM})\+?[ \t]?(?:{_alternation(TIME_UNITS)})(?![\w/])", re.IGNORECASE)
-_RATE_RE = re.compile(rf"{_NUM}\+?[ \t]?(?:[kmgt]i?)?[ \t]?(?:{_alternation(RATE_UNITS)})(?![\w/])", re.IGNORECASE)
-_PERCENT_RE = re.compile(rf"{_NUM}[ \t]?(?:%|percent\b)", re.IGNORECASE)
+# a number and the (up to two) words after it: "25s", "1.2 ms", "20K IOPs", "9.4 Gbits/sec", "-44%"
+_NUMBER_UNIT_RE = re.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
+_PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
 _ARROW_RE = re.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
-_TIMES_RE = re.compile(
-    rf"{_NUM}[ \t]?(?:[x×]|times)[ \t]+(?:faster|slower|better|higher|lower|fewer|less|more|speed-?ups?|improvement|"
-    r"throughput|reduction|increase|decrease|slowdown|regression|gain)\b",
-    re.IGNORECASE,
-)
 _CONFIG_BEFORE_RE = re.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
 _SHARE_AFTER_RE = re.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
 _SIZE_AFTER_RE = re.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
@@ -374,11 +406,11 @@ _DIFFSTAT_RE = re.compile(
 _DMESG_RE = re.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
 _DECIMAL_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
 _LABELLED_NUMBER_RE = re.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
-_TOOL_RE = _word_re(TOOL_NAMES)
-_COMPARE_RE = _word_re(COMPARE_WORDS)
-_TABLE_WORD_RE = _word_re(TABLE_WORDS)
-_METRIC_RE = _word_re(METRIC_WORDS)
-_ASK_RE = _word_re(ASK_WORDS)
+_TOOLS = WordFinder(TOOL_NAMES)
+_COMPARISON = WordFinder(COMPARE_WORDS)
+_TABLE_LABELS = WordFinder(TABLE_WORDS)
+_METRICS = WordFinder(METRIC_WORDS)
+_ASKS = WordFinder(ASK_WORDS)
 _RATIO_RE = re.compile(
     rf"\bfactor\s+(?:of\s+)?(?:about\s+|roughly\s+|around\s+|~\s*)?(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\b|"
     r"(?<![\w.])~?\d+(?:\.\d+)?[ \t]?[xX×](?![\w(])|"
@@ -407,12 +439,6 @@ class Claim(NamedTuple):
 
     text: str
     start: int
-
-
-class _Token(NamedTuple):
-    word: str  # lower case
-    start: int
-    end: int
 
 
 def _may_claim(text: str) -> bool:
@@ -463,18 +489,33 @@ def _prose(text: str) -> str:
     return "\n".join(lines)
 
 
-def _tokens(text: str) -> list[_Token]:
-    joined = _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
-    return [_Token(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(joined)]
+def _joined(text: str) -> str:
+    """``text`` with multi-word terms joined ("cache line" -> "cache_line"), same length."""
+    return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
 
 
-def _has_phrase(words: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> bool:
-    for phrase in phrases:
-        n = len(phrase)
-        for i in range(len(words) - n + 1):
-            if tuple(words[i : i + n]) == phrase:
-                return True
-    return False
+def _words(text: str) -> list[str]:
+    """The lower-case words of ``text``, multi-word terms joined."""
+    return _TOKEN_RE.findall(_joined(text).lower())
+
+
+def _word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of :func:`_words` starts and ends in ``text``."""
+    return [m.span() for m in _TOKEN_RE.finditer(_joined(text))]
+
+
+_FUTURE = WordFinder([*FUTURE_WORDS, *(" ".join(p) for p in FUTURE_PHRASES)])
+_EXISTING_SENTENCE = WordFinder(EXISTING_WORDS)
+_EXISTING_PARAGRAPH = WordFinder(" ".join(p) for p in EXISTING_PHRASES)
+_COMPILER = WordFinder(COMPILER_WORDS)
+
+
+class _Cues(NamedTuple):
+    """What a whole sentence says about its claims, looked up once per sentence."""
+
+    future: bool  # later work or a hypothetical ("can be optimized later", "if we were to")
+    existing: bool  # an existing option or feature described ("The nobarrier option ...")
+    compiler: bool  # the compiler optimizes, not this patch
 
 
 def _claim_span(words: Sequence[str], i: int, *, subject: bool) -> tuple[int, int] | None:
@@ -539,13 +580,11 @@ def _claim_span(words: Sequence[str], i: int, *, subject: bool) -> tuple[int, in
     return None
 
 
-def _not_this_patch(words: Sequence[str], tokens: Sequence[_Token], i: int, text: str, paragraph: Sequence[str]) -> bool:
-    """True when the claim word ``words[i]`` (of a sentence in ``paragraph``) does not claim a gain of this patch."""
+def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: int, text: str, cues: _Cues) -> bool:
+    """True when the claim word ``words[i]`` of sentence ``text`` does not claim a gain of this patch."""
+    if cues.future or cues.existing:
+        return True
     w = words[i]
-    if w in FUTURE_WORDS or any(x in FUTURE_WORDS for x in words) or _has_phrase(words, FUTURE_PHRASES):
-        return True  # later work or a hypothetical
-    if any(x in EXISTING_WORDS for x in words) or _has_phrase(paragraph, EXISTING_PHRASES):
-        return True  # an existing option or feature described
     prev = words[i - 1] if i > 0 else ""
     nxt = words[i + 1] if i + 1 < len(words) else ""
     if w in SPEED_WORDS or w in SPEED_UP_VERBS:
@@ -554,13 +593,14 @@ def _not_this_patch(words: Sequence[str], tokens: Sequence[_Token], i: int, text
     if w in OPTIMIZE_VERBS or w in OPTIMIZED:
         if any(a in MEMORY_WORDS for a in words[i + 1 : i + 6]):
             return True  # optimize memory, size, layout
-        if any(x in COMPILER_WORDS for x in words):
+        if cues.compiler:
             return True  # what the compiler optimizes
         if prev == "to" and any(b in ENABLE_WORDS for b in words[max(0, i - 4) : i - 1]):
             return True  # "allow dm-multipath to optimize": someone else, later
         if prev in NAMING_BEFORE or nxt in NAMING_AFTER:
             return True  # "the current optimization", "optimized code", "optimize out"
-        if i > 0 and "_" in text[tokens[i - 1].start : tokens[i - 1].end] and not text[tokens[i - 1].end : tokens[i].start].strip():
+        (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
+        if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
             return True  # "the has_sleepers optimization": an identifier names it
         if "used" in words[max(0, i - 6) : i]:
             k = max(0, i - 6) + words[max(0, i - 6) : i].index("used")
@@ -573,18 +613,27 @@ def _find_claim_in(text: str, *, subject: bool = False) -> Claim | None:
     if not _may_claim(text):
         return None  # none of the words every claim needs
     for p_start, paragraph in _paragraphs(text):
-        paragraph_words = [t.word for t in _tokens(paragraph)]
+        existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
         for s_start, sentence in _sentences(paragraph):
-            tokens = _tokens(sentence)
-            words = [t.word for t in tokens]
-            for i in range(len(words)):
+            words = _words(sentence)
+            spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
+            cues: _Cues | None = None
+            for i, word in enumerate(words):
+                if word not in CLAIM_KEY_WORDS:
+                    continue
                 span = _claim_span(words, i, subject=subject)
                 if span is None:
                     continue
-                a, b = tokens[span[0]].start, tokens[span[1]].end
+                spans = spans or _word_spans(sentence)
+                a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]):
                     continue
-                if _not_this_patch(words, tokens, i, sentence, paragraph_words):
+                if existing_paragraph is None:
+                    existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
+                if cues is None:
+                    existing = existing_paragraph or _EXISTING_SENTENCE.in_tokens(words)
+                    cues = _Cues(_FUTURE.in_tokens(words), existing, _COMPILER.in_tokens(words))
+                if _not_this_patch(words, spans, i, sentence, cues):
                     continue
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
@@ -636,18 +685,42 @@ def find_subject_claim(title: str) -> Claim | None:
 # ---------------------------------------------------------------------------------------
 def _measured_value(line: str, following: str = "") -> bool:
     """True when ``line`` (``following`` is the next line) gives a number with a unit that reports a measurement."""
-    for m in _TIME_RE.finditer(line):
-        if not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
+    for m in _NUMBER_UNIT_RE.finditer(line):
+        unit = _unit(m.group(1), m.group(2))
+        if unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
             return True  # "took 1.2s", not "sleep 100 ms"
-    if _RATE_RE.search(line) or _TIMES_RE.search(line):
-        return True
-    for m in _PERCENT_RE.finditer(line):
-        if not _SHARE_AFTER_RE.match((line[m.end() :] + " " + following)[:60]):
+        if unit == "rate":
+            return True  # "20K IOPS", "9.4 Gbits/sec", "1.2M cycles", "3x faster"
+        if unit == "percent" and not _SHARE_AFTER_RE.match((line[m.end(1) :] + " " + following)[:60]):
             return True  # "-44%", not "1% of the filesystem capacity"
     for m in _ARROW_RE.finditer(line):
         if not _SIZE_AFTER_RE.match(line[m.end(1) - len(m.group(1)) : m.end() + 12] if m.group(1) else ""):
             return True  # "2310 -> 1290 cycles", not "152 -> 136 bytes"
     return False
+
+
+_TIME_UNIT_SET = frozenset(TIME_UNITS)
+_RATE_UNIT_SET = frozenset(u for u in RATE_UNITS if " " not in u)
+_TIMES_SET = frozenset(TIMES_WORDS)
+
+
+def _unit(first: str | None, second: str | None) -> str | None:
+    """What the words after a number measure: ``time``, ``rate`` (rates, counts, ratios), ``percent`` or None."""
+    if not first:
+        return None
+    a, b = first.lower().rstrip("-"), (second or "").lower()
+    if a in ("%", "percent"):
+        return "percent"
+    if a in _TIME_UNIT_SET:
+        return "time"
+    if a in _RATE_UNIT_SET or (a, b) == ("cache", "misses"):
+        return "rate"
+    if a in ("x", "×", "times") and b in _TIMES_SET:
+        return "rate"  # "3x faster", "2 times fewer"
+    for prefix in _PREFIXES:  # "Mb/s", "KIOPS", "Gbits/sec", or "20K IOPs"
+        if a.startswith(prefix) and (a[len(prefix) :] in _RATE_UNIT_SET or (a == prefix and b in _RATE_UNIT_SET)):
+            return "rate"
+    return None
 
 
 def _numeric_line(line: str) -> bool:
@@ -667,17 +740,22 @@ def _results_block(lines: Sequence[str]) -> bool:
     "Before:" / "After:" blocks ("AVG cycles: 75"), Vanilla/Patched tables,
     netperf/iperf/fio tables, boot logs with dmesg time stamps before and
     after: numeric rows with a comparison word, a unit or a tool in the rows
-    or in the three lines above them.
+    or in the five lines above them. Each line is looked at once.
     """
-    for i, line in enumerate(lines):
-        if not _numeric_line(line):
+    numeric = [_numeric_line(line) for line in lines]
+    if sum(numeric) == 0:
+        return False
+    compare = [bool(line) and _COMPARISON.search(line) for line in lines]
+    labelled = [c or (bool(line) and _TABLE_LABELS.search(line)) for c, line in zip(compare, lines)]
+    for i, is_row in enumerate(numeric):
+        if not is_row:
             continue
-        rows = sum(1 for row in lines[i : i + 6] if _numeric_line(row))
-        context = "\n".join(lines[max(0, i - 5) : i + 1])
-        strong = _COMPARE_RE.search(line) or len(_DECIMAL_RE.findall(line)) >= 3 or rows >= 2
-        if strong and _COMPARE_RE.search(context):
+        rows = sum(numeric[i : i + 6])
+        above = range(max(0, i - 5), i + 1)
+        strong = compare[i] or rows >= 2 or len(_DECIMAL_RE.findall(lines[i])) >= 3
+        if strong and any(compare[k] for k in above):
             return True  # "Before:" / "After:" blocks, Vanilla/Patched tables
-        if rows >= 2 and _TABLE_WORD_RE.search(context):
+        if rows >= 2 and any(labelled[k] for k in above):
             return True  # a table under a unit or a tool ("the unit is Mb/s:", "iperf3 -c ...")
     return False
 
@@ -686,7 +764,7 @@ def _ratio_measured(text: str) -> bool:
     """True when one sentence gives a ratio of a metric ("IOPS with a factor four", "up to ~3x" a speed-up)."""
     if not _RATIO_RE.search(text):
         return False
-    return any(_RATIO_RE.search(s) and _METRIC_RE.search(s) for _, s in _sentences(text))
+    return any(_RATIO_RE.search(s) and _METRICS.search(s) for _, s in _sentences(text))
 
 
 def _evidence_lines(text: str) -> list[str]:
@@ -709,7 +787,7 @@ def _grade(text: str) -> str:
             return "measured"
     if _ratio_measured("\n".join(lines)):
         return "measured"
-    if _TOOL_RE.search(text) or _LINK_RE.search(text) or re.search(r"\bbytes\b", text, re.IGNORECASE):
+    if _TOOLS.search(text) or _LINK_RE.search(text) or re.search(r"\bbytes\b", text, re.IGNORECASE):
         return "claim-only"
     return "none"
 
@@ -759,7 +837,7 @@ def _thread_state(patch: Patch, ctx: RuleContext) -> tuple[bool, bool]:
         text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
             answered = answered or _grade(text) == "measured"
-        elif _ASK_RE.search(text):
+        elif _ASKS.search(text):
             raised = True
     return answered, raised
 
