@@ -2,20 +2,41 @@
 
 What it does
 ------------
-Looks for a performance claim in the subject or the commit message:
-"optimize", "speed up", "faster", "reduce overhead/contention/latency/cache
-misses", "improve throughput/scalability/performance", "avoid false sharing",
-"fast path"... A negated claim ("no performance change", "not an
-optimization") and text inside quotes (an old commit's title) do not count.
+Reads the subject and the commit message as a reviewer does, in three steps:
 
-Then it looks for evidence, in this order: the commit message and the notes
-below ``---``; the series' cover letter (``ctx.cover``); a later message by the
-patch author in the thread (``ctx.thread``). Evidence means measured numbers:
-percentages, values with units (ns, us, ms, cycles, IOPS, MB/s, ops/s...),
-"N times faster", before/after or with/without tables, or perf/fio style
-output, or a measured ratio of a metric in one sentence ("improves small
-write IOPS with a factor four on my test setup", "3x the throughput"). The
-grade is recorded in ``details["evidence"]``:
+1. **The claim** (``find_claim``): a sentence that says this patch makes
+   something faster or cheaper: "optimize", "speed up", "faster", a cost made
+   smaller ("reduce overhead/contention/latency", "fewer cache misses",
+   "wasting CPU time"), a good thing made bigger ("improve throughput",
+   "performance should be increased"), "for the sake of high performance",
+   "quite expensive", "a bottleneck", cache placement ("the same cache line",
+   "split between 2 cache lines", "false sharing"), a new fast path.
+   Not a claim: negated ("no performance change"), future work ("can be
+   optimized later", "on top"), "optimize" meaning memory or size, what the
+   compiler optimizes, the name of existing code ("the optimized modify QP
+   path", "the has_sleepers optimization"), an existing option described,
+   "EMC performance", "fail faster", and words inside a quoted commit title,
+   command output, code or the version history ("v1->v2: ...").
+   The word lists at the top of the module are the whole vocabulary: a false
+   positive is fixed by adding a word there and an example patch.
+
+2. **The evidence** (``_grade``), in this order: the commit message and the notes
+   below ``---``; the series' cover letter (``ctx.cover``; paragraphs that name
+   other patches of the series are left out); a later message by the
+   patch author in the thread (``ctx.thread``). Evidence means measured numbers:
+   percentages, values with units (ns, us, ms, s, cycles, IOPS, Gb/s, MB/s,
+   ops/s...), "N times faster", Before:/After: blocks, tables of numbers under
+   a comparison, a unit or a tool (fio, netperf, iperf...), dmesg time stamps
+   compared, or a measured ratio of a metric in one sentence ("improves small
+   write IOPS with a factor four on my test setup", "3x the throughput").
+   Not evidence: configuration values ("sleep 100 ms", "a timeout of 5s"),
+   git rename similarity and diffstat lines, a share of capacity ("1% of the
+   filesystem"), sizes in bytes.
+
+3. **The thread**: whether the author answered with numbers or a reviewer
+   already asked.
+
+The grade is recorded in ``details["evidence"]``:
 
 * ``none``: nothing measured and no method named;
 * ``claim-only``: a benchmark or tool is named, or a link or non-performance
@@ -59,7 +80,9 @@ Known limits
 ------------
 Recognises English phrasing only. Whether the numbers are *convincing* is left
 to the reviewer; a number with a unit in an unrelated sentence counts as
-evidence. Evidence behind a link is not followed.
+evidence. Evidence behind a link is not followed. A claim said only in the
+cover letter is not this patch's claim. When unsure the rule stays quiet:
+precision over recall.
 
 References
 ----------
@@ -94,7 +117,7 @@ RULE = RuleMeta(
 # Word lists: what a claim and a measurement look like. A false positive or a missed claim
 # is fixed by adding a word here, with an example patch in rules/examples/RB201/.
 # Words are lower case; multi-word terms are joined by "_" first ("cache line" ->
-# "cache_line", see JOINED_TERMS), so every list holds single tokens.
+# "cache_line", see _JOINED_TERMS_RE), so every list holds single tokens.
 # ---------------------------------------------------------------------------------------
 
 # Claim a gain by themselves: "faster", "speed-up", "optimize X", "a bottleneck"
