@@ -149,6 +149,10 @@ COST_NOUNS = frozenset({
     "retries", "retry", "lookups", "iterations", "wakeups", "round_trips", "round_trip", "syscalls",
     "indirect_calls", "context_switches", "lock_hold", "critical_section", "instructions", "atomics",
 })
+# a cost of the old code called needless: "unnecessary overhead", "useless rbtree iterations"
+WASTE_WORDS = frozenset({
+    "unnecessary", "needless", "useless", "pointless", "redundant", "excessive", "extra", "superfluous",
+})
 # the cost noun said smaller after it: "contention is reduced", "latency drops"
 LESS_AFTER = frozenset({"reduced", "decreased", "drops", "dropped", "lowered", "eliminated", "avoided", "shortened"})
 
@@ -236,15 +240,19 @@ MEMORY_WORDS = frozenset({
     "memory", "size", "sizes", "footprint", "padding", "hole", "holes", "layout", "space", "stack", "bytes",
     "binary", "image",
 })
+# "memory barriers", "memory ordering": about speed or correctness, not memory size
+NOT_SIZE_AFTER_MEMORY = frozenset({
+    "barrier", "barriers", "ordering", "access", "accesses", "bandwidth", "latency", "model", "fence", "fences",
+})
 # "optimize" done by the compiler (code generation, no runtime claim)
 COMPILER_WORDS = frozenset({"compiler", "compilers", "compile", "codegen", "gcc", "clang"})
 # "allow X to optimize": someone else may optimize, later
 ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
 # "the has_sleepers optimization", "current optimization": an existing mechanism named
 NAMING_BEFORE = frozenset({
-    "future", "further", "later", "upcoming", "up", "subsequent", "compiler", "compiler's", "possible",
+    "future", "further", "later", "upcoming", "subsequent", "compiler", "compiler's", "possible",
     "potential", "premature", "micro", "arch", "architecture", "hand", "simd", "asm", "assembly", "existing",
-    "current",
+    "current", "specific", "hardware", "platform",
 })
 NAMING_AFTER = frozenset({
     "code", "version", "implementation", "implementations", "routine", "routines", "assembly", "variant",
@@ -399,7 +407,7 @@ _JOINED_TERMS_RE = re.compile(
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\block[ \t\n]hold\b|\bcritical[ \t\n]section\b",
     re.IGNORECASE,
 )
-_TOKEN_RE = re.compile(r"\w+(?:['’/]\w+)*")  # "I/O", "don't"; "speed-up" is two words
+_TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
 _NEGATION_RE = re.compile(r"(?:\b(?:no|not|without|never|nor|neither|hardly)\b|n't\b)[^.;:,()]{0,30}$", re.IGNORECASE)
@@ -414,7 +422,7 @@ _VERSION_NOTES_RE = re.compile(
 _OUTPUT_LINE_PREFIXES = ("$", "#", "[", "|", "`", "//", "/*", "*/", "+", "<", "{", "}")
 _BULLET_RE = re.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
 
-_NUM = r"(?<![\w.])\d+(?:[.,]\d+)?"
+_NUM = r"(?<![\w./])\d+(?:[.,]\d+)?"  # not inside a word, version or path ("powerpc/64s")
 # a number and the (up to two) words after it: "25s", "1.2 ms", "20K IOPs", "9.4 Gbits/sec", "-44%"
 _NUMBER_UNIT_RE = re.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
 _PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
@@ -574,6 +582,8 @@ def _claim_span(words: Sequence[str], i: int, *, subject: bool) -> tuple[int, in
         if i > 0 and words[i - 1] in NOT_SPEED_QUALIFIERS:
             return None
         return i, last
+    if w in COST_NOUNS and any(b in WASTE_WORDS for b in words[max(0, i - 2) : i]):
+        return max(0, i - 2) + next(k for k, b in enumerate(words[max(0, i - 2) : i]) if b in WASTE_WORDS), i
     if w in COST_NOUNS and any(a in LESS_AFTER for a in words[i + 1 : i + 4]):
         return i, next(i + 1 + k for k, a in enumerate(words[i + 1 : i + 4]) if a in LESS_AFTER)
     if w in PURPOSE_NOUNS and "for" in words[max(0, i - 6) : i] and nxt not in PERF_NAME_FOLLOWERS:
@@ -603,6 +613,17 @@ def _claim_span(words: Sequence[str], i: int, *, subject: bool) -> tuple[int, in
     return None
 
 
+def _about_memory(after: Sequence[str]) -> bool:
+    """True when the words after "optimize" name memory or size ("memory usage", "struct layout").
+
+    "memory barriers" and "memory ordering" are not about size.
+    """
+    for k, word in enumerate(after[:5]):
+        if word in MEMORY_WORDS and (k + 1 == len(after) or after[k + 1] not in NOT_SIZE_AFTER_MEMORY):
+            return True
+    return False
+
+
 def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: int, text: str, cues: _Cues) -> bool:
     """True when the claim word ``words[i]`` of sentence ``text`` does not claim a gain of this patch."""
     if cues.future or cues.existing:
@@ -614,7 +635,7 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
         if prev in FAIL_WORDS or any(a in NOT_RUNTIME_AFTER for a in words[i + 1 : i + 4]):
             return True  # "fail faster", "faster development"
     if w in OPTIMIZE_VERBS or w in OPTIMIZED:
-        if any(a in MEMORY_WORDS for a in words[i + 1 : i + 6]):
+        if _about_memory(words[i + 1 : i + 7]):
             return True  # optimize memory, size, layout
         if cues.compiler:
             return True  # what the compiler optimizes
@@ -651,6 +672,8 @@ def _find_claim_in(text: str, *, subject: bool = False) -> Claim | None:
                 a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]):
                     continue
+                if words[:2] == ["now", "that"] and a < sentence.find(","):
+                    continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if cues is None:
@@ -791,8 +814,13 @@ def _ratio_measured(text: str) -> bool:
 
 
 def _evidence_lines(text: str) -> list[str]:
-    """The writer's own lines that may carry numbers: no quotes, diffstat or rename lines."""
-    return ["" if _DIFFSTAT_RE.match(line) else line for line in _own_lines(text)]
+    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines or diff."""
+    lines = []
+    for line in _own_lines(text):
+        if line.startswith("diff --git "):
+            break  # a diff inside the mail: hunk headers and code are no measurements
+        lines.append("" if _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+    return lines
 
 
 @lru_cache(maxsize=256)
