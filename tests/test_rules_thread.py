@@ -174,3 +174,40 @@ def test_archive_replies_without_headers_count_by_subject_title() -> None:
     assert f.state is FindingState.OPEN
     (f,) = run(bad_speed_up(), thread=(other_patch, asked))
     assert f.state is FindingState.RAISED
+
+
+EXTRA = Path(__file__).parent / "data" / "evalset-extra" / "mail"
+
+
+def _real(name: str):
+    from reviewbot.parse.mail import parse_rfc822 as parse
+
+    return parse((EXTRA / name).read_bytes(), name)
+
+
+def test_real_claim_answered_only_in_a_later_author_reply() -> None:
+    """linux-raid: 'run faster' with no numbers; the author answers '~3% gain' from another address."""
+    patch = parse_patch(_real("EX001.eml"))
+    cover = parse_patch(_real("EX001.cover.eml"))
+    thread = (_real("EX001.reply1.eml"), _real("EX001.reply2.eml"))
+    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover, thread=thread)).findings
+    assert f.state is FindingState.ANSWERED and f.details["evidence_source"] == "author's reply"
+    (alone,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover)).findings
+    assert alone.state is FindingState.OPEN
+
+
+def test_real_claim_whose_author_names_a_tool_but_no_numbers() -> None:
+    """linux-raid: 'improve the performance'; asked how it was measured, the author says fio, 'no big change'."""
+    patch = parse_patch(_real("EX002.eml"))
+    cover = parse_patch(_real("EX002.cover.eml"))
+    thread = tuple(_real(f"EX002.reply{k}.eml") for k in (1, 2, 3))
+    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover, thread=thread)).findings
+    assert f.state is FindingState.RAISED and f.details["evidence"] == "none"
+    assert f.details["claim"] == "improve the performance"
+
+
+def test_real_clock_and_error_prints_are_no_harness() -> None:
+    """linux-raid: ktime_get_seconds() for an hourly decay next to pr_notice() of error counts."""
+    for name in ("EX003.eml", "EX004.eml"):
+        patch = parse_patch(_real(name))
+        assert check_patch(patch, [RULES["RB202"]], RuleContext()).findings == ()
