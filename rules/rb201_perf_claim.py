@@ -179,6 +179,8 @@ PURPOSE_WORDS = frozenset({"sake", "better", "higher", "high", "improved", "maxi
 PURPOSE_NOUNS = frozenset({"performance", "speed", "efficiency", "scalability", "throughput"})
 PURPOSE_AFTER = frozenset({"reasons", "reason"})
 PURPOSE_FILLER = PURPOSE_WORDS | {"the", "of", "a", "an"}
+# "the size of data used in the hot path matters for performance": speed as the reason
+MATTERS_WORDS = frozenset({"matters", "matter", "important", "critical", "crucial", "essential"})
 # the old code hurts a good thing: "this actually decreases I/O performance", "limiting scalability"
 HARM_VERBS = frozenset({
     "decreases", "decrease", "decreasing", "degrade", "degrades", "degrading", "hurt", "hurts", "hurting",
@@ -627,7 +629,8 @@ def _good_made_bigger(words: Sequence[str], i: int) -> Span | None:
 
 
 def _for_performance(words: Sequence[str], i: int) -> Span | None:
-    """Speed as the purpose: "for the sake of high performance", "for better performance", "for performance reasons"
+    """Speed as the purpose: "for the sake of high performance", "for better performance", "for performance reasons",
+    "matters for performance"
     (a bare "for speed" often says what existing code is for)."""
     if words[i] not in PURPOSE_NOUNS or "for" not in words[max(0, i - 6) : i]:
         return None
@@ -638,6 +641,8 @@ def _for_performance(words: Sequence[str], i: int) -> Span | None:
     between = words[k + 1 : i]
     if not between and nxt in PURPOSE_AFTER:
         return k, i + 1
+    if not between and k > 0 and words[k - 1] in MATTERS_WORDS:
+        return k - 1, i  # "matters for performance"
     if any(b in PURPOSE_WORDS for b in between) and all(b in PURPOSE_FILLER for b in between):
         return k, i
     return None
