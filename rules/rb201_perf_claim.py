@@ -412,7 +412,8 @@ _JOINED_TERMS_RE = re.compile(
 _TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
-_NEGATION_RE = re.compile(r"(?:\b(?:no|not|without|never|nor|neither|hardly)\b|n't\b)[^.;:,()]{0,30}$", re.IGNORECASE)
+# a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
+_NEGATION_RE = re.compile(rf"(?:\b(?:{_alternation(NEGATIONS)})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
 _QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
 _TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
 # the version history under the changelog ("v2->v3: ...", "Changes in v2:", a "--" line)
