@@ -35,8 +35,12 @@ add a tracepoint if the timing is useful in production.
 Known limits
 ------------
 Only looks inside one hunk; a stamp taken in one hunk and printed in another
-is not seen. Code under ``tools/`` and ``samples/`` (where measuring is the
-point) is ignored.
+is not seen. Code that measures on purpose is left alone: ``tools/`` (kselftests,
+perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), KUnit tests
+(``*_kunit.c``, ``<kunit/test.h>``), ``tests/`` folders and benchmarks
+(``*bench*``, ``*torture*``, ``crypto/tcrypt.c``). Only a print of a *difference*
+of stamps (or an average) counts: printing a plain time stamp, a state or an
+error next to timing code is not a harness.
 
 References
 ----------
@@ -63,98 +67,129 @@ RULE = RuleMeta(
 )
 
 _CLOCK = r"(?:get_cycles(?:64)?|rdtsc\w*|ktime_get\w*|sched_clock|local_clock|cpu_clock|rdtscll)"
+# Every clock name of _CLOCK holds one of these (case matters): a text without them cannot match _CLOCK_RE
+CLOCK_WORDS = ("get_cycles", "rdtsc", "ktime_get", "sched_clock", "local_clock", "cpu_clock")
+# calls that compute the difference of two stamps
+DELTA_CALLS = ("ktime_sub", "ktime_us_delta", "ktime_ms_delta", "ktime_to_ns(ktime_sub", "time_delta")
+PRINT_WORDS = ("print", "pr_", "dev_")
+# names of the sample counters a harness averages ("static u64 total_ns, nr_calls;")
+COUNTER_WORDS = r"(?:total|sum|count|samples|nr_calls|calls|iters)"
+# Files that measure on purpose: self-tests, KUnit tests, test modules, benchmarks and tools
+MEASURING_PATH_RE = re.compile(
+    r"^(?:tools|samples|scripts)/"  # tools/testing/selftests, perf, samples
+    r"|(?:^|/)tests?/"  # fs/btrfs/tests/, drivers/.../test/
+    r"|(?:^|/)test_\w+\.c$|[_-]tests?\.c$|[_-]kunit\.c$|kunit"  # lib/test_bitmap.c, foo_test.c, foo_kunit.c
+    r"|bench|torture|(?:^|/)tcrypt\.c$"  # lib/*benchmark*, locktorture, crypto/tcrypt.c
+)
+# added code that makes a file a test: KUnit suites, a test module's init
+TEST_MARKERS = ("<kunit/test.h>", "KUNIT_CASE", "kunit_test_suite", "KSTM_MODULE", "<linux/kselftest")
+
 _STAMP_RE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*" + _CLOCK + r"\s*\(")
 _CLOCK_RE = re.compile(r"\b" + _CLOCK + r"\s*\(")
+_ASSIGN_RE = re.compile(r"\b([A-Za-z_]\w*)\s*[+-]?=(?!=)\s*(.*)")  # "d = t1 - t0", "sum += ...", not "=="
 _PRINT_RE = re.compile(r"\b(?:printk|pr_\w+|trace_printk|dev_(?:info|warn|err|dbg|notice))\s*\(")
-_STATIC_COUNTER_RE = re.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*)\b")
+_STATIC_COUNTER_RE = re.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*" + COUNTER_WORDS + r"\w*)\b")
 _IRQ_OFF_RE = re.compile(r"\blocal_irq_(?:save|disable)\s*\(")
-_PREFILTER_RE = re.compile(
-    r"\b" + _CLOCK + r"\s*\(|^\s*static\s+[\w\s]+?\b\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*\b", re.M
-)
-_QUICK_WORDS = ("cycles", "rdtsc", "ktime_get", "sched_clock", "local_clock", "cpu_clock", "static")
-# Every clock name of _CLOCK holds one of these (case matters): a text without them cannot match _CLOCK_RE
-_CLOCK_WORDS = ("get_cycles", "rdtsc", "ktime_get", "sched_clock", "local_clock", "cpu_clock")
-_STATIC_PREFILTER_RE = re.compile(
-    r"^\s*static\s+[\w\s]+?\b\w*(?:total|sum|count|samples|nr_calls|calls|iters)\w*\b", re.M
-)
+_STATIC_PREFILTER_RE = re.compile(r"^\s*static\s+[\w\s]+?\b\w*" + COUNTER_WORDS + r"\w*\b", re.M)
+_WORDS_RE = re.compile(r"\w+")
+_MINUS_RE = re.compile(r"-(?![->=])")  # a subtraction, not "->", "--" or "-="
+_QUICK_WORDS = CLOCK_WORDS + ("static",)
 
 
 def _may_harness(text: str) -> bool:
-    """Whether ``_PREFILTER_RE`` finds a match in ``text``, its two branches behind substring tests.
+    """Whether ``text`` may hold a harness: a clock call, or a static sample counter, and a print.
 
-    The clock branch is the costly part of the pattern (tried at every
-    position); it only runs when a clock name is in the text.
+    Substring tests first: the patterns only run when their words are there.
     """
-    if any(word in text for word in _CLOCK_WORDS) and _CLOCK_RE.search(text):
+    if not any(word in text for word in PRINT_WORDS):
+        return False  # nothing printed: no harness
+    if any(word in text for word in CLOCK_WORDS) and _CLOCK_RE.search(text):
         return True
     return "static" in text and _STATIC_PREFILTER_RE.search(text) is not None
-_WORDS_RE = re.compile(r"\w+")
-_EXCLUDED_PATH_RE = re.compile(r"^(?:tools|samples|scripts)/")
+
+
+def _measures_on_purpose(path: str, added: str) -> bool:
+    """Self-tests, KUnit tests, test modules, benchmarks and tools measure on purpose."""
+    return MEASURING_PATH_RE.search(path) is not None or any(marker in added for marker in TEST_MARKERS)
+
+
+class _Harness:
+    """What the added lines of one hunk measure: stamp, delta and counter variables, irqs disabled."""
+
+    def __init__(self, codes: list[str]) -> None:
+        self.stamps: set[str] = set()
+        self.deltas: set[str] = set()
+        self.counters: set[str] = set()
+        self.irq_off = False
+        for code in codes:
+            if any(word in code for word in CLOCK_WORDS):
+                self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(code))
+            if "static" in code:
+                m = _STATIC_COUNTER_RE.match(code)
+                if m:
+                    self.counters.add(m.group(1))
+            if "local_irq_" in code and _IRQ_OFF_RE.search(code):
+                self.irq_off = True
+        for code in codes:  # a second pass: a delta may use a stamp taken on a later line (a loop)
+            m = _ASSIGN_RE.search(code)
+            if m and self.is_delta(m.group(2)):
+                self.deltas.add(m.group(1))
+
+    def is_delta(self, expr: str) -> bool:
+        """True when ``expr`` is a difference of stamps: ``t1 - t0``, ``get_cycles() - t0``, ``ktime_sub(...)``."""
+        names = set(_WORDS_RE.findall(expr))
+        timed = bool(names & self.stamps) or _CLOCK_RE.search(expr) is not None
+        return timed and (_MINUS_RE.search(expr) is not None or any(call in expr for call in DELTA_CALLS))
+
+    def printed(self, args: str) -> str | None:
+        """The kind of measurement a print call's arguments (strings blanked) show, or None."""
+        names = set(_WORDS_RE.findall(args))
+        if names & self.deltas or self.is_delta(args):
+            return "time delta"
+        if names & self.counters and "/" in args:
+            return "average of static counters"
+        return None
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report the print line of a timing harness (one finding per hunk)."""
     findings: list[Finding] = []
     for fd in patch.files:
-        if not fd.path.endswith((".c", ".h")) or _EXCLUDED_PATH_RE.match(fd.path):
+        if not fd.path.endswith((".c", ".h")):
             continue
         text = joined_text(fd, LineKind.ADDED)
-        if not ("print" in text or "pr_" in text or "dev_" in text):
-            continue  # nothing printed: no harness
         if not any(word in text for word in _QUICK_WORDS) or not _may_harness(text):
             continue
+        if _measures_on_purpose(fd.path, text):
+            continue
         for hunk in fd.hunks:
-            hunk_text = joined_text(hunk, LineKind.ADDED)
-            if not ("print" in hunk_text or "pr_" in hunk_text or "dev_" in hunk_text):
-                continue  # findings are on print lines (_PRINT_RE), and stamps do not cross hunks
-            if not _may_harness(hunk_text):
-                continue
+            if not _may_harness(joined_text(hunk, LineKind.ADDED)):
+                continue  # stamps and their print do not cross hunks
             added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
-            if not added:
+            codes = [s.code for s in scan_lines([d.text for d in added])]
+            harness = _Harness(codes)
+            if not (harness.stamps or harness.deltas or harness.counters):
                 continue
-            scans = scan_lines([d.text for d in added])
-            codes = [s.code for s in scans]
-            if not any(_CLOCK_RE.search(c) or _STATIC_COUNTER_RE.match(c) for c in codes):
-                continue
-            stamps = set()
-            counters = set()
-            irq_off = False
-            # substring tests first: each pattern needs its word (a clock name, "static",
-            # "local_irq_", a print call name) in the line
-            for code in codes:
-                if "cycles" in code or "rdtsc" in code or "ktime_get" in code or "clock" in code:
-                    for m in _STAMP_RE.finditer(code):
-                        stamps.add(m.group(1))
-                if "static" in code:
-                    m = _STATIC_COUNTER_RE.match(code)
-                    if m:
-                        counters.add(m.group(1))
-                if "local_irq_" in code and _IRQ_OFF_RE.search(code):
-                    irq_off = True
-            for dl, code, raw in zip(added, codes, (d.text for d in added)):
-                if not ("print" in code or "pr_" in code or "dev_" in code) or not _PRINT_RE.search(code):
+            for dl, code in zip(added, codes):
+                if not any(word in code for word in PRINT_WORDS) or not _PRINT_RE.search(code):
                     continue
-                args = raw[raw.find("(") :]
-                words = set(_WORDS_RE.findall(args))
-                uses_stamp = bool(_CLOCK_RE.search(args)) or bool(words & stamps)
-                delta = "-" in args or "ktime_sub" in args or "ktime_us_delta" in args or "ktime_ms_delta" in args
-                averaged = bool(words & counters) and "/" in args
-                if (uses_stamp and (delta or stamps)) or averaged:
-                    kind = "average of static counters" if averaged and not uses_stamp else "time delta"
-                    findings.append(
-                        RULE.finding(
-                            patch,
-                            f"added code prints a {kind} ({'interrupts disabled around it, ' if irq_off else ''}"
-                            "looks like a measuring harness, not meant for merging)",
-                            path=fd.path,
-                            line=dl.new_no,
-                            input_line=dl.input_line,
-                            hunk=hunk,
-                            symbol=f"harness@{(hunk.section or '').strip()[:60]}",
-                            details={"kind": kind, "stamps": sorted(stamps), "irq_off": irq_off},
-                        )
+                kind = harness.printed(code[_PRINT_RE.search(code).end() :])
+                if kind is None:
+                    continue  # a print of something else (a state, an error, a plain time stamp)
+                findings.append(
+                    RULE.finding(
+                        patch,
+                        f"added code prints a {kind} ({'interrupts disabled around it, ' if harness.irq_off else ''}"
+                        "looks like a measuring harness, not meant for merging)",
+                        path=fd.path,
+                        line=dl.new_no,
+                        input_line=dl.input_line,
+                        hunk=hunk,
+                        symbol=f"harness@{(hunk.section or '').strip()[:60]}",
+                        details={"kind": kind, "stamps": sorted(harness.stamps), "irq_off": harness.irq_off},
                     )
-                    break
+                )
+                break
     return findings
 
 

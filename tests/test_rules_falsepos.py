@@ -106,4 +106,4 @@ def test_rb201_naming_an_existing_optimization_is_not_a_claim(text: str, claim: 
     from reviewbot.rules.rb201_perf_claim import find_claim
 
     m = find_claim(text)
-    assert (m.group(0) if m else None) == claim
+    assert (m.text if m else None) == claim

@@ -94,6 +94,23 @@ def test_cover_letter_numbers_mark_it_answered() -> None:
     assert "cover letter" in f.message
 
 
+def test_cover_letter_numbers_about_another_patch_are_not_evidence() -> None:
+    """A cover letter's paragraph naming other patches of the series backs those patches, not this one."""
+    patch = bad_speed_up()
+    three = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 3/4] foocache: Speed up cache entry creation")))
+    text = (
+        "This series speeds up foocache.\n\n"
+        "Patch 1 converts the lookup to RCU: fio randread went from 410k to 520k IOPS (+27%).\n\n"
+        "Patches 3-4 take the bucket lock once per entry.\n"
+    )
+    cover = replace(patch, files=(), commit_message=text)
+    (f,) = run(three, cover=cover)
+    assert f.state is FindingState.OPEN and "cover letter" not in f.message
+    one = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 1/4] foocache: Speed up cache entry creation")))
+    (f,) = run(one, cover=cover)
+    assert f.state is FindingState.ANSWERED and f.details["evidence_source"] == "cover letter"
+
+
 def test_measured_changelog_and_negated_claims_give_nothing() -> None:
     patch = bad_speed_up()
     assert run(replace(patch, commit_message=patch.commit_message + "\nhackbench: 12.1s -> 10.3s (-15%)\n")) == ()
@@ -157,3 +174,40 @@ def test_archive_replies_without_headers_count_by_subject_title() -> None:
     assert f.state is FindingState.OPEN
     (f,) = run(bad_speed_up(), thread=(other_patch, asked))
     assert f.state is FindingState.RAISED
+
+
+EXTRA = Path(__file__).parent / "data" / "evalset-extra" / "mail"
+
+
+def _real(name: str):
+    from reviewbot.parse.mail import parse_rfc822 as parse
+
+    return parse((EXTRA / name).read_bytes(), name)
+
+
+def test_real_claim_answered_only_in_a_later_author_reply() -> None:
+    """linux-raid: 'run faster' with no numbers; the author answers '~3% gain' from another address."""
+    patch = parse_patch(_real("EX001.eml"))
+    cover = parse_patch(_real("EX001.cover.eml"))
+    thread = (_real("EX001.reply1.eml"), _real("EX001.reply2.eml"))
+    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover, thread=thread)).findings
+    assert f.state is FindingState.ANSWERED and f.details["evidence_source"] == "author's reply"
+    (alone,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover)).findings
+    assert alone.state is FindingState.OPEN
+
+
+def test_real_claim_whose_author_names_a_tool_but_no_numbers() -> None:
+    """linux-raid: 'improve the performance'; asked how it was measured, the author says fio, 'no big change'."""
+    patch = parse_patch(_real("EX002.eml"))
+    cover = parse_patch(_real("EX002.cover.eml"))
+    thread = tuple(_real(f"EX002.reply{k}.eml") for k in (1, 2, 3))
+    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=cover, thread=thread)).findings
+    assert f.state is FindingState.RAISED and f.details["evidence"] == "none"
+    assert f.details["claim"] == "improve the performance"
+
+
+def test_real_clock_and_error_prints_are_no_harness() -> None:
+    """linux-raid: ktime_get_seconds() for an hourly decay next to pr_notice() of error counts."""
+    for name in ("EX003.eml", "EX004.eml"):
+        patch = parse_patch(_real(name))
+        assert check_patch(patch, [RULES["RB202"]], RuleContext()).findings == ()
