@@ -84,10 +84,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
-from reviewbot.cutil import comment_above, joined_text, normalise, scan_lines, starts_in_comment
-from reviewbot.models import Finding, Hunk, LineKind, Patch
+from reviewbot.cutil import comment_above, joined_text, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -106,7 +107,8 @@ RULE = RuleMeta(
 _SMP = (
     r"smp_mb__before_atomic|smp_mb__after_atomic|smp_mb__after_spinlock|smp_acquire__after_ctrl_dep|"
     r"smp_store_mb|smp_store_release|smp_load_acquire|smp_cond_load_\w+|smp_mb|smp_rmb|smp_wmb|"
-    r"__smp_\w+|virt_(?:mb|rmb|wmb|store_mb|store_release|load_acquire|mb__before_atomic|mb__after_atomic)"
+    r"__smp_(?:mb__before_atomic|mb__after_atomic|store_mb|store_release|load_acquire|cond_load_\w+|mb|rmb|wmb)|"
+    r"virt_(?:mb|rmb|wmb|store_mb|store_release|load_acquire|mb__before_atomic|mb__after_atomic)"
 )
 _DEVICE = r"dma_mb|dma_rmb|dma_wmb|mb|rmb|wmb"
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
@@ -120,10 +122,11 @@ _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
 _FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
 _PRIMITIVE_RE = re.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
 _BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
-# headers that implement the primitives themselves: their barriers are the implementation
+# headers that implement the primitives themselves: their barriers are the implementation (lock
+# implementations such as spinlock.h/qspinlock.h are not: their barriers are uses that need a pairing comment)
 _PRIMITIVE_HEADER_RE = re.compile(
     r"^(?:arch/[^/]+/include/asm/|include/asm-generic/|tools/(?:arch/[^/]+/)?include/asm/)"
-    r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|spinlock[\w-]*|bitops[\w-]*|qspinlock[\w-]*|"
+    r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|bitops[\w-]*|"
     r"rwonce|io|mmio[\w-]*|percpu)\.h$"
 )
 _CONTROL_RE = re.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
@@ -232,9 +235,10 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
     Two kinds: a macro whose body is only a call of a barrier primitive on
     one of its parameters (``#define res_smp_cond_load_acquire(v, c)
     smp_cond_load_acquire_timewait(v, c, 0ULL, 1ULL, 0)``, also with the body
-    on the continuation line), and an inline function whose body is only
-    ``return barrier(param...);``, on one line or as ``{`` / the statement /
-    ``}`` at column 0. Such a line defines an API; the comment about pairing
+    on the continuation line), and a function whose body is only
+    ``[return] barrier(param...);`` or a parameterless ``barrier();``
+    (``void rust_helper_smp_mb(void) { smp_mb(); }``), on one line or as
+    ``{`` / the statement / ``}`` at column 0. Such a line defines an API; the comment about pairing
     belongs to its callers.
     """
     code = scans[idx].code.rstrip()
@@ -248,9 +252,7 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
             return _forwarded_barrier(code, _param_names(pm.group(1) or ""))
     fm = _ONE_LINE_FUNC_RE.match(code)
     if fm and not _CONTROL_RE.match(code):
-        return _forwarded_barrier(fm.group(2), _param_names(fm.group(1)), returned=True)
-    if not code.lstrip().startswith("return"):
-        return False
+        return _forwarded_barrier(_strip_return(fm.group(2)), _param_names(fm.group(1)))
 
     def neighbour(start: int, step: int) -> int | None:
         j = start + step
@@ -272,7 +274,15 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
     hm = _HEADER_PARAMS_RE.search(opening)
     if hm is None or _CONTROL_RE.match(opening):
         return False
-    return _forwarded_barrier(code, _param_names(hm.group(1)), returned=True)
+    return _forwarded_barrier(_strip_return(code), _param_names(hm.group(1)))
+
+
+def _strip_return(text: str) -> str:
+    """A statement without a leading ``return``: ``return smp_load_acquire(p);`` -> ``smp_load_acquire(p);``."""
+    text = text.strip()
+    if text.startswith("return") and text[6:7] in (" ", "\t", "("):
+        return text[6:].strip()
+    return text
 
 
 def _is_c(path: str) -> bool:
@@ -287,18 +297,30 @@ def _is_smp(name: str) -> bool:
     return bool(_SMP_NAME_RE.match(name))
 
 
-def _comment_ok(name: str, comment: str) -> bool:
-    """Does ``comment`` do its job for barrier ``name``?"""
+def _comment_ok(name: str, comment: str, known: frozenset = frozenset()) -> bool:
+    """Does ``comment`` do its job for barrier ``name``?
+
+    An SMP barrier's comment must speak of pairing (``_PAIRING_RE``) or name
+    the other side: a function (``foo()``, or a name the patch shows as a
+    function, without the parentheses) or another barrier; naming only the
+    barrier itself ("This virt_wmb() ensures ...") does not. A device
+    barrier's comment must say in a few words what it orders.
+    """
     text = comment.strip()
     if not text or _TRIVIAL_RE.match(text):
         return False
     if _is_smp(name):
         if _PAIRING_RE.search(text):
             return True
-        if _FUNC_NAMED_RE.search(text) or _BARRIER_NAMED_RE.search(text):
-            return True
-        return False
+        named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
+            m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
+        }
+        named |= {w for w in _IDENT_RE.findall(text) if w in known}
+        return bool(named - {name})
     return len(_WORD_RE.findall(text)) >= 3
+
+
+_IDENT_RE = re.compile(r"\b[A-Za-z_]\w*_\w*\b")  # a code name: has an underscore
 
 
 _CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
@@ -513,20 +535,39 @@ def _neighbour_op(scans, idx: int, step: int) -> str | None:
     return None
 
 
-def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
-    """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
-    if not patch.files:
-        return []
+# ------------------------------------------------------------------ the review, step by step
+
+
+@dataclass
+class _Use:
+    """One added barrier call, with the new side of its hunk around it."""
+
+    path: str
+    hunk: Hunk
+    new: list
+    scans: list
+    idx: int
+    name: str
+    code: str
+    barrier_header: bool
+
+    @property
+    def line(self) -> DiffLine:
+        return self.new[self.idx]
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
+
+
+def _may_add_barrier(patch: Patch) -> bool:
+    """Cheap test: can an added line of a C file hold a barrier call at all?"""
     added_text = "\n".join([joined_text(fd, LineKind.ADDED) for fd in patch.files if _is_c(fd.path)])
-    if not ("smp_" in added_text or "virt_" in added_text or _MB_CALL_RE.search(added_text)):
-        return []  # _QUICK_RE, split into substring tests and a literal-prefix regex
-    # (no BARRIER_RE search over the whole text: each hunk below is searched anyway, and
-    # a hunk's match is a match of the whole text, so it only repeated that work)
-    moved = _removed_counter(patch)
-    removed_bodies: frozenset | None = None
-    findings: list[Finding] = []
-    bodies: dict[str, list[str]] | None = None
-    losing: dict[str, bool] | None = None
+    return "smp_" in added_text or "virt_" in added_text or bool(_MB_CALL_RE.search(added_text))
+
+
+def _barrier_uses(patch: Patch) -> Iterator[_Use]:
+    """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in patch.files:
         if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path):
             continue
@@ -544,12 +585,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 continue
             texts = [dl.text for dl in new]
             scans = scan_lines(texts, starts_in_comment(texts))
-            fresh = None
             for idx, dl in enumerate(new):
                 if dl.kind is not LineKind.ADDED:
                     continue
-                text = dl.text
-                if "mb" not in text and "smp_" not in text and "virt_" not in text:
+                if "mb" not in dl.text and "smp_" not in dl.text and "virt_" not in dl.text:
                     continue  # every barrier name holds one of these, and the code is cut from the text
                 code = scans[idx].code
                 calls = [
@@ -557,118 +596,365 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     for m in BARRIER_RE.finditer(code)
                     if not (_VOID_BARRIER_RE.match(m.group(1)) and code[: m.start()].rstrip().endswith(("(", ",")))
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
-                if not calls:
-                    continue
-                dm = _DEFINE_RE.match(code)
-                if dm and (barrier_header or BARRIER_RE.match(dm.group(1) + "(") or _PRIMITIVE_RE.match(dm.group(1))):
-                    continue  # defines a barrier primitive
-                fm = _FUNC_DEF_RE.match(code)
-                if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
-                    continue
-                if _is_wrapper(scans, new, idx):
-                    continue  # a macro or inline function forwarding to a barrier: an API, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
-                if not calls:
+                if calls:
+                    yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header)
+
+
+_PRIMITIVE_MACRO_RE = re.compile(
+    r"^(?:__)?(?:READ_ONCE|WRITE_ONCE|ACCESS_ONCE)\w*$|barrier|acquire|release|(?:^|_)[rw]?mb(?:_|$)|cmpxchg|xchg|atomic",
+    re.IGNORECASE,
+)
+
+
+def _macro_name(scans, idx: int) -> str | None:
+    """The macro whose ``#define`` (continued with ``\\``) line ``idx`` belongs to, or None."""
+    j = idx
+    while j >= 0:
+        dm = _DEFINE_RE.match(scans[j].code)
+        if dm:
+            return dm.group(1)
+        if j == idx or scans[j - 1 if j else 0].code.rstrip().endswith("\\"):
+            j -= 1
+            if j >= 0 and not scans[j].code.rstrip().endswith("\\"):
+                return None
+            continue
+        return None
+    return None
+
+
+def _is_definition(use: _Use) -> bool:
+    """Step 2: does the line define a barrier primitive or a wrapper (an API, not a use)?
+
+    ``#define`` of a barrier primitive (also a multi-line macro implementing a
+    primitive: tools/ copies of ``READ_ONCE``), a function named like a
+    barrier, and a macro or function whose body only forwards to a barrier.
+    """
+    code, dl = use.code, use.line
+    macro = _macro_name(use.scans, use.idx)
+    if macro and (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
+                  or _PRIMITIVE_MACRO_RE.search(macro)):
+        return True
+    fm = _FUNC_DEF_RE.match(code)
+    if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
+        return True
+    return _is_wrapper(use.scans, use.new, use.idx)
+
+
+class _Moves:
+    """Step 3: barriers the patch only moves or edits in place (not new).
+
+    * the same call (or line) removed elsewhere in the patch: moved; unless it
+      lands in a function the patch adds whole while its old function stays
+      (cut out into a new helper: new code);
+    * the same call removed from a function the patch removes whole: moved or
+      inlined unchanged;
+    * the same barrier removed in the same hunk (its arguments renamed,
+      ``acpi_mp_wake_mailbox->command`` -> ``mailbox->command``): edited in place.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self.removed = _removed_counter(patch)
+        self.removed_bodies: frozenset | None = None
+        self.whole_keys: Counter | None = None
+        self.fresh: dict[int, list[bool]] = {}
+        self.in_hunk: dict[int, Counter] = {}
+
+    def unchanged(self, use: _Use) -> bool:
+        if self.removed_bodies is None:
+            self.removed_bodies = _removed_bodies(self.patch)
+            self.whole_keys = _removed_whole_keys(self.patch)
+        fresh = self.fresh.get(id(use.hunk))
+        if fresh is None:
+            fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
+        keys = _moved_keys(use.code)
+        if keys and all(self.removed.get(k, 0) > 0 for k in keys):
+            if not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys):
+                for k in keys:
+                    self.removed[k] -= 1
+                return True
+        if fresh[use.idx]:
+            return False  # in a function the patch adds: new code
+        edits = self.in_hunk.get(id(use.hunk))
+        if edits is None:
+            edits = self.in_hunk[id(use.hunk)] = Counter(
+                m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
+            )
+        if edits.get(use.name, 0) > 0:
+            edits[use.name] -= 1
+            return True
+        return False
+
+
+def _removed_whole_keys(patch: Patch) -> Counter:
+    """Barrier keys (see :func:`_moved_keys`) inside the functions the patch removes whole."""
+    out: Counter = Counter()
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for hunk in fd.hunks:
+            if not BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED)):
+                continue
+            old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
+            scans = scan_lines([d.text for d in old])
+            for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
+                for b in range(brace, end):
+                    for key in _moved_keys(scans[b].code):
+                        out[key] += 1
+    return out
+
+
+def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
+    """Step 4: ``smp_mb__before/after_atomic()`` next to a plain access orders nothing."""
+    if use.name not in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
+        return None
+    step = -1 if use.name == "smp_mb__after_atomic" else 1
+    op = _neighbour_op(use.scans, use.idx, step)
+    if op is None:
+        return None
+    dl = use.line
+    where = "follows" if step < 0 else "precedes"
+    return RULE.finding(
+        patch,
+        f"{use.name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
+        path=use.path,
+        line=dl.new_no,
+        input_line=dl.input_line,
+        hunk=use.hunk,
+        symbol=f"{use.symbol}:non-rmw",
+        details={"barrier": use.name, "problem": "not-after-rmw", "op": op, "smp": True},
+    )
+
+
+def _function_header(use: _Use) -> int | None:
+    """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    for j in range(use.idx - 1, -1, -1):
+        text = use.new[j].text
+        if text.startswith("}"):
+            return None
+        if text[:1].isalpha() and _FUNC_DEF_RE.match(text) and "=" not in text and not text.rstrip().endswith(";"):
+            return j
+    return None
+
+
+def _function_name(use: _Use) -> str | None:
+    """The function holding the barrier: its header in the hunk, else the hunk header's function."""
+    h = _function_header(use)
+    if h is not None:
+        m = _FUNC_DEF_RE.match(use.new[h].text)
+        return m.group(1) if m else None
+    m = re.search(r"\b(\w+)\s*\(", use.hunk.section or "")
+    return m.group(1) if m else None
+
+
+def _comment_texts(use: _Use) -> tuple[str, str]:
+    """Step 5: (the barrier's own comment, a pairing note nearby).
+
+    The own comment is on the line or the block ending directly above (for a
+    barrier that is the body of an ``if``/loop line: above that line). The
+    nearby note is a comment one statement above the barrier, or the comment
+    above the function's header; it counts only when it speaks of pairing.
+    """
+    scans, idx = use.scans, use.idx
+    above = comment_above(scans, idx)
+    if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
+        above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
+    own = " ".join(c for c in (scans[idx].comment, above or "") if c)
+    notes = []
+    if above is None and idx > 0 and scans[idx - 1].code.rstrip().endswith(";") and not scans[idx - 1].comment:
+        notes.append(comment_above(scans, idx - 1) or "")  # one statement above
+    header = _function_header(use)
+    if header is not None:
+        j = header
+        while j > 0 and not scans[j - 1].code.strip() == "" and not scans[j - 1].has_comment and j > header - 2:
+            j -= 1  # "static int" on the line above the name
+        notes.append(comment_above(scans, j) or "")
+    note = " ".join(n for n in notes if n and _PAIRING_RE.search(n))
+    return own, note
+
+
+_ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
+_RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
+
+
+def _object_of(code: str, start: int) -> str:
+    """The first argument of the call whose ``(`` is at ``start``, normalised (``&x->f`` -> ``x->f``)."""
+    am = _CALL_ARGS_RE.match(code, start)
+    return normalise(_first_arg(am.group(1))) if am else ""
+
+
+class _PatchPairs:
+    """Step 6: the other side as the patch itself shows it.
+
+    * A comment added elsewhere in the patch names this barrier and its
+      function ("Paired with smp_load_acquire() in qcom_pas_is_available()"):
+      the pairing is documented at the other end; a comment here that says
+      what it orders is enough.
+    * A release and the matching acquire on the same object both added by the
+      patch (``smp_store_release(&p->ops)`` and ``smp_load_acquire(&p->ops)``,
+      ``cmpxchg_release()``): the finding names that other side instead of
+      saying it could not be found.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.acquires: dict[str, str] = {}
+        self.releases: dict[str, str] = {}
+        self.comments: list[str] = []
+        for fd in patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                texts = [d.text for d in hunk.added]
+                if not texts:
                     continue
-                keys = _moved_keys(code)
-                if keys and all(moved.get(k, 0) > 0 for k in keys):
-                    if fresh is None:
-                        if removed_bodies is None:
-                            removed_bodies = _removed_bodies(patch)
-                        fresh = _in_new_function(new, removed_bodies)
-                    if not fresh[idx]:
-                        for k in keys:
-                            moved[k] -= 1
-                        continue  # moved unchanged (a barrier moved into a new function is new code)
-                name = calls[0]
-                if name in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
-                    step = -1 if name == "smp_mb__after_atomic" else 1
-                    op = _neighbour_op(scans, idx, step)
-                    if op is not None:
-                        where = "follows" if step < 0 else "precedes"
-                        findings.append(
-                            RULE.finding(
-                                patch,
-                                f"{name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write "
-                                "atomic: it orders nothing here",
-                                path=fd.path,
-                                line=dl.new_no,
-                                input_line=dl.input_line,
-                                hunk=hunk,
-                                symbol=f"{name}@{(hunk.section or '').strip()[:60]}:non-rmw",
-                                details={"barrier": name, "problem": "not-after-rmw", "op": op, "smp": True},
-                            )
-                        )
-                        continue
-                comment = scans[idx].comment
-                above = comment_above(scans, idx)
-                if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
-                    above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
-                text = " ".join(c for c in (comment, above or "") if c)
-                symbol = f"{name}@{(hunk.section or '').strip()[:60]}"
-                if not text.strip():
-                    findings.append(
-                        RULE.finding(
-                            patch,
-                            f"{name}() at line {dl.new_no} added without a comment saying what it "
-                            + ("pairs with" if _is_smp(name) else "orders"),
-                            path=fd.path,
-                            line=dl.new_no,
-                            input_line=dl.input_line,
-                            hunk=hunk,
-                            symbol=symbol,
-                            details={"barrier": name, "problem": "no-comment", "smp": _is_smp(name)},
-                        )
-                    )
-                    continue
-                if not _comment_ok(name, text):
-                    want = "what it pairs with" if _is_smp(name) else "what it orders"
-                    findings.append(
-                        RULE.finding(
-                            patch,
-                            f"{name}() at line {dl.new_no} has a comment, but it does not say {want}",
-                            path=fd.path,
-                            line=dl.new_no,
-                            input_line=dl.input_line,
-                            hunk=hunk,
-                            symbol=symbol,
-                            details={"barrier": name, "problem": "comment-without-pairing", "comment": text[:200],
-                                     "smp": _is_smp(name)},
-                        )
-                    )
-                    continue
-                if not _is_smp(name):
-                    continue
-                # beyond checkpatch: look at the named other side when the patch shows it
-                if bodies is None:
-                    bodies = _function_bodies(patch)
-                    losing = _hunks_losing_barrier(patch)
-                for other in _pair_targets(text):
-                    body = bodies.get(other)
-                    missing = False
-                    if body is not None:
-                        body_scans = scan_lines(body)
-                        missing = not any(
-                            BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in body_scans
-                        )
-                    elif losing and losing.get(other):
-                        missing = True
-                    if missing:
-                        findings.append(
-                            RULE.finding(
-                                patch,
-                                f"{name}() says it pairs with {other}(), but {other}() in this patch has no "
-                                "barrier or implied barrier",
-                                path=fd.path,
-                                line=dl.new_no,
-                                input_line=dl.input_line,
-                                hunk=hunk,
-                                symbol=f"{symbol}->{other}",
-                                details={"barrier": name, "problem": "other-side-missing", "other": other,
-                                         "comment": text[:200], "smp": True},
-                            )
-                        )
-                        break
+                for scan in scan_lines(texts, starts_in_comment(texts)):
+                    for m in _ACQUIRE_RE.finditer(scan.code):
+                        self.acquires.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+                    for m in _RELEASE_RE.finditer(scan.code):
+                        self.releases.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+                    if scan.comment:
+                        self.comments.append(scan.comment)
+        # comment blocks: consecutive comment lines joined, so "Pairs with ... in foo()" over two lines is one
+
+    def partner(self, use: _Use) -> tuple[str, str] | None:
+        """(call, object) of the matching acquire/release the patch adds on the same object."""
+        m = BARRIER_RE.search(use.code)
+        obj = _object_of(use.code, m.end() - 1) if m else ""
+        if not obj:
+            return None
+        if "acquire" in use.name and obj in self.releases:
+            return self.releases[obj], obj
+        if "release" in use.name and obj in self.acquires:
+            return self.acquires[obj], obj
+        return None
+
+    def named_elsewhere(self, use: _Use) -> bool:
+        """Does a comment added elsewhere name this barrier and the function it is in?"""
+        func = _function_name(use)
+        if not func:
+            return False
+        call = f"{use.name}()"
+        return any(
+            call in c and re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in self.comments
+        )
+
+
+def _comment_finding(
+    patch: Patch, use: _Use, text: str, known: frozenset, partner: tuple[str, str] | None
+) -> Finding | None:
+    """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
+    dl = use.line
+    smp = _is_smp(use.name)
+    details = {"barrier": use.name, "smp": smp}
+    if partner is not None:
+        details.update(partner=partner[0], object=partner[1])
+    if not text.strip():
+        message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
+            "pairs with" if smp else "orders"
+        )
+        if partner is not None:
+            message += f" (the patch adds {partner[0]}() on {partner[1]} too)"
+        details["problem"] = "no-comment"
+    elif _comment_ok(use.name, text, known):
+        return None
+    else:
+        want = "what it pairs with" if smp else "what it orders"
+        message = f"{use.name}() at line {dl.new_no} has a comment, but it does not say {want}"
+        details.update(problem="comment-without-pairing", comment=text[:200])
+    return RULE.finding(
+        patch,
+        message,
+        path=use.path,
+        line=dl.new_no,
+        input_line=dl.input_line,
+        hunk=use.hunk,
+        symbol=use.symbol,
+        details=details,
+    )
+
+
+def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing: dict) -> Finding | None:
+    """Step 8 (beyond checkpatch): the named other side, when the patch shows it, has no barrier."""
+    dl = use.line
+    for other in _pair_targets(text):
+        body = bodies.get(other)
+        if body is not None:
+            missing = not any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
+        else:
+            missing = bool(losing.get(other))
+        if missing:
+            return RULE.finding(
+                patch,
+                f"{use.name}() says it pairs with {other}(), but {other}() in this patch has no "
+                "barrier or implied barrier",
+                path=use.path,
+                line=dl.new_no,
+                input_line=dl.input_line,
+                hunk=use.hunk,
+                symbol=f"{use.symbol}->{other}",
+                details={"barrier": use.name, "problem": "other-side-missing", "other": other,
+                         "comment": text[:200], "smp": True},
+            )
+    return None
+
+
+_CALLED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_NOT_FUNCS = frozenset("if for while switch return sizeof typeof defined __attribute__".split())
+
+
+def _patch_functions(patch: Patch) -> frozenset:
+    """Names the patch shows as functions (called or defined in any line of a C file)."""
+    names: set[str] = set()
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for hunk in fd.hunks:
+            for d in hunk.lines:
+                if "(" in d.text:
+                    names.update(_CALLED_RE.findall(d.text))
+            m = _CALLED_RE.search(hunk.section or "")
+            if m:
+                names.add(m.group(1))
+    return frozenset(names - _NOT_FUNCS)
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
+    if not patch.files or not _may_add_barrier(patch):
+        return []
+    moves = _Moves(patch)
+    findings: list[Finding] = []
+    pairs: _PatchPairs | None = None
+    known: frozenset | None = None
+    bodies: dict[str, list[str]] | None = None
+    losing: dict[str, bool] = {}
+    for use in _barrier_uses(patch):
+        if _is_definition(use) or moves.unchanged(use):
+            continue
+        finding = _non_rmw_finding(patch, use)
+        if finding is not None:
+            findings.append(finding)
+            continue
+        own, note = _comment_texts(use)
+        text = " ".join(t for t in (own, note) if t)
+        if known is None:
+            known = _patch_functions(patch)
+            pairs = _PatchPairs(patch)
+        if own.strip() and pairs.named_elsewhere(use):
+            continue  # the other end names this one; the comment here says what it orders
+        finding = _comment_finding(patch, use, text, known, pairs.partner(use))
+        if finding is not None:
+            findings.append(finding)
+            continue
+        if not _is_smp(use.name):
+            continue
+        if bodies is None:
+            bodies = _function_bodies(patch)
+            losing = _hunks_losing_barrier(patch)
+        finding = _other_side_finding(patch, use, text, bodies, losing)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 
