@@ -763,17 +763,23 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
     own = " ".join(c for c in (scans[idx].comment, above or "") if c)
     notes = []
     if above is None and idx > 0 and scans[idx - 1].code.rstrip().endswith(";") and not scans[idx - 1].comment:
-        notes.append(comment_above(scans, idx - 1) or "")  # one statement above
+        # one statement above: only a note that speaks of this barrier ("the smp_wmb() below pairs
+        # with ..."); a "pairs with" above an unrelated statement is that statement's (case C14)
+        stmt_note = comment_above(scans, idx - 1) or ""
+        if f"{use.name}(" in stmt_note or _THIS_BARRIER_RE.search(stmt_note):
+            notes.append(stmt_note)
     header = _function_header(use)
     if header is not None:
         j = header
-        while j > 0 and not scans[j - 1].code.strip() == "" and not scans[j - 1].has_comment and j > header - 2:
-            j -= 1  # "static int" on the line above the name
+        type_line = scans[j - 1].code.strip() if j > 0 else ""
+        if type_line and not type_line.endswith((";", "}", "\\")) and not scans[j - 1].has_comment:
+            j -= 1  # the return type on the line above the name ("static int")
         notes.append(comment_above(scans, j) or "")
     note = " ".join(n for n in notes if n and _PAIRING_RE.search(n))
     return own, note
 
 
+_THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
 _ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
 _RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
 
