@@ -317,10 +317,29 @@ def _comment_ok(name: str, comment: str, known: frozenset = frozenset()) -> bool
         }
         named |= {w for w in _IDENT_RE.findall(text) if w in known}
         return bool(named - {name})
-    return len(_WORD_RE.findall(text)) >= 3
+    return len(_WORD_RE.findall(text)) >= 3 and bool(
+        _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
+    )
 
 
-_IDENT_RE = re.compile(r"\b[A-Za-z_]\w*_\w*\b")  # a code name: has an underscore
+#: "... before the cpu parks", "after reading the status": the comment names the other access or event.
+_ORDERED_AGAINST_RE = re.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+", re.IGNORECASE)
+
+
+#: What a device barrier's comment names as the things it orders ("the descriptor writes before the
+#: doorbell"); "make sure all write ops are in order" names none of them.
+ORDERED_THINGS = (
+    "descriptors?", "desc", "doorbells?", "registers?", "regs?", "rings?", "buffers?", "bufs?", "index", "indices",
+    "idx", "tail", "head", "pointers?", "entry", "entries", "commands?", "cmds?", "status", "flags?", "owner(?:ship)?",
+    "payload", "data", "memory", "mailbox", "firmware", "fw", "hardware", "hw", "device", "dev", "dma", "mmio",
+    "i/o", "io", "queues?", "interrupts?", "irqs?", "producer", "consumer", "counters?", "values?", "fields?",
+    "header", "packets?", "frames?", "requests?", "responses?", "messages?", "bits?", "state", "sequence",
+    "completion", "page", "table", "pte", "tlb", "cache", "writel", "readl", "iowrite\\d*", "ioread\\d*",
+)
+_ORDERED_THING_RE = re.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
+
+
+_IDENT_RE = re.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an underscore), not a member
 
 
 _CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
@@ -775,8 +794,15 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
         if type_line and not type_line.endswith((";", "}", "\\")) and not scans[j - 1].has_comment:
             j -= 1  # the return type on the line above the name ("static int")
         notes.append(comment_above(scans, j) or "")
-    note = " ".join(n for n in notes if n and _PAIRING_RE.search(n))
+    note = " ".join(n for n in notes if n and _PAIRED_WITH_RE.search(n))
     return own, note
+
+
+#: A note away from the barrier counts only when it plainly says what pairs with what.
+_PAIRED_WITH_RE = re.compile(
+    r"\bpair(?:s|ed|ing)?\s+(?:with|against)\b|\bcounterpart\b|\bimplied\s+by\b|\bmatch(?:es|ing)\s+\w+\(\)",
+    re.IGNORECASE,
+)
 
 
 _THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
@@ -905,20 +931,21 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing
     return None
 
 
-_CALLED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_CALLED_RE = re.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call (ops->fn(), s.fn())
 _NOT_FUNCS = frozenset("if for while switch return sizeof typeof defined __attribute__".split())
 
 
 def _patch_functions(patch: Patch) -> frozenset:
-    """Names the patch shows as functions (called or defined in any line of a C file)."""
+    """Names the patch shows as functions (called or defined in the code of any line of a C file)."""
     names: set[str] = set()
     for fd in patch.files:
         if not _is_c(fd.path):
             continue
         for hunk in fd.hunks:
-            for d in hunk.lines:
-                if "(" in d.text:
-                    names.update(_CALLED_RE.findall(d.text))
+            texts = [d.text for d in hunk.lines]
+            for scan in scan_lines(texts, starts_in_comment(texts)):
+                if "(" in scan.code:
+                    names.update(_CALLED_RE.findall(scan.code))
             m = _CALLED_RE.search(hunk.section or "")
             if m:
                 names.add(m.group(1))
@@ -947,9 +974,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if known is None:
             known = _patch_functions(patch)
             pairs = _PatchPairs(patch)
+        here = _function_name(use)  # naming the function the barrier is in names no other side
+        others = known - {here} if here in known else known
         if own.strip() and pairs.named_elsewhere(use):
             continue  # the other end names this one; the comment here says what it orders
-        finding = _comment_finding(patch, use, text, known, pairs.partner(use))
+        finding = _comment_finding(patch, use, text, others, pairs.partner(use))
         if finding is not None:
             findings.append(finding)
             continue
