@@ -7,37 +7,57 @@ Looks at every memory barrier *added* by the patch in a ``.c`` or ``.h`` file:
 ``smp_load_acquire``, ``smp_cond_load_*``, ``smp_mb__before_atomic``,
 ``smp_mb__after_atomic``, ``smp_mb__after_spinlock``,
 ``smp_acquire__after_ctrl_dep``, ``mb``, ``rmb``, ``wmb``, ``dma_mb``,
-``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and ``__smp_*`` (outside the
-barrier headers). Only real calls count: not text inside comments or strings,
-not context or removed lines, not ``#define`` lines that define a barrier
-primitive, and not a barrier the patch merely moves unchanged (same line, or
-same call with the same arguments, removed elsewhere in the patch), unless it
-moves into a function the patch adds whole: that is new code.
+``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and the ``__smp_*`` barrier
+primitives (``__smp_mb()``..., outside the barrier headers; not other
+functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
+``check`` reads it in named steps:
 
-The comment may sit on the same line or be the comment block ending on the
-line directly above (C89 or C99 style, also inside a macro with
-``\\`` continuations); for a barrier that is the body of an ``if``/``else``/
-loop line, the comment may end directly above that line. Headers that
-implement the primitives (``arch/*/include/asm/barrier.h``, ``atomic*.h``,
-``cmpxchg*.h``...) and void barriers passed as arguments (tests of the
-primitives) are skipped.
-
-* An SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``) needs a comment that
-  says what it pairs with: "pairs with", "paired with", "see foo()",
-  "implied by ...", or a named function or barrier.
-* A device barrier (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that
-  says what it orders.
-* ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
-  ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
-  atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
-  comment says.
-* Beyond checkpatch: when the comment names the other side ("pairs with
-  smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
-  added whole by this patch, or its hunk loses a barrier, the rule looks at
-  that side; if it
-  has no barrier nor an operation documented to imply one (value-returning
-  atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock acquire/release,
-  ``wake_up``), it reports that the other side is missing.
+1. ``_barrier_uses``: real calls on added lines only (not text inside
+   comments or strings, not context or removed lines), outside the headers
+   that implement the primitives (``arch/*/include/asm/barrier.h``,
+   ``atomic*.h``, ``cmpxchg*.h``...; lock implementations such as
+   ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
+   passed as an argument is a test of the primitive.
+2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
+   implementing a primitive (``READ_ONCE`` copies under tools/), a function
+   named like a barrier, and wrappers whose body only forwards to a barrier
+   (``return smp_load_acquire(p);``, or a parameterless
+   ``void rust_helper_smp_mb(void) { smp_mb(); }``) define an API, not a use.
+3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
+   inlines or moves out of a function it removes whole, or edits in place
+   (its arguments renamed in the same hunk) is not new. A barrier cut out of
+   a function that stays into a new helper is new code.
+4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
+   ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
+   atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
+   comment says.
+5. ``_comment_texts``: the comment on the same line or the block ending on the
+   line directly above (C89 or C99 style, also inside a macro with ``\\``
+   continuations; for a barrier that is the body of an ``if``/``else``/loop
+   line, above that line). A note one statement above that speaks of this
+   barrier ("the smp_wmb() below pairs with ..."), or the comment above the
+   function's header, counts when it plainly says "pairs with".
+6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
+   barrier and its function ("Paired with smp_load_acquire() in foo()"), a
+   comment here saying what it orders is enough. When the patch adds both a
+   release and the matching acquire on the same object and this one has no
+   comment, the finding names that other side.
+7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
+   needs a comment that says what it pairs with: "pairs with", "paired
+   with", "see foo()", "implied by ...", or the other side named: a function
+   (``foo()``, or a name the patch shows as a function, without ``()``) or
+   another barrier. Naming only the barrier itself ("This virt_wmb() ensures
+   ...") or only the function it sits in names no pair. A device barrier
+   (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
+   orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
+   code name, or "before/after X"; "Make sure that all write ops are in order"
+   does not.
+8. Beyond checkpatch: when the comment names the other side ("pairs with
+   smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
+   added whole by this patch, or its hunk loses a barrier, the rule looks at
+   that side; if it has no barrier nor an operation documented to imply one
+   (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
+   acquire/release, ``wake_up``), it reports that the other side is missing.
 
 Why it matters
 --------------
@@ -71,7 +91,11 @@ Known limits
 Reads the diff only: a comment outside the hunk's context lines is not seen,
 and the "other side" check runs only when the named function is added by the
 patch or visibly loses a barrier in it. Whether a named pairing is *correct*
-is left to the reviewer.
+is left to the reviewer. A barrier whose arguments change in the same hunk is
+taken for an edit of the old one, even when the patch means a new ordering.
+A pairing comment at the other end is matched per comment line. A device
+barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
+as a device barrier: a comment saying what it orders is enough.
 
 References
 ----------
@@ -995,7 +1019,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
-    no_comment = [f for f in findings if f.details.get("problem") == "no-comment"]
+    partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
+    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
@@ -1035,6 +1060,12 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 "orders (e.g. the descriptor writes against the doorbell write)? It is not obvious to "
                 "me from the patch alone."
             )
+    for f in partnered:
+        parts.append(
+            f"I think this {f.details.get('barrier')}() pairs with the {f.details.get('partner')}() on "
+            f"{f.details.get('object')} that this patch adds as well; could you say so in a comment here "
+            "(\"Pairs with ... in foo()\"), so the next reader does not have to find the other side?"
+        )
     if weak:
         parts.append(
             f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs "
