@@ -201,17 +201,30 @@ PACKING_WORDS = (
 _PACKING_RE = re.compile("|".join(PACKING_WORDS), re.IGNORECASE)
 
 #: A comment in (or right above) the struct that says its layout is deliberate.
-_LAYOUT_COMMENT_RE = re.compile(
-    r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|\bhot\b|\bcold\b|read[\s-]mostly|write[\s-]mostly|"
-    r"layout|bounc\w*|same\s+line|frequently\s+(?:accessed|written|used)",
-    re.IGNORECASE,
+LAYOUT_COMMENT_WORDS = (
+    r"cache[\s-]?lines?",
+    r"cachelines?",
+    r"false[\s-]sharing",
+    r"\bhot\b",
+    r"\bcold\b",
+    r"read[\s-]mostly",
+    r"write[\s-]mostly",
+    r"layout",
+    r"bounc\w*",
+    r"same\s+line",
+    r"frequently\s+(?:accessed|written|used)",
 )
+_LAYOUT_COMMENT_RE = re.compile("|".join(LAYOUT_COMMENT_WORDS), re.IGNORECASE)
+
 #: A comment added on a moved member that says why it sits there ("accessed together", "used with sc_qp").
-_WHY_HERE_RE = re.compile(
-    r"\b(?:accessed|used|read|written|touched|updated)\b[^.]*\b(?:together|with|by|during|in|on|alongside)\b|"
-    r"\bnext\s+to\b|\bkeep\s+(?:it\s+)?(?:near|close|with)\b|\bsits?\s+(?:here|with|next)\b",
-    re.IGNORECASE,
+WHY_HERE_PHRASES = (
+    r"\b(?:accessed|used|read|written|touched|updated)\b[^.]*\b(?:together|with|by|during|in|on|alongside)\b",
+    r"\bnext\s+to\b",
+    r"\bkeep\s+(?:it\s+)?(?:near|close|with)\b",
+    r"\bsits?\s+(?:here|with|next)\b",
 )
+_WHY_HERE_RE = re.compile("|".join(WHY_HERE_PHRASES), re.IGNORECASE)
+
 #: cache-line group markers (also the ``_aligned`` variants) and alignment annotations.
 _GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\w*\s*\(")
 _ALIGNED_RE = re.compile(r"\b_{2,4}cacheline_aligned\w*")
