@@ -124,7 +124,7 @@ CACHE_WORDS = (
     r"\bcold(?:er)?\b",
     r"read[\s-]mostly",
     r"cache[\s-]?(?:usage|locality|footprint|miss|misses|friendly|hits?|behaviou?r)",
-    r"\blocality\b",
+    r"\b(?:cache|memory|data|spatial|better|improved?|good|poor)\s+locality\b",  # not "locality in looking up"
     r"(?:memory|cache)\s+placement",
     r"bounc(?:e|es|ed|ing)\b",
     r"\bl[123]\b",

@@ -46,6 +46,8 @@ def _patch(subject: str, body: str):
         ("zed: keep budget with flags", 'Commit 0123456789ab ("zed: avoid false sharing") moved it.', "unstated"),
         ("zed: simplify the ctx", "The CPU hot[un]plug callbacks move to the pool functions.", "unstated"),
         ("zed: speed up orphan handling", "Add an orphan file and its lock to the superblock info.", "unstated"),
+        # the locality of lookups is no memory layout
+        ("zed: cache the last group lookup", "There is often some locality in looking them up.", "unstated"),
         # lock contention is not cache behaviour
         ("zed: add an orphan file", "Unlink of small files contends on the global orphan lock.", "unstated"),
     ],
