@@ -50,6 +50,10 @@ Example
 -------
 ::
 
+    Subject: [PATCH] foo: keep the refcount next to the lock
+
+    Both are written on every get/put; keep them in one cache line.
+
      struct foo_ctx {
     -	struct list_head	list;
      	spinlock_t		lock;
@@ -766,19 +770,15 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         struct = f.details.get("struct", "the struct")
         members = f.details.get("members", [])
         which = ", ".join(members[:4]) + (" ..." if len(members) > 4 else "")
-        if f.severity is Severity.CHECK:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
-                "now, so a later change does not move them back?"
-            )
-        elif f.details.get("motivation") == "cache":
+        motive = f.details.get("motivation")
+        if f.severity is Severity.WARNING and motive == "cache":
             text = (
                 f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add "
                 "a comment to the struct saying that its members are cache-line ordered and which fields "
                 "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
                 "about cache lines will quietly undo this."
             )
-        elif f.details.get("motivation") == "unstated":
+        elif motive == "unstated":
             text = (
                 f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If "
                 "so, could you say why in the changelog and add a comment to the struct, so a later "
