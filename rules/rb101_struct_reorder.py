@@ -358,7 +358,7 @@ def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None)
     return start
 
 
-def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
+class _Collector:
     """Members of each struct the hunks show, per side, in order (see :class:`_StructSide`).
 
     A member line counts for the old side in the struct the old side is in and
@@ -366,81 +366,101 @@ def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
     ``struct a`` before the patch and in a new ``struct b`` after it). Members
     inside a union are left out: they share one offset, their order is no layout.
     """
-    structs: dict[tuple[str, str], _StructSide] = {}
-    order: list[tuple[str, str]] = []
 
-    def side_of(where: tuple[str, str], hunk: Hunk, path: str) -> _StructSide:
+    def __init__(self) -> None:
+        self.structs: dict[tuple[str, str], _StructSide] = {}
+        self.order: list[tuple[str, str]] = []
+
+    def side_of(self, where: tuple[str, str], hunk: Hunk, path: str) -> _StructSide:
         key = (path, f"{where[0]} {where[1]}")
-        side = structs.get(key)
+        side = self.structs.get(key)
         if side is None:
-            side = structs[key] = _StructSide(where[0], where[1], hunk=hunk)
-            order.append(key)
+            side = self.structs[key] = _StructSide(where[0], where[1], hunk=hunk)
+            self.order.append(key)
         return side
 
+    def result(self) -> list[tuple[str, _StructSide]]:
+        return [(path, self.structs[(path, name)]) for path, name in self.order]
+
+    def hunk(self, fd: FileDiff, hunk: Hunk) -> None:
+        """Walk one hunk, following which struct each side is in."""
+        start = _struct_from_section(hunk.section)
+        old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fd, hunk, start))
+        old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
+        new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
+        oi = ni = 0
+        for dl in hunk.lines:
+            if dl.kind is LineKind.MARKER:
+                continue
+            old_where = new_where = None
+            if dl.kind is LineKind.REMOVED:
+                scan = old_scans[oi]
+                old_where = old_t.feed(scan.code)
+            else:
+                scan = new_scans[ni]
+                new_where = new_t.feed(scan.code)
+                if dl.kind is LineKind.CONTEXT:
+                    old_where = old_t.feed(scan.code)
+            oi += dl.kind is not LineKind.ADDED
+            ni += dl.kind is not LineKind.REMOVED
+            # a member inside a union shares its offset with the others: its order is no layout
+            old_member = old_where is not None and not old_t.in_union()
+            new_member = new_where is not None and not new_t.in_union()
+            self.line(fd.path, hunk, dl, scan, (old_where, old_member), (new_where, new_member))
+
+    def line(self, path: str, hunk: Hunk, dl: DiffLine, scan, old: tuple, new: tuple) -> None:
+        """Record one line: comments, markers, annotations, and the member it declares on each side.
+
+        ``old``/``new``: (the struct that side is in or None, whether a member there counts).
+        """
+        code = scan.code
+        (old_where, old_member), (new_where, new_member) = old, new
+        where = new_where or old_where
+        if where is None:
+            # the struct's own closing line carries its attributes
+            if "__randomize_layout" in code and _STRUCT_END_RE.match(code.strip()):
+                for (p, _n), side in self.structs.items():
+                    if p == path and side.hunk is hunk:
+                        side.randomized = True
+            return
+        side = self.side_of(where, hunk, path)
+        if "__randomize_layout" in code:
+            side.randomized = True
+        if scan.comment and dl.kind is LineKind.ADDED:
+            side.added_comments.append(scan.comment)
+        elif scan.comment and dl.kind is LineKind.REMOVED:
+            side.removed_comments.append(scan.comment)
+        if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
+            side.markers = True
+        if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
+            side.aligned += 1 if dl.kind is LineKind.ADDED else -1
+        names = member_names(code)
+        if not names:
+            return
+        member = ",".join(names)
+        if old_member:
+            self.side_of(old_where, hunk, path).old.append((member, dl))
+            if dl.kind is LineKind.REMOVED:
+                side.removed.setdefault(member, dl)
+        if new_member:
+            self.side_of(new_where, hunk, path).new.append((member, dl))
+            if dl.kind is LineKind.ADDED:
+                side.added[member] = dl
+
+
+def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
+    """Members of each struct the patch's C hunks show (see :class:`_Collector`)."""
+    collector = _Collector()
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")):
             continue
         # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
         if not _may_reorder(fd):
             continue
-        hunks = [h for h in fd.hunks if _struct_from_section(h.section) is not None or _may_open_struct(h)]
-        for hunk in hunks:
-            start = _struct_from_section(hunk.section)
-            old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fd, hunk, start))
-            old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
-            new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
-            oi = ni = 0
-            for dl in hunk.lines:
-                if dl.kind is LineKind.MARKER:
-                    continue
-                old_where = new_where = None
-                if dl.kind is LineKind.ADDED:
-                    scan = new_scans[ni]
-                    ni += 1
-                    new_where = new_t.feed(scan.code)
-                elif dl.kind is LineKind.REMOVED:
-                    scan = old_scans[oi]
-                    oi += 1
-                    old_where = old_t.feed(scan.code)
-                else:
-                    scan = new_scans[ni]
-                    ni += 1
-                    oi += 1
-                    new_where = new_t.feed(scan.code)
-                    old_where = old_t.feed(scan.code)
-                code = scan.code
-                where = new_where or old_where
-                if where is None:
-                    # the struct's own closing line carries its attributes
-                    if "__randomize_layout" in code and _STRUCT_END_RE.match(code.strip()):
-                        for (p, _n), side in structs.items():
-                            if p == fd.path and side.hunk is hunk:
-                                side.randomized = True
-                    continue
-                side = side_of(where, hunk, fd.path)
-                if "__randomize_layout" in code:
-                    side.randomized = True
-                if scan.comment and dl.kind is LineKind.ADDED:
-                    side.added_comments.append(scan.comment)
-                elif scan.comment and dl.kind is LineKind.REMOVED:
-                    side.removed_comments.append(scan.comment)
-                if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
-                    side.markers = True
-                if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
-                    side.aligned += 1 if dl.kind is LineKind.ADDED else -1
-                names = member_names(code)
-                if not names:
-                    continue
-                member = ",".join(names)
-                if old_where is not None and not old_t.in_union():
-                    side_of(old_where, hunk, fd.path).old.append((member, dl))
-                    if dl.kind is LineKind.REMOVED:
-                        side.removed.setdefault(member, dl)
-                if new_where is not None and not new_t.in_union():
-                    side_of(new_where, hunk, fd.path).new.append((member, dl))
-                    if dl.kind is LineKind.ADDED:
-                        side.added[member] = dl
-    return [(path, structs[(path, name)]) for path, name in order]
+        for hunk in fd.hunks:
+            if _struct_from_section(hunk.section) is not None or _may_open_struct(hunk):
+                collector.hunk(fd, hunk)
+    return collector.result()
 
 
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
