@@ -19,8 +19,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
    passed as an argument is a test of the primitive.
 2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
-   implementing a primitive (``READ_ONCE`` copies under tools/), a function
-   named like a barrier, and wrappers whose body only forwards to a barrier
+   implementing a primitive (``READ_ONCE`` copies under tools/), a macro
+   applying a barrier to its own parameter (``store_release_wake_up(var,
+   val)``), a function named like a barrier, and wrappers whose body only forwards to a barrier
    (``return smp_load_acquire(p);``, or a parameterless
    ``void rust_helper_smp_mb(void) { smp_mb(); }``) define an API, not a use.
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
@@ -672,40 +673,67 @@ def _barrier_uses(patch: Patch) -> Iterator[_Use]:
                     yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header)
 
 
-_PRIMITIVE_MACRO_RE = re.compile(
-    r"^(?:__)?(?:READ_ONCE|WRITE_ONCE|ACCESS_ONCE)\w*$|barrier|acquire|release|(?:^|_)[rw]?mb(?:_|$)|cmpxchg|xchg|atomic",
-    re.IGNORECASE,
+#: Macros that implement a primitive (a tools/ copy of ``READ_ONCE``, an arch ``__smp_mb``): their
+#: barriers are the implementation, not a use.
+PRIMITIVE_MACROS = (
+    r"(?:__)?(?:READ|WRITE|ACCESS)_ONCE\w*",
+    r"(?:__|arch_)?(?:smp|virt|dma)_\w+",
+    r"(?:__|arch_)?(?:atomic|atomic64|atomic_long|cmpxchg|try_cmpxchg|xchg)\w*",
+    r"(?:__|arch_)?[rw]?mb\w*",
+    r"\w*barrier\w*",
 )
+_PRIMITIVE_MACRO_RE = re.compile("^(?:" + "|".join(PRIMITIVE_MACROS) + ")$")
 
 
-def _macro_name(scans, idx: int) -> str | None:
-    """The macro whose ``#define`` (continued with ``\\``) line ``idx`` belongs to, or None."""
-    j = idx
-    while j >= 0:
-        dm = _DEFINE_RE.match(scans[j].code)
-        if dm:
-            return dm.group(1)
-        if j == idx or scans[j - 1 if j else 0].code.rstrip().endswith("\\"):
-            j -= 1
-            if j >= 0 and not scans[j].code.rstrip().endswith("\\"):
-                return None
-            continue
-        return None
+def _macro_start(scans, idx: int) -> int | None:
+    """Index of the ``#define`` line of the macro (continued with ``\\``) that line ``idx`` is in, or None."""
+    if _DEFINE_RE.match(scans[idx].code):
+        return idx
+    j = idx - 1
+    while j >= 0 and scans[j].code.rstrip().endswith("\\"):
+        if _DEFINE_RE.match(scans[j].code):
+            return j
+        j -= 1
     return None
+
+
+def _macro_forwards(scans, start: int) -> bool:
+    """Does the macro defined at ``start`` apply a barrier to one of its own parameters?
+
+    ``#define store_release_wake_up(var, val) do { smp_store_release(var, val); smp_mb();
+    wake_up_var(var); } while (0)`` is an API: the pairing comment belongs to its callers.
+    """
+    dm = _DEFINE_BODY_RE.match(scans[start].code)
+    params = _param_names(dm.group(1) or "") if dm else set()
+    if not params:
+        return False
+    j = start
+    while j < len(scans):
+        code = scans[j].code
+        for m in BARRIER_RE.finditer(code):
+            if _object_of(code, m.end() - 1) in params:
+                return True
+        if not code.rstrip().endswith("\\"):
+            return False
+        j += 1
+    return False
 
 
 def _is_definition(use: _Use) -> bool:
     """Step 2: does the line define a barrier primitive or a wrapper (an API, not a use)?
 
     ``#define`` of a barrier primitive (also a multi-line macro implementing a
-    primitive: tools/ copies of ``READ_ONCE``), a function named like a
-    barrier, and a macro or function whose body only forwards to a barrier.
+    primitive: tools/ copies of ``READ_ONCE``), a macro that applies a barrier
+    to its own parameter, a function named like a barrier, and a function
+    whose body only forwards to a barrier.
     """
     code, dl = use.code, use.line
-    macro = _macro_name(use.scans, use.idx)
-    if macro and (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
-                  or _PRIMITIVE_MACRO_RE.search(macro)):
-        return True
+    start = _macro_start(use.scans, use.idx)
+    if start is not None:
+        macro = _DEFINE_RE.match(use.scans[start].code).group(1)
+        if (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
+                or _PRIMITIVE_MACRO_RE.match(macro) or _macro_forwards(use.scans, start)):
+            return True
     fm = _FUNC_DEF_RE.match(code)
     if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
         return True
