@@ -20,9 +20,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    passed as an argument is a test of the primitive.
 2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
    implementing a primitive (``READ_ONCE`` copies under tools/), a macro
-   applying a barrier to its own parameter (``store_release_wake_up(var,
-   val)``), a function named like a barrier, and wrappers whose body only forwards to a barrier
-   (``return smp_load_acquire(p);``, or a parameterless
+   applying a barrier to its own parameter (``store_release_wake_up()``),
+   a function named like a barrier, and wrappers whose body only forwards to
+   a barrier (``return smp_load_acquire(p);``, or a parameterless
    ``void rust_helper_smp_mb(void) { smp_mb(); }``) define an API, not a use.
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
