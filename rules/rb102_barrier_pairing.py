@@ -350,13 +350,14 @@ def _is_smp(name: str) -> bool:
     return bool(_SMP_NAME_RE.match(name))
 
 
-def _comment_ok(name: str, comment: str, known: frozenset = frozenset()) -> bool:
+def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = None) -> bool:
     """Does ``comment`` do its job for barrier ``name``?
 
     An SMP barrier's comment must speak of pairing (``_PAIRING_RE``) or name
     the other side: a function (``foo()``, or a name the patch shows as a
-    function, without the parentheses) or another barrier; naming only the
-    barrier itself ("This virt_wmb() ensures ...") does not. A device
+    function in ``known``, without the parentheses, other than ``here``, the
+    function holding the barrier) or another barrier; naming only the barrier
+    itself ("This virt_wmb() ensures ...") does not. A device
     barrier's comment must say in a few words what it orders.
     """
     text = comment.strip()
@@ -368,7 +369,7 @@ def _comment_ok(name: str, comment: str, known: frozenset = frozenset()) -> bool
         named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
             m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
         }
-        named |= {w for w in _IDENT_RE.findall(text) if w in known}
+        named |= {w for w in _IDENT_RE.findall(text) if w != here and w in known}
         return bool(named - {name})
     return len(_WORD_RE.findall(text)) >= 3 and bool(
         _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
@@ -761,25 +762,27 @@ class _Moves:
         self.in_hunk: dict[int, Counter] = {}
 
     def unchanged(self, use: _Use) -> bool:
+        keys = _moved_keys(use.code)
+        moved = bool(keys) and all(self.removed.get(k, 0) > 0 for k in keys)
+        edits = self.in_hunk.get(id(use.hunk))
+        if edits is None:
+            edits = self.in_hunk[id(use.hunk)] = Counter(
+                m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
+            )
+        if not moved and not edits.get(use.name, 0):
+            return False  # nothing of the kind removed: new
         if self.removed_bodies is None:
             self.removed_bodies = _removed_bodies(self.patch)
             self.whole_keys = _removed_whole_keys(self.patch)
         fresh = self.fresh.get(id(use.hunk))
         if fresh is None:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
-        keys = _moved_keys(use.code)
-        if keys and all(self.removed.get(k, 0) > 0 for k in keys):
-            if not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys):
-                for k in keys:
-                    self.removed[k] -= 1
-                return True
+        if moved and (not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys)):
+            for k in keys:
+                self.removed[k] -= 1
+            return True
         if fresh[use.idx]:
             return False  # in a function the patch adds: new code
-        edits = self.in_hunk.get(id(use.hunk))
-        if edits is None:
-            edits = self.in_hunk[id(use.hunk)] = Counter(
-                m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
-            )
         if edits.get(use.name, 0) > 0:
             edits[use.name] -= 1
             return True
@@ -910,35 +913,48 @@ class _PatchPairs:
     """
 
     def __init__(self, patch: Patch) -> None:
-        self.acquires: dict[str, str] = {}
-        self.releases: dict[str, str] = {}
-        self.comments: list[str] = []
-        for fd in patch.files:
+        self.patch = patch
+        self._calls: tuple[dict[str, str], dict[str, str]] | None = None
+        self._comments: dict[str, list[str]] = {}
+
+    def _added_scans(self, wanted: Sequence[str]) -> Iterator:
+        """Scans of the added lines of the C hunks whose added text holds one of ``wanted``."""
+        for fd in self.patch.files:
             if not _is_c(fd.path):
                 continue
             for hunk in fd.hunks:
-                texts = [d.text for d in hunk.added]
-                if not texts:
+                added = joined_text(hunk, LineKind.ADDED)
+                if not any(w in added for w in wanted):
                     continue
-                for scan in scan_lines(texts, starts_in_comment(texts)):
-                    for m in _ACQUIRE_RE.finditer(scan.code):
-                        self.acquires.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
-                    for m in _RELEASE_RE.finditer(scan.code):
-                        self.releases.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
-                    if scan.comment:
-                        self.comments.append(scan.comment)
-        # comment blocks: consecutive comment lines joined, so "Pairs with ... in foo()" over two lines is one
+                texts = [d.text for d in hunk.added]
+                yield from scan_lines(texts, starts_in_comment(texts))
+
+    def _acquires_releases(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Object -> acquire call, object -> release call, over the patch's added code."""
+        if self._calls is None:
+            acquires: dict[str, str] = {}
+            releases: dict[str, str] = {}
+            for scan in self._added_scans(("acquire", "release")):
+                for m in _ACQUIRE_RE.finditer(scan.code):
+                    acquires.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+                for m in _RELEASE_RE.finditer(scan.code):
+                    releases.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+            self._calls = (acquires, releases)
+        return self._calls
 
     def partner(self, use: _Use) -> tuple[str, str] | None:
         """(call, object) of the matching acquire/release the patch adds on the same object."""
+        if "acquire" not in use.name and "release" not in use.name:
+            return None
         m = BARRIER_RE.search(use.code)
         obj = _object_of(use.code, m.end() - 1) if m else ""
         if not obj:
             return None
-        if "acquire" in use.name and obj in self.releases:
-            return self.releases[obj], obj
-        if "release" in use.name and obj in self.acquires:
-            return self.acquires[obj], obj
+        acquires, releases = self._acquires_releases()
+        if "acquire" in use.name and obj in releases:
+            return releases[obj], obj
+        if "release" in use.name and obj in acquires:
+            return acquires[obj], obj
         return None
 
     def named_elsewhere(self, use: _Use) -> bool:
@@ -947,14 +963,15 @@ class _PatchPairs:
         if not func:
             return False
         call = f"{use.name}()"
-        return any(
-            call in c and re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in self.comments
-        )
+        comments = self._comments.get(call)
+        if comments is None:
+            comments = self._comments[call] = [
+                scan.comment for scan in self._added_scans((call,)) if call in scan.comment
+            ]
+        return any(re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in comments)
 
 
-def _comment_finding(
-    patch: Patch, use: _Use, text: str, known: frozenset, partner: tuple[str, str] | None
-) -> Finding | None:
+def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
     smp = _is_smp(use.name)
@@ -968,7 +985,7 @@ def _comment_finding(
         if partner is not None:
             message += f" (the patch adds {partner[0]}() on {partner[1]} too)"
         details["problem"] = "no-comment"
-    elif _comment_ok(use.name, text, known):
+    elif _comment_ok(use.name, text, known, here=_function_name(use)):
         return None
     else:
         want = "what it pairs with" if smp else "what it orders"
@@ -1015,21 +1032,40 @@ _CALLED_RE = re.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call 
 _NOT_FUNCS = frozenset("if for while switch return sizeof typeof defined __attribute__".split())
 
 
-def _patch_functions(patch: Patch) -> frozenset:
-    """Names the patch shows as functions (called or defined in the code of any line of a C file)."""
-    names: set[str] = set()
-    for fd in patch.files:
-        if not _is_c(fd.path):
-            continue
-        for hunk in fd.hunks:
-            texts = [d.text for d in hunk.lines]
-            for scan in scan_lines(texts, starts_in_comment(texts)):
-                if "(" in scan.code:
-                    names.update(_CALLED_RE.findall(scan.code))
-            m = _CALLED_RE.search(hunk.section or "")
-            if m:
-                names.add(m.group(1))
-    return frozenset(names - _NOT_FUNCS)
+class _PatchFunctions:
+    """Names the patch shows as functions (called or defined in the code of a C file's lines).
+
+    Asked name by name (``name in functions``): only the code names a comment
+    holds are looked up, in the lines that contain them.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self.cache: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or name in _NOT_FUNCS:
+            return False
+        hit = self.cache.get(name)
+        if hit is None:
+            hit = self.cache[name] = self._lookup(name)
+        return hit
+
+    def _lookup(self, name: str) -> bool:
+        call = re.compile(rf"(?<![.>\w]){re.escape(name)}\s*\(")
+        for fd in self.patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                if call.search(hunk.section or ""):
+                    return True
+                for kind in (LineKind.ADDED, LineKind.CONTEXT, LineKind.REMOVED):
+                    if name not in joined_text(hunk, kind):
+                        continue
+                    texts = [d.text for d in hunk.lines if d.kind is kind]
+                    if any(name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))):
+                        return True
+        return False
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -1039,7 +1075,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     moves = _Moves(patch)
     findings: list[Finding] = []
     pairs: _PatchPairs | None = None
-    known: frozenset | None = None
+    known: _PatchFunctions | None = None
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
     for use in _barrier_uses(patch):
@@ -1051,17 +1087,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
-        if known is None:
-            known = _patch_functions(patch)
-            pairs = _PatchPairs(patch)
-        here = _function_name(use)  # naming the function the barrier is in names no other side
-        others = known - {here} if here in known else known
-        if own.strip() and pairs.named_elsewhere(use):
-            continue  # the other end names this one; the comment here says what it orders
-        finding = _comment_finding(patch, use, text, others, pairs.partner(use))
-        if finding is not None:
-            findings.append(finding)
-            continue
+        if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
+            if known is None:
+                known = _PatchFunctions(patch)
+                pairs = _PatchPairs(patch)
+            if own.strip() and pairs.named_elsewhere(use):
+                continue  # the other end names this one; the comment here says what it orders
+            finding = _comment_finding(patch, use, text, known, pairs.partner(use))
+            if finding is not None:
+                findings.append(finding)
+                continue
         if not _is_smp(use.name):
             continue
         if bodies is None:
