@@ -5,26 +5,39 @@ What it does
 Finds struct/union members that the patch removes and re-adds at another
 position of the same struct (same member name; type and whitespace may
 change). The struct is found from the hunk header's function context, the
-context lines, or a struct opening inside the hunk. The relative order of the
-members seen on both sides must differ for it to count as a reorder.
+context lines, or a struct opening inside the hunk (a ``struct x {`` at
+column 0 starts a new struct even when the hunk header named another). The
+relative order of the members seen on both sides must differ for it to count
+as a reorder. Members inside a union (whose members share one offset) are not
+counted, so members wrapped into an anonymous union (a flexible array beside
+the old layout) are no reorder; members split out into a new struct keep their
+order and are no reorder either.
 
-* WARNING when the motivation is cache behaviour: the subject or commit
-  message speaks of cache lines, false sharing, contention, hot or read-mostly
-  fields, or claims a speed-up (the RB201 claim phrases).
-* CHECK (shown with ``--strict`` only) when the text explains the reorder as
-  plain packing (holes, padding, struct size) and never mentions caches.
-* WARNING as well when no motivation is given at all and the struct gets no
-  new comment: a reader cannot tell whether the new order matters. CHECK
-  when the text does not speak of caches and the new comments in the struct
-  document another grouping (by lock, immutable fields).
+Then it reads the changelog as a reviewer does (``_motivation``): the author's
+own sentences only (no pahole output, no quoted commit titles, no trailers),
+negated sentences dropped (``NEGATIONS``: "no attention was paid to
+cacheline placement").
 
-The rule is satisfied by a comment *added* inside the struct (or right above
-its opening line) that says the layout is cache-line ordered (mentions cache
-lines, hot/cold or read-mostly grouping, false sharing, "layout"), or by added
-``__cacheline_group_begin()``/``__cacheline_group_end()`` markers. A comment
-that only moved with its member does not count. When the struct is marked
-``__randomize_layout``, the finding says the order only holds with
-``CONFIG_RANDSTRUCT_NONE``.
+* WARNING when the order is chosen for cache behaviour: a word of
+  ``CACHE_WORDS`` (cache lines, false sharing, hot/cold, read-mostly,
+  locality, bouncing, "frequently used fields together"), or a speed claim
+  (the RB201 claim phrases) in a sentence about the layout.
+* CHECK (shown with ``--strict`` only) otherwise: packing (holes, padding,
+  size, or a count of cache lines such as "from 19 to 18 cachelines"), or no
+  motivation at all (a firmware, hardware or UAPI layout, an incidental move
+  while adding a field). A reader cannot tell whether the new order matters;
+  the CHECK suggests saying so in the struct.
+
+The rule is satisfied by layout documentation the patch adds: a comment inside
+the struct (or above its opening line, also with ``#define`` lines between)
+that says the layout is cache-line ordered (mentions cache lines, hot/cold or
+read-mostly grouping, false sharing, "layout"); ``__cacheline_group_begin()``/
+``__cacheline_group_end()`` markers (also the ``_aligned`` variants); a new
+``____cacheline_aligned`` annotation with a comment of a few words on the
+group; or a comment added on each moved member saying why it sits there
+("accessed together with sc_qp"). A comment that only moved with its member
+does not count. When the struct is marked ``__randomize_layout``, the finding
+says the order only holds with ``CONFIG_RANDSTRUCT_NONE``.
 
 Why it matters
 --------------
@@ -36,6 +49,10 @@ its members are cache-line optimised.
 Example
 -------
 ::
+
+    Subject: [PATCH] foo: keep the refcount next to the lock
+
+    Both are written on every get/put; keep them in one cache line.
 
      struct foo_ctx {
     -	struct list_head	list;
@@ -58,8 +75,12 @@ Known limits
 ------------
 Reads hunks only: a struct whose opening is outside the hunk and not named by
 the hunk header is not recognised, and the layout comment must be visible in
-the diff. Members of nested anonymous structs/unions are counted as members of
-the outer struct.
+the diff. Members of nested anonymous structs are counted as members of the
+outer struct; a reorder inside a union's arm is not seen. The motivation is
+read from English wording (the word lists above); a cache reason given only in
+a later reply is not seen. A ``____cacheline_aligned`` annotation is accepted
+with any comment of three words or more, whether or not it explains the
+cache-line grouping.
 
 References
 ----------
@@ -93,19 +114,125 @@ RULE = RuleMeta(
 
 _SECTION_STRUCT_RE = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
 _STRUCT_END_RE = re.compile(r"^\}")
-_CACHE_MOTIVE_RE = re.compile(
-    r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|contend|contention|\bhot\b|read[\s-]mostly|"
-    r"cache[\s-]?(?:usage|locality|footprint|miss|misses|friendly|hit)|bounc|\bl[123]\b|"
-    r"____cacheline_aligned|__cacheline_group",
-    re.IGNORECASE,
+
+# ------------------------------------------------------------------ word lists
+# Each list is what a reviewer reads in the changelog or in the struct. To fix a
+# false positive, add a word here and an example patch under rules/examples/RB101/.
+
+#: The changelog says the order is chosen for cache behaviour.
+CACHE_WORDS = (
+    r"cache[\s-]?lines?",
+    r"cachelines?",
+    r"false[\s-]sharing",
+    r"\bhot(?:ter|test)?\b(?![\[\s-]*(?:un\]?)?plug|[\s-]*(?:add|remove|swap|reset|spare))",  # not hot[un]plug
+    r"\bcold(?:er)?\b",
+    r"read[\s-]mostly",
+    r"cache[\s-]?(?:usage|locality|footprint|miss|misses|friendly|hits?|behaviou?r)",
+    r"\b(?:cache|memory|data|spatial|better|improved?|good|poor)\s+locality\b",  # not "locality in looking up"
+    r"(?:memory|cache)\s+placement",
+    r"bounc(?:e|es|ed|ing)\b",
+    r"\bl[123]\b",
+    r"(?:commonly|frequently|often)\s+(?:used|accessed|read|written)\s+(?:\w+\s+){0,2}(?:fields|members)?\s*together",
+    r"(?:fields|members)\s+(?:\w+\s+){0,3}(?:accessed|used)\s+together",
+    r"____cacheline_aligned",
+    r"__cacheline_group",
 )
-_LAYOUT_COMMENT_RE = re.compile(
-    r"cache[\s-]?lines?|cachelines?|false[\s-]sharing|\bhot\b|\bcold\b|read[\s-]mostly|write[\s-]mostly|"
-    r"layout|bounc\w*|same\s+line|frequently\s+(?:accessed|written|used)",
-    re.IGNORECASE,
+_CACHE_MOTIVE_RE = re.compile("|".join(CACHE_WORDS), re.IGNORECASE)
+
+#: A count of cache lines is the struct's footprint (packing), not its cache behaviour:
+#: "from 19 to 18 cachelines", "fit within 3 cachelines", "fewer cachelines".
+FOOTPRINT_PHRASES = (
+    r"(?<!between\s)(?<!across\s)\b\d+\s+cache[\s-]?lines\b",  # not "split between 2 cache lines"
+    r"\b(?:fewer|less|more|one\s+less|one\s+fewer)\s+cache[\s-]?lines\b",
+    r"cache[\s-]?lines\s*:\s*\d+",
 )
-_LOCK_GROUP_RE = re.compile(r"\bprotect(?:s|ed)?\b|\block(?:s|ed|ing)?\b|\bmutex\b|\bimmutable\b|\bseriali[sz]ed\b", re.I)
-_GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\s*\(")
+_FOOTPRINT_RE = re.compile("|".join(FOOTPRINT_PHRASES), re.IGNORECASE)
+
+#: A sentence holding one of these says the layout is NOT about caches.
+NEGATIONS = (
+    r"\bno\s+attention\b",
+    r"\bnothing\s+to\s+do\s+with\b",
+    r"\bnot\s+(?:for|about|because\s+of|related\s+to|meant\s+for)\b",
+    r"\bno\s+(?:\w+\s+)?(?:impact|effect|change|difference|benefit)\s+(?:on|to|in)\b",
+    r"\bregardless\s+of\b",
+    r"\b(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:matter|care)\b",
+    r"\bnot\s+(?:in\s+)?(?:a|the|any)\s+hot\b",
+    r"\bnot\s+(?:performance|speed|cache)[\s-]",
+)
+_NEGATED_RE = re.compile("|".join(NEGATIONS), re.IGNORECASE)
+
+#: pahole output quoted in a changelog: its "cacheline" words are the tool's, not the author's.
+PAHOLE_LINES = (
+    r"\bcachelines?\s*:\s*\d",
+    r"\bcacheline\s+\d+\s+boundary\b",
+    r"\blast\s+cacheline\s*:",
+    r"\bXXX\s+\d+\s+bytes?\s+hole",
+    r"/\*\s*\d+\s+\d+\s*\*/",
+    r"\b(?:members|sum\s+members|holes|padding)\s*:\s*\d",
+)
+_PAHOLE_LINE_RE = re.compile("|".join(PAHOLE_LINES), re.IGNORECASE)
+
+#: Another commit's title quoted in the changelog, and trailers: the words are not this patch's.
+_QUOTED_TITLE_RE = re.compile(r'\b[0-9a-f]{7,40}\s*\(\s*"[^"]*"\s*\)|\("[^"]*"\)', re.IGNORECASE)
+_TRAILER_LINE_RE = re.compile(r"^\s*(?:Fixes|Link|Closes|Reported-by|Suggested-by|Cc|[A-Z][a-z]+-by):\s", re.I)
+
+#: The sentence speaks of the struct's layout (a speed claim there is about the new order).
+LAYOUT_WORDS = (
+    r"\blayout\b",
+    r"\breorder",
+    r"\brearrang",
+    r"\breorgani[sz]",
+    r"\bregroup",
+    r"\b(?:fields|members)\b",
+    r"\bcloser\b",
+    r"\bplacement\b",
+)
+_LAYOUT_SENTENCE_RE = re.compile("|".join(LAYOUT_WORDS), re.IGNORECASE)
+
+#: The layout is explained as packing: holes, padding, the struct's size.
+PACKING_WORDS = (
+    r"\bholes?\b",
+    r"padding",
+    r"\bpack(?:s|ed|ing)?\b",
+    r"pahole",
+    r"\bshrinks?\b",
+    r"\bsize\s+of\b",
+    r"\bsizeof\b",
+    r"\d+\s*(?:->|to)\s*\d+\s*bytes",
+    r"save[sd]?\s+\d+\s*bytes",
+    r"\bbytes\b",
+)
+_PACKING_RE = re.compile("|".join(PACKING_WORDS), re.IGNORECASE)
+
+#: A comment in (or right above) the struct that says its layout is deliberate.
+LAYOUT_COMMENT_WORDS = (
+    r"cache[\s-]?lines?",
+    r"cachelines?",
+    r"false[\s-]sharing",
+    r"\bhot\b",
+    r"\bcold\b",
+    r"read[\s-]mostly",
+    r"write[\s-]mostly",
+    r"layout",
+    r"bounc\w*",
+    r"same\s+line",
+    r"frequently\s+(?:accessed|written|used)",
+)
+_LAYOUT_COMMENT_RE = re.compile("|".join(LAYOUT_COMMENT_WORDS), re.IGNORECASE)
+
+#: A comment added on a moved member that says why it sits there ("accessed together", "used with sc_qp").
+WHY_HERE_PHRASES = (
+    r"\b(?:accessed|used|read|written|touched|updated)\b[^.]*\b(?:together|with|by|during|in|on|alongside)\b",
+    r"\bnext\s+to\b",
+    r"\bkeep\s+(?:it\s+)?(?:near|close|with)\b",
+    r"\bsits?\s+(?:here|with|next)\b",
+)
+_WHY_HERE_RE = re.compile("|".join(WHY_HERE_PHRASES), re.IGNORECASE)
+
+#: cache-line group markers (also the ``_aligned`` variants) and alignment annotations.
+_GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\w*\s*\(")
+_ALIGNED_RE = re.compile(r"\b_{2,4}cacheline_aligned\w*")
+_WORD_RE = re.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass
@@ -121,6 +248,7 @@ class _StructSide:
     added_comments: list[str] = field(default_factory=list)
     removed_comments: list[str] = field(default_factory=list)
     markers: bool = False
+    aligned: int = 0  # ____cacheline_aligned annotations added minus removed
     randomized: bool = False
     hunk: Hunk | None = None
 
@@ -131,21 +259,33 @@ def _struct_from_section(section: str) -> tuple[str, str] | None:
 
 
 class _Tracker:
-    """Which struct a line is in, for one side (old or new) of a hunk."""
+    """Which struct a line is in, for one side (old or new) of a hunk.
 
-    __slots__ = ("current", "depth")
+    Keeps the stack of aggregates opened inside the struct, so a member can be
+    told to sit in a union (whose members share one offset: their order is no
+    layout). A ``struct x {`` at column 0 always starts a new top-level struct,
+    even when the hunk header named another one (the hunk starts after it).
+    """
+
+    __slots__ = ("current", "depth", "unions")
 
     def __init__(self, current: tuple[str, str] | None) -> None:
         self.current = current
         self.depth = 1 if current else 0
+        #: depths at which a union was opened (the outer aggregate itself when it is a union)
+        self.unions: list[int] = [1] if current and current[0] == "union" else []
+
+    def in_union(self) -> bool:
+        return bool(self.unions)
 
     def feed(self, code: str) -> tuple[str, str] | None:
         """Advance over one line of code; return the struct the line belongs to (None: outside, or an edge)."""
         opening = STRUCT_OPEN_RE.match(code)
-        if opening and self.depth == 0:
+        if opening and (self.depth == 0 or (opening.group(2) and code[:1] not in ("", " ", "\t"))):
             if opening.group(2):
                 self.current = (opening.group(1), opening.group(2))
                 self.depth = 1
+                self.unions = [1] if opening.group(1) == "union" else []
             return None
         if self.current is None:
             return None
@@ -155,9 +295,17 @@ class _Tracker:
             # kernel style: the outer struct closes at column 0, nested ones are indented
             self.current = None
             self.depth = 0
+            self.unions = []
             return None
+        if opens and _NESTED_UNION_RE.match(code):
+            self.unions.append(self.depth + 1)
         self.depth = max(1, self.depth + opens - closes)
+        while self.unions and self.unions[-1] > self.depth:
+            self.unions.pop()
         return self.current
+
+
+_NESTED_UNION_RE = re.compile(r"^\s*union\b[^;]*\{")
 
 
 # A match lies within one line; it is searched as "\n" + line in "\n" + text (the literal
@@ -191,83 +339,136 @@ def _may_open_struct(hunk: Hunk) -> bool:
     return False
 
 
+def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None) -> tuple[str, str] | None:
+    """The hunk header's struct for the new side, unless an earlier hunk removed that struct's opening.
+
+    The header comes from the old file: when the patch removed ``struct x {``
+    above (splitting members out into a new struct), the new side of later
+    hunks is not in ``struct x`` any more.
+    """
+    if start is None:
+        return None
+    for earlier in fd.hunks:
+        if earlier is hunk:
+            break
+        for d in earlier.removed:
+            m = STRUCT_OPEN_RE.match(d.text)
+            if m and (m.group(1), m.group(2)) == start:
+                return None
+    return start
+
+
+class _Collector:
+    """Members of each struct the hunks show, per side, in order (see :class:`_StructSide`).
+
+    A member line counts for the old side in the struct the old side is in and
+    for the new side in the struct the new side is in (a context line can be in
+    ``struct a`` before the patch and in a new ``struct b`` after it). Members
+    inside a union are left out: they share one offset, their order is no layout.
+    """
+
+    def __init__(self) -> None:
+        self.structs: dict[tuple[str, str], _StructSide] = {}
+        self.order: list[tuple[str, str]] = []
+
+    def side_of(self, where: tuple[str, str], hunk: Hunk, path: str) -> _StructSide:
+        key = (path, f"{where[0]} {where[1]}")
+        side = self.structs.get(key)
+        if side is None:
+            side = self.structs[key] = _StructSide(where[0], where[1], hunk=hunk)
+            self.order.append(key)
+        return side
+
+    def result(self) -> list[tuple[str, _StructSide]]:
+        return [(path, self.structs[(path, name)]) for path, name in self.order]
+
+    def hunk(self, fd: FileDiff, hunk: Hunk) -> None:
+        """Walk one hunk, following which struct each side is in."""
+        start = _struct_from_section(hunk.section)
+        old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fd, hunk, start))
+        old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
+        new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
+        oi = ni = 0
+        for dl in hunk.lines:
+            if dl.kind is LineKind.MARKER:
+                continue
+            old_where = new_where = None
+            if dl.kind is LineKind.REMOVED:
+                scan = old_scans[oi]
+                old_where = old_t.feed(scan.code)
+            else:
+                scan = new_scans[ni]
+                new_where = new_t.feed(scan.code)
+                if dl.kind is LineKind.CONTEXT:
+                    old_where = old_t.feed(scan.code)
+            oi += dl.kind is not LineKind.ADDED
+            ni += dl.kind is not LineKind.REMOVED
+            # a member inside a union shares its offset with the others: its order is no layout
+            old_member = old_where is not None and not old_t.in_union()
+            new_member = new_where is not None and not new_t.in_union()
+            self.line(fd.path, hunk, dl, scan, (old_where, old_member), (new_where, new_member))
+
+    def line(self, path: str, hunk: Hunk, dl: DiffLine, scan, old: tuple, new: tuple) -> None:
+        """Record one line: comments, markers, annotations, and the member it declares on each side.
+
+        ``old``/``new``: (the struct that side is in or None, whether a member there counts).
+        """
+        code = scan.code
+        (old_where, old_member), (new_where, new_member) = old, new
+        where = new_where or old_where
+        if where is None:
+            # the struct's own closing line carries its attributes
+            if "__randomize_layout" in code and _STRUCT_END_RE.match(code.strip()):
+                for (p, _n), side in self.structs.items():
+                    if p == path and side.hunk is hunk:
+                        side.randomized = True
+            return
+        side = self.side_of(where, hunk, path)
+        if "__randomize_layout" in code:
+            side.randomized = True
+        if scan.comment and dl.kind is LineKind.ADDED:
+            side.added_comments.append(scan.comment)
+        elif scan.comment and dl.kind is LineKind.REMOVED:
+            side.removed_comments.append(scan.comment)
+        if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
+            side.markers = True
+        if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
+            side.aligned += 1 if dl.kind is LineKind.ADDED else -1
+        names = member_names(code)
+        if not names:
+            return
+        member = ",".join(names)
+        if old_member:
+            self.side_of(old_where, hunk, path).old.append((member, dl))
+            if dl.kind is LineKind.REMOVED:
+                side.removed.setdefault(member, dl)
+        if new_member:
+            self.side_of(new_where, hunk, path).new.append((member, dl))
+            if dl.kind is LineKind.ADDED:
+                side.added[member] = dl
+
+
 def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
-    structs: dict[tuple[str, str], _StructSide] = {}
-    order: list[tuple[str, str]] = []
+    """Members of each struct the patch's C hunks show (see :class:`_Collector`)."""
+    collector = _Collector()
     for fd in patch.files:
         if not fd.path.endswith((".c", ".h")):
             continue
         # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
         if not _may_reorder(fd):
             continue
-        hunks = [h for h in fd.hunks if _struct_from_section(h.section) is not None or _may_open_struct(h)]
-        for hunk in hunks:
-            start = _struct_from_section(hunk.section)
-            old_t, new_t = _Tracker(start), _Tracker(start)
-            old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
-            new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
-            oi = ni = 0
-            for dl in hunk.lines:
-                if dl.kind is LineKind.MARKER:
-                    continue
-                if dl.kind is LineKind.ADDED:
-                    scan = new_scans[ni]
-                    ni += 1
-                    where = new_t.feed(scan.code)
-                elif dl.kind is LineKind.REMOVED:
-                    scan = old_scans[oi]
-                    oi += 1
-                    where = old_t.feed(scan.code)
-                else:
-                    scan = new_scans[ni]
-                    ni += 1
-                    oi += 1
-                    where = new_t.feed(scan.code)
-                    where_old = old_t.feed(scan.code)
-                    where = where or where_old
-                code = scan.code
-                closing_struct = None
-                if where is None:
-                    # the struct's own closing line carries its attributes
-                    if "__randomize_layout" in code and _STRUCT_END_RE.match(code.strip()):
-                        closing_struct = True
-                    else:
-                        continue
-                if closing_struct:
-                    for (p, _n), side in structs.items():
-                        if p == fd.path and side.hunk is not None and side.hunk is hunk:
-                            side.randomized = True
-                    continue
-                key = (fd.path, f"{where[0]} {where[1]}")
-                side = structs.get(key)
-                if side is None:
-                    side = structs[key] = _StructSide(where[0], where[1], hunk=hunk)
-                    order.append(key)
-                if "__randomize_layout" in code:
-                    side.randomized = True
-                if scan.comment and dl.kind is LineKind.ADDED:
-                    side.added_comments.append(scan.comment)
-                elif scan.comment and dl.kind is LineKind.REMOVED:
-                    side.removed_comments.append(scan.comment)
-                if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
-                    side.markers = True
-                names = member_names(code)
-                if not names:
-                    continue
-                member = ",".join(names)
-                if dl.kind is not LineKind.ADDED:
-                    side.old.append((member, dl))
-                if dl.kind is not LineKind.REMOVED:
-                    side.new.append((member, dl))
-                if dl.kind is LineKind.REMOVED:
-                    side.removed.setdefault(member, dl)
-                elif dl.kind is LineKind.ADDED:
-                    side.added[member] = dl
-    return [(path, structs[(path, name)]) for path, name in order]
+        for hunk in fd.hunks:
+            if _struct_from_section(hunk.section) is not None or _may_open_struct(hunk):
+                collector.hunk(fd, hunk)
+    return collector.result()
 
 
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
-    """Added comment lines directly above the struct's opening line, when the hunk shows them."""
+    """Added comment lines above the struct's opening line, when the hunk shows them.
+
+    ``#define`` lines between the comment and the struct (flag values that
+    belong to it) do not separate them.
+    """
     out: list[str] = []
     for fd in patch.files:
         if fd.path != path:
@@ -279,6 +480,8 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
                 m = STRUCT_OPEN_RE.match(scan.code)
                 if m and m.group(2) == side.name:
                     j = i - 1
+                    while j >= 0 and _DEFINE_LINE_RE.match(scans[j].code):
+                        j -= 1
                     while j >= 0 and not scans[j].code.strip() and scans[j].has_comment:
                         if new[j].kind is LineKind.ADDED:
                             out.append(scans[j].comment)
@@ -286,20 +489,65 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
     return out
 
 
-_PACKING_RE = re.compile(
-    r"\bholes?\b|padding|\bpack(?:s|ed|ing)?\b|pahole|\bshrinks?\b|\bsize\s+of\b|\bsizeof\b|"
-    r"\d+\s*(?:->|to)\s*\d+\s*bytes|save[sd]?\s+\d+\s*bytes|\bbytes\b",
-    re.IGNORECASE,
-)
+_DEFINE_LINE_RE = re.compile(r"^\s*#\s*define\b")
+
+
+def _member_comments(patch: Patch, path: str, added: DiffLine) -> list[str]:
+    """Comments added on a member's line or in the comment block right above it."""
+    for fd in patch.files:
+        if fd.path != path:
+            continue
+        for hunk in fd.hunks:
+            new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]
+            idx = next((i for i, d in enumerate(new) if d is added), None)
+            if idx is None:
+                continue
+            scans = scan_lines([d.text for d in new])
+            out = [scans[idx].comment] if scans[idx].comment else []
+            j = idx - 1
+            while j >= 0 and not scans[j].code.strip() and scans[j].has_comment and new[j].kind is LineKind.ADDED:
+                out.append(scans[j].comment)
+                j -= 1
+            return out
+    return []
+
+
+def _prose(text: str) -> str:
+    """The changelog as the author's own words: no pahole output, quoted commit titles or trailers."""
+    lines = []
+    for line in text.splitlines():
+        if _PAHOLE_LINE_RE.search(line) or _TRAILER_LINE_RE.match(line):
+            continue
+        lines.append(_QUOTED_TITLE_RE.sub(" ", line))
+    return "\n".join(lines)
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences of a changelog (a blank line or ``.``/``;``/``:`` followed by a space ends one)."""
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        out += [s for s in re.split(r"(?<=[.;:!?])\s+", " ".join(para.split())) if s.strip()]
+    return out
 
 
 def _motivation(patch: Patch) -> str:
-    """``cache`` (the text speaks of cache behaviour), ``packing`` (only of holes/size), or ``unstated``."""
-    text = f"{patch.subject.title}\n{patch.commit_message}"
-    if _CACHE_MOTIVE_RE.search(text) or find_claim(text):
+    """``cache``, ``packing`` or ``unstated``: why the changelog says the members moved.
+
+    Steps, as a reviewer reads it: take the author's own sentences (no pahole
+    output, quoted titles, trailers), drop the negated ones ("no attention was
+    paid to cacheline placement"); a cache word left (``CACHE_WORDS``, not a
+    cache-line count) means ``cache``; else holes/size words mean ``packing``;
+    else a speed claim in a sentence about the layout ("reorder the fields to
+    make the lookup faster") means ``cache``; else ``unstated``.
+    """
+    sentences = [s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}"))
+                 if not _NEGATED_RE.search(s)]
+    if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", s)) for s in sentences):
         return "cache"
-    if _PACKING_RE.search(text):
+    if any(_PACKING_RE.search(s) or _FOOTPRINT_RE.search(s) for s in sentences):
         return "packing"
+    if any(_LAYOUT_SENTENCE_RE.search(s) and find_claim(s) for s in sentences):
+        return "cache"
     return "unstated"
 
 
@@ -425,6 +673,54 @@ def _show_removal(
     return joined, extra
 
 
+def _moved_members(side: _StructSide) -> list[str]:
+    """Step 1: the members whose position among the others changed (a type change in place is no move)."""
+    moved = [m for m in side.added if m in side.removed]
+    if not moved:
+        return []
+    common = set(m for m, _ in side.old) & set(m for m, _ in side.new)
+    old_order = [m for m, _ in side.old if m in common]
+    new_order = [m for m, _ in side.new if m in common]
+    if old_order == new_order:
+        return []
+    candidates = [m for m in moved if m in common]
+    unedited = {
+        m for m in candidates if " ".join(side.removed[m].text.split()) == " ".join(side.added[m].text.split())
+    }
+    return _reordered(old_order, new_order, candidates, unedited)
+
+
+def _new_comments(patch: Patch, path: str, side: _StructSide) -> list[str]:
+    """Comments the patch adds in the struct or above it (not the ones that moved with a member)."""
+    removed_text = set(side.removed_comments)
+    return [c for c in side.added_comments if c not in removed_text] + _comment_above_struct(patch, path, side)
+
+
+def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[str], comments: list[str]) -> bool:
+    """Step 2: does the patch document the layout, as a reviewer would accept it?
+
+    Any of: ``__cacheline_group_begin/end`` markers (also ``_aligned``); a new
+    comment saying the layout is cache-line ordered; a ``____cacheline_aligned``
+    annotation added with a comment of a few words on the group; a comment
+    added on every moved member saying why it sits there ("accessed together").
+    """
+    if side.markers or any(_LAYOUT_COMMENT_RE.search(c) for c in comments):
+        return True
+    if side.aligned > 0 and any(len(_WORD_RE.findall(c)) >= 3 for c in comments):
+        return True
+    removed_text = set(side.removed_comments)
+    for m in moved:
+        said = [c for c in _member_comments(patch, path, side.added[m]) if c not in removed_text]
+        if not any(_WHY_HERE_RE.search(c) or _LAYOUT_COMMENT_RE.search(c) for c in said):
+            return False
+    return bool(moved)
+
+
+def _severity(motive: str) -> Severity:
+    """Step 3: WARNING only when the order is chosen for cache behaviour; else a CHECK."""
+    return Severity.WARNING if motive == "cache" else Severity.CHECK
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report each struct whose members were moved without an added cache-line layout comment."""
     if not patch.files:
@@ -432,77 +728,59 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     findings: list[Finding] = []
     motive = None
     for path, side in _collect(patch):
-        moved = [m for m in side.added if m in side.removed]
+        moved = _moved_members(side)
         if not moved:
             continue
-        common = set(m for m, _ in side.old) & set(m for m, _ in side.new)
-        old_order = [m for m, _ in side.old if m in common]
-        new_order = [m for m, _ in side.new if m in common]
-        if old_order == new_order:
-            continue
-        # only members whose position among the others changed count as moved: a member
-        # removed and re-added in the same place (a type change) is a change, not a move
-        candidates = [m for m in moved if m in common]
-        unedited = {
-            m for m in candidates if " ".join(side.removed[m].text.split()) == " ".join(side.added[m].text.split())
-        }
-        moved = _reordered(old_order, new_order, candidates, unedited)
-        if not moved:
-            continue
-        removed_text = set(side.removed_comments)
-        new_comments = [c for c in side.added_comments if c not in removed_text]
-        new_comments += _comment_above_struct(patch, path, side)
-        if side.markers or any(_LAYOUT_COMMENT_RE.search(c) for c in new_comments):
+        comments = _new_comments(patch, path, side)
+        if _layout_documented(patch, path, side, moved, comments):
             continue
         if motive is None:
             motive = _motivation(patch)
-        severity = Severity.CHECK if motive == "packing" else Severity.WARNING
-        if motive != "packing" and not _CACHE_MOTIVE_RE.search(f"{patch.subject.title}\n{patch.commit_message}"):
-            if any(_LOCK_GROUP_RE.search(c) for c in new_comments) or (motive == "unstated" and new_comments):
-                # the new member comments document the grouping (by lock); cache intent is not claimed
-                severity = Severity.CHECK
-        lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
-        first = side.added[moved[0]]
-        first_line = lines[0] if lines else first.new_no
-        input_lines = [side.added[m].input_line for m in moved if side.added[m].input_line is not None]
-        members = [m.replace(",", ", ") for m in moved]
-        what = f"{side.kind} {side.name}"
-        message = (
-            f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
-            if severity is Severity.WARNING
-            else f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
-        )
-        if side.randomized:
-            message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
-        hunk = None
-        for fd in patch.files:
-            if fd.path == path:
-                for h in fd.hunks:
-                    if any(d is first for d in h.lines):
-                        hunk = h
-        shown = next((m for m in moved if side.added[m].new_no == first_line), moved[0])
-        hunk, extra = _show_removal(patch, path, hunk or side.hunk, side.added[shown], side.removed[shown])
-        lines = sorted(set(lines) | set(extra))
-        findings.append(
-            RULE.finding(
-                patch,
-                message,
-                severity=severity,
-                path=path,
-                line=first_line,
-                lines=lines,
-                input_line=min(input_lines) if input_lines else None,
-                hunk=hunk or side.hunk,
-                symbol=what,
-                details={
-                    "struct": what,
-                    "members": members,
-                    "motivation": motive,
-                    "randomize_layout": side.randomized,
-                },
-            )
-        )
+        findings.append(_finding(patch, path, side, moved, _severity(motive), motive))
     return findings
+
+
+def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], severity: Severity, motive: str) -> Finding:
+    """Step 4: the finding, quoting the moved member next to where it came from."""
+    lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
+    first = side.added[moved[0]]
+    first_line = lines[0] if lines else first.new_no
+    input_lines = [side.added[m].input_line for m in moved if side.added[m].input_line is not None]
+    members = [m.replace(",", ", ") for m in moved]
+    what = f"{side.kind} {side.name}"
+    message = (
+        f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
+        if severity is Severity.WARNING
+        else f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
+    )
+    if side.randomized:
+        message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
+    hunk = None
+    for fd in patch.files:
+        if fd.path == path:
+            for h in fd.hunks:
+                if any(d is first for d in h.lines):
+                    hunk = h
+    shown = next((m for m in moved if side.added[m].new_no == first_line), moved[0])
+    hunk, extra = _show_removal(patch, path, hunk or side.hunk, side.added[shown], side.removed[shown])
+    lines = sorted(set(lines) | set(extra))
+    return RULE.finding(
+        patch,
+        message,
+        severity=severity,
+        path=path,
+        line=first_line,
+        lines=lines,
+        input_line=min(input_lines) if input_lines else None,
+        hunk=hunk or side.hunk,
+        symbol=what,
+        details={
+            "struct": what,
+            "members": members,
+            "motivation": motive,
+            "randomize_layout": side.randomized,
+        },
+    )
 
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
@@ -512,19 +790,15 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         struct = f.details.get("struct", "the struct")
         members = f.details.get("members", [])
         which = ", ".join(members[:4]) + (" ..." if len(members) > 4 else "")
-        if f.severity is Severity.CHECK:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
-                "now, so a later change does not move them back?"
-            )
-        elif f.details.get("motivation") == "cache":
+        motive = f.details.get("motivation")
+        if f.severity is Severity.WARNING and motive == "cache":
             text = (
                 f"Since the new order of {struct} ({which}) is chosen for cache behaviour, could you add "
                 "a comment to the struct saying that its members are cache-line ordered and which fields "
                 "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
                 "about cache lines will quietly undo this."
             )
-        elif f.details.get("motivation") == "unstated":
+        elif motive == "unstated":
             text = (
                 f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If "
                 "so, could you say why in the changelog and add a comment to the struct, so a later "

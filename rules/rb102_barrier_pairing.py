@@ -7,37 +7,58 @@ Looks at every memory barrier *added* by the patch in a ``.c`` or ``.h`` file:
 ``smp_load_acquire``, ``smp_cond_load_*``, ``smp_mb__before_atomic``,
 ``smp_mb__after_atomic``, ``smp_mb__after_spinlock``,
 ``smp_acquire__after_ctrl_dep``, ``mb``, ``rmb``, ``wmb``, ``dma_mb``,
-``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and ``__smp_*`` (outside the
-barrier headers). Only real calls count: not text inside comments or strings,
-not context or removed lines, not ``#define`` lines that define a barrier
-primitive, and not a barrier the patch merely moves unchanged (same line, or
-same call with the same arguments, removed elsewhere in the patch), unless it
-moves into a function the patch adds whole: that is new code.
+``dma_rmb``, ``dma_wmb``, the ``virt_*`` barriers and the ``__smp_*`` barrier
+primitives (``__smp_mb()``..., outside the barrier headers; not other
+functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
+``check`` reads it in named steps:
 
-The comment may sit on the same line or be the comment block ending on the
-line directly above (C89 or C99 style, also inside a macro with
-``\\`` continuations); for a barrier that is the body of an ``if``/``else``/
-loop line, the comment may end directly above that line. Headers that
-implement the primitives (``arch/*/include/asm/barrier.h``, ``atomic*.h``,
-``cmpxchg*.h``...) and void barriers passed as arguments (tests of the
-primitives) are skipped.
-
-* An SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``) needs a comment that
-  says what it pairs with: "pairs with", "paired with", "see foo()",
-  "implied by ...", or a named function or barrier.
-* A device barrier (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that
-  says what it orders.
-* ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
-  ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
-  atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
-  comment says.
-* Beyond checkpatch: when the comment names the other side ("pairs with
-  smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
-  added whole by this patch, or its hunk loses a barrier, the rule looks at
-  that side; if it
-  has no barrier nor an operation documented to imply one (value-returning
-  atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock acquire/release,
-  ``wake_up``), it reports that the other side is missing.
+1. ``_barrier_uses``: real calls on added lines only (not text inside
+   comments or strings, not context or removed lines), outside the headers
+   that implement the primitives (``arch/*/include/asm/barrier.h``,
+   ``atomic*.h``, ``cmpxchg*.h``...; lock implementations such as
+   ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
+   passed as an argument is a test of the primitive.
+2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
+   implementing a primitive (``READ_ONCE`` copies under tools/), a macro
+   applying a barrier to its own parameter (``store_release_wake_up()``),
+   a function named like a barrier, and wrappers whose body only forwards to
+   a barrier (``return smp_load_acquire(p);``, or a parameterless
+   ``void rust_helper_smp_mb(void) { smp_mb(); }``) define an API, not a use.
+3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
+   inlines or moves out of a function it removes whole, or edits in place
+   (its arguments renamed in the same hunk) is not new. A barrier cut out of
+   a function that stays into a new helper is new code.
+4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
+   ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
+   atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
+   comment says.
+5. ``_comment_texts``: the comment on the same line or the block ending on the
+   line directly above (C89 or C99 style, also inside a macro with ``\\``
+   continuations; for a barrier that is the body of an ``if``/``else``/loop
+   line, above that line). A note one statement above that speaks of this
+   barrier ("the smp_wmb() below pairs with ..."), or the comment above the
+   function's header, counts when it plainly says "pairs with".
+6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
+   barrier and its function ("Paired with smp_load_acquire() in foo()"), a
+   comment here saying what it orders is enough. When the patch adds both a
+   release and the matching acquire on the same object and this one has no
+   comment, the finding names that other side.
+7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
+   needs a comment that says what it pairs with: "pairs with", "paired
+   with", "see foo()", "implied by ...", or the other side named: a function
+   (``foo()``, or a name the patch shows as a function, without ``()``) or
+   another barrier. Naming only the barrier itself ("This virt_wmb() ensures
+   ...") or only the function it sits in names no pair. A device barrier
+   (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
+   orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
+   code name, or "before/after X"; "Make sure that all write ops are in order"
+   does not.
+8. Beyond checkpatch: when the comment names the other side ("pairs with
+   smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
+   added whole by this patch, or its hunk loses a barrier, the rule looks at
+   that side; if it has no barrier nor an operation documented to imply one
+   (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
+   acquire/release, ``wake_up``), it reports that the other side is missing.
 
 Why it matters
 --------------
@@ -71,7 +92,11 @@ Known limits
 Reads the diff only: a comment outside the hunk's context lines is not seen,
 and the "other side" check runs only when the named function is added by the
 patch or visibly loses a barrier in it. Whether a named pairing is *correct*
-is left to the reviewer.
+is left to the reviewer. A barrier whose arguments change in the same hunk is
+taken for an edit of the old one, even when the patch means a new ordering.
+A pairing comment at the other end is matched per comment line. A device
+barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
+as a device barrier: a comment saying what it orders is enough.
 
 References
 ----------
@@ -84,10 +109,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
-from reviewbot.cutil import comment_above, joined_text, normalise, scan_lines, starts_in_comment
-from reviewbot.models import Finding, Hunk, LineKind, Patch
+from reviewbot.cutil import comment_above, joined_text, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -103,12 +129,30 @@ RULE = RuleMeta(
     ),
 )
 
-_SMP = (
-    r"smp_mb__before_atomic|smp_mb__after_atomic|smp_mb__after_spinlock|smp_acquire__after_ctrl_dep|"
-    r"smp_store_mb|smp_store_release|smp_load_acquire|smp_cond_load_\w+|smp_mb|smp_rmb|smp_wmb|"
-    r"__smp_\w+|virt_(?:mb|rmb|wmb|store_mb|store_release|load_acquire|mb__before_atomic|mb__after_atomic)"
+# ------------------------------------------------------------------ barrier families
+# The names a reviewer looks for. A name added here is checked like the others; a false
+# positive is fixed by a word in one of the lists below and an example in rules/examples/RB102/.
+
+#: SMP barriers: they order against another CPU, so their comment says what they pair with.
+SMP_BARRIERS = (
+    "smp_mb__before_atomic", "smp_mb__after_atomic", "smp_mb__after_spinlock", "smp_acquire__after_ctrl_dep",
+    "smp_store_mb", "smp_store_release", "smp_load_acquire", r"smp_cond_load_\w+", "smp_mb", "smp_rmb", "smp_wmb",
 )
-_DEVICE = r"dma_mb|dma_rmb|dma_wmb|mb|rmb|wmb"
+#: The double-underscore primitives behind them (only these: ``__smp_text_poke_sync_each_cpu()`` is no barrier).
+RAW_SMP_BARRIERS = (
+    "__smp_mb__before_atomic", "__smp_mb__after_atomic", "__smp_store_mb", "__smp_store_release",
+    "__smp_load_acquire", r"__smp_cond_load_\w+", "__smp_mb", "__smp_rmb", "__smp_wmb",
+)
+#: Barriers between a guest and its host: paired like SMP barriers.
+VIRT_BARRIERS = (
+    "virt_mb", "virt_rmb", "virt_wmb", "virt_store_mb", "virt_store_release", "virt_load_acquire",
+    "virt_mb__before_atomic", "virt_mb__after_atomic",
+)
+#: Device (mandatory and DMA) barriers: their comment says what they order.
+DEVICE_BARRIERS = ("dma_mb", "dma_rmb", "dma_wmb", "mb", "rmb", "wmb")
+
+_SMP = "|".join(SMP_BARRIERS + RAW_SMP_BARRIERS + VIRT_BARRIERS)
+_DEVICE = "|".join(DEVICE_BARRIERS)
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
 # (the leading lookahead names the first letters of every barrier name: a quick skip for re)
 BARRIER_RE = re.compile(r"(?=[smvdrw_])(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
@@ -120,23 +164,35 @@ _DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
 _FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
 _PRIMITIVE_RE = re.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
 _BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
-# headers that implement the primitives themselves: their barriers are the implementation
+# headers that implement the primitives themselves: their barriers are the implementation (lock
+# implementations such as spinlock.h/qspinlock.h are not: their barriers are uses that need a pairing comment)
 _PRIMITIVE_HEADER_RE = re.compile(
     r"^(?:arch/[^/]+/include/asm/|include/asm-generic/|tools/(?:arch/[^/]+/)?include/asm/)"
-    r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|spinlock[\w-]*|bitops[\w-]*|qspinlock[\w-]*|"
+    r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|bitops[\w-]*|"
     r"rwonce|io|mmio[\w-]*|percpu)\.h$"
 )
 _CONTROL_RE = re.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
 _VOID_BARRIER_RE = re.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$")
 
-_PAIRING_RE = re.compile(
-    r"\bpair(?:s|ed|ing)?\b|\bmatch(?:es|ing)?\b|\bimplie[sd]\b|\bimplicit\b|\bsee\s+\S|"
-    r"\bcounterpart\b|\bother\s+side\b|\bpartner\b|\bagainst\b.*\(\)|\bsynchroni[sz]es?\s+with\b|"
-    r"\border(?:s|ed|ing)?\b.*\bagainst\b|\bvs\.?\s|\brac(?:e|es|ing)\s+with\b|"
+#: Phrases that say what a barrier pairs with ("pairs with", "see foo()", "the reader side").
+PAIRING_PHRASES = (
+    r"\bpair(?:s|ed|ing)?\b",
+    r"\bmatch(?:es|ing)?\b",
+    r"\bimplie[sd]\b",
+    r"\bimplicit\b",
+    r"\bsee\s+\S",
+    r"\bcounterpart\b",
+    r"\bother\s+side\b",
+    r"\bpartner\b",
+    r"\bagainst\b.*\(\)",
+    r"\bsynchroni[sz]es?\s+with\b",
+    r"\border(?:s|ed|ing)?\b.*\bagainst\b",
+    r"\bvs\.?\s",
+    r"\brac(?:e|es|ing)\s+with\b",
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt)[\s-]+sides?\b",
-    re.IGNORECASE,
 )
+_PAIRING_RE = re.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
 _FUNC_NAMED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
 _BARRIER_NAMED_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
@@ -232,9 +288,10 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
     Two kinds: a macro whose body is only a call of a barrier primitive on
     one of its parameters (``#define res_smp_cond_load_acquire(v, c)
     smp_cond_load_acquire_timewait(v, c, 0ULL, 1ULL, 0)``, also with the body
-    on the continuation line), and an inline function whose body is only
-    ``return barrier(param...);``, on one line or as ``{`` / the statement /
-    ``}`` at column 0. Such a line defines an API; the comment about pairing
+    on the continuation line), and a function whose body is only
+    ``[return] barrier(param...);`` or a parameterless ``barrier();``
+    (``void rust_helper_smp_mb(void) { smp_mb(); }``), on one line or as
+    ``{`` / the statement / ``}`` at column 0. Such a line defines an API; the comment about pairing
     belongs to its callers.
     """
     code = scans[idx].code.rstrip()
@@ -248,9 +305,7 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
             return _forwarded_barrier(code, _param_names(pm.group(1) or ""))
     fm = _ONE_LINE_FUNC_RE.match(code)
     if fm and not _CONTROL_RE.match(code):
-        return _forwarded_barrier(fm.group(2), _param_names(fm.group(1)), returned=True)
-    if not code.lstrip().startswith("return"):
-        return False
+        return _forwarded_barrier(_strip_return(fm.group(2)), _param_names(fm.group(1)))
 
     def neighbour(start: int, step: int) -> int | None:
         j = start + step
@@ -272,7 +327,15 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
     hm = _HEADER_PARAMS_RE.search(opening)
     if hm is None or _CONTROL_RE.match(opening):
         return False
-    return _forwarded_barrier(code, _param_names(hm.group(1)), returned=True)
+    return _forwarded_barrier(_strip_return(code), _param_names(hm.group(1)))
+
+
+def _strip_return(text: str) -> str:
+    """A statement without a leading ``return``: ``return smp_load_acquire(p);`` -> ``smp_load_acquire(p);``."""
+    text = text.strip()
+    if text.startswith("return") and text[6:7] in (" ", "\t", "("):
+        return text[6:].strip()
+    return text
 
 
 def _is_c(path: str) -> bool:
@@ -287,18 +350,50 @@ def _is_smp(name: str) -> bool:
     return bool(_SMP_NAME_RE.match(name))
 
 
-def _comment_ok(name: str, comment: str) -> bool:
-    """Does ``comment`` do its job for barrier ``name``?"""
+def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = None) -> bool:
+    """Does ``comment`` do its job for barrier ``name``?
+
+    An SMP barrier's comment must speak of pairing (``_PAIRING_RE``) or name
+    the other side: a function (``foo()``, or a name the patch shows as a
+    function in ``known``, without the parentheses, other than ``here``, the
+    function holding the barrier) or another barrier; naming only the barrier
+    itself ("This virt_wmb() ensures ...") does not. A device
+    barrier's comment must say in a few words what it orders.
+    """
     text = comment.strip()
     if not text or _TRIVIAL_RE.match(text):
         return False
     if _is_smp(name):
         if _PAIRING_RE.search(text):
             return True
-        if _FUNC_NAMED_RE.search(text) or _BARRIER_NAMED_RE.search(text):
-            return True
-        return False
-    return len(_WORD_RE.findall(text)) >= 3
+        named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
+            m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
+        }
+        named |= {w for w in _IDENT_RE.findall(text) if w != here and w in known}
+        return bool(named - {name})
+    return len(_WORD_RE.findall(text)) >= 3 and bool(
+        _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
+    )
+
+
+#: "... before the cpu parks", "after reading the status": the comment names the other access or event.
+_ORDERED_AGAINST_RE = re.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+", re.IGNORECASE)
+
+
+#: What a device barrier's comment names as the things it orders ("the descriptor writes before the
+#: doorbell"); "make sure all write ops are in order" names none of them.
+ORDERED_THINGS = (
+    "descriptors?", "desc", "doorbells?", "registers?", "regs?", "rings?", "buffers?", "bufs?", "index", "indices",
+    "idx", "tail", "head", "pointers?", "entry", "entries", "commands?", "cmds?", "status", "flags?", "owner(?:ship)?",
+    "payload", "data", "memory", "mailbox", "firmware", "fw", "hardware", "hw", "device", "dev", "dma", "mmio",
+    "i/o", "io", "queues?", "interrupts?", "irqs?", "producer", "consumer", "counters?", "values?", "fields?",
+    "header", "packets?", "frames?", "requests?", "responses?", "messages?", "bits?", "state", "sequence",
+    "completion", "page", "table", "pte", "tlb", "cache", "writel", "readl", "iowrite\\d*", "ioread\\d*",
+)
+_ORDERED_THING_RE = re.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
+
+
+_IDENT_RE = re.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an underscore), not a member
 
 
 _CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
@@ -513,20 +608,39 @@ def _neighbour_op(scans, idx: int, step: int) -> str | None:
     return None
 
 
-def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
-    """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
-    if not patch.files:
-        return []
+# ------------------------------------------------------------------ the review, step by step
+
+
+@dataclass
+class _Use:
+    """One added barrier call, with the new side of its hunk around it."""
+
+    path: str
+    hunk: Hunk
+    new: list
+    scans: list
+    idx: int
+    name: str
+    code: str
+    barrier_header: bool
+
+    @property
+    def line(self) -> DiffLine:
+        return self.new[self.idx]
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
+
+
+def _may_add_barrier(patch: Patch) -> bool:
+    """Cheap test: can an added line of a C file hold a barrier call at all?"""
     added_text = "\n".join([joined_text(fd, LineKind.ADDED) for fd in patch.files if _is_c(fd.path)])
-    if not ("smp_" in added_text or "virt_" in added_text or _MB_CALL_RE.search(added_text)):
-        return []  # _QUICK_RE, split into substring tests and a literal-prefix regex
-    # (no BARRIER_RE search over the whole text: each hunk below is searched anyway, and
-    # a hunk's match is a match of the whole text, so it only repeated that work)
-    moved = _removed_counter(patch)
-    removed_bodies: frozenset | None = None
-    findings: list[Finding] = []
-    bodies: dict[str, list[str]] | None = None
-    losing: dict[str, bool] | None = None
+    return "smp_" in added_text or "virt_" in added_text or bool(_MB_CALL_RE.search(added_text))
+
+
+def _barrier_uses(patch: Patch) -> Iterator[_Use]:
+    """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in patch.files:
         if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path):
             continue
@@ -544,12 +658,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 continue
             texts = [dl.text for dl in new]
             scans = scan_lines(texts, starts_in_comment(texts))
-            fresh = None
             for idx, dl in enumerate(new):
                 if dl.kind is not LineKind.ADDED:
                     continue
-                text = dl.text
-                if "mb" not in text and "smp_" not in text and "virt_" not in text:
+                if "mb" not in dl.text and "smp_" not in dl.text and "virt_" not in dl.text:
                     continue  # every barrier name holds one of these, and the code is cut from the text
                 code = scans[idx].code
                 calls = [
@@ -557,124 +669,449 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     for m in BARRIER_RE.finditer(code)
                     if not (_VOID_BARRIER_RE.match(m.group(1)) and code[: m.start()].rstrip().endswith(("(", ",")))
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
-                if not calls:
-                    continue
-                dm = _DEFINE_RE.match(code)
-                if dm and (barrier_header or BARRIER_RE.match(dm.group(1) + "(") or _PRIMITIVE_RE.match(dm.group(1))):
-                    continue  # defines a barrier primitive
-                fm = _FUNC_DEF_RE.match(code)
-                if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
-                    continue
-                if _is_wrapper(scans, new, idx):
-                    continue  # a macro or inline function forwarding to a barrier: an API, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
-                if not calls:
+                if calls:
+                    yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header)
+
+
+#: Macros that implement a primitive (a tools/ copy of ``READ_ONCE``, an arch ``__smp_mb``): their
+#: barriers are the implementation, not a use.
+PRIMITIVE_MACROS = (
+    r"(?:__)?(?:READ|WRITE|ACCESS)_ONCE\w*",
+    r"(?:__|arch_)?(?:smp|virt|dma)_\w+",
+    r"(?:__|arch_)?(?:atomic|atomic64|atomic_long|cmpxchg|try_cmpxchg|xchg)\w*",
+    r"(?:__|arch_)?[rw]?mb\w*",
+    r"\w*barrier\w*",
+)
+_PRIMITIVE_MACRO_RE = re.compile("^(?:" + "|".join(PRIMITIVE_MACROS) + ")$")
+
+
+def _macro_start(scans, idx: int) -> int | None:
+    """Index of the ``#define`` line of the macro (continued with ``\\``) that line ``idx`` is in, or None."""
+    if _DEFINE_RE.match(scans[idx].code):
+        return idx
+    j = idx - 1
+    while j >= 0 and scans[j].code.rstrip().endswith("\\"):
+        if _DEFINE_RE.match(scans[j].code):
+            return j
+        j -= 1
+    return None
+
+
+def _macro_forwards(scans, start: int) -> bool:
+    """Does the macro defined at ``start`` apply a barrier to one of its own parameters?
+
+    ``#define store_release_wake_up(var, val) do { smp_store_release(var, val); smp_mb();
+    wake_up_var(var); } while (0)`` is an API: the pairing comment belongs to its callers.
+    """
+    dm = _DEFINE_BODY_RE.match(scans[start].code)
+    params = _param_names(dm.group(1) or "") if dm else set()
+    if not params:
+        return False
+    j = start
+    while j < len(scans):
+        code = scans[j].code
+        for m in BARRIER_RE.finditer(code):
+            if _object_of(code, m.end() - 1) in params:
+                return True
+        if not code.rstrip().endswith("\\"):
+            return False
+        j += 1
+    return False
+
+
+def _is_definition(use: _Use) -> bool:
+    """Step 2: does the line define a barrier primitive or a wrapper (an API, not a use)?
+
+    ``#define`` of a barrier primitive (also a multi-line macro implementing a
+    primitive: tools/ copies of ``READ_ONCE``), a macro that applies a barrier
+    to its own parameter, a function named like a barrier, and a function
+    whose body only forwards to a barrier.
+    """
+    code, dl = use.code, use.line
+    start = _macro_start(use.scans, use.idx)
+    if start is not None:
+        macro = _DEFINE_RE.match(use.scans[start].code).group(1)
+        if (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
+                or _PRIMITIVE_MACRO_RE.match(macro) or _macro_forwards(use.scans, start)):
+            return True
+    fm = _FUNC_DEF_RE.match(code)
+    if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
+        return True
+    return _is_wrapper(use.scans, use.new, use.idx)
+
+
+class _Moves:
+    """Step 3: barriers the patch only moves or edits in place (not new).
+
+    * the same call (or line) removed elsewhere in the patch: moved; unless it
+      lands in a function the patch adds whole while its old function stays
+      (cut out into a new helper: new code);
+    * the same call removed from a function the patch removes whole: moved or
+      inlined unchanged;
+    * the same barrier removed in the same hunk (its arguments renamed,
+      ``acpi_mp_wake_mailbox->command`` -> ``mailbox->command``): edited in place.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self.removed = _removed_counter(patch)
+        self.removed_bodies: frozenset | None = None
+        self.whole_keys: Counter | None = None
+        self.fresh: dict[int, list[bool]] = {}
+        self.in_hunk: dict[int, Counter] = {}
+
+    def unchanged(self, use: _Use) -> bool:
+        keys = _moved_keys(use.code)
+        moved = bool(keys) and all(self.removed.get(k, 0) > 0 for k in keys)
+        edits = self.in_hunk.get(id(use.hunk))
+        if edits is None:
+            edits = self.in_hunk[id(use.hunk)] = Counter(
+                m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
+            )
+        if not moved and not edits.get(use.name, 0):
+            return False  # nothing of the kind removed: new
+        if self.removed_bodies is None:
+            self.removed_bodies = _removed_bodies(self.patch)
+            self.whole_keys = _removed_whole_keys(self.patch)
+        fresh = self.fresh.get(id(use.hunk))
+        if fresh is None:
+            fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
+        if moved and (not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys)):
+            for k in keys:
+                self.removed[k] -= 1
+            return True
+        if fresh[use.idx]:
+            return False  # in a function the patch adds: new code
+        if edits.get(use.name, 0) > 0:
+            edits[use.name] -= 1
+            return True
+        return False
+
+
+def _removed_whole_keys(patch: Patch) -> Counter:
+    """Barrier keys (see :func:`_moved_keys`) inside the functions the patch removes whole."""
+    out: Counter = Counter()
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for hunk in fd.hunks:
+            if not BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED)):
+                continue
+            old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
+            scans = scan_lines([d.text for d in old])
+            for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
+                for b in range(brace, end):
+                    for key in _moved_keys(scans[b].code):
+                        out[key] += 1
+    return out
+
+
+def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
+    """Step 4: ``smp_mb__before/after_atomic()`` next to a plain access orders nothing."""
+    if use.name not in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
+        return None
+    step = -1 if use.name == "smp_mb__after_atomic" else 1
+    op = _neighbour_op(use.scans, use.idx, step)
+    if op is None:
+        return None
+    dl = use.line
+    where = "follows" if step < 0 else "precedes"
+    return RULE.finding(
+        patch,
+        f"{use.name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
+        path=use.path,
+        line=dl.new_no,
+        input_line=dl.input_line,
+        hunk=use.hunk,
+        symbol=f"{use.symbol}:non-rmw",
+        details={"barrier": use.name, "problem": "not-after-rmw", "op": op, "smp": True},
+    )
+
+
+def _function_header(use: _Use) -> int | None:
+    """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    for j in range(use.idx - 1, -1, -1):
+        text = use.new[j].text
+        if text.startswith("}"):
+            return None
+        if text[:1].isalpha() and _FUNC_DEF_RE.match(text) and "=" not in text and not text.rstrip().endswith(";"):
+            return j
+    return None
+
+
+def _function_name(use: _Use) -> str | None:
+    """The function holding the barrier: its header in the hunk, else the hunk header's function."""
+    h = _function_header(use)
+    if h is not None:
+        m = _FUNC_DEF_RE.match(use.new[h].text)
+        return m.group(1) if m else None
+    m = re.search(r"\b(\w+)\s*\(", use.hunk.section or "")
+    return m.group(1) if m else None
+
+
+def _comment_texts(use: _Use) -> tuple[str, str]:
+    """Step 5: (the barrier's own comment, a pairing note nearby).
+
+    The own comment is on the line or the block ending directly above (for a
+    barrier that is the body of an ``if``/loop line: above that line). The
+    nearby note is a comment one statement above the barrier, or the comment
+    above the function's header; it counts only when it speaks of pairing.
+    """
+    scans, idx = use.scans, use.idx
+    above = comment_above(scans, idx)
+    if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
+        above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
+    own = " ".join(c for c in (scans[idx].comment, above or "") if c)
+    notes = []
+    if above is None and idx > 0 and scans[idx - 1].code.rstrip().endswith(";") and not scans[idx - 1].comment:
+        # one statement above: only a note that speaks of this barrier ("the smp_wmb() below pairs
+        # with ..."); a "pairs with" above an unrelated statement is that statement's (case C14)
+        stmt_note = comment_above(scans, idx - 1) or ""
+        if f"{use.name}(" in stmt_note or _THIS_BARRIER_RE.search(stmt_note):
+            notes.append(stmt_note)
+    header = _function_header(use)
+    if header is not None:
+        j = header
+        type_line = scans[j - 1].code.strip() if j > 0 else ""
+        if type_line and not type_line.endswith((";", "}", "\\")) and not scans[j - 1].has_comment:
+            j -= 1  # the return type on the line above the name ("static int")
+        notes.append(comment_above(scans, j) or "")
+    note = " ".join(n for n in notes if n and _PAIRED_WITH_RE.search(n))
+    return own, note
+
+
+#: A note away from the barrier counts only when it plainly says what pairs with what.
+_PAIRED_WITH_RE = re.compile(
+    r"\bpair(?:s|ed|ing)?\s+(?:with|against)\b|\bcounterpart\b|\bimplied\s+by\b|\bmatch(?:es|ing)\s+\w+\(\)",
+    re.IGNORECASE,
+)
+
+
+_THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
+_ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
+_RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
+
+
+def _object_of(code: str, start: int) -> str:
+    """The first argument of the call whose ``(`` is at ``start``, normalised (``&x->f`` -> ``x->f``)."""
+    am = _CALL_ARGS_RE.match(code, start)
+    return normalise(_first_arg(am.group(1))) if am else ""
+
+
+class _PatchPairs:
+    """Step 6: the other side as the patch itself shows it.
+
+    * A comment added elsewhere in the patch names this barrier and its
+      function ("Paired with smp_load_acquire() in qcom_pas_is_available()"):
+      the pairing is documented at the other end; a comment here that says
+      what it orders is enough.
+    * A release and the matching acquire on the same object both added by the
+      patch (``smp_store_release(&p->ops)`` and ``smp_load_acquire(&p->ops)``,
+      ``cmpxchg_release()``): the finding names that other side instead of
+      saying it could not be found.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self._calls: tuple[dict[str, str], dict[str, str]] | None = None
+        self._comments: dict[str, list[str]] = {}
+
+    def _added_scans(self, wanted: Sequence[str]) -> Iterator:
+        """Scans of the added lines of the C hunks whose added text holds one of ``wanted``."""
+        for fd in self.patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                added = joined_text(hunk, LineKind.ADDED)
+                if not any(w in added for w in wanted):
                     continue
-                keys = _moved_keys(code)
-                if keys and all(moved.get(k, 0) > 0 for k in keys):
-                    if fresh is None:
-                        if removed_bodies is None:
-                            removed_bodies = _removed_bodies(patch)
-                        fresh = _in_new_function(new, removed_bodies)
-                    if not fresh[idx]:
-                        for k in keys:
-                            moved[k] -= 1
-                        continue  # moved unchanged (a barrier moved into a new function is new code)
-                name = calls[0]
-                if name in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
-                    step = -1 if name == "smp_mb__after_atomic" else 1
-                    op = _neighbour_op(scans, idx, step)
-                    if op is not None:
-                        where = "follows" if step < 0 else "precedes"
-                        findings.append(
-                            RULE.finding(
-                                patch,
-                                f"{name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write "
-                                "atomic: it orders nothing here",
-                                path=fd.path,
-                                line=dl.new_no,
-                                input_line=dl.input_line,
-                                hunk=hunk,
-                                symbol=f"{name}@{(hunk.section or '').strip()[:60]}:non-rmw",
-                                details={"barrier": name, "problem": "not-after-rmw", "op": op, "smp": True},
-                            )
-                        )
+                texts = [d.text for d in hunk.added]
+                yield from scan_lines(texts, starts_in_comment(texts))
+
+    def _acquires_releases(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Object -> acquire call, object -> release call, over the patch's added code."""
+        if self._calls is None:
+            acquires: dict[str, str] = {}
+            releases: dict[str, str] = {}
+            for scan in self._added_scans(("acquire", "release")):
+                for m in _ACQUIRE_RE.finditer(scan.code):
+                    acquires.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+                for m in _RELEASE_RE.finditer(scan.code):
+                    releases.setdefault(_object_of(scan.code, m.end() - 1), m.group(1))
+            self._calls = (acquires, releases)
+        return self._calls
+
+    def partner(self, use: _Use) -> tuple[str, str] | None:
+        """(call, object) of the matching acquire/release the patch adds on the same object."""
+        if "acquire" not in use.name and "release" not in use.name:
+            return None
+        m = BARRIER_RE.search(use.code)
+        obj = _object_of(use.code, m.end() - 1) if m else ""
+        if not obj:
+            return None
+        acquires, releases = self._acquires_releases()
+        if "acquire" in use.name and obj in releases:
+            return releases[obj], obj
+        if "release" in use.name and obj in acquires:
+            return acquires[obj], obj
+        return None
+
+    def named_elsewhere(self, use: _Use) -> bool:
+        """Does a comment added elsewhere name this barrier and the function it is in?"""
+        func = _function_name(use)
+        if not func:
+            return False
+        call = f"{use.name}()"
+        comments = self._comments.get(call)
+        if comments is None:
+            comments = self._comments[call] = [
+                scan.comment for scan in self._added_scans((call,)) if call in scan.comment
+            ]
+        return any(re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in comments)
+
+
+def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
+    """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
+    dl = use.line
+    smp = _is_smp(use.name)
+    details = {"barrier": use.name, "smp": smp}
+    if partner is not None:
+        details.update(partner=partner[0], object=partner[1])
+    if not text.strip():
+        message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
+            "pairs with" if smp else "orders"
+        )
+        if partner is not None:
+            message += f" (the patch adds {partner[0]}() on {partner[1]} too)"
+        details["problem"] = "no-comment"
+    elif _comment_ok(use.name, text, known, here=_function_name(use)):
+        return None
+    else:
+        want = "what it pairs with" if smp else "what it orders"
+        message = f"{use.name}() at line {dl.new_no} has a comment, but it does not say {want}"
+        details.update(problem="comment-without-pairing", comment=text[:200])
+    return RULE.finding(
+        patch,
+        message,
+        path=use.path,
+        line=dl.new_no,
+        input_line=dl.input_line,
+        hunk=use.hunk,
+        symbol=use.symbol,
+        details=details,
+    )
+
+
+def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing: dict) -> Finding | None:
+    """Step 8 (beyond checkpatch): the named other side, when the patch shows it, has no barrier."""
+    dl = use.line
+    for other in _pair_targets(text):
+        body = bodies.get(other)
+        if body is not None:
+            missing = not any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
+        else:
+            missing = bool(losing.get(other))
+        if missing:
+            return RULE.finding(
+                patch,
+                f"{use.name}() says it pairs with {other}(), but {other}() in this patch has no "
+                "barrier or implied barrier",
+                path=use.path,
+                line=dl.new_no,
+                input_line=dl.input_line,
+                hunk=use.hunk,
+                symbol=f"{use.symbol}->{other}",
+                details={"barrier": use.name, "problem": "other-side-missing", "other": other,
+                         "comment": text[:200], "smp": True},
+            )
+    return None
+
+
+_CALLED_RE = re.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call (ops->fn(), s.fn())
+_NOT_FUNCS = frozenset("if for while switch return sizeof typeof defined __attribute__".split())
+
+
+class _PatchFunctions:
+    """Names the patch shows as functions (called or defined in the code of a C file's lines).
+
+    Asked name by name (``name in functions``): only the code names a comment
+    holds are looked up, in the lines that contain them.
+    """
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self.cache: dict[str, bool] = {}
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or name in _NOT_FUNCS:
+            return False
+        hit = self.cache.get(name)
+        if hit is None:
+            hit = self.cache[name] = self._lookup(name)
+        return hit
+
+    def _lookup(self, name: str) -> bool:
+        call = re.compile(rf"(?<![.>\w]){re.escape(name)}\s*\(")
+        for fd in self.patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                if call.search(hunk.section or ""):
+                    return True
+                for kind in (LineKind.ADDED, LineKind.CONTEXT, LineKind.REMOVED):
+                    if name not in joined_text(hunk, kind):
                         continue
-                comment = scans[idx].comment
-                above = comment_above(scans, idx)
-                if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
-                    above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
-                text = " ".join(c for c in (comment, above or "") if c)
-                symbol = f"{name}@{(hunk.section or '').strip()[:60]}"
-                if not text.strip():
-                    findings.append(
-                        RULE.finding(
-                            patch,
-                            f"{name}() at line {dl.new_no} added without a comment saying what it "
-                            + ("pairs with" if _is_smp(name) else "orders"),
-                            path=fd.path,
-                            line=dl.new_no,
-                            input_line=dl.input_line,
-                            hunk=hunk,
-                            symbol=symbol,
-                            details={"barrier": name, "problem": "no-comment", "smp": _is_smp(name)},
-                        )
-                    )
-                    continue
-                if not _comment_ok(name, text):
-                    want = "what it pairs with" if _is_smp(name) else "what it orders"
-                    findings.append(
-                        RULE.finding(
-                            patch,
-                            f"{name}() at line {dl.new_no} has a comment, but it does not say {want}",
-                            path=fd.path,
-                            line=dl.new_no,
-                            input_line=dl.input_line,
-                            hunk=hunk,
-                            symbol=symbol,
-                            details={"barrier": name, "problem": "comment-without-pairing", "comment": text[:200],
-                                     "smp": _is_smp(name)},
-                        )
-                    )
-                    continue
-                if not _is_smp(name):
-                    continue
-                # beyond checkpatch: look at the named other side when the patch shows it
-                if bodies is None:
-                    bodies = _function_bodies(patch)
-                    losing = _hunks_losing_barrier(patch)
-                for other in _pair_targets(text):
-                    body = bodies.get(other)
-                    missing = False
-                    if body is not None:
-                        body_scans = scan_lines(body)
-                        missing = not any(
-                            BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in body_scans
-                        )
-                    elif losing and losing.get(other):
-                        missing = True
-                    if missing:
-                        findings.append(
-                            RULE.finding(
-                                patch,
-                                f"{name}() says it pairs with {other}(), but {other}() in this patch has no "
-                                "barrier or implied barrier",
-                                path=fd.path,
-                                line=dl.new_no,
-                                input_line=dl.input_line,
-                                hunk=hunk,
-                                symbol=f"{symbol}->{other}",
-                                details={"barrier": name, "problem": "other-side-missing", "other": other,
-                                         "comment": text[:200], "smp": True},
-                            )
-                        )
-                        break
+                    texts = [d.text for d in hunk.lines if d.kind is kind]
+                    if any(name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))):
+                        return True
+        return False
+
+
+def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
+    """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
+    if not patch.files or not _may_add_barrier(patch):
+        return []
+    moves = _Moves(patch)
+    findings: list[Finding] = []
+    pairs: _PatchPairs | None = None
+    known: _PatchFunctions | None = None
+    bodies: dict[str, list[str]] | None = None
+    losing: dict[str, bool] = {}
+    for use in _barrier_uses(patch):
+        if _is_definition(use) or moves.unchanged(use):
+            continue
+        finding = _non_rmw_finding(patch, use)
+        if finding is not None:
+            findings.append(finding)
+            continue
+        own, note = _comment_texts(use)
+        text = " ".join(t for t in (own, note) if t)
+        if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
+            if known is None:
+                known = _PatchFunctions(patch)
+                pairs = _PatchPairs(patch)
+            if own.strip() and pairs.named_elsewhere(use):
+                continue  # the other end names this one; the comment here says what it orders
+            finding = _comment_finding(patch, use, text, known, pairs.partner(use))
+            if finding is not None:
+                findings.append(finding)
+                continue
+        if not _is_smp(use.name):
+            continue
+        if bodies is None:
+            bodies = _function_bodies(patch)
+            losing = _hunks_losing_barrier(patch)
+        finding = _other_side_finding(patch, use, text, bodies, losing)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
-    no_comment = [f for f in findings if f.details.get("problem") == "no-comment"]
+    partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
+    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
@@ -714,6 +1151,12 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 "orders (e.g. the descriptor writes against the doorbell write)? It is not obvious to "
                 "me from the patch alone."
             )
+    for f in partnered:
+        parts.append(
+            f"I think this {f.details.get('barrier')}() pairs with the {f.details.get('partner')}() on "
+            f"{f.details.get('object')} that this patch adds as well; could you say so in a comment here "
+            "(\"Pairs with ... in foo()\"), so the next reader does not have to find the other side?"
+        )
     if weak:
         parts.append(
             f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs "

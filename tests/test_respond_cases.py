@@ -14,6 +14,7 @@ import pytest
 
 from conftest import CASES
 from reviewbot.config import Settings
+from reviewbot.rule import RuleContext
 from reviewbot.engine import check_patch
 from reviewbot.errors import InputError, UsageError
 from reviewbot.fetch.openwall import parse_message_page
@@ -64,7 +65,7 @@ def headers_of(data: bytes) -> str:
 def test_c04_marker_quoted_verbatim_in_place(rules) -> None:
     msg = parse_rfc822((CASES / "C04.patch").read_bytes(), "C04.patch")
     patch = parse_patch(msg)
-    report = check_patch(patch, rules)
+    report = check_patch(patch, rules, RuleContext(strict=True))  # the unexplained swap is a CHECK
     assert [(f.rule_id, f.lines) for f in report.findings] == [("RB101", (7, 8))]
     body = draft_of(patch, report.findings, rules).body
     assert "> -};\n> \\ No newline at end of file\n> +\tu32 drops;\n" in body
@@ -249,7 +250,7 @@ def test_wrap_keeps_code_and_drops_tags() -> None:
 def test_no_review_tags_ever_in_golden_like_drafts(rules) -> None:
     msg = parse_rfc822((CASES / "C04.patch").read_bytes(), "C04.patch")
     patch = parse_patch(msg)
-    report = check_patch(patch, rules)
+    report = check_patch(patch, rules, RuleContext(strict=True))
     body = draft_of(patch, report.findings, {"RB101": lambda fs, p: "Looks good.\n\nReviewed-by: Zoë <zoe@example.com>"}).body
     assert "Reviewed-by" not in body and "Acked-by" not in body
     assert body.endswith("Thanks,\nZoë\n")

@@ -45,16 +45,18 @@ def test_c14_strict_adds_nothing() -> None:
 
 
 def test_c04_one_struct_reorder_finding_at_new_lines_7_8() -> None:
-    for strict in (False, True):
-        _, report = _report("C04", strict=strict)
-        assert report.failures == ()
-        assert len(report.findings) == 1
-        f = report.findings[0]
-        assert (f.rule_id, f.path, f.line, f.lines) == ("RB101", "drivers/foo/foo_stats.h", 7, (7, 8))
-        assert f.symbol == "struct foo_stats"
-        assert sorted(f.details["members"]) == ["drops", "errors"]
-        assert f.severity is Severity.WARNING
-        assert "struct foo_stats" in f.message and "errors" in f.message and "drops" in f.message
+    # the changelog gives no reason for the swap: a CHECK (issue 10), so only --strict shows it
+    _, report = _report("C04", strict=False)
+    assert report.failures == () and report.findings == ()
+    _, report = _report("C04", strict=True)
+    assert report.failures == ()
+    assert len(report.findings) == 1
+    f = report.findings[0]
+    assert (f.rule_id, f.path, f.line, f.lines) == ("RB101", "drivers/foo/foo_stats.h", 7, (7, 8))
+    assert f.symbol == "struct foo_stats"
+    assert sorted(f.details["members"]) == ["drops", "errors"]
+    assert f.severity is Severity.CHECK
+    assert "struct foo_stats" in f.message and "errors" in f.message and "drops" in f.message
 
 
 def test_c02_one_finding_naming_the_line_and_the_dropped_text() -> None:
