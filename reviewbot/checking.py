@@ -26,7 +26,6 @@ HTML parser is imported for a saved archive page only.
 
 from __future__ import annotations
 
-import fnmatch
 import gc
 import logging
 import operator
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ReviewbotError, UsageError
-from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Patch, RawMessage, RuleFailure, Series, Severity
+from reviewbot.models import CheckReport, Finding, LineKind, Message, Patch, RawMessage, RuleFailure, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
@@ -355,55 +354,22 @@ def read_git_range(rev_range: str, cwd: Path | None = None) -> list[InputMessage
 # ------------------------------------------------------------------ checking
 
 
-def _rule_matches(finding: Finding, selector: str) -> bool:
-    """A per-path ignore entry: ``*``/``all``, an id (``RB102``), an id prefix (``RB1``) or a rule name."""
-    sel = selector.strip()
-    if sel in ("*", "all"):
-        return True
-    if sel[:2].upper() == "RB" and (sel[2:].isdigit() or sel[2:] == ""):
-        return finding.rule_id.startswith(sel.upper())
-    return finding.rule_name == sel.lower()
-
-
-def _path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequence[str]]) -> bool:
-    if not path or not ignores:
-        return False
-    for pattern, rules in ignores.items():
-        if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.rstrip("/") + "/*"):
-            for rule in rules:
-                if _rule_matches(finding, rule):
-                    return True
-    return False
-
-
 def _relocate(
     report: CheckReport,
     offset: int | None,
-    ignores: Mapping[str, Sequence[str]],
-    strict: bool = False,
     verbatim: bool = True,
     subject_line: int | None = None,
 ) -> CheckReport:
-    """Apply per-path ignores, settle answered findings, and turn message lines into input lines.
+    """Turn message lines into input lines (the review's post-filters are applied before, in reviewbot.review).
 
-    A finding the series already answers (``FindingState.ANSWERED``: e.g. the
-    numbers RB201 asks for are in the cover letter) is not a problem to fix
-    before sending: it is dropped, or shown as CHECK with ``strict`` (a
-    maintainer may still want the numbers in the changelog). A dismissed one
-    is dropped. When the body is not the input verbatim (transfer-encoded,
-    flowed), message lines are not input lines: ``input_line`` becomes None.
+    A commit-message finding gets its line in the message (the Subject line
+    when it is about the patch as a whole). When the body is not the input
+    verbatim (transfer-encoded, flowed), message lines are not input lines:
+    ``input_line`` becomes None.
     """
     kept: list[Finding] = []
     changed = False
     for f in report.findings:
-        if _path_ignored(f.path, f, ignores) or f.state is FindingState.DISMISSED:
-            changed = True
-            continue
-        if f.state is FindingState.ANSWERED:
-            changed = True
-            if not strict:
-                continue
-            f = replace(f, severity=Severity.CHECK)
         if f.path is None and f.input_line is None:
             # a commit-message finding: ``line`` is its line in the message (models.Finding);
             # without one it is about the patch as a whole, shown at the Subject line
@@ -470,6 +436,7 @@ def _diff_lines(patch: Patch) -> int:
 class _Parsed:
     item: InputMessage
     patch: Patch
+    pos: int = 0  # position among the run's messages
 
 
 def raw_subject(data: bytes) -> str | None:
@@ -540,11 +507,15 @@ def _is_reply(item: InputMessage) -> bool:
 
 def parse_inputs(
     items: Iterable[InputMessage],
+    context: list[tuple[int, Message]] | None = None,
 ) -> tuple[list[_Parsed], list[InputMessage], dict[str, int], list[ReviewbotError]]:
     """Parse messages into patches; returns (parsed, skipped non-patches, replies per input, problems).
 
-    Replies (by their Subject) are skipped before decoding; other messages are
-    kept when they carry a diff or are a cover letter (0/N).
+    Replies (by their Subject) are not parsed as patches; other messages are
+    kept when they carry a diff or are a cover letter (0/N). With ``context``,
+    the skipped messages (replies included) are parsed as messages and added
+    to it as (position in ``items``, Message): the thread the rules see. A
+    reply that cannot be parsed is left out of it, quietly.
     """
     from reviewbot.parse.mail import parse_message
     from reviewbot.parse.patch import parse_patch
@@ -553,10 +524,15 @@ def parse_inputs(
     problems: list[ReviewbotError] = []
     skipped: list[InputMessage] = []
     replies: dict[str, int] = {}
-    for item in items:
+    for pos, item in enumerate(items):
         if _is_reply(item):
             skipped.append(item)
             replies[item.input] = replies.get(item.input, 0) + 1
+            if context is not None:
+                try:
+                    context.append((pos, parse_message(item.raw)))
+                except ReviewbotError as exc:
+                    log.info("reply left out of the thread: %s", exc)
             continue
         try:
             message = parse_message(item.raw)
@@ -568,64 +544,16 @@ def parse_inputs(
             # a saved archive page has no raw Subject to look at before parsing
             skipped.append(item)
             replies[item.input] = replies.get(item.input, 0) + 1
+            if context is not None:
+                context.append((pos, message))
             continue
         if patch.has_diff or patch.subject.is_cover_letter:
-            parsed.append(_Parsed(item, patch))
+            parsed.append(_Parsed(item, patch, pos))
         else:
             skipped.append(item)
+            if context is not None:
+                context.append((pos, message))
     return parsed, skipped, replies, problems
-
-
-def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
-    """Message-ID -> series, for all patches and cover letters of a run."""
-    from reviewbot.parse.threads import assign_threads, group_series
-
-    if not patches:
-        return {}
-    try:
-        threads = assign_threads([p.message for p in patches])
-        groups = group_series(patches, threads)
-    except ReviewbotError as exc:  # grouping is a help, never a reason to fail the check
-        log.info("could not group the patches into series: %s", exc)
-        return {}
-    out: dict[str, Series] = {}
-    for series in groups:
-        if series.cover is not None:
-            out[series.cover.message_id] = series
-        for p in series.patches:
-            out[p.message_id] = series
-    for merged in _unthreaded_series(patches):
-        for p in (merged.cover, *merged.patches):
-            if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
-                out[p.message_id] = merged
-    return out
-
-
-def _unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
-    """Series of ``git format-patch`` files written without ``--thread`` (no Message-ID links).
-
-    Such files only say ``[PATCH vV n/N]`` and who wrote them, so the messages
-    of one run with the same author, version and total are one series when
-    exactly one cover letter (0/N) is among them and no index repeats.
-    """
-    by_key: dict[tuple[str, int, int], list[Patch]] = {}
-    for p in patches:
-        subj = p.subject
-        if subj.total is None or subj.index is None or p.message.in_reply_to or p.message.references:
-            continue
-        author = p.message.from_addr.email.lower() if p.message.from_addr else ""
-        by_key.setdefault((author, subj.version, subj.total), []).append(p)
-    out: list[Series] = []
-    for (_, version, total), members in by_key.items():
-        covers = [p for p in members if p.subject.index == 0]
-        indexes = [p.subject.index for p in members]
-        if len(covers) != 1 or len(set(indexes)) != len(indexes):
-            continue
-        numbered = sorted((p for p in members if p.subject.index), key=lambda p: p.subject.index or 0)
-        have = {p.subject.index for p in numbered}
-        missing = tuple(i for i in range(1, total + 1) if i not in have)
-        out.append(Series(version=version, total=total, cover=covers[0], patches=tuple(numbered), missing=missing))
-    return out
 
 
 def check_messages(
@@ -668,28 +596,30 @@ def _check_messages(
     options: Mapping[str, Any] | None,
     problems: Sequence[ReviewbotError],
 ) -> CheckRun:
-    from reviewbot.engine import check_patch
-    from reviewbot.rule import RuleContext
+    from reviewbot.review import review
 
-    ignores = dict(per_path_ignores or {})
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
-    parsed, skipped, replies, parse_problems = parse_inputs(items)
-    series_by_id = _series_of([p.patch for p in parsed])
-    base_ctx = RuleContext(strict=strict, options=dict(options or {}))
+    context: list[tuple[int, Message]] = []
+    parsed, skipped, replies, parse_problems = parse_inputs(items, context)
+    # the run's messages in input order: patches and cover letters as Patch, the rest as thread context
+    ordered: list[tuple[int, Patch | Message]] = [(e.pos, e.patch) for e in parsed]
+    ordered.extend(context)
+    ordered.sort(key=operator.itemgetter(0))
+    reviews = review(
+        [m for _, m in ordered], rules, strict=strict, options=options,
+        per_path_ignores=per_path_ignores, settle=True,
+    )
+    entry_at = {e.pos: e for e in parsed}
     results: list[CheckedPatch] = []
-    for entry in parsed:
-        patch = entry.patch
-        if not patch.has_diff:
-            continue  # a cover letter: evidence for its series, nothing to check on its own
-        series = series_by_id.get(patch.message_id)
-        ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
-        report = _drop_altered(check_patch(patch, rules, ctx))
+    for reviewed in reviews:
+        entry = entry_at[ordered[reviewed.index][0]]
+        patch = reviewed.patch
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
         verbatim = patch.message.body_start_line > 1
         subject_line = _header_line(entry.item.raw.data, b"subject:")
-        report = _relocate(report, entry.item.offset, ignores, strict, verbatim, subject_line)
+        report = _relocate(reviewed.report, entry.item.offset, verbatim, subject_line)
         notes = _notes_of(patch, report.findings)
         page = entry.item.raw.kind == "archive"
         if page:
@@ -752,28 +682,6 @@ def _check_messages(
         notes=tuple(run_notes),
         explained=explained,
     )
-
-
-def _altered_only(finding: Finding) -> bool:
-    """True when every line a diff finding is about was changed by the archive's address obfuscation."""
-    if finding.hunk is None or not finding.path:
-        return False
-    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
-    if not wanted:
-        return False
-    about = [dl for dl in finding.hunk.lines if dl.kind is not LineKind.REMOVED and dl.new_no in wanted]
-    return bool(about) and all(dl.altered for dl in about)
-
-
-def _drop_altered(report: CheckReport) -> CheckReport:
-    """Leave out findings about archive-altered text only (``DiffLine.altered``: ``$@...p`` was ``$@.tmp``).
-
-    Such text is not what the author wrote: a finding on it would ask to fix
-    what the archive broke (C17).
-    """
-    if not any(_altered_only(f) for f in report.findings):
-        return report
-    return replace(report, findings=tuple(f for f in report.findings if not _altered_only(f)))
 
 
 def _attachment_list(attachments: Sequence[Any], limit: int = 3) -> str:

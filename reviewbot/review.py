@@ -1,0 +1,354 @@
+"""The one review pipeline: messages -> threads -> series -> rule context -> rules -> post-filters.
+
+``scan`` (messages stored from the archive), ``check`` (local mail files,
+saved archive pages) and ``eval`` (labelled mail) all review through
+:func:`review`, so a rule sees the same context whatever the source:
+
+1. **Threads** (:func:`thread_roots`): In-Reply-To/References for mail
+   (``parse.threads.assign_threads``); for archive messages, which carry
+   neither, the blists ``[<thread-prev]`` chain (:func:`chain_roots`, also
+   what ``scan`` stores as ``thread_id``). A caller that already knows the
+   threads (scan: from every stored page) passes them in.
+2. **Series** (:func:`series_of`): ``[PATCH n/N]`` patches and their 0/N
+   cover letter of one thread (``parse.threads.group_series``); ``git
+   format-patch`` files written without ``--thread`` by author, version and
+   total (:func:`unthreaded_series`).
+3. **Context**, built once per patch: the series, its cover letter, the other
+   messages of the thread (replies included) in the order given.
+4. **Rules** (``engine.check_patch``: crashes isolated, CHECK only with
+   ``strict``, fingerprints).
+5. **Post-filters**, once: findings only about lines the archive altered
+   (address obfuscation) are dropped; per-path ignores; with
+   ``settle=True`` (the author's view, ``check``) a finding the thread already
+   answers is dropped (CHECK with ``strict``) and a dismissed one dropped,
+   while ``scan`` keeps every state for the store.
+
+Select/ignore are applied when the rules are loaded (``registry.load_rules``).
+Every input message is parsed once by the caller: patches and cover letters
+come in as :class:`Patch`, other messages (replies) as :class:`Message`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+
+from reviewbot.errors import ReviewbotError
+from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Message, Patch, RuleFailure, Series, Severity
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.registry import LoadedRule
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "ReviewRun",
+    "Reviewed",
+    "chain_roots",
+    "drop_altered",
+    "path_ignored",
+    "review",
+    "series_of",
+    "settle_states",
+    "thread_roots",
+    "unthreaded_series",
+]
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """The review of one patch: its report after the post-filters, its series and thread root."""
+
+    patch: Patch
+    report: CheckReport
+    series: Series | None
+    thread_id: str
+    index: int = 0  # position of the patch in the messages given to :func:`review`
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.report.findings
+
+
+@dataclass(frozen=True)
+class ReviewRun:
+    """What :func:`review` did: the reviewed patches (in input order), and the threads and series it used.
+
+    ``series`` maps the Message-ID of every patch and cover letter in a series
+    (reviewed or not) to it; ``threads`` every message to its thread root.
+    Iterating a run gives its :class:`Reviewed` patches.
+    """
+
+    reviewed: tuple[Reviewed, ...]
+    series: Mapping[str, Series]
+    threads: Mapping[str, str]
+
+    def __iter__(self) -> Iterator[Reviewed]:
+        return iter(self.reviewed)
+
+    def __len__(self) -> int:
+        return len(self.reviewed)
+
+
+# ------------------------------------------------------------------ threads
+
+
+def chain_roots(links: Mapping[str, tuple[str, str | None]]) -> dict[str, str]:
+    """Thread roots from blists thread-prev links: ``{url: (message_id, prev_url)}`` -> ``{url: root}``.
+
+    The root is the Message-ID of the chain's first message, or the URL of the
+    nearest message not in ``links`` (a page not fetched, or a loop): it
+    names the thread until that page is known. Linear (memoised).
+    """
+    root: dict[str, str] = {}
+    for url in links:
+        chain: list[str] = []
+        seen: set[str] = set()
+        cur: str | None = url
+        result = url
+        while cur is not None:
+            if cur in root:
+                result = root[cur]
+                break
+            if cur in seen or cur not in links:
+                result = cur
+                break
+            seen.add(cur)
+            chain.append(cur)
+            mid, prev = links[cur]
+            if prev is None:
+                result = mid
+                break
+            cur = prev
+        for u in chain:
+            root[u] = result
+    return root
+
+
+def _page_key(url: str) -> str:
+    """A message page's URL or saved file path, compared with the links of other pages (no ``.html``)."""
+    return url[:-5] if url.endswith(".html") else url
+
+
+def thread_roots(messages: Iterable[Message]) -> dict[str, str]:
+    """Message-ID -> thread root, for mail (In-Reply-To/References) and archive pages (thread-prev links) alike."""
+    from reviewbot.parse.threads import assign_threads
+
+    msgs = list(messages)
+    roots = assign_threads(msgs)
+    pages = [m for m in msgs if m.archive_url and not m.in_reply_to and not m.references]
+    if pages:
+        links = {
+            _page_key(m.archive_url or ""): (m.message_id, _page_key(m.thread_prev_url) if m.thread_prev_url else None)
+            for m in pages
+        }
+        by_url = chain_roots(links)
+        for m in pages:
+            roots[m.message_id] = by_url[_page_key(m.archive_url or "")]
+    return roots
+
+
+# ------------------------------------------------------------------ series
+
+
+def unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
+    """Series of ``git format-patch`` files written without ``--thread`` (no Message-ID links).
+
+    Such files only say ``[PATCH vV n/N]`` and who wrote them, so the messages
+    of one run with the same author, version and total are one series when
+    exactly one cover letter (0/N) is among them and no index repeats.
+    Archive messages are left out: their threads come from the page links.
+    """
+    by_key: dict[tuple[str, int, int], list[Patch]] = {}
+    for p in patches:
+        subj = p.subject
+        m = p.message
+        if subj.total is None or subj.index is None or m.in_reply_to or m.references or m.archive_url:
+            continue
+        author = m.from_addr.email.lower() if m.from_addr else ""
+        by_key.setdefault((author, subj.version, subj.total), []).append(p)
+    out: list[Series] = []
+    for (_, version, total), members in by_key.items():
+        covers = [p for p in members if p.subject.index == 0]
+        indexes = [p.subject.index for p in members]
+        if len(covers) != 1 or len(set(indexes)) != len(indexes):
+            continue
+        numbered = sorted((p for p in members if p.subject.index), key=lambda p: p.subject.index or 0)
+        have = {p.subject.index for p in numbered}
+        missing = tuple(i for i in range(1, total + 1) if i not in have)
+        out.append(Series(version=version, total=total, cover=covers[0], patches=tuple(numbered), missing=missing))
+    return out
+
+
+def series_of(patches: Sequence[Patch], roots: Mapping[str, str]) -> dict[str, Series]:
+    """Message-ID -> series, for the patches and cover letters given (threaded or unthreaded)."""
+    from reviewbot.parse.threads import group_series
+
+    if not patches:
+        return {}
+    try:
+        groups = group_series(patches, roots)
+    except ReviewbotError as exc:  # grouping is a help, never a reason to fail the review
+        log.info("could not group the patches into series: %s", exc)
+        return {}
+    out: dict[str, Series] = {}
+    for series in groups:
+        if series.cover is not None:
+            out[series.cover.message_id] = series
+        for p in series.patches:
+            out[p.message_id] = series
+    for merged in unthreaded_series(patches):
+        for p in (merged.cover, *merged.patches):
+            if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
+                out[p.message_id] = merged
+    return out
+
+
+# ------------------------------------------------------------------ post-filters
+
+
+def _altered_only(finding: Finding) -> bool:
+    """True when every line a diff finding is about was changed by the archive's address obfuscation."""
+    if finding.hunk is None or not finding.path:
+        return False
+    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
+    if not wanted:
+        return False
+    about = [dl for dl in finding.hunk.lines if dl.kind is not LineKind.REMOVED and dl.new_no in wanted]
+    return bool(about) and all(dl.altered for dl in about)
+
+
+def drop_altered(report: CheckReport) -> CheckReport:
+    """Leave out findings about archive-altered text only (``DiffLine.altered``: ``$@...p`` was ``$@.tmp``).
+
+    Such text is not what the author wrote: a finding on it would ask to fix
+    what the archive broke (C17).
+    """
+    if not any(_altered_only(f) for f in report.findings):
+        return report
+    return replace(report, findings=tuple(f for f in report.findings if not _altered_only(f)))
+
+
+def _rule_matches(finding: Finding, selector: str) -> bool:
+    """A per-path ignore entry: ``*``/``all``, an id (``RB102``), an id prefix (``RB1``) or a rule name."""
+    sel = selector.strip()
+    if sel in ("*", "all"):
+        return True
+    if sel[:2].upper() == "RB" and (sel[2:].isdigit() or sel[2:] == ""):
+        return finding.rule_id.startswith(sel.upper())
+    return finding.rule_name == sel.lower()
+
+
+def path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequence[str]]) -> bool:
+    """True when a per-path ignore (``{glob: [rules]}``) covers ``finding`` on ``path``."""
+    if not path or not ignores:
+        return False
+    for pattern, rules in ignores.items():
+        if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.rstrip("/") + "/*"):
+            for rule in rules:
+                if _rule_matches(finding, rule):
+                    return True
+    return False
+
+
+def settle_states(findings: Iterable[Finding], strict: bool) -> list[Finding]:
+    """The author's view of thread state: answered findings dropped (CHECK with ``strict``), dismissed ones dropped.
+
+    A finding the series already answers (``FindingState.ANSWERED``: e.g. the
+    numbers RB201 asks for are in the cover letter) is not a problem to fix
+    before sending; a maintainer may still want the numbers in the changelog,
+    hence CHECK with ``strict``.
+    """
+    out: list[Finding] = []
+    for f in findings:
+        if f.state is FindingState.DISMISSED:
+            continue
+        if f.state is FindingState.ANSWERED:
+            if not strict:
+                continue
+            f = replace(f, severity=Severity.CHECK)
+        out.append(f)
+    return out
+
+
+def _post_filter(report: CheckReport, ignores: Mapping[str, Sequence[str]], settle: bool, strict: bool) -> CheckReport:
+    report = drop_altered(report)
+    findings: Sequence[Finding] = report.findings
+    if ignores:
+        findings = [f for f in findings if not path_ignored(f.path, f, ignores)]
+    if settle:
+        findings = settle_states(findings, strict)
+    if len(findings) == len(report.findings) and all(a is b for a, b in zip(findings, report.findings)):
+        return report
+    return replace(report, findings=tuple(findings))
+
+
+# ------------------------------------------------------------------ the review
+
+
+def review(
+    messages: Sequence[Patch | Message],
+    rules: Sequence["LoadedRule"],
+    *,
+    strict: bool = False,
+    options: Mapping[str, Any] | None = None,
+    per_path_ignores: Mapping[str, Sequence[str]] | None = None,
+    settle: bool = False,
+    threads: Mapping[str, str] | None = None,
+) -> ReviewRun:
+    """Review every patch with a diff among ``messages``: one :class:`Reviewed` per patch, in input order.
+
+    ``messages`` are parsed once by the caller: patches and cover letters as
+    :class:`Patch`, replies and other messages as :class:`Message` (thread
+    context only). Replies given as Patch are context too, never reviewed.
+    ``threads`` maps Message-ID -> thread root when the caller knows it (scan);
+    else :func:`thread_roots` computes it. A cover letter is not reviewed: it
+    is the ``cover`` of its series' patches. The thread given to a rule is the
+    other messages with the same root, in the order of ``messages``.
+    ``settle`` applies :func:`settle_states` (the author's view, ``check``);
+    without it findings keep their state (the store keeps them).
+    """
+    from reviewbot.engine import check_patch
+    from reviewbot.rule import RuleContext
+
+    patches: list[tuple[int, Patch]] = []
+    msgs: list[Message] = []  # each message once, for threads and context
+    seen: set[str] = set()
+    for i, item in enumerate(messages):
+        msg = item.message if isinstance(item, Patch) else item
+        if isinstance(item, Patch):
+            patches.append((i, item))
+        if msg.message_id in seen:
+            continue
+        seen.add(msg.message_id)
+        msgs.append(msg)
+    roots = dict(threads) if threads is not None else thread_roots(msgs)
+    series_by_id = series_of([p for _, p in patches if not p.subject.is_reply], roots)
+    by_root: dict[str, list[Message]] = {}
+    for m in msgs:
+        by_root.setdefault(roots.get(m.message_id, m.message_id), []).append(m)
+    base = RuleContext(strict=strict, options=dict(options or {}))
+    ignores = dict(per_path_ignores or {})
+    out: list[Reviewed] = []
+    for index, patch in patches:
+        if not patch.has_diff or patch.subject.is_reply:
+            continue  # a cover letter (evidence for its series) or a reply (context)
+        mid = patch.message_id
+        root = roots.get(mid, mid)
+        series = series_by_id.get(mid)
+        cover = series.cover if series is not None else None
+        ctx = base.with_(
+            series=series,
+            cover=cover if cover is not None and cover.message_id != mid else None,
+            thread=tuple(m for m in by_root.get(root, ()) if m.message_id != mid),
+        )
+        try:
+            report = check_patch(patch, rules, ctx)
+        except Exception as exc:  # the engine isolates rules; this guards the engine itself
+            log.error("%s: checking failed: %s", mid, exc)
+            failure = RuleFailure("engine", mid, f"{type(exc).__name__}: {exc}")
+            report = CheckReport(patch=patch, findings=(), failures=(failure,))
+        out.append(Reviewed(patch, _post_filter(report, ignores, settle, strict), series, root, index))
+    return ReviewRun(tuple(out), series_by_id, roots)
