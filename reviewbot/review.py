@@ -12,7 +12,9 @@ saved archive pages) and ``eval`` (labelled mail) all review through
 2. **Series** (:func:`series_of`): ``[PATCH n/N]`` patches and their 0/N
    cover letter of one thread (``parse.threads.group_series``); ``git
    format-patch`` files written without ``--thread`` by author, version and
-   total (:func:`unthreaded_series`).
+   total (:func:`unthreaded_series`); without a 0/N, a thread root by the
+   patch's author with no counter and no diff is the cover letter
+   (:func:`root_cover`).
 3. **Context**, built once per patch: the series, its cover letter, the other
    messages of the thread (replies included) in the order given.
 4. **Rules** (``engine.check_patch``: crashes isolated, CHECK only with
@@ -50,6 +52,7 @@ __all__ = [
     "drop_altered",
     "path_ignored",
     "review",
+    "root_cover",
     "series_of",
     "settle_states",
     "thread_roots",
@@ -206,6 +209,40 @@ def series_of(patches: Sequence[Patch], roots: Mapping[str, str]) -> dict[str, S
     return out
 
 
+def root_cover(patch: Patch, root: Message | Patch | None) -> Patch | None:
+    """The thread root as the patch's cover letter when it is one without a 0/N counter, else None.
+
+    Some authors send the introduction of a series with a plain subject
+    ("simplify extent_buffer reading and writing v2") and the patches as
+    replies to it. The root counts as the cover letter when it is not the
+    patch itself, not a reply, carries no counter and no diff, and comes from
+    the patch's author (same address).
+    """
+    from reviewbot.parse.patch import parse_patch
+
+    if root is None:
+        return None
+    msg = root.message if isinstance(root, Patch) else root
+    if msg.message_id == patch.message_id or msg.subject.is_reply or msg.subject.index is not None:
+        return None
+    mine, theirs = patch.message.from_addr, msg.from_addr
+    if mine is None or theirs is None or mine.email.lower() != theirs.email.lower():
+        return None
+    if isinstance(root, Patch):
+        cover = root
+    else:
+        try:
+            cover = parse_patch(root)
+        except ReviewbotError:
+            return None
+    return None if cover.has_diff else cover
+
+
+def _same_author(a: Patch, b: Patch) -> bool:
+    x, y = a.message.from_addr, b.message.from_addr
+    return x is not None and y is not None and x.email.lower() == y.email.lower()
+
+
 # ------------------------------------------------------------------ post-filters
 
 
@@ -315,14 +352,14 @@ def review(
 
     patches: list[tuple[int, Patch]] = []
     msgs: list[Message] = []  # each message once, for threads and context
-    seen: set[str] = set()
+    first: dict[str, Patch | Message] = {}  # Message-ID -> the item given for it
     for i, item in enumerate(messages):
         msg = item.message if isinstance(item, Patch) else item
         if isinstance(item, Patch):
             patches.append((i, item))
-        if msg.message_id in seen:
+        if msg.message_id in first:
             continue
-        seen.add(msg.message_id)
+        first[msg.message_id] = item
         msgs.append(msg)
     roots = dict(threads) if threads is not None else thread_roots(msgs)
     series_by_id = series_of([p for _, p in patches if not p.subject.is_reply], roots)
@@ -332,6 +369,7 @@ def review(
     base = RuleContext(strict=strict, options=dict(options or {}))
     ignores = dict(per_path_ignores or {})
     out: list[Reviewed] = []
+    root_covers: dict[str, Patch | None] = {}  # parsed once per thread root
     for index, patch in patches:
         if not patch.has_diff or patch.subject.is_reply:
             continue  # a cover letter (evidence for its series) or a reply (context)
@@ -339,6 +377,12 @@ def review(
         root = roots.get(mid, mid)
         series = series_by_id.get(mid)
         cover = series.cover if series is not None else None
+        if cover is None and root in first:
+            if root not in root_covers:
+                root_covers[root] = root_cover(patch, first[root])
+            cover = root_covers[root]
+            if cover is not None and not _same_author(cover, patch):
+                cover = None
         ctx = base.with_(
             series=series,
             cover=cover if cover is not None and cover.message_id != mid else None,

@@ -136,3 +136,32 @@ def test_review_keeps_states_unless_settled_and_reviews_no_reply() -> None:
     assert list(review([patch, reply], rb201, settle=True))[0].findings == ()
     ignored = review([patch], rb201, per_path_ignores={"fs/*": ["RB2"]})
     assert [f.path for f in list(ignored)[0].findings] == [None]  # a commit-message finding has no path to ignore
+
+
+def _intro(author: bytes, body: bytes) -> bytes:
+    return (b"From: " + author + b"\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
+            b"Subject: foocache: faster entry creation\nMessage-ID: <intro-1@example.org>\n\n" + body)
+
+
+def _patch_replying_to_intro() -> bytes:
+    data = _bad_speed_up_with_id()
+    return data.replace(b"\nMessage-ID: <speedup-1@example.org>\n",
+                        b"\nMessage-ID: <speedup-1@example.org>\nIn-Reply-To: <intro-1@example.org>\n"
+                        b"References: <intro-1@example.org>\n")
+
+
+NUMBERS = b"This series speeds up foocache.\n\nfio randwrite: 410k -> 520k IOPS (+27%)\n"
+
+
+def test_a_thread_root_by_the_author_without_0_n_is_the_cover_letter() -> None:
+    rb201 = [r for r in RULES if r.id == "RB201"]
+    sep = b"\nFrom x Mon Sep 17 00:00:00 2001\n"
+    mbox = sep.lstrip() + _intro(b"Ada Example <ada@example.org>", NUMBERS) + sep + _patch_replying_to_intro()
+    run = check_messages(messages_from_bytes(mbox, "series.mbox"), rb201, strict=True)
+    assert [(f.severity, f.state) for f in run.findings] == [(Severity.CHECK, FindingState.ANSWERED)]
+    assert len(run.patches) == 1  # the introduction is not checked itself
+
+    # the same introduction from somebody else is no cover letter of Ada's patch
+    other = sep.lstrip() + _intro(b"Rita Reviewer <rita@example.org>", NUMBERS) + sep + _patch_replying_to_intro()
+    run = check_messages(messages_from_bytes(other, "series.mbox"), rb201, strict=True)
+    assert [(f.severity, f.state) for f in run.findings] == [(Severity.WARNING, FindingState.OPEN)]
