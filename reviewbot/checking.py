@@ -1,11 +1,13 @@
-"""The local pre-check behind ``reviewbot check``: inputs -> messages -> patches -> series -> engine.
+"""The local pre-check behind ``reviewbot check``: inputs -> messages -> the review pipeline -> input lines.
 
 Inputs are what a developer has before sending: ``git format-patch`` files,
 ``.eml`` files, an mbox holding a series, a directory of such files, standard
 input (``-``) and a git revision range (``git format-patch --stdout RANGE``).
-All messages of one run are grouped into series together, so
+All messages of one run are reviewed together by ``reviewbot.review`` (the
+pipeline ``scan`` and ``eval`` use too): grouped into threads and series, so
 ``reviewbot check 00*.patch`` checks the patches with their cover letter
-(``RuleContext.cover``), which counts as evidence for RB201.
+(``RuleContext.cover``), which counts as evidence for RB201, and replies
+given in the run are the patches' thread (``RuleContext.thread``).
 
 Each finding is tied to the input it came from and to the line of that input
 (``Finding.input_line`` is rewritten from message lines to input lines: an
@@ -596,7 +598,7 @@ def _check_messages(
     options: Mapping[str, Any] | None,
     problems: Sequence[ReviewbotError],
 ) -> CheckRun:
-    from reviewbot.review import review
+    from reviewbot.review import is_reviewed, review
 
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
@@ -672,6 +674,14 @@ def _check_messages(
                         "fetched from a saved page: check the attachment file itself)"
                     )
                 extra.append(InputError(f"no patch found: {why}", subject=name))
+    for entry in parsed:
+        if entry.patch.has_diff and not is_reviewed(entry.patch):
+            # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
+            run_notes.append(
+                f"{entry.item.input}: {entry.patch.subject.raw[:60]!r} has a diff but is not a patch submission "
+                "(a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one): "
+                "not checked"
+            )
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),

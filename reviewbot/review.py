@@ -50,6 +50,7 @@ __all__ = [
     "Reviewed",
     "chain_roots",
     "drop_altered",
+    "is_reviewed",
     "path_ignored",
     "review",
     "root_cover",
@@ -209,6 +210,26 @@ def series_of(patches: Sequence[Patch], roots: Mapping[str, str]) -> dict[str, S
     return out
 
 
+def is_reviewed(patch: Patch) -> bool:
+    """True for a patch the rules review: a submission with a diff.
+
+    Not a reply (a reply's diff is a reviewer's suggestion, C09), and either a
+    patch by its subject (``[PATCH``, ``[RFC``, a counter) or a mail that
+    replies to nothing. An archive page shows no In-Reply-To, so there only
+    the subject can say it is a submission (a ``[tip:...]`` commit notice or a
+    reply without ``Re:`` is not).
+    """
+    if not patch.has_diff:
+        return False
+    subj = patch.subject
+    if subj.is_reply:
+        return False
+    if subj.is_patch:
+        return True
+    m = patch.message
+    return m.archive_url is None and m.in_reply_to is None and not m.references
+
+
 def root_cover(patch: Patch, root: Message | Patch | None) -> Patch | None:
     """The thread root as the patch's cover letter when it is one without a 0/N counter, else None.
 
@@ -335,7 +356,7 @@ def review(
     settle: bool = False,
     threads: Mapping[str, str] | None = None,
 ) -> ReviewRun:
-    """Review every patch with a diff among ``messages``: one :class:`Reviewed` per patch, in input order.
+    """Review every submission among ``messages`` (:func:`is_reviewed`): one :class:`Reviewed` each, in input order.
 
     ``messages`` are parsed once by the caller: patches and cover letters as
     :class:`Patch`, replies and other messages as :class:`Message` (thread
@@ -371,7 +392,7 @@ def review(
     out: list[Reviewed] = []
     root_covers: dict[str, Patch | None] = {}  # parsed once per thread root
     for index, patch in patches:
-        if not patch.has_diff or patch.subject.is_reply:
+        if not is_reviewed(patch):
             continue  # a cover letter (evidence for its series) or a reply (context)
         mid = patch.message_id
         root = roots.get(mid, mid)
