@@ -230,8 +230,8 @@ def is_reviewed(patch: Patch) -> bool:
     return m.archive_url is None and m.in_reply_to is None and not m.references
 
 
-def root_cover(patch: Patch, root: Message | Patch | None) -> Patch | None:
-    """The thread root as the patch's cover letter when it is one without a 0/N counter, else None.
+def root_cover(patch: Patch, root: Patch | None) -> Patch | None:
+    """The thread root (parsed as a Patch) as ``patch``'s cover letter when it is one without a 0/N counter.
 
     Some authors send the introduction of a series with a plain subject
     ("simplify extent_buffer reading and writing v2") and the patches as
@@ -239,24 +239,24 @@ def root_cover(patch: Patch, root: Message | Patch | None) -> Patch | None:
     patch itself, not a reply, carries no counter and no diff, and comes from
     the patch's author (same address).
     """
+    if root is None or root.message_id == patch.message_id or root.has_diff:
+        return None
+    subj = root.subject
+    if subj.is_reply or subj.index is not None or not _same_author(root, patch):
+        return None
+    return root
+
+
+def _as_patch(item: Patch | Message) -> Patch | None:
+    """``item`` as a Patch (parsed when it is a Message), or None when it cannot be parsed."""
     from reviewbot.parse.patch import parse_patch
 
-    if root is None:
+    if isinstance(item, Patch):
+        return item
+    try:
+        return parse_patch(item)
+    except ReviewbotError:
         return None
-    msg = root.message if isinstance(root, Patch) else root
-    if msg.message_id == patch.message_id or msg.subject.is_reply or msg.subject.index is not None:
-        return None
-    mine, theirs = patch.message.from_addr, msg.from_addr
-    if mine is None or theirs is None or mine.email.lower() != theirs.email.lower():
-        return None
-    if isinstance(root, Patch):
-        cover = root
-    else:
-        try:
-            cover = parse_patch(root)
-        except ReviewbotError:
-            return None
-    return None if cover.has_diff else cover
 
 
 def _same_author(a: Patch, b: Patch) -> bool:
@@ -390,7 +390,7 @@ def review(
     base = RuleContext(strict=strict, options=dict(options or {}))
     ignores = dict(per_path_ignores or {})
     out: list[Reviewed] = []
-    root_covers: dict[str, Patch | None] = {}  # parsed once per thread root
+    root_patches: dict[str, Patch | None] = {}  # thread roots, parsed once
     for index, patch in patches:
         if not is_reviewed(patch):
             continue  # a cover letter (evidence for its series) or a reply (context)
@@ -399,11 +399,9 @@ def review(
         series = series_by_id.get(mid)
         cover = series.cover if series is not None else None
         if cover is None and root in first:
-            if root not in root_covers:
-                root_covers[root] = root_cover(patch, first[root])
-            cover = root_covers[root]
-            if cover is not None and not _same_author(cover, patch):
-                cover = None
+            if root not in root_patches:
+                root_patches[root] = _as_patch(first[root])
+            cover = root_cover(patch, root_patches[root])
         ctx = base.with_(
             series=series,
             cover=cover if cover is not None and cover.message_id != mid else None,
