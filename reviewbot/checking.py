@@ -43,7 +43,9 @@ from reviewbot.models import CheckReport, Finding, LineKind, Message, Patch, Raw
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
+    from reviewbot.models import Subject
     from reviewbot.registry import LoadedRule
+    from reviewbot.review import LaterMessage
 
 log = logging.getLogger(__name__)
 
@@ -490,34 +492,96 @@ def _header_line(data: bytes, key: bytes) -> int | None:
     return head.count(b"\n", 0, at) + 2
 
 
+_THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b"references": "references"}
+#: One of those headers with its continuation lines, searched in "\n" + the header block.
+_THREAD_HEADER_RE = re.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
+
+
+def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(Message-ID, In-Reply-To, References) of raw mail bytes, read from the header block alone, or None.
+
+    Cheap: a reply is parsed whole only when a rule reads the thread
+    (``reviewbot.review.LaterMessage``). The values go through the parser's own
+    msg-id functions, so they equal what it reads; anything unusual (no
+    Message-ID, a header twice, a bare CR, 8-bit bytes) returns None and the
+    caller parses the message whole.
+    """
+    from reviewbot.parse.mail import first_msgid, msgid_list, normalize_msgid
+
+    cut = data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
+    if cut < 0:
+        return None
+    block = data[:cut].replace(b"\r\n", b"\n")
+    if b"\r" in block or not block.isascii():
+        return None
+    found: dict[str, bytes] = {}
+    for m in _THREAD_HEADER_RE.finditer(b"\n" + block):
+        key = _THREAD_HEADERS[m.group(1).lower()]
+        if key in found:
+            return None
+        found[key] = m.group(2).lstrip(b" \t")
+    if "message_id" not in found:
+        return None
+    text = {k: v.decode("ascii") for k, v in found.items()}
+    message_id = normalize_msgid(text["message_id"])
+    if not message_id:
+        return None
+    return message_id, first_msgid(text.get("in_reply_to", "")), msgid_list(text.get("references", ""))
+
+
+def _later(item: InputMessage, subject: "Subject") -> "Message | LaterMessage | None":
+    """A reply as thread context: its threading headers and Subject now, the whole message when a rule reads it."""
+    from reviewbot.parse.mail import parse_message
+    from reviewbot.review import LaterMessage
+
+    def load(raw: RawMessage = item.raw) -> Message | None:
+        try:
+            return parse_message(raw)
+        except ReviewbotError as exc:
+            log.info("reply left out of the thread: %s", exc)
+            return None
+
+    heads = thread_headers(item.raw.data)
+    if heads is None:
+        return load()
+    return LaterMessage(*heads, subject, load)
+
+
 def _is_reply(item: InputMessage) -> bool:
     """True when the raw Subject says the message is a reply (``Re:``...), which is never a submission."""
+    return _reply_subject(item) is not None
+
+
+def _reply_subject(item: InputMessage) -> "Subject | None":
+    """The parsed raw Subject when it says the message is a reply (``Re:``...), else None (header block only)."""
     from reviewbot.parse.mail import decode_header_value
     from reviewbot.parse.subject import parse_subject
 
     if item.raw.kind != "rfc822":
-        return False
+        return None
     subject = raw_subject(item.raw.data)
     if subject is None:
-        return False
+        return None
     if "=?" in subject:
         subject = decode_header_value(subject)
     if ":" not in subject:
-        return False  # every reply marker (Re:, Fwd:, AW:, SV:...) has a colon
-    return parse_subject(subject).is_reply
+        return None  # every reply marker (Re:, Fwd:, AW:, SV:...) has a colon
+    parsed = parse_subject(subject)
+    return parsed if parsed.is_reply else None
 
 
 def parse_inputs(
     items: Iterable[InputMessage],
-    context: list[tuple[int, Message]] | None = None,
+    context: list[tuple[int, "Message | LaterMessage"]] | None = None,
 ) -> tuple[list[_Parsed], list[InputMessage], dict[str, int], list[ReviewbotError]]:
     """Parse messages into patches; returns (parsed, skipped non-patches, replies per input, problems).
 
     Replies (by their Subject) are not parsed as patches; other messages are
     kept when they carry a diff or are a cover letter (0/N). With ``context``,
-    the skipped messages (replies included) are parsed as messages and added
-    to it as (position in ``items``, Message): the thread the rules see. A
-    reply that cannot be parsed is left out of it, quietly.
+    the skipped messages (replies included) are added to it as (position in
+    ``items``, Message): the thread the rules see; a reply read from mail as a
+    :class:`~reviewbot.review.LaterMessage`, parsed only if a rule reads its
+    body. A reply that cannot be parsed is left out of it, quietly.
     """
     from reviewbot.parse.mail import parse_message
     from reviewbot.parse.patch import parse_patch
@@ -527,14 +591,14 @@ def parse_inputs(
     skipped: list[InputMessage] = []
     replies: dict[str, int] = {}
     for pos, item in enumerate(items):
-        if _is_reply(item):
+        reply = _reply_subject(item)
+        if reply is not None:
             skipped.append(item)
             replies[item.input] = replies.get(item.input, 0) + 1
             if context is not None:
-                try:
-                    context.append((pos, parse_message(item.raw)))
-                except ReviewbotError as exc:
-                    log.info("reply left out of the thread: %s", exc)
+                later = _later(item, reply)
+                if later is not None:
+                    context.append((pos, later))
             continue
         try:
             message = parse_message(item.raw)
@@ -602,10 +666,10 @@ def _check_messages(
 
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
-    context: list[tuple[int, Message]] = []
+    context: list[tuple[int, Message | LaterMessage]] = []
     parsed, skipped, replies, parse_problems = parse_inputs(items, context)
     # the run's messages in input order: patches and cover letters as Patch, the rest as thread context
-    ordered: list[tuple[int, Patch | Message]] = [(e.pos, e.patch) for e in parsed]
+    ordered: list[tuple[int, Patch | Message | LaterMessage]] = [(e.pos, e.patch) for e in parsed]
     ordered.extend(context)
     ordered.sort(key=operator.itemgetter(0))
     reviews = review(

@@ -35,10 +35,21 @@ from __future__ import annotations
 import fnmatch
 import logging
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Message, Patch, RuleFailure, Series, Severity
+from reviewbot.models import (
+    CheckReport,
+    Finding,
+    FindingState,
+    LineKind,
+    Message,
+    Patch,
+    RuleFailure,
+    Series,
+    Severity,
+    Subject,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.registry import LoadedRule
@@ -47,6 +58,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "ReviewRun",
+    "LaterMessage",
     "Reviewed",
     "chain_roots",
     "drop_altered",
@@ -96,6 +108,50 @@ class ReviewRun:
         return len(self.reviewed)
 
 
+class LaterMessage:
+    """A reply of a patch's thread that is parsed whole only when a rule reads more than its headers.
+
+    Replies are most of a batch's mail, and a rule reads a reply's body only
+    when the reply is about the patch (RB201, for a claim without numbers). So
+    a reply read from mail comes with its threading headers and Subject (read
+    cheaply from the header block); any other attribute (``body``,
+    ``from_addr``...) parses the message then, once, and is read from the
+    :class:`Message`. A reply that cannot be parsed reads as one with no
+    sender and an empty body. Never a cover letter: only replies come this way.
+    """
+
+    __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_message")
+    archive_url = None  # mail, never an archive page (for :func:`thread_roots`)
+
+    def __init__(self, message_id: str, in_reply_to: str | None, references: tuple[str, ...], subject: Subject,
+                 load: Callable[[], Message | None]) -> None:
+        self.message_id = message_id
+        self.in_reply_to = in_reply_to
+        self.references = references
+        self.subject = subject
+        self._load = load
+        self._message: Message | None = None
+
+    @property
+    def message(self) -> Message:
+        """The whole message, parsed on first use."""
+        if self._message is None:
+            msg = self._load()
+            if msg is None:
+                msg = Message(message_id=self.message_id, subject=self.subject, from_addr=None, date=None,
+                              in_reply_to=self.in_reply_to, references=self.references, body="")
+            self._message = msg
+        return self._message
+
+    def __getattr__(self, name: str) -> Any:  # only for what the slots do not hold
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message, name)
+
+    def __repr__(self) -> str:
+        return f"LaterMessage({self.message_id!r}, parsed={self._message is not None})"
+
+
 # ------------------------------------------------------------------ threads
 
 
@@ -136,7 +192,7 @@ def _page_key(url: str) -> str:
     return url[:-5] if url.endswith(".html") else url
 
 
-def thread_roots(messages: Iterable[Message]) -> dict[str, str]:
+def thread_roots(messages: Iterable[Message | LaterMessage]) -> dict[str, str]:
     """Message-ID -> thread root, for mail (In-Reply-To/References) and archive pages (thread-prev links) alike."""
     from reviewbot.parse.threads import assign_threads
 
@@ -247,12 +303,14 @@ def root_cover(patch: Patch, root: Patch | None) -> Patch | None:
     return root
 
 
-def _as_patch(item: Patch | Message) -> Patch | None:
-    """``item`` as a Patch (parsed when it is a Message), or None when it cannot be parsed."""
+def _as_patch(item: Patch | Message | LaterMessage) -> Patch | None:
+    """``item`` as a Patch (parsed when it is a Message), or None (a reply given for later, or unparseable)."""
     from reviewbot.parse.patch import parse_patch
 
     if isinstance(item, Patch):
         return item
+    if isinstance(item, LaterMessage):
+        return None
     try:
         return parse_patch(item)
     except ReviewbotError:
@@ -347,7 +405,7 @@ def _post_filter(report: CheckReport, ignores: Mapping[str, Sequence[str]], sett
 
 
 def review(
-    messages: Sequence[Patch | Message],
+    messages: Sequence[Patch | Message | LaterMessage],
     rules: Sequence["LoadedRule"],
     *,
     strict: bool = False,
@@ -360,7 +418,8 @@ def review(
 
     ``messages`` are parsed once by the caller: patches and cover letters as
     :class:`Patch`, replies and other messages as :class:`Message` (thread
-    context only). Replies given as Patch are context too, never reviewed.
+    context only), or a reply as :class:`LaterMessage` (parsed only if a rule
+    reads its body). Replies given as Patch are context too, never reviewed.
     ``threads`` maps Message-ID -> thread root when the caller knows it (scan);
     else :func:`thread_roots` computes it. A cover letter is not reviewed: it
     is the ``cover`` of its series' patches. The thread given to a rule is the
@@ -372,8 +431,8 @@ def review(
     from reviewbot.rule import RuleContext
 
     patches: list[tuple[int, Patch]] = []
-    msgs: list[Message] = []  # each message once, for threads and context
-    first: dict[str, Patch | Message] = {}  # Message-ID -> the item given for it
+    msgs: list[Message | LaterMessage] = []  # each message once, for threads and context
+    first: dict[str, Patch | Message | LaterMessage] = {}  # Message-ID -> the item given for it
     for i, item in enumerate(messages):
         msg = item.message if isinstance(item, Patch) else item
         if isinstance(item, Patch):
@@ -384,7 +443,7 @@ def review(
         msgs.append(msg)
     roots = dict(threads) if threads is not None else thread_roots(msgs)
     series_by_id = series_of([p for _, p in patches if not p.subject.is_reply], roots)
-    by_root: dict[str, list[Message]] = {}
+    by_root: dict[str, list[Message | LaterMessage]] = {}
     for m in msgs:
         by_root.setdefault(roots.get(m.message_id, m.message_id), []).append(m)
     base = RuleContext(strict=strict, options=dict(options or {}))
