@@ -1,11 +1,13 @@
-"""The local pre-check behind ``reviewbot check``: inputs -> messages -> patches -> series -> engine.
+"""The local pre-check behind ``reviewbot check``: inputs -> messages -> the review pipeline -> input lines.
 
 Inputs are what a developer has before sending: ``git format-patch`` files,
 ``.eml`` files, an mbox holding a series, a directory of such files, standard
 input (``-``) and a git revision range (``git format-patch --stdout RANGE``).
-All messages of one run are grouped into series together, so
+All messages of one run are reviewed together by ``reviewbot.review`` (the
+pipeline ``scan`` and ``eval`` use too): grouped into threads and series, so
 ``reviewbot check 00*.patch`` checks the patches with their cover letter
-(``RuleContext.cover``), which counts as evidence for RB201.
+(``RuleContext.cover``), which counts as evidence for RB201, and replies
+given in the run are the patches' thread (``RuleContext.thread``).
 
 Each finding is tied to the input it came from and to the line of that input
 (``Finding.input_line`` is rewritten from message lines to input lines: an
@@ -26,7 +28,6 @@ HTML parser is imported for a saved archive page only.
 
 from __future__ import annotations
 
-import fnmatch
 import gc
 import logging
 import operator
@@ -38,11 +39,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
-from reviewbot.models import CheckReport, Finding, FindingState, LineKind, Patch, RawMessage, RuleFailure, Series, Severity
+from reviewbot.models import CheckReport, Finding, LineKind, Message, Patch, RawMessage, RuleFailure, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
+    from reviewbot.models import Subject
     from reviewbot.registry import LoadedRule
+    from reviewbot.review import LaterMessage
 
 log = logging.getLogger(__name__)
 
@@ -356,55 +359,22 @@ def read_git_range(rev_range: str, cwd: Path | None = None) -> list[InputMessage
 # ------------------------------------------------------------------ checking
 
 
-def _rule_matches(finding: Finding, selector: str) -> bool:
-    """A per-path ignore entry: ``*``/``all``, an id (``RB102``), an id prefix (``RB1``) or a rule name."""
-    sel = selector.strip()
-    if sel in ("*", "all"):
-        return True
-    if sel[:2].upper() == "RB" and (sel[2:].isdigit() or sel[2:] == ""):
-        return finding.rule_id.startswith(sel.upper())
-    return finding.rule_name == sel.lower()
-
-
-def _path_ignored(path: str | None, finding: Finding, ignores: Mapping[str, Sequence[str]]) -> bool:
-    if not path or not ignores:
-        return False
-    for pattern, rules in ignores.items():
-        if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.rstrip("/") + "/*"):
-            for rule in rules:
-                if _rule_matches(finding, rule):
-                    return True
-    return False
-
-
 def _relocate(
     report: CheckReport,
     offset: int | None,
-    ignores: Mapping[str, Sequence[str]],
-    strict: bool = False,
     verbatim: bool = True,
     subject_line: int | None = None,
 ) -> CheckReport:
-    """Apply per-path ignores, settle answered findings, and turn message lines into input lines.
+    """Turn message lines into input lines (the review's post-filters are applied before, in reviewbot.review).
 
-    A finding the series already answers (``FindingState.ANSWERED``: e.g. the
-    numbers RB201 asks for are in the cover letter) is not a problem to fix
-    before sending: it is dropped, or shown as CHECK with ``strict`` (a
-    maintainer may still want the numbers in the changelog). A dismissed one
-    is dropped. When the body is not the input verbatim (transfer-encoded,
-    flowed), message lines are not input lines: ``input_line`` becomes None.
+    A commit-message finding gets its line in the message (the Subject line
+    when it is about the patch as a whole). When the body is not the input
+    verbatim (transfer-encoded, flowed), message lines are not input lines:
+    ``input_line`` becomes None.
     """
     kept: list[Finding] = []
     changed = False
     for f in report.findings:
-        if _path_ignored(f.path, f, ignores) or f.state is FindingState.DISMISSED:
-            changed = True
-            continue
-        if f.state is FindingState.ANSWERED:
-            changed = True
-            if not strict:
-                continue
-            f = replace(f, severity=Severity.CHECK)
         if f.path is None and f.input_line is None:
             # a commit-message finding: ``line`` is its line in the message (models.Finding);
             # without one it is about the patch as a whole, shown at the Subject line
@@ -471,6 +441,7 @@ def _diff_lines(patch: Patch) -> int:
 class _Parsed:
     item: InputMessage
     patch: Patch
+    pos: int = 0  # position among the run's messages
 
 
 def raw_subject(data: bytes) -> str | None:
@@ -522,21 +493,82 @@ def _header_line(data: bytes, key: bytes) -> int | None:
     return head.count(b"\n", 0, at) + 2
 
 
+_THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b"references": "references"}
+#: One of those headers with its continuation lines, searched in "\n" + the header block.
+_THREAD_HEADER_RE = re.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
+
+
+def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(Message-ID, In-Reply-To, References) of raw mail bytes, read from the header block alone, or None.
+
+    Cheap: a reply is parsed whole only when a rule reads the thread
+    (``reviewbot.review.LaterMessage``). The values go through the parser's own
+    msg-id functions, so they equal what it reads; anything unusual (no
+    Message-ID, a header twice, a bare CR, 8-bit bytes) returns None and the
+    caller parses the message whole.
+    """
+    from reviewbot.parse.mail import first_msgid, msgid_list, normalize_msgid
+
+    cut = data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
+    if cut < 0:
+        return None
+    block = data[:cut].replace(b"\r\n", b"\n")
+    if b"\r" in block or not block.isascii():
+        return None
+    found: dict[str, bytes] = {}
+    for m in _THREAD_HEADER_RE.finditer(b"\n" + block):
+        key = _THREAD_HEADERS[m.group(1).lower()]
+        if key in found:
+            return None
+        found[key] = m.group(2).lstrip(b" \t")
+    if "message_id" not in found:
+        return None
+    text = {k: v.decode("ascii") for k, v in found.items()}
+    message_id = normalize_msgid(text["message_id"])
+    if not message_id:
+        return None
+    return message_id, first_msgid(text.get("in_reply_to", "")), msgid_list(text.get("references", ""))
+
+
+def _later(item: InputMessage, subject: "Subject") -> "Message | LaterMessage | None":
+    """A reply as thread context: its threading headers and Subject now, the whole message when a rule reads it."""
+    from reviewbot.parse.mail import parse_message
+    from reviewbot.review import LaterMessage
+
+    def load(raw: RawMessage = item.raw) -> Message | None:
+        try:
+            return parse_message(raw)
+        except ReviewbotError as exc:
+            log.info("reply left out of the thread: %s", exc)
+            return None
+
+    heads = thread_headers(item.raw.data)
+    if heads is None:
+        return load()
+    return LaterMessage(*heads, subject, load)
+
+
 def _is_reply(item: InputMessage) -> bool:
     """True when the raw Subject says the message is a reply (``Re:``...), which is never a submission."""
+    return _reply_subject(item) is not None
+
+
+def _reply_subject(item: InputMessage) -> "Subject | None":
+    """The parsed raw Subject when it says the message is a reply (``Re:``...), else None (header block only)."""
     from reviewbot.parse.mail import decode_header_value
     from reviewbot.parse.subject import parse_subject
 
     if item.raw.kind != "rfc822":
-        return False
+        return None
     subject = raw_subject(item.raw.data)
     if subject is None:
-        return False
+        return None
     if "=?" in subject:
         subject = decode_header_value(subject)
-    if not parse_subject(subject).is_reply:
-        return False
-    return not _inbody_submission(item.raw.data)
+    parsed = parse_subject(subject)
+    if not parsed.is_reply or _inbody_submission(item.raw.data):
+        return None
+    return parsed
 
 
 def _inbody_submission(data: bytes) -> bool:
@@ -558,11 +590,16 @@ def _inbody_submission(data: bytes) -> bool:
 
 def parse_inputs(
     items: Iterable[InputMessage],
+    context: list[tuple[int, "Message | LaterMessage"]] | None = None,
 ) -> tuple[list[_Parsed], list[InputMessage], dict[str, int], list[ReviewbotError]]:
     """Parse messages into patches; returns (parsed, skipped non-patches, replies per input, problems).
 
-    Replies (by their Subject) are skipped before decoding; other messages are
-    kept when they carry a diff or are a cover letter (0/N).
+    Replies (by their Subject) are not parsed as patches; other messages are
+    kept when they carry a diff or are a cover letter (0/N). With ``context``,
+    the skipped messages (replies included) are added to it as (position in
+    ``items``, Message): the thread the rules see; a reply read from mail as a
+    :class:`~reviewbot.review.LaterMessage`, parsed only if a rule reads its
+    body. A reply that cannot be parsed is left out of it, quietly.
     """
     from reviewbot.parse.mail import parse_message
     from reviewbot.parse.patch import parse_patch
@@ -571,13 +608,15 @@ def parse_inputs(
     problems: list[ReviewbotError] = []
     skipped: list[InputMessage] = []
     replies: dict[str, int] = {}
-    items = list(items)
-    items_order = {id(item): n for n, item in enumerate(items)}
-    no_diff: list[tuple[InputMessage, Patch]] = []  # cover letters without 0/N are among them (C21)
-    for item in items:
-        if _is_reply(item):
+    for pos, item in enumerate(items):
+        reply = _reply_subject(item)
+        if reply is not None:
             skipped.append(item)
             replies[item.input] = replies.get(item.input, 0) + 1
+            if context is not None:
+                later = _later(item, reply)
+                if later is not None:
+                    context.append((pos, later))
             continue
         try:
             message = parse_message(item.raw)
@@ -593,47 +632,16 @@ def parse_inputs(
             # a saved archive page has no raw Subject to look at before parsing
             skipped.append(item)
             replies[item.input] = replies.get(item.input, 0) + 1
+            if context is not None:
+                context.append((pos, message))
             continue
         if patch.has_diff or patch.subject.is_cover_letter:
-            parsed.append(_Parsed(item, patch))
+            parsed.append(_Parsed(item, patch, pos))
         else:
             skipped.append(item)
-            if not patch.subject.is_reply:
-                no_diff.append((item, patch))
-    naked = _naked_covers([p.patch for p in parsed], no_diff)
-    if naked:
-        for item, patch in naked:
-            parsed.append(_Parsed(item, patch))
-        taken = {id(item) for item, _ in naked}
-        skipped = [s for s in skipped if id(s) not in taken]
-        parsed.sort(key=lambda e: (items_order.get(id(e.item), 0)))
+            if context is not None:
+                context.append((pos, message))
     return parsed, skipped, replies, problems
-
-
-def _naked_covers(
-    patches: Sequence[Patch], others: Sequence[tuple[InputMessage, Patch]]
-) -> list[tuple[InputMessage, Patch]]:
-    """Cover letters sent without a 0/N counter (C21), by b4's rule: a message without a diff that
-    starts a thread (replies to nothing), to which a patch of the run replies directly, from the
-    same author. A thread root by someone else (a bug report answered with a patch) is no cover."""
-    if not others or not patches:
-        return []
-    parents: dict[str, set[str]] = {}
-    for p in patches:
-        m = p.message
-        parent = m.in_reply_to or (m.references[-1] if m.references else None)
-        if parent and p.has_diff and m.from_addr is not None:
-            parents.setdefault(parent, set()).add(m.from_addr.email.lower())
-    if not parents:
-        return []
-    out = []
-    for item, cover in others:
-        m = cover.message
-        if cover.has_diff or m.in_reply_to or m.references or m.subject.is_reply or m.from_addr is None:
-            continue
-        if m.from_addr.email.lower() in parents.get(m.message_id, ()):
-            out.append((item, cover))
-    return out
 
 
 def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseError:
@@ -649,68 +657,6 @@ def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseErr
     if message.bare_diff:
         return ParseError(what, subject=name, line=line)
     return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)
-
-
-def _series_of(patches: Sequence[Patch]) -> dict[str, Series]:
-    """Message-ID -> series, for all patches and cover letters of a run."""
-    from reviewbot.parse.threads import assign_threads, group_series
-
-    if not patches:
-        return {}
-    try:
-        threads = assign_threads([p.message for p in patches])
-        groups = group_series(patches, threads)
-    except ReviewbotError as exc:  # grouping is a help, never a reason to fail the check
-        log.info("could not group the patches into series: %s", exc)
-        return {}
-    out: dict[str, Series] = {}
-    for series in groups:
-        if series.cover is not None:
-            out[series.cover.message_id] = series
-        for p in series.patches:
-            out[p.message_id] = series
-    # a cover letter without 0/N (C21; parse_inputs kept only those): the series of the patches replying to it
-    naked = {p.message_id: p for p in patches if not p.has_diff and not p.subject.is_cover_letter}
-    if naked:
-        for mid, series in list(out.items()):
-            if series.cover is not None or not series.patches:
-                continue
-            first = series.patches[0].message
-            cover = naked.get(first.in_reply_to or (first.references[-1] if first.references else ""))
-            if cover is not None:
-                out[mid] = replace(series, cover=cover)
-    for merged in _unthreaded_series(patches):
-        for p in (merged.cover, *merged.patches):
-            if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
-                out[p.message_id] = merged
-    return out
-
-
-def _unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
-    """Series of ``git format-patch`` files written without ``--thread`` (no Message-ID links).
-
-    Such files only say ``[PATCH vV n/N]`` and who wrote them, so the messages
-    of one run with the same author, version and total are one series when
-    exactly one cover letter (0/N) is among them and no index repeats.
-    """
-    by_key: dict[tuple[str, int, int], list[Patch]] = {}
-    for p in patches:
-        subj = p.subject
-        if subj.total is None or subj.index is None or p.message.in_reply_to or p.message.references:
-            continue
-        author = p.message.from_addr.email.lower() if p.message.from_addr else ""
-        by_key.setdefault((author, subj.version, subj.total), []).append(p)
-    out: list[Series] = []
-    for (_, version, total), members in by_key.items():
-        covers = [p for p in members if p.subject.index == 0]
-        indexes = [p.subject.index for p in members]
-        if len(covers) != 1 or len(set(indexes)) != len(indexes):
-            continue
-        numbered = sorted((p for p in members if p.subject.index), key=lambda p: p.subject.index or 0)
-        have = {p.subject.index for p in numbered}
-        missing = tuple(i for i in range(1, total + 1) if i not in have)
-        out.append(Series(version=version, total=total, cover=covers[0], patches=tuple(numbered), missing=missing))
-    return out
 
 
 def check_messages(
@@ -753,30 +699,30 @@ def _check_messages(
     options: Mapping[str, Any] | None,
     problems: Sequence[ReviewbotError],
 ) -> CheckRun:
-    from reviewbot.engine import check_patch
-    from reviewbot.rule import RuleContext
+    from reviewbot.review import is_reviewed, review
 
-    ignores = dict(per_path_ignores or {})
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
-    parsed, skipped, replies, parse_problems = parse_inputs(items)
-    series_by_id = _series_of([p.patch for p in parsed])
-    base_ctx = RuleContext(strict=strict, options=dict(options or {}))
-    # a bare diff (C18) has no commit message: only the rules that read hunks run on it, as checkpatch.pl does
-    diff_rules = [r for r in rules if getattr(r.meta.scope, "value", r.meta.scope) == "hunk"]
+    context: list[tuple[int, Message | LaterMessage]] = []
+    parsed, skipped, replies, parse_problems = parse_inputs(items, context)
+    # the run's messages in input order: patches and cover letters as Patch, the rest as thread context
+    ordered: list[tuple[int, Patch | Message | LaterMessage]] = [(e.pos, e.patch) for e in parsed]
+    ordered.extend(context)
+    ordered.sort(key=operator.itemgetter(0))
+    reviews = review(
+        [m for _, m in ordered], rules, strict=strict, options=options,
+        per_path_ignores=per_path_ignores, settle=True,
+    )
+    entry_at = {e.pos: e for e in parsed}
     results: list[CheckedPatch] = []
-    for entry in parsed:
-        patch = entry.patch
-        if not patch.has_diff:
-            continue  # a cover letter: evidence for its series, nothing to check on its own
-        series = series_by_id.get(patch.message_id)
-        ctx = base_ctx.with_(series=series, cover=series.cover if series else None) if series else base_ctx
-        report = _drop_altered(check_patch(patch, diff_rules if patch.message.bare_diff else rules, ctx))
+    for reviewed in reviews:
+        entry = entry_at[ordered[reviewed.index][0]]
+        patch = reviewed.patch
         # the parser numbers lines from the message's first line (Message.body_start_line);
         # the input counts from its own first line
         verbatim = patch.message.body_start_line > 1
         subject_line = _header_line(entry.item.raw.data, b"subject:")
-        report = _relocate(report, entry.item.offset, ignores, strict, verbatim, subject_line)
+        report = _relocate(reviewed.report, entry.item.offset, verbatim, subject_line)
         notes = _notes_of(patch, report.findings)
         page = entry.item.raw.kind == "archive"
         if page:
@@ -835,6 +781,14 @@ def _check_messages(
                         "fetched from a saved page: check the attachment file itself)"
                     )
                 extra.append(InputError(f"no patch found: {why}", subject=name))
+    for entry in parsed:
+        if entry.patch.has_diff and not is_reviewed(entry.patch):
+            # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
+            run_notes.append(
+                f"{entry.item.input}: {entry.patch.subject.raw[:60]!r} has a diff but is not a patch submission "
+                "(a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one): "
+                "not checked"
+            )
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
@@ -849,28 +803,6 @@ def _check_messages(
 
 #: The envelope line ``git format-patch`` writes: ``From <sha> Mon Sep 17 00:00:00 2001``.
 _FORMAT_PATCH_ENVELOPE = re.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
-
-
-def _altered_only(finding: Finding) -> bool:
-    """True when every line a diff finding is about was changed by the archive's address obfuscation."""
-    if finding.hunk is None or not finding.path:
-        return False
-    wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
-    if not wanted:
-        return False
-    about = [dl for dl in finding.hunk.lines if dl.kind is not LineKind.REMOVED and dl.new_no in wanted]
-    return bool(about) and all(dl.altered for dl in about)
-
-
-def _drop_altered(report: CheckReport) -> CheckReport:
-    """Leave out findings about archive-altered text only (``DiffLine.altered``: ``$@...p`` was ``$@.tmp``).
-
-    Such text is not what the author wrote: a finding on it would ask to fix
-    what the archive broke (C17).
-    """
-    if not any(_altered_only(f) for f in report.findings):
-        return report
-    return replace(report, findings=tuple(f for f in report.findings if not _altered_only(f)))
 
 
 def _attachment_list(attachments: Sequence[Any], limit: int = 3) -> str:

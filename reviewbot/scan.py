@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
 from reviewbot.errors import FetchError, ParseError, ReviewbotError
-from reviewbot.models import Message, Patch, RuleFailure
+from reviewbot.models import Message, Patch
 from reviewbot.store import Store, message_from_row
 
 log = logging.getLogger(__name__)
@@ -423,32 +423,11 @@ class _Scanner:
             if url not in by_url:
                 row = self.store.message_row(mid)
                 by_url[url] = (mid, row["thread_prev_url"] if row else None)
-        root: dict[str, str] = {}
+        from reviewbot.review import chain_roots
 
-        def find(url: str) -> str:
-            chain: list[str] = []
-            seen: set[str] = set()
-            cur: str | None = url
-            result = url
-            while cur is not None:
-                if cur in root:
-                    result = root[cur]
-                    break
-                if cur in seen or cur not in by_url:
-                    result = cur  # nearest message not stored (or a loop): its URL names the thread
-                    break
-                seen.add(cur)
-                chain.append(cur)
-                mid, prev = by_url[cur]
-                if prev is None:
-                    result = mid
-                    break
-                cur = prev
-            for u in chain:
-                root[u] = result
-            return result
+        root = chain_roots(by_url)
 
-        mapping = {mid: find(url) for url, mid, _prev, _tid in links}
+        mapping = {mid: root[url] for url, mid, _prev, _tid in links}
         changed = self.store.set_thread_ids({m: t for m, t in mapping.items()})
         if changed:
             log.debug("thread ids changed for %d messages", changed)
@@ -488,15 +467,8 @@ class _Scanner:
         scan picks the same threads as an uninterrupted one.
         Returns (patches checked, rule failures, thread ids with findings).
         """
-        from reviewbot.engine import check_patch
         from reviewbot.parse.subject import parse_subject
-        from reviewbot.rule import RuleContext
-
-        try:
-            from reviewbot.parse.threads import group_series
-        except ImportError:  # pragma: no cover - the parse stage always ships it
-            def group_series(patches: Any, threads: Any = None) -> list[Any]:
-                return []
+        from reviewbot.review import review
 
         rules = self._load_rules()
         ids = self.store.patch_ids(self.list_name, self.since, self.until)
@@ -517,53 +489,46 @@ class _Scanner:
         if batch:
             batches.append(batch)
         for batch in batches:
-            rows = self.store.message_rows(batch)
-            patches: list[Patch] = []
+            patches: dict[str, Patch] = {}
             thread_of: dict[str, str] = {}
-            for row in rows:
+            for row in self.store.message_rows(batch):
                 p = self._patch(row, parse_subject, keep=patches_only)
                 if p is not None:
-                    patches.append(p)
+                    patches[p.message_id] = p
                     thread_of[p.message_id] = row["thread_id"] or p.message_id
-            series_of: dict[str, Any] = {}
-            try:
-                for series in group_series(patches, thread_of):
-                    for p in ((series.cover,) if series.cover else ()) + tuple(series.patches):
-                        series_of[p.message_id] = series
-            except ReviewbotError as exc:
-                log.warning("series grouping failed: %s", exc)
-            thread_msgs: dict[str, tuple[Message, ...]] = {}
-            for p in patches:
-                tid = thread_of[p.message_id]
-                if tid not in thread_msgs:
-                    thread_msgs[tid] = tuple(message_from_row(r, parse_subject)
-                                             for r in self.store.thread_members(tid)
-                                             if not patches_only or r["is_patch"])
-                series = series_of.get(p.message_id)
-                cover = series.cover if series is not None else None
-                ctx = RuleContext(
-                    strict=self.settings.strict,
-                    series=series,
-                    cover=cover if cover is not None and cover.message_id != p.message_id else None,
-                    thread=tuple(m for m in thread_msgs[tid] if m.message_id != p.message_id),
-                )
-                try:
-                    report = check_patch(p, rules, ctx)
-                    findings, fails = report.findings, report.failures
-                except Exception as exc:  # the engine isolates rules; this guards the engine itself
-                    log.error("%s: checking failed: %s", p.message_id, exc)
-                    findings, fails = (), (RuleFailure("engine", p.message_id, f"{type(exc).__name__}: {exc}"),)
+            # the review's input: each thread's stored messages in arrival order, the range's patches as Patch
+            # (the rest is context); a patch without a stored thread on its own
+            messages: list[Patch | Message] = []
+            placed: set[str] = set()
+            for tid in dict.fromkeys(thread_of.values()):
+                for r in self.store.thread_members(tid):
+                    if patches_only and not r["is_patch"]:
+                        continue
+                    mid = r["message_id"]
+                    placed.add(mid)
+                    messages.append(patches[mid] if mid in patches else message_from_row(r, parse_subject))
+                    thread_of.setdefault(mid, tid)
+            messages.extend(p for mid, p in patches.items() if mid not in placed)
+            run = review(messages, rules, strict=self.settings.strict,
+                         per_path_ignores=self.settings.per_path_ignores, threads=thread_of)
+            arrival = {mid: i for i, mid in enumerate(patches)}
+            # stored in arrival order (one finding fingerprint, one row: the last patch that has it keeps it)
+            for reviewed in sorted(run, key=lambda r: arrival[r.patch.message_id]):
+                findings, fails = reviewed.report.findings, reviewed.report.failures
                 checked += 1
                 failures += len(fails)
                 if findings:
-                    with_findings.add(tid)
-                if patches_only:
-                    continue
-                with self.store.transaction():
-                    self.store.replace_findings(p.message_id, findings, fails, now=now)
+                    with_findings.add(reviewed.thread_id)
+                if not patches_only:
+                    self.store.replace_findings(reviewed.patch.message_id, findings, fails, now=now)
+            if patches_only:
+                continue
+            with self.store.transaction():  # every patch and cover letter of a series, reviewed or not
+                for mid in patches:
+                    series = run.series.get(mid)
                     first = series.cover or (series.patches[0] if series.patches else None) if series else None
-                    if first is not None:
-                        self.store.set_series_key(p.message_id, f"v{series.version}:{first.message_id}")
+                    if series is not None and first is not None:
+                        self.store.set_series_key(mid, f"v{series.version}:{first.message_id}")
         return checked, failures, with_findings
 
     def follow_threads(self, thread_ids: Iterable[str]) -> set[str]:

@@ -179,7 +179,7 @@ def test_c17_obfuscated_lines_give_no_finding_and_a_note(isolated_env: Path) -> 
 
 def test_findings_on_altered_lines_only_are_dropped() -> None:
     """A rule that flags the archive's ``$@...p`` (a "Makefile typo") is not shown; one on real text is."""
-    from reviewbot.checking import _drop_altered
+    from reviewbot.review import drop_altered as _drop_altered
     from reviewbot.models import CheckReport, DiffLine, Finding, Hunk, LineKind, Severity
 
     hunk = Hunk(

@@ -54,16 +54,14 @@ import os
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 import click
 
-from reviewbot.engine import check_patch
 from reviewbot.errors import ParseError, ReviewbotError
 from reviewbot.models import Message, Patch
-from reviewbot.rule import RuleContext
 
 DEFAULT_SHARED = (
     Path(os.environ["REVIEWBOT_SHARED"]) / "corpus"
@@ -197,39 +195,14 @@ def iter_mbox(path: Path) -> Iterator[tuple[bytes, str]]:
         yield box.get_bytes(key), f"{path}:{i + 1}"
 
 
-def _thread_roots(messages: Sequence[Message]) -> dict[str, str]:
-    try:
-        from reviewbot.parse.threads import assign_threads
-
-        return assign_threads(messages)
-    except ImportError:
-        pass
-    known = {m.message_id: m for m in messages}
-    roots: dict[str, str] = {}
-    for m in messages:
-        root = m.message_id
-        refs = [r for r in (*m.references, m.in_reply_to or "") if r and r in known]
-        if refs:
-            root = refs[0]
-            seen = {m.message_id}
-            while root not in seen:
-                seen.add(root)
-                parent = known[root]
-                prefs = [r for r in (*parent.references, parent.in_reply_to or "") if r and r in known]
-                if not prefs:
-                    break
-                root = prefs[0]
-        roots[m.message_id] = root
-    return roots
-
-
 def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: bool = False) -> EvalResult:
-    """Parse the mbox, run ``rules`` on every submission with cover/thread context, score against labels."""
+    """Parse the mbox, review every submission with cover/thread context (``reviewbot.review``), score against labels."""
     from reviewbot.parse.mail import parse_rfc822
     from reviewbot.parse.patch import is_submission, parse_patch
+    from reviewbot.review import review
 
     result = EvalResult(rules=tuple(r.id for r in rules))
-    messages: list[Message] = []
+    items: list[Patch | Message] = []
     patches: dict[str, Patch] = {}
     for data, source in iter_mbox(mbox):
         result.messages += 1
@@ -238,31 +211,25 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
         except ParseError:
             result.parse_errors += 1
             continue
-        messages.append(msg)
         try:
-            patches[msg.message_id] = parse_patch(msg)
+            patch = parse_patch(msg)
         except ParseError:
             result.parse_errors += 1
-    roots = _thread_roots(messages)
-    by_root: dict[str, list[Message]] = defaultdict(list)
-    for m in messages:
-        by_root[roots.get(m.message_id, m.message_id)].append(m)
-    covers: dict[tuple[str, int, int | None], Patch] = {}
-    for m in messages:
-        if m.subject.is_cover_letter and m.message_id in patches:
-            covers[(roots.get(m.message_id, m.message_id), m.subject.version, m.subject.total)] = patches[m.message_id]
+            items.append(msg)
+            continue
+        patches[msg.message_id] = patch
+        # submissions and cover letters are reviewed as patches; the rest is thread context
+        wanted = (patch.has_diff and is_submission(patch)) or msg.subject.is_cover_letter
+        items.append(patch if wanted else msg)
     submissions = {mid: p for mid, p in patches.items() if p.has_diff and is_submission(p)}
     result.patches = len(submissions)
     found: dict[str, set[str]] = defaultdict(set)
     said: dict[tuple[str, str], str] = {}
     t0 = time.perf_counter()
     c0 = time.process_time()
-    for mid, patch in submissions.items():
-        root = roots.get(mid, mid)
-        cover = covers.get((root, patch.subject.version, patch.subject.total))
-        thread = tuple(m for m in by_root[root] if m.message_id != mid)
-        ctx = RuleContext(strict=strict, cover=cover, thread=thread)
-        report = check_patch(patch, rules, ctx)
+    for reviewed in review(items, rules, strict=strict):
+        mid = reviewed.patch.message_id
+        report = reviewed.report
         result.findings += len(report.findings)
         result.crashes.extend(report.failures)
         for f in report.findings:
@@ -306,6 +273,182 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
     return result
 
 
+# ------------------------------------------------------------------ labelled sets (--set DIR)
+
+#: The columns of a labelled set's ``labels.tsv`` (the ``../shared/evalset`` layout).
+SET_COLUMNS = ("id", "list", "commit", "message_id", "date", "subject",
+               "RB101", "RB102", "RB201", "RB202", "cover_commit", "reason")
+#: Rules a labelled set has a column for.
+SET_RULES = ("RB101", "RB102", "RB201", "RB202")
+#: z for a 95% interval.
+Z95 = 1.959963984540054
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of ``successes`` of ``n`` (95% by default); None when ``n`` is 0."""
+    if n <= 0:
+        return None
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * ((p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class SetRow:
+    """One labelled patch of a set: its labels per rule (``1``, ``0`` or ``?``) and the labeller's reason."""
+
+    id: str
+    message_id: str
+    subject: str
+    labels: dict[str, str]
+    reason: str
+
+
+@dataclass(frozen=True)
+class SetDisagreement:
+    """A labelled patch where a rule and the label disagree, with both sides' words."""
+
+    rule_id: str
+    kind: str  # "FP" or "FN"
+    row_id: str
+    subject: str
+    finding: str  # the finding's message ("" for a miss)
+    reason: str  # the label's reason
+
+
+@dataclass
+class SetResult:
+    """What ``reviewbot eval --set DIR`` measured."""
+
+    path: Path
+    rows: int = 0
+    scores: dict[str, RuleScore] = field(default_factory=dict)
+    disagreements: list[SetDisagreement] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def read_set(root: Path) -> list[SetRow]:
+    """The rows of ``root/labels.tsv``; ReviewbotError naming the file when it is missing or lacks columns."""
+    from reviewbot.errors import InputError
+
+    path = root / "labels.tsv"
+    try:
+        fh = path.open(encoding="utf-8", newline="")
+    except OSError as exc:
+        raise InputError(f"cannot read the labels: {exc.strerror or exc}", subject=str(path)) from exc
+    with fh:
+        reader = csv.DictReader(fh, delimiter="\t")
+        missing = [c for c in ("id", "message_id", "subject", "reason") if c not in (reader.fieldnames or ())]
+        if missing:
+            raise InputError(f"not a labelled set: no column {', '.join(missing)} (want {' '.join(SET_COLUMNS)})",
+                             subject=str(path))
+        rows = []
+        for n, row in enumerate(reader, 2):
+            labels = {r: (row.get(r) or "").strip() for r in SET_RULES if row.get(r) is not None}
+            bad = {r: v for r, v in labels.items() if v not in ("1", "0", "?")}
+            if bad:
+                raise InputError(f"line {n}: labels must be 1, 0 or ?, not {bad}", subject=str(path))
+            rows.append(SetRow(row["id"].strip(), row["message_id"].strip().strip("<>"), row.get("subject") or "",
+                               labels, row.get("reason") or ""))
+    return rows
+
+
+def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
+    """Score ``rules`` on a labelled set: each patch with its cover letter through the ``check`` pipeline.
+
+    Per row, ``mail/ID.cover.eml`` (when present) and ``mail/ID.eml`` are
+    checked together as one run of ``reviewbot check`` (a series: the cover
+    letter is the rules' ``ctx.cover``). A rule "fired" when it reported a
+    WARNING or ERROR on the labelled message (any level with ``strict``).
+    ``?`` labels are left out. A row whose mail cannot be read is a problem,
+    named, and left out.
+    """
+    from reviewbot.checking import check_messages, messages_from_bytes
+    from reviewbot.models import Severity
+
+    result = SetResult(path=root)
+    loaded = {r.id for r in rules}
+    scored = [r for r in SET_RULES if r in loaded]
+    result.scores = {r: RuleScore() for r in scored}
+    t0 = time.perf_counter()
+    for row in read_set(root):
+        mail = root / "mail"
+        items = []
+        patch_file = mail / f"{row.id}.eml"
+        try:
+            for path in (mail / f"{row.id}.cover.eml", patch_file):
+                if path != patch_file and not path.is_file():
+                    continue
+                # one input, as the cover letter and the patch in one mbox (cover first)
+                items.extend(replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path)))
+        except OSError as exc:
+            result.problems.append(f"{row.id}: cannot read {exc.filename}: {exc.strerror}")
+            continue
+        except ReviewbotError as exc:
+            result.problems.append(f"{row.id}: {exc}")
+            continue
+        run = check_messages(items, rules, strict=strict)
+        for problem in run.problems:
+            result.problems.append(f"{row.id}: {problem}")
+        result.rows += 1
+        said: dict[str, str] = {}
+        for f in run.findings:
+            if f.message_id.strip("<>") != row.message_id:
+                continue
+            if f.severity is Severity.CHECK and not strict:
+                continue
+            said.setdefault(f.rule_id, f.message)
+        for rule_id in scored:
+            label = row.labels.get(rule_id, "?")
+            if label == "?":
+                continue
+            fired = rule_id in said
+            score = result.scores[rule_id]
+            if fired and label == "1":
+                score.tp += 1
+            elif fired:
+                score.fp += 1
+                result.disagreements.append(SetDisagreement(rule_id, "FP", row.id, row.subject, said[rule_id],
+                                                            row.reason))
+            elif label == "1":
+                score.fn += 1
+                result.disagreements.append(SetDisagreement(rule_id, "FN", row.id, row.subject, "", row.reason))
+            else:
+                score.tn += 1
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _ratio(k: int, n: int) -> str:
+    ci = wilson(k, n)
+    if ci is None:
+        return f"{'-':>4} {'':13}"
+    return f"{k / n:4.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def format_set(result: SetResult) -> Iterable[str]:
+    """Lines of the report for a labelled set: per rule TP/FP/FN, precision and recall (95% Wilson), disagreements."""
+    yield (f"set: {result.path}: {result.rows} labelled patches checked in {result.seconds:.1f} s "
+           f"('?' labels left out), {len(result.problems)} problems")
+    for problem in result.problems[:20]:
+        yield f"  problem: {problem}"
+    yield f"{'rule':6} {'TP':>3} {'FP':>3} {'FN':>3}  {'precision [95% CI]':18}  {'recall [95% CI]':18}"
+    for rule_id, s in result.scores.items():
+        yield (f"{rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d}  {_ratio(s.tp, s.tp + s.fp):18}  "
+               f"{_ratio(s.tp, s.tp + s.fn):18}")
+    if not result.disagreements:
+        yield "disagreements: none"
+        return
+    yield "disagreements:"
+    for d in result.disagreements:
+        yield f"  {d.rule_id} {d.kind} {d.row_id} {d.subject[:80]}"
+        yield f"      rule:  {d.finding}" if d.finding else "      rule:  (no finding)"
+        yield f"      label: {d.reason}"
+
+
 def format_result(result: EvalResult) -> Iterable[str]:
     """Lines of the human report."""
     yield (
@@ -339,13 +482,35 @@ def format_result(result: EvalResult) -> Iterable[str]:
               help="mbox of real mail (default: ../shared/corpus/lkml-real.mbox).")
 @click.option("--labels", "labels", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="labels TSV (default: ../shared/corpus/labels.tsv).")
+@click.option("--set", "set_dir", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
+              help="A labelled set in the evalset layout (DIR/labels.tsv, DIR/mail/ID.eml, DIR/mail/ID.cover.eml).")
 @click.option("--strict", is_flag=True, help="Count CHECK-level findings too.")
 @click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--select", multiple=True, help="Rule ids, prefixes or names to run.")
 @click.option("--ignore", multiple=True, help="Rule ids, prefixes or names to skip.")
-def command(mbox: Path | None, labels: Path | None, strict: bool, rules_dirs, select, ignore) -> None:
-    """Run all rules over real mail and compare with hand-checked labels (precision, recall, speed)."""
+def command(mbox: Path | None, labels: Path | None, set_dir: Path | None, strict: bool, rules_dirs, select,
+            ignore) -> None:
+    """Run all rules over real mail and compare with hand-checked labels (precision, recall, speed).
+
+    With --set DIR, score the rules on a labelled set in the evalset layout
+    instead: each patch checked with its cover letter as `reviewbot check`
+    does, per rule TP/FP/FN, precision and recall with 95% intervals, and
+    every disagreement with the label's reason.
+    """
     from reviewbot.registry import load_rules
+
+    if set_dir is not None:
+        if mbox is not None or labels is not None:
+            raise click.UsageError("--set DIR replaces --mbox/--labels: give one or the other")
+        try:
+            rules = load_rules(rules_dirs=rules_dirs, select=select, ignore=ignore)
+            set_result = run_set(set_dir, rules, strict=strict)
+        except ReviewbotError as exc:
+            click.echo(f"reviewbot eval: {exc}", err=True)
+            sys.exit(2)
+        for line in format_set(set_result):
+            click.echo(line)
+        return
 
     mbox = mbox or DEFAULT_SHARED / "lkml-real.mbox"
     if labels is None and (DEFAULT_SHARED / "labels.tsv").is_file():

@@ -1,0 +1,156 @@
+"""``reviewbot eval --set DIR``: a labelled set in the evalset layout, scored through the check pipeline."""
+
+from __future__ import annotations
+
+import csv
+import mailbox
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reviewbot.checking import run_check
+from reviewbot.cli import main
+from reviewbot.commands.evaluate import SET_COLUMNS, SET_RULES, read_set, run_set, wilson
+from reviewbot.config import Settings
+from reviewbot.errors import ReviewbotError
+from reviewbot.models import Severity
+from reviewbot.registry import load_rules
+
+RULES = tuple(load_rules(entry_points=False))
+
+
+def _rows(evalset: Path) -> list[dict[str, str]]:
+    with (evalset / "labels.tsv").open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def _write_set(root: Path, rows: list[dict[str, str]], source: Path) -> Path:
+    """A labelled set in the evalset layout holding ``rows`` and their real mails copied from ``source``."""
+    (root / "mail").mkdir(parents=True)
+    with (root / "labels.tsv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=SET_COLUMNS, delimiter="\t", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    for row in rows:
+        for name in (f"{row['id']}.eml", f"{row['id']}.cover.eml"):
+            if (source / "mail" / name).is_file():
+                shutil.copy(source / "mail" / name, root / "mail" / name)
+    return root
+
+
+def _fired_by_check(evalset: Path, row: dict[str, str], tmp: Path, strict: bool = False) -> set[str]:
+    """The rules that fire on the row's patch when its cover letter and patch are checked as one mbox file."""
+    path = tmp / f"{row['id']}.mbox"
+    box = mailbox.mbox(str(path))
+    cover = evalset / "mail" / f"{row['id']}.cover.eml"
+    if cover.is_file():
+        box.add(mailbox.mboxMessage(cover.read_bytes()))
+    box.add(mailbox.mboxMessage((evalset / "mail" / f"{row['id']}.eml").read_bytes()))
+    box.close()
+    run = run_check([str(path)], Settings(strict=strict), rules=RULES)
+    mid = row["message_id"].strip("<>")
+    return {f.rule_id for f in run.findings
+            if f.message_id.strip("<>") == mid and (strict or f.severity is not Severity.CHECK)}
+
+
+def _expected(evalset: Path, rows: list[dict[str, str]], tmp: Path) -> dict[str, tuple[int, int, int]]:
+    out = {r: [0, 0, 0] for r in SET_RULES}
+    for row in rows:
+        fired = _fired_by_check(evalset, row, tmp)
+        for rule in SET_RULES:
+            label = row[rule]
+            if label == "?":
+                continue
+            if rule in fired:
+                out[rule][0 if label == "1" else 1] += 1
+            elif label == "1":
+                out[rule][2] += 1
+    return {r: (tp, fp, fn) for r, (tp, fp, fn) in out.items()}
+
+
+def _scores(result) -> dict[str, tuple[int, int, int]]:
+    return {r: (s.tp, s.fp, s.fn) for r, s in result.scores.items()}
+
+
+def _pick(rows: list[dict[str, str]], evalset: Path, tmp: Path) -> list[dict[str, str]]:
+    """Rows with a rule that fires and is labelled 1, one labelled 0, one without a cover letter, one with."""
+    picked: dict[str, dict[str, str]] = {}
+    want = {"tp": None, "fp": None}
+    for row in rows:
+        if all(want.values()) and len(picked) >= 4:
+            break
+        fired = _fired_by_check(evalset, row, tmp)
+        for rule in fired:
+            kind = "tp" if row[rule] == "1" else "fp" if row[rule] == "0" else None
+            if kind and want[kind] is None:
+                want[kind] = rule
+                picked[row["id"]] = row
+        if not fired and len(picked) < 4 and row["id"] not in picked:
+            picked[row["id"]] = row
+    assert all(want.values()), want
+    return list(picked.values())
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(8, 10)
+    assert round(low, 3) == 0.490 and round(high, 3) == 0.943  # the textbook 8 of 10
+    assert wilson(0, 0) is None
+    low, high = wilson(0, 5)
+    assert low == 0.0 and 0.4 < high < 0.5
+    low, high = wilson(5, 5)
+    assert high == 1.0 and 0.5 < low < 0.6
+
+
+def test_small_set_scores_as_check_does_and_leaves_question_marks_out(shared_dir: Path, tmp_path: Path) -> None:
+    evalset = shared_dir / "evalset"
+    rows = _pick(_rows(evalset), evalset, tmp_path)
+    small = _write_set(tmp_path / "small", rows, evalset)
+    result = run_set(small, RULES)
+    assert result.rows == len(rows) and not result.problems
+    assert _scores(result) == _expected(evalset, rows, tmp_path)
+    assert any(s.tp for s in result.scores.values()) and any(s.fp for s in result.scores.values())
+    fp = next(d for d in result.disagreements if d.kind == "FP")
+    row = next(r for r in rows if r["id"] == fp.row_id)
+    assert fp.reason == row["reason"] and fp.finding  # the label's reason next to the finding's message
+
+    # the same rows with that label made '?': left out of the counts
+    unsure = [dict(r, **({fp.rule_id: "?"} if r["id"] == fp.row_id else {})) for r in rows]
+    result2 = run_set(_write_set(tmp_path / "unsure", unsure, evalset), RULES)
+    assert result2.scores[fp.rule_id].fp == result.scores[fp.rule_id].fp - 1
+    assert not any(d.row_id == fp.row_id and d.rule_id == fp.rule_id for d in result2.disagreements)
+
+    out = CliRunner().invoke(main, ["eval", "--set", str(small)])
+    assert out.exit_code == 0, out.output
+    assert f"{fp.rule_id} FP {fp.row_id}" in out.output and row["reason"][:40] in out.output
+    line = next(ln for ln in out.output.splitlines() if ln.startswith(fp.rule_id + " "))
+    s = result.scores[fp.rule_id]
+    assert line.split()[1:4] == [str(s.tp), str(s.fp), str(s.fn)] and "[" in line
+
+
+def test_a_set_without_labels_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "mail").mkdir()
+    with pytest.raises(ReviewbotError, match="labels"):
+        read_set(tmp_path)
+    (tmp_path / "labels.tsv").write_text("id\tsubject\nX1\tfoo\n", encoding="utf-8")
+    out = CliRunner().invoke(main, ["eval", "--set", str(tmp_path)])
+    assert out.exit_code == 2 and "not a labelled set" in out.output and "Traceback" not in out.output
+
+
+def test_missing_mail_is_named_and_the_rest_scored(shared_dir: Path, tmp_path: Path) -> None:
+    evalset = shared_dir / "evalset"
+    rows = _rows(evalset)[:2]
+    root = _write_set(tmp_path / "s", rows, evalset)
+    (root / "mail" / f"{rows[0]['id']}.eml").unlink()
+    result = run_set(root, RULES)
+    assert result.rows == 1
+    assert len(result.problems) == 1 and rows[0]["id"] in result.problems[0]
+
+
+def test_shared_evalset_gives_what_check_gives_on_each_cover_and_patch_mbox(shared_dir: Path, tmp_path: Path) -> None:
+    evalset = shared_dir / "evalset"
+    rows = _rows(evalset)
+    result = run_set(evalset, RULES)
+    assert result.rows == len(rows) and not result.problems
+    assert _scores(result) == _expected(evalset, rows, tmp_path)
