@@ -705,6 +705,7 @@ def _check_messages(
     seen_inputs = dict.fromkeys(item.input for item in items)
     context: list[tuple[int, Message | LaterMessage]] = []
     parsed, skipped, replies, parse_problems = parse_inputs(items, context)
+    skipped_ids = {m.message_id for _, m in context}
     # the run's messages in input order: patches and cover letters as Patch, the rest as thread context
     ordered: list[tuple[int, Patch | Message | LaterMessage]] = [(e.pos, e.patch) for e in parsed]
     ordered.extend(context)
@@ -792,7 +793,9 @@ def _check_messages(
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
-        skipped=len(skipped),
+        # a cover letter without 0/N (C21) is read as the thread's root, not reported as a skipped message
+        skipped=len(skipped) - len({r.cover.message_id for r in reviews if r.cover is not None
+                                    and not r.cover.subject.is_cover_letter and r.cover.message_id in skipped_ids}),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
         replies=sum(replies.values()),

@@ -82,6 +82,7 @@ class Reviewed:
     series: Series | None
     thread_id: str
     index: int = 0  # position of the patch in the messages given to :func:`review`
+    cover: Patch | None = None  # the cover letter given to the rules (0/N, or a same-author root without it)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -474,5 +475,5 @@ def review(
             log.error("%s: checking failed: %s", mid, exc)
             failure = RuleFailure("engine", mid, f"{type(exc).__name__}: {exc}")
             report = CheckReport(patch=patch, findings=(), failures=(failure,))
-        out.append(Reviewed(patch, _post_filter(report, ignores, settle, strict), series, root, index))
+        out.append(Reviewed(patch, _post_filter(report, ignores, settle, strict), series, root, index, ctx.cover))
     return ReviewRun(tuple(out), series_by_id, roots)

@@ -59,8 +59,9 @@ def test_c02_note_stays_when_rb301_does_not_run(isolated_env: Path) -> None:
 def test_c04_no_newline_marker_is_not_a_checked_line(isolated_env: Path) -> None:
     """9 lines in the header's hunk (2 context, 3 -, 4 +) and 4 in stats.c: 13, the marker not among them."""
     case = str(CASES / "C04.patch")
-    res = run("--strict", case)  # the unexplained swap is a CHECK (issue 10): no failing exit status
-    assert res.exit_code == 0
+    res = run("--strict", case)  # the unexplained swap is a CHECK (issue 10); --strict exits by what it prints
+    assert res.exit_code == 1
+    assert run(case).exit_code == 0  # without --strict the CHECK is not shown and fails nothing
     assert "total: 0 errors, 0 warnings, 1 check, 13 lines checked\n" in res.stdout
     assert "#23: FILE: drivers/foo/foo_stats.h:7:\n+\tu32 drops;\n+\tu32 errors;\n" in res.stdout
     doc = json.loads(run("--format", "json", case).stdout)
@@ -116,8 +117,8 @@ def test_reply_beside_a_patch_is_counted_as_a_reply(isolated_env: Path) -> None:
         (CASES / "C04.patch").read_bytes() + b"\nFrom bob@kernel.example Tue Mar 11 15:20:00 2025\n"
         + (CASES / "C09.eml").read_bytes()
     )
-    res = run("--strict", str(mbox))  # the patch's unexplained swap is a CHECK (issue 10)
-    assert res.exit_code == 0
+    res = run("--strict", str(mbox))  # the patch's unexplained swap is a CHECK (issue 10), shown with --strict
+    assert res.exit_code == 1
     assert res.stdout.endswith("has review findings, please look at them before sending.\n\n(1 reply skipped)\n")
     assert "without a patch" not in res.stdout and "NOTE:" not in res.stdout
 

@@ -119,7 +119,7 @@ def test_check_gives_the_replies_it_reads_to_the_rules_as_the_thread() -> None:
     rb201 = [r for r in RULES if r.id == "RB201"]
     alone = check_messages(messages_from_bytes(_bad_speed_up_with_id(), "p.patch"), rb201)
     assert [f.rule_id for f in alone.findings] == ["RB201"]
-    mbox = b"From x Mon Sep 17 00:00:00 2001\n" + _bad_speed_up_with_id() + b"\nFrom y Mon Sep 17 00:00:00 2001\n"
+    mbox = _bad_speed_up_with_id() + b"\nFrom y Mon Sep 17 00:00:00 2001\n"  # the patch opens with its own From line
     mbox += AUTHOR_REPLY
     items = messages_from_bytes(mbox, "thread.mbox")
     assert len(items) == 2
