@@ -176,7 +176,7 @@ def test_archive_replies_without_headers_count_by_subject_title() -> None:
     assert f.state is FindingState.RAISED
 
 
-EXTRA = Path(__file__).parent / "data" / "evalset-extra" / "mail"
+EXTRA = Path(__file__).parent / "data" / "evalset-replies" / "mail"
 
 
 def _real(name: str):
