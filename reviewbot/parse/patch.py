@@ -756,9 +756,55 @@ def _in_file(lines: list[str], start: int, pos: int) -> str:
     return ""
 
 
+_BINARY_MARK = "GIT binary patch"
+_BINARY_BLOCK = re.compile(r"(?:literal|delta) \d+\Z")
+
+
+def _check_binary_patches(lines: list[str], start: int, first_line: int, subject: str | None) -> None:
+    """Read each ``GIT binary patch`` as git apply does: a ``literal N``/``delta N`` line, data lines
+    (a length letter and base85 groups of five: 6, 11, ... characters), then an empty line; a
+    second (reverse) block is optional. A block cut off at the end of the input or a data line of
+    the wrong length is "corrupt binary patch" to git apply: a ParseError naming the line."""
+    if _BINARY_MARK not in lines:
+        return
+    n = len(lines)
+    for at in range(start, n):
+        if lines[at] != _BINARY_MARK:
+            continue
+        i = at + 1
+        for block in range(2):
+            if i >= n or not _BINARY_BLOCK.match(lines[i]):
+                if block == 0:
+                    bad = lines[i] if i < n else ""
+                    raise ParseError(
+                        f"malformed diff{_in_file(lines, start, at)}: binary patch without a literal or delta "
+                        f"block (line {bad[:120]!r})",
+                        subject=subject, line=first_line + min(i, n - 1),
+                    )
+                break
+            i += 1
+            while i < n and lines[i] != "":
+                if len(lines[i]) < 6 or (len(lines[i]) - 1) % 5:
+                    raise ParseError(
+                        f"malformed diff{_in_file(lines, start, at)}: corrupt binary patch data "
+                        f"(line {lines[i][:120]!r})",
+                        subject=subject, line=first_line + i,
+                    )
+                i += 1
+            if i >= n:
+                raise ParseError(
+                    f"malformed diff{_in_file(lines, start, at)}: binary patch cut off at the end of the input "
+                    "(no empty line after its data)",
+                    subject=subject, line=first_line + n - 1,
+                )
+            i += 1  # the empty line that ends the block
+
+
 def _parse_diff(
     lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet, pad: bool = False
 ):
+    if not pad:  # archive text may have lost the empty lines at its end: nothing to say about them there
+        _check_binary_patches(lines, start, first_line, subject)
     try:
         fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
     except _BadHunkHeader as exc:
