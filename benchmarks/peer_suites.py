@@ -290,7 +290,13 @@ def _stdlib_reading(mail: bytes):
 
     msgid = field(lambda: (str(em["Message-ID"]).strip().strip("<>").strip() if em["Message-ID"] else ""))
     subject = field(lambda: _norm(str(em["Subject"] or "")))
-    sender = field(lambda: (em["From"].addresses[0].addr_spec if em["From"] and em["From"].addresses else ""))
+    def first_sender():
+        if not (em["From"] and em["From"].addresses):
+            return None
+        a = em["From"].addresses[0]
+        return ("" if a.addr_spec == "<>" else a.addr_spec), a.display_name  # "<>": the null sender of a bounce
+
+    sender = field(first_sender)
     texts, names = [], []
     for part in em.walk():
         if part.is_multipart():
@@ -330,8 +336,12 @@ def check_email_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
             kinds.append("Message-ID")
         if subject is not None and _norm(msg.subject.raw) != subject:
             kinds.append("Subject")
-        if sender and (msg.from_addr is None or msg.from_addr.email.lower() != sender.lower()):
-            kinds.append("From")
+        if sender and (sender[0] or sender[1]):
+            got = msg.from_addr
+            if got is None or got.email.lower() != sender[0].lower() or (
+                not sender[0] and _norm(got.name) != _norm(sender[1])
+            ):
+                kinds.append("From")
         body = _norm(msg.body)
         if any(t is not None and _norm(t) not in body for t in texts):
             kinds.append("body text part")

@@ -320,7 +320,7 @@ def _as_patch(item: Patch | Message | LaterMessage) -> Patch | None:
 
 def _same_author(a: Patch, b: Patch) -> bool:
     x, y = a.message.from_addr, b.message.from_addr
-    return x is not None and y is not None and x.email.lower() == y.email.lower()
+    return x is not None and y is not None and bool(x.email) and x.email.lower() == y.email.lower()
 
 
 # ------------------------------------------------------------------ post-filters

@@ -422,3 +422,13 @@ def test_hostile_headers_stay_linear_and_never_raise():
     msg = parse_rfc822(data, "hostile")
     assert msg.message_id == "x@y"
     assert msg.subject.raw.startswith("x")
+
+
+def test_null_sender_of_a_bounce_keeps_its_name():
+    """``From: Name <>`` (a bounce's null sender): git mailinfo gives the name and an empty address."""
+    data = (b"From: Postmaster Robot <>\nTo: dev@example.org\nSubject: Undeliverable: hello\n"
+            b"Message-ID: <bounce-1@example.org>\n\nYour mail could not be delivered.\n")
+    msg = parse_rfc822(data, "bounce.eml")
+    assert (msg.from_addr.name, msg.from_addr.email) == ("Postmaster Robot", "")
+    assert parse_rfc822(data.replace(b"Postmaster Robot <>", b'"Mail System" < >'), "b.eml").from_addr.name == "Mail System"
+    assert parse_rfc822(data.replace(b"Postmaster Robot <>", b"<>"), "b.eml").from_addr is None

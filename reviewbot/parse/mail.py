@@ -145,7 +145,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     date = parse_date(date_raw)
     if date_raw and date is None:
         notes.append(f"unparseable Date header: {date_raw[:80]!r}")
-    from_list = parse_addresses(h("from") or "")
+    from_list = parse_addresses(h("from") or "") or _null_sender(h("from") or "")
     in_reply_to = first_msgid(h("in-reply-to") or "")
     references = msgid_list(h("references") or "")
 
@@ -546,6 +546,19 @@ def _addresses(value: str) -> tuple[Address, ...]:
             continue
         out.append(Address(name=name, email=email, partial="@..." in email))
     return tuple(out)
+
+
+_NULL_SENDER = re.compile(r'\s*"?([^"<>]*?)"?\s*<\s*>\s*\Z')
+
+
+def _null_sender(value: str) -> list[Address]:
+    """``From: MAILER DAEMON <>``, the null sender of a bounce: the name with an empty address,
+    as git mailinfo reads it (Author: MAILER DAEMON, Email: empty); [] for anything else."""
+    m = _NULL_SENDER.match(_unfold(value))
+    if m is None or not m.group(1).strip():
+        return []
+    name = m.group(1).strip()
+    return [Address(name=decode_header_value(name) if "=?" in name else name, email="")]
 
 
 # one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end
