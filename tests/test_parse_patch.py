@@ -280,3 +280,11 @@ def test_binary_patch_read_as_git_apply_reads_it():
     with pytest.raises(ParseError) as err:
         parse_patch(msg("Add an image.\n---\n" + BINARY.replace("JcmZQzU|;|Q00aO4", "JcmZQzU|") + "\n"))
     assert "corrupt binary patch data" in str(err.value) and err.value.line == 12
+
+
+def test_inbody_from_without_an_address_leaves_no_author():
+    """git mailinfo gives no author for an in-body ``From:`` without an e-mail address (git am refuses it)."""
+    p = parse_patch(msg("From: the build team\n\nFix.\n---\n" + DIFF))
+    assert p.message.from_addr is None
+    assert any("in-body From: 'the build team' has no e-mail address" in n for n in p.message.notes)
+    assert p.files[0].path == "lib/x.c"

@@ -288,14 +288,20 @@ def _with_inbody(message: Message, inbody: dict[str, str]) -> Message:
     """``message`` with the author, title and date its in-body headers give (C19, C20, C24)."""
     from dataclasses import replace
 
-    from reviewbot.parse.mail import decode_header_value, parse_addresses, parse_date
+    from reviewbot.parse.mail import decode_header_value, parse_date, sender_addresses
     from reviewbot.parse.subject import parse_subject
 
     changes: dict = {}
     if "from" in inbody:
-        addrs = parse_addresses(inbody["from"])
-        if addrs:
+        addrs = sender_addresses(inbody["from"])
+        if addrs and "@" in addrs[0].email:
             changes["from_addr"] = addrs[0]
+        else:  # git mailinfo: no author at all, and git am refuses the patch
+            changes["from_addr"] = None
+            changes["notes"] = message.notes + (
+                f"the in-body From: {' '.join(inbody['from'].split())[:60]!r} has no e-mail address, so the "
+                "patch has no author (git am refuses it)",
+            )
     if "subject" in inbody:
         title = decode_header_value(inbody["subject"])
         if title:
