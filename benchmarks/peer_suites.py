@@ -316,10 +316,11 @@ def check_email_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
     kinds, crashed = check_mail_input(path, rules, work)
     if crashed:
         return kinds, True
-    try:
-        items = read_input(str(path))
-    except ReviewbotError:
-        return kinds, False
+    state, run, items = ours(path, rules)
+    if isinstance(run, ReviewbotError):
+        return kinds, False  # refused with a clear error
+    if not run.patches and not run.problems and not run.notes:
+        kinds.append("no patch, and no error saying so")
     for item in items:
         try:
             msg = parse_message(item.raw)
