@@ -13,14 +13,22 @@ the tool (or git) on the spot instead of copying expected values:
   oracle; patchwork/tests/data/fuzz: only "no crash" (patchwork's own
   WeirdMailTest asks no more);
 * ``b4`` src/tests/samples (*.mbox, *.eml): the git oracle;
-* ``python-unidiff`` tests/samples (*.diff): oracle unidiff's own full parse.
+* ``python-unidiff`` tests/samples (*.diff): oracle unidiff's own full parse;
+* ``public-inbox`` t/ (*.eml, *.patch: the mails and patches its tests read):
+  the git oracle;
+* CPython's email tests, Lib/test/test_email/data (msg_*.txt, *.mbox; any
+  checkout holding that folder, e.g. a CPython or RustPython one): oracle the
+  stdlib ``email`` package (policy.default) for Message-ID, Subject, From, the
+  inline text parts and the attachment names, plus the git oracle for patches
+  (none of these mails is one: reviewbot must refuse each with a clear error).
 
 A reply (``Re:`` in the raw Subject, without an in-body header block) is not a
 patch submission for reviewbot (C09), as for patchwork: git's patch is then
 not expected. Usage (each path is a checkout or a bare git directory, e.g. one
 made by ``git clone --bare``; nothing is fetched here)::
 
-    python benchmarks/peer_suites.py --git PATH --patchwork PATH --b4 PATH --unidiff PATH [-v]
+    python benchmarks/peer_suites.py --git PATH --patchwork PATH --b4 PATH --unidiff PATH \
+        --public-inbox PATH --cpython PATH [-v]
 
 Prints one row per suite: inputs, inputs read as the peer reads them, crashes
 (an exception other than reviewbot's own errors), then each kind of
@@ -109,7 +117,8 @@ def git_numstat(patch: bytes) -> tuple[str, list[tuple[int, int, str]]]:
                                   cwd=tmp, env=GIT_ENV)
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace")
-        return ("empty" if "No valid patches" in err else "corrupt"), []
+        # "corrupt binary patch" is followed by "No valid patches": the corruption is what counts
+        return ("empty" if "No valid patches" in err and "corrupt" not in err else "corrupt"), []
     rows = []
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
         a, r, p = line.split("\t", 2)
@@ -263,6 +272,85 @@ def check_diff_input(path: Path, rules, expected: tuple[str, list]) -> tuple[lis
     return compare_diff(expected, files, added, removed), False
 
 
+def _stdlib_reading(mail: bytes):
+    """(Message-ID, Subject, From address, inline texts, attachment names) as the stdlib reads the mail.
+
+    None for a field the stdlib cannot read either (its own error): no verdict on it.
+    """
+    import email
+    import email.policy
+
+    em = email.message_from_bytes(mail, policy=email.policy.default)
+
+    def field(get):
+        try:
+            return get()
+        except Exception:  # noqa: BLE001 - the peer's own failure: nothing to compare
+            return None
+
+    msgid = field(lambda: (str(em["Message-ID"]).strip().strip("<>").strip() if em["Message-ID"] else ""))
+    subject = field(lambda: _norm(str(em["Subject"] or "")))
+    def first_sender():
+        if not (em["From"] and em["From"].addresses):
+            return None
+        a = em["From"].addresses[0]
+        return ("" if a.addr_spec == "<>" else a.addr_spec), a.display_name  # "<>": the null sender of a bounce
+
+    sender = field(first_sender)
+    texts, names = [], []
+    for part in em.walk():
+        if part.is_multipart():
+            continue
+        name = field(part.get_filename)
+        if name:
+            names.append(name)
+        elif part.get_content_type() == "text/plain" and part.get_content_disposition() != "attachment":
+            texts.append(field(part.get_content))
+    return msgid, subject, sender, texts, sorted(names)
+
+
+def check_email_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
+    """The git oracle for patches, then the headers and parts of each message against the stdlib."""
+    from reviewbot.parse.mail import parse_message
+
+    kinds, crashed = check_mail_input(path, rules, work)
+    if crashed:
+        return kinds, True
+    state, run, items = ours(path, rules)
+    if isinstance(run, ReviewbotError):
+        return kinds, False  # refused with a clear error
+    if not run.patches and not run.problems and not run.notes:
+        kinds.append("no patch, and no error saying so")
+    for item in items:
+        try:
+            msg = parse_message(item.raw)
+        except ReviewbotError:
+            kinds.append("mail refused, the stdlib reads it")
+            continue
+        except Exception as exc:  # noqa: BLE001
+            return [*kinds, f"crash: {exc.__class__.__name__}: {exc}"], True
+        data = item.raw.data
+        if data.startswith(b"From "):  # the mbox envelope line is no header for the stdlib
+            data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+        msgid, subject, sender, texts, names = _stdlib_reading(data)
+        if msgid and msg.message_id != msgid:
+            kinds.append("Message-ID")
+        if subject is not None and _norm(msg.subject.raw) != subject:
+            kinds.append("Subject")
+        if sender and (sender[0] or sender[1]):
+            got = msg.from_addr
+            if got is None or got.email.lower() != sender[0].lower() or (
+                not sender[0] and _norm(got.name) != _norm(sender[1])
+            ):
+                kinds.append("From")
+        body = _norm(msg.body)
+        if any(t is not None and _norm(t) not in body for t in texts):
+            kinds.append("body text part")
+        if sorted(a.filename for a in msg.attachments if a.filename) != names:
+            kinds.append("attachments")
+    return kinds, False
+
+
 # ------------------------------------------------------------------ suites
 
 
@@ -285,11 +373,18 @@ def suites(args, tmp: Path):
     if args.unidiff:
         d = extract(Path(args.unidiff), "tests/samples", tmp / "unidiff")
         yield "python-unidiff samples", "unidiff", sorted(d.glob("*.diff"))
+    if args.public_inbox:
+        d = extract(Path(args.public_inbox), "t", tmp / "public-inbox")
+        yield "public-inbox t/", "mail", sorted(p for p in d.rglob("*") if p.suffix in (".eml", ".patch"))
+    if args.cpython:
+        d = extract(Path(args.cpython), "Lib/test/test_email/data", tmp / "cpython")
+        yield "cpython test_email/data", "email", sorted(
+            p for p in d.iterdir() if re.fullmatch(r"msg_\w+\.txt|.*\.mbox", p.name))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    for name in ("git", "patchwork", "b4", "unidiff"):
+    for name in ("git", "patchwork", "b4", "unidiff", "public-inbox", "cpython"):
         ap.add_argument(f"--{name}", metavar="PATH", help=f"checkout or git directory of {name}")
     ap.add_argument("-v", "--verbose", action="store_true", help="name the inputs of each disagreement")
     args = ap.parse_args(argv)
@@ -306,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
             for path in inputs:
                 if kind == "mail":
                     found, crashed = check_mail_input(path, rules, work)
+                elif kind == "email":
+                    found, crashed = check_email_input(path, rules, work)
                 elif kind == "fuzz":
                     found, crashed = check_diff_input(path, rules, ("any", []))
                     found = [k for k in found if k.startswith("crash")]

@@ -785,10 +785,15 @@ def _check_messages(
     for entry in parsed:
         if entry.patch.has_diff and not is_reviewed(entry.patch):
             # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
+            why = (
+                "a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one"
+                if entry.item.raw.kind == "archive"
+                else "it answers another message and has neither a [PATCH]-style subject nor the diffstat "
+                "git format-patch writes: a diff a reviewer suggests"
+            )
             run_notes.append(
                 f"{entry.item.input}: {entry.patch.subject.raw[:60]!r} has a diff but is not a patch submission "
-                "(a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one): "
-                "not checked"
+                f"({why}): not checked"
             )
     return CheckRun(
         patches=tuple(results),

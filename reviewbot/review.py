@@ -272,7 +272,8 @@ def is_reviewed(patch: Patch) -> bool:
 
     Not a reply (a reply's diff is a reviewer's suggestion, C09), and either a
     patch by its subject (``[PATCH``, ``[RFC``, a counter) or a mail that
-    replies to nothing. An archive page shows no In-Reply-To, so there only
+    replies to nothing, or a mail in a thread with an untagged subject whose
+    body has format-patch's diffstat. An archive page shows no In-Reply-To, so there only
     the subject can say it is a submission (a ``[tip:...]`` commit notice or a
     reply without ``Re:`` is not).
     """
@@ -284,7 +285,14 @@ def is_reviewed(patch: Patch) -> bool:
     if subj.is_patch:
         return True
     m = patch.message
-    return m.archive_url is None and m.in_reply_to is None and not m.references
+    if m.archive_url is not None:
+        return False
+    if m.in_reply_to is None and not m.references:
+        return True
+    # a mail in a thread with a plain subject (no Re:, no tags) but the shape git format-patch gives
+    # (a diffstat after ``---``) is a patch sent in the thread, as git am and patchwork read it, not a
+    # reviewer's suggestion; a tagged notice ("[tip: ...]", "[GIT PULL]") stays unreviewed
+    return not subj.tags and bool(patch.diffstat)
 
 
 def root_cover(patch: Patch, root: Patch | None) -> Patch | None:
@@ -320,7 +328,7 @@ def _as_patch(item: Patch | Message | LaterMessage) -> Patch | None:
 
 def _same_author(a: Patch, b: Patch) -> bool:
     x, y = a.message.from_addr, b.message.from_addr
-    return x is not None and y is not None and x.email.lower() == y.email.lower()
+    return x is not None and y is not None and bool(x.email) and x.email.lower() == y.email.lower()
 
 
 # ------------------------------------------------------------------ post-filters

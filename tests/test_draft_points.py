@@ -122,6 +122,18 @@ def test_uncertain_people_still_reach_the_patch_lists(tmp_path: Path) -> None:
     assert {a.email for a in (*res.to, *res.cc)} == {"linux-block@vger.kernel.org", "linux-kernel@vger.kernel.org"}
 
 
+def test_a_null_sender_is_not_written_to() -> None:
+    """``From: Build Robot <>``: no address to write to, so the reply goes to the lists only."""
+    from reviewbot.parse.mail import parse_rfc822
+
+    msg = parse_rfc822(b"From: Build Robot <>\nTo: linux-mm@kvack.org, carl@example.net\nSubject: [PATCH] y\n"
+                       b"Message-ID: <n@x>\n\nbody\n", "test")
+    res = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS)
+    assert res.complete is False
+    assert "" not in {a.email for a in (*res.to, *res.cc)}
+    assert "linux-mm@kvack.org" in {a.email for a in (*res.to, *res.cc)}
+
+
 def test_dismiss_holds_and_findings_lists(tmp_path: Path, rules, monkeypatch) -> None:
     box = tmp_path / "thread.mbox"
     box.write_text(patch_mail("p1@example.org", "[PATCH] foo: order the slot", 12, TWO_HUNKS), encoding="utf-8")

@@ -422,3 +422,25 @@ def test_hostile_headers_stay_linear_and_never_raise():
     msg = parse_rfc822(data, "hostile")
     assert msg.message_id == "x@y"
     assert msg.subject.raw.startswith("x")
+
+
+def test_null_sender_of_a_bounce_keeps_its_name():
+    """``From: Name <>`` (a bounce's null sender): git mailinfo gives the name and an empty address."""
+    data = (b"From: Postmaster Robot <>\nTo: dev@example.org\nSubject: Undeliverable: hello\n"
+            b"Message-ID: <bounce-1@example.org>\n\nYour mail could not be delivered.\n")
+    msg = parse_rfc822(data, "bounce.eml")
+    assert (msg.from_addr.name, msg.from_addr.email) == ("Postmaster Robot", "")
+    assert parse_rfc822(data.replace(b"Postmaster Robot <>", b'"Mail System" < >'), "b.eml").from_addr.name == "Mail System"
+    assert parse_rfc822(data.replace(b"Postmaster Robot <>", b"<>"), "b.eml").from_addr is None
+
+
+def test_from_comment_read_as_git_mailinfo_reads_the_author():
+    """A comment in From: stays in the author's name as git keeps it; after a bare address it is the name."""
+    def author(value: bytes):
+        data = b"From: " + value + b"\nSubject: [PATCH] x: y\nMessage-ID: <c-1@example.org>\n\nText.\n"
+        a = parse_rfc822(data, "c.eml").from_addr
+        return a.name, a.email
+
+    assert author(b"<dev@example.net> (Dana Dev)") == ("Dana Dev", "dev@example.net")
+    assert author(b"Dana\n  (work)\n  Dev <dev@example.net> (Lab)") == ("Dana (work) Dev (Lab)", "dev@example.net")
+    assert author(b"Dana Dev <dev@example.net>") == ("Dana Dev", "dev@example.net")

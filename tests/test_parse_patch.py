@@ -257,3 +257,34 @@ def test_inbody_header_block_as_git_mailinfo_reads_it():
                         + DIFF))
     assert (p.message.from_addr.email, p.subject.title, p.subject.version, p.commit_message) == (
         "ada@example.org", "foo: real title", 2, "Fix.")
+
+
+BINARY = (
+    "diff --git a/img.bin b/img.bin\n"
+    "new file mode 100644\n"
+    "index 0000000..1234567\n"
+    "GIT binary patch\n"
+    "literal 2\n"
+    "JcmZQzU|;|Q00aO4\n"
+)
+
+
+def test_binary_patch_read_as_git_apply_reads_it():
+    """Each literal/delta block ends with an empty line; without it git apply says "corrupt binary patch"."""
+    p = parse_patch(msg("Add an image.\n---\n" + BINARY + "\nliteral 0\nHcmV?d00001\n\n-- \n2.43.0\n"))
+    assert [(f.path, f.status) for f in p.files] == [("img.bin", "binary")]
+    with pytest.raises(ParseError) as err:
+        parse_patch(msg("Add an image.\n---\n" + BINARY + "\nliteral 0\nHcmV?d00001\n"))
+    assert "malformed diff in img.bin: binary patch cut off" in str(err.value)
+    assert err.value.line == 15
+    with pytest.raises(ParseError) as err:
+        parse_patch(msg("Add an image.\n---\n" + BINARY.replace("JcmZQzU|;|Q00aO4", "JcmZQzU|") + "\n"))
+    assert "corrupt binary patch data" in str(err.value) and err.value.line == 12
+
+
+def test_inbody_from_without_an_address_leaves_no_author():
+    """git mailinfo gives no author for an in-body ``From:`` without an e-mail address (git am refuses it)."""
+    p = parse_patch(msg("From: the build team\n\nFix.\n---\n" + DIFF))
+    assert p.message.from_addr is None
+    assert any("in-body From: 'the build team' has no e-mail address" in n for n in p.message.notes)
+    assert p.files[0].path == "lib/x.c"

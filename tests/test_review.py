@@ -172,3 +172,34 @@ def test_a_thread_root_by_the_author_without_0_n_is_the_cover_letter() -> None:
     other = sep.lstrip() + _intro(b"Rita Reviewer <rita@example.org>", NUMBERS) + sep + _patch_replying_to_intro()
     run = check_messages(messages_from_bytes(other, "series.mbox"), rb201, strict=True)
     assert [(f.severity, f.state) for f in run.findings] == [(Severity.WARNING, FindingState.OPEN)]
+
+
+def test_a_patch_sent_in_a_thread_with_a_plain_subject_is_reviewed() -> None:
+    """git am and patchwork take a format-patch shaped mail in a thread for a patch, whatever its subject;
+    a plain diff in a reply (a suggestion) and a tagged notice with a diffstat are not submissions."""
+    from reviewbot.review import is_reviewed
+
+    diff = (b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    stat = b"---\n lib/q.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+
+    def patch(subject: bytes, body: bytes):
+        return parse_patch(parse_rfc822(
+            b"From: Ada Example <ada@example.org>\nSubject: " + subject + b"\nMessage-ID: <q-2@example.org>\n"
+            b"In-Reply-To: <q-1@example.org>\nReferences: <q-1@example.org>\n\n" + body, "q.eml"))
+
+    assert is_reviewed(patch(b"lib/q: use c instead of b", b"Use c.\n\nSigned-off-by: Ada <ada@example.org>\n"
+                             + stat + diff))
+    assert not is_reviewed(patch(b"lib/q: use c instead of b", b"Maybe like this?\n\n" + diff))
+    assert not is_reviewed(patch(b"[tip: core/urgent] lib/q: use c", b"Merged.\n" + stat + diff))
+
+
+def test_check_says_why_a_diff_in_a_thread_is_not_checked() -> None:
+    mail = (b"From: Rita Reviewer <rita@example.org>\nSubject: lib/q: use c instead of b\n"
+            b"Message-ID: <q-3@example.org>\nIn-Reply-To: <q-1@example.org>\n\nMaybe like this?\n\n"
+            b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    run = check_messages(messages_from_bytes(mail, "suggest.eml"), RULES)
+    assert run.patches == ()
+    assert [n for n in run.notes if "not a patch submission" in n] == [
+        "suggest.eml: 'lib/q: use c instead of b' has a diff but is not a patch submission (it answers another "
+        "message and has neither a [PATCH]-style subject nor the diffstat git format-patch writes: a diff a "
+        "reviewer suggests): not checked"]

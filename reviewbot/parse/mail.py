@@ -145,7 +145,7 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
     date = parse_date(date_raw)
     if date_raw and date is None:
         notes.append(f"unparseable Date header: {date_raw[:80]!r}")
-    from_list = parse_addresses(h("from") or "")
+    from_list = sender_addresses(h("from") or "")
     in_reply_to = first_msgid(h("in-reply-to") or "")
     references = msgid_list(h("references") or "")
 
@@ -546,6 +546,40 @@ def _addresses(value: str) -> tuple[Address, ...]:
             continue
         out.append(Address(name=name, email=email, partial="@..." in email))
     return tuple(out)
+
+
+def sender_addresses(value: str) -> list[Address]:
+    """A From value as git mailinfo reads the author: :func:`parse_addresses`, with a comment kept
+    in the name as git keeps it (``A (zzz) U Thor <a@b> (Comment)``: all around the address;
+    ``<a@b> (A U Thor)``: the comment is the name), and a bounce's null sender (``Name <>``)."""
+    found = parse_addresses(value) or _null_sender(value)
+    if len(found) != 1 or "(" not in value or "," in value:
+        return found
+    text = _unfold(value)
+    if "=?" in text:
+        text = decode_header_value(text)
+    addr = found[0]
+    rest = re.sub(r"<\s*" + re.escape(addr.email) + r"\s*>", " ", text, count=1, flags=re.IGNORECASE)
+    if rest == text:  # a bare address: git takes the comment as the name
+        rest = text.replace(addr.email, " ", 1)
+    name = " ".join(rest.split()).strip()
+    if len(name) >= 2 and name[0] == "(" and name[-1] == ")" and name.count("(") == 1:
+        name = name[1:-1].strip()
+    name = name.strip('"').strip()
+    return [Address(name=name, email=addr.email, partial=addr.partial)] if name else found
+
+
+_NULL_SENDER = re.compile(r'\s*"?([^"<>]*?)"?\s*<\s*>\s*\Z')
+
+
+def _null_sender(value: str) -> list[Address]:
+    """``From: MAILER DAEMON <>``, the null sender of a bounce: the name with an empty address,
+    as git mailinfo reads it (Author: MAILER DAEMON, Email: empty); [] for anything else."""
+    m = _NULL_SENDER.match(_unfold(value))
+    if m is None or not m.group(1).strip():
+        return []
+    name = m.group(1).strip()
+    return [Address(name=decode_header_value(name) if "=?" in name else name, email="")]
 
 
 # one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end

@@ -288,14 +288,20 @@ def _with_inbody(message: Message, inbody: dict[str, str]) -> Message:
     """``message`` with the author, title and date its in-body headers give (C19, C20, C24)."""
     from dataclasses import replace
 
-    from reviewbot.parse.mail import decode_header_value, parse_addresses, parse_date
+    from reviewbot.parse.mail import decode_header_value, parse_date, sender_addresses
     from reviewbot.parse.subject import parse_subject
 
     changes: dict = {}
     if "from" in inbody:
-        addrs = parse_addresses(inbody["from"])
-        if addrs:
+        addrs = sender_addresses(inbody["from"])
+        if addrs and "@" in addrs[0].email:
             changes["from_addr"] = addrs[0]
+        else:  # git mailinfo: no author at all, and git am refuses the patch
+            changes["from_addr"] = None
+            changes["notes"] = message.notes + (
+                f"the in-body From: {' '.join(inbody['from'].split())[:60]!r} has no e-mail address, so the "
+                "patch has no author (git am refuses it)",
+            )
     if "subject" in inbody:
         title = decode_header_value(inbody["subject"])
         if title:
@@ -756,9 +762,55 @@ def _in_file(lines: list[str], start: int, pos: int) -> str:
     return ""
 
 
+_BINARY_MARK = "GIT binary patch"
+_BINARY_BLOCK = re.compile(r"(?:literal|delta) \d+\Z")
+
+
+def _check_binary_patches(lines: list[str], start: int, first_line: int, subject: str | None) -> None:
+    """Read each ``GIT binary patch`` as git apply does: a ``literal N``/``delta N`` line, data lines
+    (a length letter and base85 groups of five: 6, 11, ... characters), then an empty line; a
+    second (reverse) block is optional. A block cut off at the end of the input or a data line of
+    the wrong length is "corrupt binary patch" to git apply: a ParseError naming the line."""
+    if _BINARY_MARK not in lines:
+        return
+    n = len(lines)
+    for at in range(start, n):
+        if lines[at] != _BINARY_MARK:
+            continue
+        i = at + 1
+        for block in range(2):
+            if i >= n or not _BINARY_BLOCK.match(lines[i]):
+                if block == 0:
+                    bad = lines[i] if i < n else ""
+                    raise ParseError(
+                        f"malformed diff{_in_file(lines, start, at)}: binary patch without a literal or delta "
+                        f"block (line {bad[:120]!r})",
+                        subject=subject, line=first_line + min(i, n - 1),
+                    )
+                break
+            i += 1
+            while i < n and lines[i] != "":
+                if len(lines[i]) < 6 or (len(lines[i]) - 1) % 5:
+                    raise ParseError(
+                        f"malformed diff{_in_file(lines, start, at)}: corrupt binary patch data "
+                        f"(line {lines[i][:120]!r})",
+                        subject=subject, line=first_line + i,
+                    )
+                i += 1
+            if i >= n:
+                raise ParseError(
+                    f"malformed diff{_in_file(lines, start, at)}: binary patch cut off at the end of the input "
+                    "(no empty line after its data)",
+                    subject=subject, line=first_line + n - 1,
+                )
+            i += 1  # the empty line that ends the block
+
+
 def _parse_diff(
     lines: list[str], start: int, first_line: int, subject: str | None, obfuscated: bool, PatchSet, pad: bool = False
 ):
+    if not pad:  # archive text may have lost the empty lines at its end: nothing to say about them there
+        _check_binary_patches(lines, start, first_line, subject)
     try:
         fast = _parse_diff_fast(lines, start, first_line, obfuscated, PatchSet)
     except _BadHunkHeader as exc:

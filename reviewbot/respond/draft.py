@@ -337,8 +337,8 @@ def resolve_recipients(
             continue
         seen.add(done.email.lower())
         cc.append(done)
-    if unresolved or message.from_addr is None:
-        if message.from_addr is None:
+    if unresolved or author is None:
+        if author is None and (message.from_addr is None or not message.from_addr.email):
             unresolved.append("(no From)")
         lists = [a for a in cc if is_list_address(a)]  # the patch's own lists, not only ours
         if not any(a.email.lower() == list_address.lower() for a in lists):
