@@ -68,6 +68,8 @@ def summary_lines(summary: Any) -> list[str]:
     ]
     if summary.dismissed:
         parts.append(f"{summary.dismissed} skipped as dismissed")
+    if getattr(summary, "unusable", 0):
+        parts.append(f"{summary.unusable} skipped as the patch's Message-ID cannot be used in a reply")
     if summary.failed:
         parts.append(f"{summary.failed} left for the next run after errors")
     parts.append(f"{summary.before} drafted or skipped by earlier runs")

@@ -48,7 +48,35 @@ __all__ = [
     "prepare_outputs",
     "output_error",
     "OutputError",
+    "msgid_problem",
+    "MAX_MSGID_LEN",
 ]
+
+# The longest Message-ID a reply can carry: ``In-Reply-To: <id>`` must fit in one line of RFC 5322's
+# 998 octets (a Message-ID is never folded or encoded).
+MAX_MSGID_LEN = 980
+
+
+def msgid_problem(msgid: str) -> str | None:
+    """Why ``msgid`` cannot go into a reply's In-Reply-To/References header, or None when it can.
+
+    A usable identifier is printable ASCII without spaces or angle brackets
+    (RFC 5322 msg-id) and short enough for one header line. Archive pages can
+    carry others (non-ASCII, a raw 8-bit byte decoded as U+FFFD, control
+    characters); a reply to such a message would be refused by mail tools.
+    """
+    if not msgid:
+        return "empty Message-ID"
+    if len(msgid) > MAX_MSGID_LEN:
+        return f"Message-ID of {len(msgid)} characters does not fit in a header line ({MAX_MSGID_LEN} at most)"
+    for ch in msgid:
+        if not ("!" <= ch <= "~"):
+            what = "a space" if ch.isspace() else ("a control character" if ord(ch) < 32 or ord(ch) == 127
+                                                    else "a non-ASCII character")
+            return f"Message-ID holds {what} (U+{ord(ch):04X})"
+        if ch in "<>":
+            return "Message-ID holds an angle bracket"
+    return None
 
 
 def _header_address(addr: Address) -> str:
@@ -143,6 +171,10 @@ def render_message(draft: Draft) -> bytes:
     """
     if not draft.message_id:
         raise InputError("draft has no Message-ID", subject=draft.in_reply_to)
+    for mid in (draft.message_id, draft.in_reply_to, *draft.references):
+        problem = msgid_problem(mid)
+        if problem:
+            raise InputError(f"cannot reply: {problem}", subject=ascii(mid)[1:-1][:200])
     msg = EmailMessage(policy=POLICY)
     msg.set_raw("From", fold_addresses("From", [draft.from_addr]))
     if draft.to:

@@ -15,6 +15,7 @@ not duplicated.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -29,6 +30,7 @@ from reviewbot.respond.render import (
     add_to_maildir,
     outbox_filename,
     output_error,
+    msgid_problem,
     prepare_outputs,
     render_message,
     write_outbox,
@@ -37,8 +39,9 @@ from reviewbot.respond.render import (
 log = logging.getLogger(__name__)
 
 SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread shows as applied
+SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 
-__all__ = ["SKIP_APPLIED", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+__all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,9 @@ class DraftRunSummary:
     Findings: ``findings`` were considered by this run (no draft and no skip
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
-    applied), ``dismissed`` (skips recorded now) or ``failed`` (left for the
-    next run after an error), so they add up to ``findings``. ``before``:
+    applied), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
+    Message-ID cannot go into a reply header; recorded as skips) or ``failed``
+    (left for the next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
     ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
     covers one or more of the ``drafted`` findings), ``incomplete`` of them
@@ -75,8 +79,15 @@ class DraftRunSummary:
     applied: int = 0
     dismissed: int = 0
     failed: int = 0
+    unusable: int = 0
     before: int = 0
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def handled(self) -> int:
+        """Findings of this run counted so far in one of the end states (all but ``findings``/``before``)."""
+        return (self.drafted + self.raised + self.answered + self.applied + self.dismissed + self.failed
+                + self.unusable)
 
     @property
     def drafts(self) -> int:
@@ -221,53 +232,82 @@ def draft_pending(
     summary.findings = sum(len(fs) for fs in pending.values())
     summary.before = handled_before(store, list_name, since)
     for message_id, findings in pending.items():
-        try:
-            patch, thread_id = _load_patch(store, message_id)
-        except ReviewbotError as exc:
-            log.warning("%s", exc)
-            summary.errors.append(str(exc))
-            summary.failed += len(findings)
-            continue
-        thread = thread_of(store, patch.message, thread_id)
-        applied = applied_in_thread(patch, thread, identity=identity)
-        if applied is not None:  # the review point comes too late for this patch
+        problem = msgid_problem(message_id)
+        if problem:  # no reply can name this message: say why once, draft the others
+            reason = f"no reply possible: {problem}"
             with store.transaction():
                 for finding in findings:
-                    store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
-            summary.applied += len(findings)
-            log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
+                    store.record_skip(finding, SKIP_UNUSABLE_ID, reason)
+            summary.unusable += len(findings)
+            summary.errors.append(f"<{_printable(message_id)}>: {reason}")
+            log.warning("<%s>: %s", _printable(message_id), reason)
             continue
-        keep: list[Finding] = []
-        with store.transaction():
-            for finding in findings:
-                state, reason = thread_state(finding, patch, thread, identity=identity)
-                if state is FindingState.OPEN:
-                    keep.append(finding)
-                    continue
-                if state is FindingState.RAISED:
-                    summary.raised += 1
-                elif state is FindingState.ANSWERED:
-                    summary.answered += 1
-                else:
-                    summary.dismissed += 1
-                store.record_skip(finding, state.value, reason)
-        if not keep:
-            continue
+        counted = summary.handled
         try:
-            written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
-                                 list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
-                                 outbox=outbox, maildir=maildir, list_name=list_name)
+            _draft_one(store, message_id, findings, summary, rules=rules, identity=identity,
+                       list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
+                       outbox=outbox, maildir=maildir, list_name=list_name)
         except OutputError:
             raise  # the folders are unusable: every further draft would fail too
-        except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
-            log.warning("no draft for <%s>: %s", message_id, exc)
-            summary.errors.append(f"<{message_id}>: {exc}")
-            summary.failed += len(keep)
-            continue
-        summary.written.append(written)
-        summary.drafted += len(keep)
-        log.info("draft for <%s> written to %s", message_id, written.path)
+        except Exception as exc:  # one bad message must not stop the run (isolated like a rule crash)
+            what = str(exc) if isinstance(exc, ReviewbotError) else f"{exc.__class__.__name__}: {exc}"
+            log.warning("no draft for <%s>: %s", _printable(message_id), _printable(what))
+            log.debug("draft failure", exc_info=True)
+            summary.errors.append(f"<{_printable(message_id)}>: {_printable(what)}")
+            summary.failed += len(findings) - (summary.handled - counted)
     return summary
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """``text`` with non-printable characters escaped, cut to ``limit`` characters (for logs and errors)."""
+    out = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    return out + ("..." if len(text) > limit else "")
+
+
+def _draft_one(store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *, rules: Any,
+               identity: Address, list_address: str, known: list[Address], clock: Callable[[], datetime],
+               make_msgid: Callable[[str], str] | None, outbox: Path, maildir: Path | None,
+               list_name: str | None) -> None:
+    """Skip or draft the findings of one patch, counting each in ``summary`` once it is recorded.
+
+    Raises on any failure; the caller counts the findings not yet counted as failed.
+    """
+    patch, thread_id = _load_patch(store, message_id)
+    thread = thread_of(store, patch.message, thread_id)
+    applied = applied_in_thread(patch, thread, identity=identity)
+    if applied is not None:  # the review point comes too late for this patch
+        with store.transaction():
+            for finding in findings:
+                store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
+        summary.applied += len(findings)
+        log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
+        return
+    keep: list[Finding] = []
+    skipped: list[tuple[Finding, FindingState, str]] = []
+    for finding in findings:
+        state, reason = thread_state(finding, patch, thread, identity=identity)
+        if state is FindingState.OPEN:
+            keep.append(finding)
+        else:
+            skipped.append((finding, state, reason))
+    with store.transaction():
+        for finding, state, reason in skipped:
+            store.record_skip(finding, state.value, reason)
+    for _finding, state, _reason in skipped:
+        if state is FindingState.RAISED:
+            summary.raised += 1
+        elif state is FindingState.ANSWERED:
+            summary.answered += 1
+        else:
+            summary.dismissed += 1
+    if not keep:
+        return
+    written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
+                         list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
+                         outbox=outbox, maildir=maildir, list_name=list_name)
+    summary.written.append(written)
+    summary.drafted += len(keep)
+    log.info("draft for <%s> written to %s", message_id, written.path)
 
 
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
@@ -286,6 +326,9 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         make_msgid=make_msgid,
         ancestry=_ancestry(thread_id, thread, patch),
     )
+    usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
+    if usable != draft.references:  # an ancestor no header can carry is left out of References
+        draft = dataclasses.replace(draft, references=usable)
     data = render_message(draft)
     list_for_name = patch.message.list_name or list_name or "list"
     target = Path(outbox) / outbox_filename(draft, list_for_name)
