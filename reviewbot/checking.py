@@ -623,7 +623,9 @@ def _unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
             continue
         numbered = sorted((p for p in members if p.subject.index), key=lambda p: p.subject.index or 0)
         have = {p.subject.index for p in numbered}
-        missing = tuple(i for i in range(1, total + 1) if i not in have)
+        from reviewbot.parse.threads import missing_indexes
+
+        missing = missing_indexes(have, total)
         out.append(Series(version=version, total=total, cover=covers[0], patches=tuple(numbered), missing=missing))
     return out
 
