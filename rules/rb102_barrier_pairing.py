@@ -131,8 +131,8 @@ _VOID_BARRIER_RE = re.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma
 
 _PAIRING_RE = re.compile(
     r"\bpair(?:s|ed|ing)?\b|\bmatch(?:es|ing)?\b|\bimplie[sd]\b|\bimplicit\b|\bsee\s+\S|"
-    r"\bcounterpart\b|\bother\s+side\b|\bpartner\b|\bagainst\b.*\(\)|\bsynchroni[sz]es?\s+with\b|"
-    r"\border(?:s|ed|ing)?\b.*\bagainst\b|\bvs\.?\s|\brac(?:e|es|ing)\s+with\b|"
+    r"\bcounterpart\b|\bother\s+side\b|\bpartner\b|\bagainst\b(?:(?!\bagainst\b).)*\(\)|\bsynchroni[sz]es?\s+with\b|"
+    r"\border(?:s|ed|ing)?\b(?:(?!\border(?:s|ed|ing)?\b).)*\bagainst\b|\bvs\.?\s|\brac(?:e|es|ing)\s+with\b|"
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt)[\s-]+sides?\b",
     re.IGNORECASE,
@@ -312,10 +312,12 @@ def _moved_keys(code: str) -> list[str]:
     arguments (``smp_mb()``) by the whole normalised line.
     """
     keys = []
+    line_key = ""  # made once: a line of n smp_mb() calls must not normalise the line n times
     for m in BARRIER_RE.finditer(code):
         am = _CALL_ARGS_RE.match(code, m.end() - 1)
         args = normalise(am.group(1)) if am else ""
-        keys.append(f"{m.group(1)}({args})" if args else "line:" + normalise(code))
+        line_key = line_key or ("" if args else "line:" + normalise(code))
+        keys.append(f"{m.group(1)}({args})" if args else line_key)
     return keys
 
 

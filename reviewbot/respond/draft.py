@@ -474,11 +474,39 @@ _TOPIC = {
     "RB202": re.compile(r"timing|debug|measurement code|get_cycles|ktime|rdtsc", re.IGNORECASE),
 }
 _ASK = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
-_EVIDENCE = re.compile(
+# Numbers an author posts when asked for them: a measured quantity ("12%", "3.5 us", "40K IOPS")...
+_MEASURED = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
-    r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d",
+    r"cycles|ops/s|ops/sec|K|M|x)\b",
     re.IGNORECASE,
 )
+# ... or a line that compares "before ... after", or "with(out) ... patch ... <number>", in that order.
+_ORDERED_WORDS = (
+    (re.compile(r"\bbefore\b", re.IGNORECASE), re.compile(r"\bafter\b", re.IGNORECASE)),
+    (re.compile(r"\bwith(?:out)?\b", re.IGNORECASE), re.compile(r"\bpatch\b", re.IGNORECASE), re.compile(r"\d")),
+)
+
+
+def _has_evidence(text: str) -> bool:
+    """True when ``text`` holds numbers that answer a request for measurements.
+
+    The word sequences are found one word at a time, each after the first match of the one
+    before, on one line: linear in the text (a pattern ``with.*patch.*\\d`` backtracks with the
+    cube of a line repeating "with patch").
+    """
+    if _MEASURED.search(text):
+        return True
+    for line in text.split("\n"):
+        for steps in _ORDERED_WORDS:
+            pos = 0
+            for step in steps:
+                m = step.search(line, pos)
+                if m is None:
+                    break
+                pos = m.end()
+            else:
+                return True
+    return False
 
 
 _C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim"})
@@ -554,7 +582,7 @@ def thread_state(
             and msg.subject.version > patch.subject.version
         )
         if is_author:
-            if finding.rule_id == "RB201" and _EVIDENCE.search(text):
+            if finding.rule_id == "RB201" and _has_evidence(text):
                 return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
             if later_version and topic is not None:
                 added = "\n".join(line[1:] for line in msg.body.split("\n") if line.startswith("+"))
@@ -575,13 +603,13 @@ def thread_state(
 # "Applied to the foo tree". Not "Applied on top of v6.8 and tested" (a tester's report).
 _APPLIED_LINE = re.compile(
     r"^\s*(?:(?:the\s+)?(?:whole\s+)?(?:series|patch(?:es)?|both|all)\s+)?applied"
-    r"(?:\s+(?:to|into)\s+\S.*|\s*[,.!]*\s*(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
+    r"(?:\s+(?:to|into)\s+\S.*|\s*(?:[,.!]+\s*)?(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
     re.IGNORECASE,
 )
-_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?\s*[,!.]?\s+applied\b.*$", re.IGNORECASE)
+_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
 _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
 # b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
-_TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(.+?)\s*$")
+_TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(\S.*)$")  # group 3 is compared after norm_title
 
 
 def applied_in_thread(
