@@ -314,6 +314,9 @@ class _Scanner:
             raw = self.ow.parse_message_page(body, url, self.list_name)
         except ParseError as exc:
             self._fail(url, "message", exc.message)
+            cache = getattr(self.archive, "cache", None)
+            if cache is not None:  # fetched again next run, not read back from the cache
+                cache.discard(url)
             return None
         raw = self._with_patch_attachments(raw)
         if raw is None:
