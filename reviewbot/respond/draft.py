@@ -196,7 +196,11 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     blists drops exactly three characters after the ``@``: a candidate must
     have the same local part (case-insensitive), a domain ending with the
     visible tail and exactly three characters longer. Two or more different
-    candidates: None (not certain).
+    candidates in all sources: None (not certain). When the archive shows a
+    display name, the one candidate must carry the same name too: a look-alike
+    domain in one spam mail of the reviewer's own mail (``torvalds@evlux-...``
+    for ``Linus Torvalds <torvalds@...ux-foundation.org>``) is a guess, not
+    a completion.
     """
     email = partial.email
     if not is_obfuscated(email):
@@ -205,7 +209,7 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     tail = domain[3:] if domain.startswith("...") else domain
     matches: dict[str, Address] = {}
     for cand in known:
-        if not cand.email or is_obfuscated(cand.email) or cand.partial:
+        if not cand.email or is_obfuscated(cand.email) or cand.partial or not usable_email(cand.email):
             continue
         c_local, c_domain = _split(cand.email)
         if c_local.lower() != local.lower():
@@ -216,8 +220,26 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     if len(matches) != 1:
         return None
     found = next(iter(matches.values()))
+    shown = _same_name_key(partial.name) if "@..." not in partial.name else ""
+    if shown and _same_name_key(found.name) != shown:
+        return None  # the address fits, the person may not: not certain
     name = partial.name if partial.name and "@..." not in partial.name else found.name
     return Address("" if "@..." in name else name, found.email)
+
+
+def _same_name_key(name: str) -> str:
+    """A display name compared loosely: quotes dropped, whitespace runs as one space, case folded."""
+    return " ".join(name.replace('"', " ").split()).casefold()
+
+
+def usable_email(email: str) -> bool:
+    """True when ``email`` can be a recipient: ``local@domain``, printable ASCII, no spaces, not obfuscated.
+
+    ``root`` or ``Just A Name`` (a From without an address) are never recipients.
+    """
+    local, at, domain = email.rpartition("@")
+    return (bool(at and local and domain) and email.isascii() and email.isprintable()
+            and not any(c in email for c in ' \t<>,;"') and not is_obfuscated(email))
 
 
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
@@ -276,6 +298,9 @@ def resolve_recipients(
             if done is None:
                 unresolved.append(addr.email)
             return done
+        if not usable_email(addr.email):  # "root", "Just A Name": no address at all
+            unresolved.append(addr.email)
+            return None
         if "@..." in addr.name:  # an obfuscated address used as a display name
             return Address("", addr.email)
         return addr
