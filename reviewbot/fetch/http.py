@@ -49,6 +49,46 @@ __all__ = ["PoliteSession", "RateLimiter"]
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 MAX_REDIRECTS = 5
+# The largest body read, after decompression: blists cuts messages at 10 MiB, and a page escapes
+# them (&lt; ...) at most a few times over. A gzip bomb or an endless body stops here.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+# A whole response (headers and body) must arrive within this many read timeouts: a page dripped
+# one byte a second resets the read timeout on every byte.
+DEADLINE_TIMEOUTS = 4
+_CHUNK = 256 * 1024
+
+_interrupted = threading.Event()
+_in_flight: set = set()  # urllib3 responses whose body is being read (their sockets are shut down on exit)
+_in_flight_lock = threading.Lock()
+_exit_hook_registered = False
+
+
+def _on_interpreter_exit() -> None:
+    """Make body reads in worker threads end now (Ctrl-C: the interpreter joins its threads on exit)."""
+    _interrupted.set()
+    with _in_flight_lock:
+        responses = list(_in_flight)
+    for raw in responses:
+        sock = getattr(getattr(raw, "connection", None), "sock", None)
+        if sock is not None:
+            try:
+                import socket
+
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def _register_exit_hook() -> None:
+    # threading's exit hooks run in reverse order of registration, before the interpreter joins
+    # concurrent.futures' workers (registered when that module was imported, i.e. earlier)
+    global _exit_hook_registered
+    if not _exit_hook_registered:
+        try:
+            threading._register_atexit(_on_interpreter_exit)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):
+            pass
+        _exit_hook_registered = True
 
 
 class RateLimiter:
@@ -317,10 +357,17 @@ class PoliteSession:
             self.limiter.wait()
             self.requests_made += 1
             log.info("GET %s", target)
+            _register_exit_hook()
+            deadline = time.monotonic() + DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0)
             try:
                 response = self.session.get(target, timeout=(self.settings.timeout, self.settings.timeout),
-                                            allow_redirects=False)
+                                            allow_redirects=False, stream=True)
                 attempts += self._attempts
+                try:
+                    self._read_body(response, url, attempts, deadline)
+                except requests.exceptions.RequestException:
+                    attempts -= self._attempts  # counted once, by the handler below
+                    raise
             except _RetryAfterTooLong as exc:
                 attempts += self._attempts
                 raise FetchError(
@@ -348,6 +395,56 @@ class PoliteSession:
         assert last is not None
         last.attempts = attempts
         raise last
+
+    def _read_body(self, response: requests.Response, url: str, attempts: int, deadline: float) -> None:
+        """Read the (decompressed) body into ``response`` within the deadline and the size limit.
+
+        Raises FetchError (not retried) for a body over :data:`MAX_BODY_BYTES` or
+        one not complete by ``deadline``; ChunkedEncodingError for a broken one
+        (retried by the caller).
+        """
+        if getattr(response, "_content_consumed", False):  # requests read a redirect's body already
+            return
+        raw = response.raw
+        chunks: list[bytes] = []
+        size = 0
+        with _in_flight_lock:
+            _in_flight.add(raw)
+        try:
+            while True:
+                if _interrupted.is_set():
+                    raise FetchError("interrupted", url=url, attempts=attempts)
+                if time.monotonic() > deadline:
+                    raise FetchError(f"the page did not arrive within {DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0):g}s",
+                                     url=url, attempts=attempts, status=response.status_code)
+                try:
+                    chunk = raw.read1(_CHUNK, decode_content=True)
+                except (ProtocolError, urllib3.exceptions.DecodeError, OSError) as exc:
+                    if _interrupted.is_set():
+                        raise FetchError("interrupted", url=url, attempts=attempts) from exc
+                    if isinstance(exc, ReadTimeoutError):
+                        raise requests.exceptions.ReadTimeout(exc) from exc
+                    raise requests.exceptions.ChunkedEncodingError(exc) from exc
+                if not chunk:
+                    if raw.closed or getattr(raw, "_fp", None) is None or raw.isclosed():
+                        break
+                    if not getattr(raw, "chunked", False) and raw.length_remaining in (0, None):
+                        break
+                    continue
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise FetchError(f"body larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB (after "
+                                     "decompression); not read", url=url, attempts=attempts,
+                                     status=response.status_code)
+                chunks.append(chunk)
+        except BaseException:
+            response.close()
+            raise
+        finally:
+            with _in_flight_lock:
+                _in_flight.discard(raw)
+        response._content = b"".join(chunks)  # what response.content returns from now on
+        response._content_consumed = True
 
     def _translate(self, exc: requests.exceptions.RequestException, url: str, attempts: int) -> FetchError:
         cause = _root_cause(exc)
