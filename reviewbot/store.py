@@ -244,6 +244,29 @@ def _range_where(list_name: str | None, since: date | None, until: date | None,
         args.append(value.isoformat() if isinstance(value, date) else value)
     return " AND ".join(where), args
 
+BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock before "database is locked"
+
+
+def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
+    """Tables of a database that is not reviewbot's (empty when it is, or when it is empty).
+
+    A reviewbot database has a ``meta`` table with a ``schema_version`` row;
+    anything else holding tables belongs to another program. Reads only.
+    """
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                         "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    if not names:
+        return []
+    if "meta" in names:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        if row is not None:
+            return []
+    return names
+
+
 class Store:
     """The reviewbot database at ``path`` (created with its parent folder when missing).
 
@@ -256,7 +279,13 @@ class Store:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT)
+            foreign = _foreign_tables(conn)
+            if foreign:  # refused before anything is written (no table added, no WAL mode set)
+                conn.close()
+                raise StoreError("not a reviewbot database (it holds other tables: "
+                                 f"{', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''}); "
+                                 "give another --db", subject=str(self.path))
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
@@ -269,6 +298,11 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+                raise StoreError(f"the database is locked by another program (waited {BUSY_TIMEOUT:g}s); "
+                                 "try again when it is done", subject=str(self.path)) from exc
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise StoreError("the disk is full: the database cannot be written", subject=str(self.path)) from exc
             raise StoreError(f"not a reviewbot database: {exc}", subject=str(self.path)) from exc
 
     # ------------------------------------------------------------------ setup
