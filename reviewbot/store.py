@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import sqlite3
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -47,6 +48,8 @@ from reviewbot.models import (
     Severity,
     Subject,
 )
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -244,6 +247,24 @@ def _range_where(list_name: str | None, since: date | None, until: date | None,
         args.append(value.isoformat() if isinstance(value, date) else value)
     return " AND ".join(where), args
 
+def _lacks_sample_column(store: "Store") -> bool:
+    return "sample" not in store.db["messages"].columns_dict
+
+
+def _add_sample_column(store: "Store") -> None:
+    # databases from before the sample marker: every stored message counts as real
+    store.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+
+
+#: Named schema changes since the first release, oldest first: (name, needed(store), apply(store)).
+#: Each runs when its check says the database needs it and is recorded in ``meta`` as ``migration:<name>``
+#: (``new`` for a database created with it already); a new column or table is added here, and to
+#: ``_SCHEMA`` for new databases. tests/data/reviewbot-schema1.sqlite keeps a database of the
+#: first recorded release, whose every row must survive the upgrade.
+MIGRATIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("messages.sample", _lacks_sample_column, _add_sample_column),
+)
+
 BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock before "database is locked"
 
 
@@ -325,9 +346,16 @@ class Store:
         for table, (columns, pk) in _SCHEMA.items():
             if table not in names:
                 self.db[table].create(columns, pk=pk, not_null=None, if_not_exists=True)
-        if "messages" in names and "sample" not in self.db["messages"].columns_dict:
-            # databases from before the sample marker: every stored message counts as real
-            self.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+        done = {r[0] for r in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'migration:%'")}
+        for name, needed, step in MIGRATIONS:
+            applied = needed(self)  # asked every time: cheap, and right even for a hand-edited file
+            if applied:
+                log.info("%s: migrating the database: %s", self.path, name)
+                step(self)
+            if f"migration:{name}" not in done or applied:
+                self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                  (f"migration:{name}", "applied" if applied or names else "new"))
         for table, cols in _INDEXES:
             self.db[table].create_index(list(cols), if_not_exists=True)
         self._create_extra_tables()
