@@ -71,3 +71,21 @@ def test_flag_out_of_range(project: Path) -> None:
     with pytest.raises(UsageError, match="no path"):
         Settings().with_(base_url="http://example.org/x")
     assert Settings().with_(rate=0.0).rate == 0.0
+
+
+def test_check_dev_zero_and_endless_stdin_are_bounded(monkeypatch) -> None:
+    from reviewbot import checking
+
+    monkeypatch.setattr(checking, "MAX_INPUT_BYTES", 2 * 1024 * 1024)
+    result = CliRunner().invoke(main, ["check", "/dev/zero"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "/dev/zero: more than 2 MiB: not a mail input" in result.output
+
+    class Endless:
+        def read(self, n: int = -1) -> bytes:
+            return b"+" * (n if n > 0 else 1 << 20)
+
+    import pytest as _pytest
+
+    with _pytest.raises(checking.InputError, match="more than 2 MiB"):
+        checking.read_input("-", stdin=Endless())

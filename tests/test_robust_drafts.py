@@ -142,3 +142,24 @@ def test_msgid_problem_limits() -> None:
     assert "does not fit" in msgid_problem("a" * MAX_MSGID_LEN + "@b")
     assert "control character" in msgid_problem("a\x07@b")
     assert "angle bracket" in msgid_problem("a>@b")
+
+
+def test_control_characters_and_long_names_never_reach_a_header(tmp_path: Path, rules) -> None:
+    """A page's subject with ESC/BEL and a 5,000-character display name: the draft's header lines
+    hold no control character and none is longer than RFC 5322's 998 octets."""
+    from reviewbot.models import Address
+
+    msgs = read_mbox_messages(THREADS / "barrier.mbox")
+    subject = dataclasses.replace(msgs[0].subject, raw="[PATCH] foo: \x1b[2Jring\x07 tail",
+                                  title="foo: \x1b[2Jring\x07 tail")
+    msgs[0] = dataclasses.replace(msgs[0], subject=subject,
+                                  from_addr=Address("A" * 5000, "ada@example.org"))
+    with Store(tmp_path / "db.sqlite") as store:
+        load_thread(store, msgs, rules)
+        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
+                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+    [written] = summary.written
+    head = written.path.read_bytes().split(b"\n\n", 1)[0]
+    assert not any(b < 32 and b not in (9, 10) or b == 127 for b in head)
+    assert max(len(line) for line in head.split(b"\n")) <= 998
+    assert b"Subject: Re: [PATCH] foo: [2Jring tail" in head

@@ -80,7 +80,8 @@ def summary_lines(summary: Any) -> list[str]:
     )
     for err in summary.errors:
         out.append(f"error: {err}")
-    return out
+    # page text (subjects, Message-IDs in errors) must not reach the terminal as control characters
+    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
 
 
 def _date(value: str | None) -> date | None:

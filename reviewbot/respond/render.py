@@ -82,13 +82,25 @@ def msgid_problem(msgid: str) -> str | None:
     return None
 
 
+MAX_NAME_CHARS = 200  # a display name longer than this is cut (one address must fit a header line)
+
+
+def header_text(text: str) -> str:
+    """``text`` fit for a header: control characters (ESC, BEL, CR...) and line separators dropped,
+    whitespace runs as one space. A page's text must never steer a terminal or a mail reader."""
+    return " ".join("".join(" " if ch.isspace() else ch for ch in text
+                            if ch.isspace() or ch.isprintable()).split())
+
+
 def _header_address(addr: Address) -> str:
     """``Name <email>`` for a header: ASCII names quoted when needed, others RFC 2047 (Q) encoded."""
     if "@..." in addr.email or addr.partial:
         raise InputError(f"obfuscated address {addr.email!r} must not go into a header", subject="draft")
     if any(c in addr.email for c in "\r\n<>,\"") or not addr.email.isascii():
         raise InputError(f"unusable address {addr.email!r}", subject="draft")
-    name = " ".join(addr.name.split())
+    name = header_text(addr.name)
+    if len(name) > MAX_NAME_CHARS:
+        name = name[:MAX_NAME_CHARS].rstrip() + "..."
     if not name:
         return addr.email
     if name.isascii():
@@ -138,7 +150,7 @@ def encode_subject(subject: str) -> str:
     email.header.Header (never an empty first line)."""
     from email.header import Header
 
-    text = " ".join(subject.split())
+    text = header_text(subject)
     if text.isascii() and len(text) <= 980:
         return text
     return Header(text, "utf-8", header_name="Subject").encode(linesep="\n", maxlinelen=78)
