@@ -80,3 +80,37 @@ def test_deeply_nested_page_is_a_failed_page_then_recovered(tmp_path: Path) -> N
     with Store(settings.db_path) as store:
         assert store.failed_pages() == []
         assert [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
+
+
+def test_cron_since_before_the_archives_first_year_sets_a_cursor(tmp_path: Path, mirror_server) -> None:
+    """The mirror's archive starts in 2018 (blists answers "No messages" for 2017): a first cron run
+    from 2017-12-30 scans nothing there, fails nothing and moves the cursor, so the next run does
+    not start over."""
+    from reviewbot.cron import run_cron
+    from reviewbot.models import Address
+    from reviewbot.registry import load_rules
+
+    settings = Settings(base_url=mirror_server.base_url, db_path=tmp_path / "db.sqlite", cache_dir=tmp_path / "c",
+                        rate=0.0, retries=0, backoff=0.0, obey_robots=False, outbox_dir=tmp_path / "outbox")
+    result = run_cron(settings, "linux-kernel", rules=load_rules(entry_points=False),
+                      identity=Address("Zoë", "zoe@example.com"), since=date(2017, 12, 30),
+                      now=datetime(2018, 1, 10, 12, 0, tzinfo=timezone.utc))
+    assert result.scan.pages_failed == 0
+    with Store(settings.db_path) as store:
+        assert store.get_cursor("linux-kernel") is not None
+        assert store.failed_pages() == []
+
+
+def test_year_page_claiming_a_huge_day_is_refused() -> None:
+    import pytest
+
+    from reviewbot.errors import ParseError
+    from reviewbot.fetch.openwall import MAX_MESSAGES_PER_DAY, day_counts_from_year_page
+
+    page = (MIRROR / "linux-kernel" / "2023" / "index.html").read_bytes()
+    assert max(day_counts_from_year_page(page, 2023).values()) < MAX_MESSAGES_PER_DAY
+    first = page.index(b'06/01/">') + len(b'06/01/">')
+    end = page.index(b"<", first)
+    hostile = page[:first] + b"99999999" + page[end:]
+    with pytest.raises(ParseError, match="99,999,999 messages is not believable"):
+        day_counts_from_year_page(hostile, 2023)

@@ -646,6 +646,9 @@ def looks_like_patch(index_subject: str) -> bool:
 _YEAR_DAY_RE = re.compile(rb'<a href="(\d{2})/(\d{2})/">(\d+)</a>')
 
 
+MAX_MESSAGES_PER_DAY = 20_000  # LKML's busiest days carry about 2,000
+
+
 def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
     """Days with mail -> number of messages, from a year page's month calendars.
 
@@ -661,6 +664,10 @@ def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
             counts[date(year, int(mm), int(dd))] = int(n)
         except ValueError:
             continue
+    busiest = max(counts.values(), default=0)
+    if busiest > MAX_MESSAGES_PER_DAY:  # --all would list every URL of that day up front
+        raise ParseError(f"a day with {busiest:,} messages is not believable (at most "
+                         f"{MAX_MESSAGES_PER_DAY:,}); the year page is not used", subject=str(year))
     if not counts and b"cal_mon" not in body and b"cal_brief" not in body:
         raise ParseError("not a year page (no calendar)", subject=str(year))
     return counts
