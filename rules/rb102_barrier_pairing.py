@@ -304,6 +304,17 @@ def _comment_ok(name: str, comment: str) -> bool:
 _CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
+def _follows_open_or_comma(code: str, pos: int) -> bool:
+    """True when the last non-blank character before ``pos`` is ``(`` or ``,`` (an argument position).
+
+    Looks back over the blanks only (a slice of the line per barrier made a line of n barriers n*n).
+    """
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    return i >= 0 and code[i] in "(,"
+
+
 def _moved_keys(code: str) -> list[str]:
     """Keys that identify the barrier(s) of one line for "moved unchanged" matching.
 
@@ -557,7 +568,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 calls = [
                     m.group(1)
                     for m in BARRIER_RE.finditer(code)
-                    if not (_VOID_BARRIER_RE.match(m.group(1)) and code[: m.start()].rstrip().endswith(("(", ",")))
+                    if not (_VOID_BARRIER_RE.match(m.group(1)) and _follows_open_or_comma(code, m.start()))
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 if not calls:
                     continue
