@@ -27,6 +27,15 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def terminal_safe(text: str, keep: str = "") -> str:
+    """``text`` with control characters (ESC, BEL, CR...) shown escaped (``\\x1b``), for printing
+    archive text to a terminal: a page must not move the cursor or change colours. ``keep``: characters
+    left as they are (``"\\n\\t"`` for a message body)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in keep else ascii(ch)[1:-1] for ch in text)
+
+
 def environment_error(exc: BaseException) -> str | None:
     """One line for a failure of the machine rather than of reviewbot (database locked by another
     program past the wait, disk full), or None for anything else."""

@@ -163,3 +163,17 @@ def test_control_characters_and_long_names_never_reach_a_header(tmp_path: Path, 
     assert not any(b < 32 and b not in (9, 10) or b == 127 for b in head)
     assert max(len(line) for line in head.split(b"\n")) <= 998
     assert b"Subject: Re: [PATCH] foo: [2Jring tail" in head
+
+
+def test_show_prints_no_control_characters(tmp_path: Path, monkeypatch, rules) -> None:
+    msgs = read_mbox_messages(THREADS / "barrier.mbox")
+    subject = dataclasses.replace(msgs[0].subject, raw="[PATCH] \x1b]0;owned\x07foo", title="\x1b]0;owned\x07foo")
+    msgs[0] = dataclasses.replace(msgs[0], subject=subject, body="line\x1b[2J\n\tcode\n")
+    _cli_env(tmp_path, monkeypatch)
+    db = tmp_path / "reviewbot.db"
+    with Store(db) as store:
+        load_thread(store, msgs, rules)
+    result = CliRunner().invoke(main, ["show", msgs[0].message_id, "--db", str(db), "--body"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "Subject: [PATCH] \\x1b]0;owned\\x07foo" in result.output and "\tcode" in result.output
