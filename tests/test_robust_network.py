@@ -54,6 +54,9 @@ class Hostile(http.server.ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), Handler)
 
     def serve(self, h) -> None:
+        if self.mode == "mute":  # the request is read, no answer at all
+            self.stop.wait(120)
+            return
         h.send_response(200)
         h.send_header("Content-Type", "text/html")
         if self.mode == "bomb":
@@ -67,6 +70,10 @@ class Hostile(http.server.ThreadingHTTPServer):
             block = b"x" * 65536
             while not self.stop.is_set():
                 h.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+        elif self.mode == "silent":  # headers sent, then nothing: the client waits for the body
+            h.send_header("Content-Length", "100")
+            h.end_headers()
+            self.stop.wait(120)
         elif self.mode == "drip":
             h.send_header("Content-Length", "100000")
             h.end_headers()
@@ -121,13 +128,15 @@ def test_limits_are_what_the_module_says() -> None:
     assert rb_http.MAX_BODY_BYTES == 64 * 1024 * 1024 and rb_http.DEADLINE_TIMEOUTS == 4
 
 
-def test_ctrl_c_during_a_dripped_page_ends_scan_quickly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["drip", "silent", "mute"])
+def test_ctrl_c_ends_scan_quickly(tmp_path: Path, mode: str) -> None:
+    """A dripped page, a body that never comes, a server that never answers: Ctrl-C after 3 s."""
     config = tmp_path / "config.toml"
     config.write_text("timeout = 30\nretries = 0\nobey-robots = false\nrate = 0\n", encoding="utf-8")
     env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "c"),
                XDG_DATA_HOME=str(tmp_path / "d"), XDG_CONFIG_HOME=str(tmp_path / "x"))
     env.pop("REVIEWBOT_DB", None)
-    with Hostile("drip") as srv:
+    with Hostile(mode) as srv:
         proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "scan", "linux-kernel", "--since", "2023-06-01",
                                  "--until", "2023-06-01", "--base-url", srv.base_url, "--db", str(tmp_path / "db"),
                                  "--cache-dir", str(tmp_path / "cache")], env=env, cwd=tmp_path,
@@ -143,3 +152,38 @@ def test_ctrl_c_during_a_dripped_page_ends_scan_quickly(tmp_path: Path) -> None:
         took = time.monotonic() - sent
     assert took < 3, errors
     assert "Traceback" not in errors
+
+
+def test_ctrl_c_while_a_worker_waits_for_a_message_page(tmp_path: Path) -> None:
+    """Index pages answer; no message page of the day ever answers: the fetch-ahead worker is
+    blocked when Ctrl-C arrives. The interpreter joins its threads on exit, so the worker's
+    request must end too (it took 27 s, the read timeout, before)."""
+    from conftest import MIRROR
+    from mirror_server import Fault, MirrorServer
+
+    def faults(path: str, attempt: int):
+        if path.startswith("/linux-kernel/2023/06/01/") and path.rstrip("/") != "/linux-kernel/2023/06/01":
+            return Fault("slow", delay=60)
+        return None
+
+    config = tmp_path / "config.toml"
+    config.write_text("timeout = 30\nretries = 0\nobey-robots = false\nrate = 0\n", encoding="utf-8")
+    env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "c"),
+               XDG_DATA_HOME=str(tmp_path / "d"), XDG_CONFIG_HOME=str(tmp_path / "x"))
+    env.pop("REVIEWBOT_DB", None)
+    with MirrorServer(MIRROR, faults=faults) as srv:
+        proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "scan", "linux-kernel", "--since", "2023-06-01",
+                                 "--until", "2023-06-01", "--all", "--base-url", srv.base_url, "--db",
+                                 str(tmp_path / "db"), "--cache-dir", str(tmp_path / "cache")], env=env, cwd=tmp_path,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4)
+        assert proc.poll() is None
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, errors = proc.communicate(timeout=40)
+        finally:
+            proc.kill()
+        took = time.monotonic() - sent
+    assert took < 3, errors
+    assert "interrupted" in errors and "Traceback" not in errors

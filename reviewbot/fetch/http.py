@@ -18,16 +18,19 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 import threading
 import time
+import weakref
 from datetime import datetime, timezone
 from http.client import RemoteDisconnected
-from typing import Callable
+from typing import Any, Callable
 from urllib import robotparser
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
+import urllib3.connection
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import (
     ConnectTimeoutError,
@@ -63,17 +66,46 @@ _in_flight_lock = threading.Lock()
 _exit_hook_registered = False
 
 
+_connections: "weakref.WeakSet[Any]" = weakref.WeakSet()  # every connection our sessions opened
+
+
+class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _connections.add(self)
+
+
+class _TrackedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _connections.add(self)
+
+
+class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _TrackedHTTPConnection
+
+
+class _TrackedHTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _TrackedHTTPSConnection
+
+
+class _Interrupted(Exception):
+    """The interpreter is exiting (Ctrl-C): no retry, no further request."""
+
+
 def _on_interpreter_exit() -> None:
-    """Make body reads in worker threads end now (Ctrl-C: the interpreter joins its threads on exit)."""
+    """Make requests in worker threads end now (Ctrl-C: the interpreter joins its threads on exit).
+
+    Every open connection's socket is shut down, which wakes a read blocked
+    waiting for headers or body; retries stop (see ``_PoliteRetry.increment``).
+    """
     _interrupted.set()
     with _in_flight_lock:
-        responses = list(_in_flight)
-    for raw in responses:
-        sock = getattr(getattr(raw, "connection", None), "sock", None)
+        socks = [getattr(getattr(raw, "connection", None), "sock", None) for raw in _in_flight]
+    socks += [getattr(conn, "sock", None) for conn in list(_connections)]
+    for sock in socks:
         if sock is not None:
             try:
-                import socket
-
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
@@ -143,6 +175,8 @@ class _PoliteRetry(Retry):
 
     def increment(self, method=None, url=None, response=None, error=None, _pool=None,  # type: ignore[override]
                   _stacktrace=None):
+        if _interrupted.is_set():
+            raise _Interrupted()
         # a connection that never opened (DNS failure, refused, connect timeout) sent no request
         if response is None and isinstance(error, (NewConnectionError, ConnectTimeoutError)) and self.on_unsent:
             self.on_unsent()
@@ -266,6 +300,8 @@ class PoliteSession:
             self.session.verify = ca_bundle
         self.session.trust_env = False
         adapter = HTTPAdapter(max_retries=self._retry, pool_connections=1, pool_maxsize=1)
+        # connections are tracked so Ctrl-C can wake a worker blocked on one (see _on_interpreter_exit)
+        adapter.poolmanager.pool_classes_by_scheme = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
 
@@ -368,6 +404,8 @@ class PoliteSession:
                 except requests.exceptions.RequestException:
                     attempts -= self._attempts  # counted once, by the handler below
                     raise
+            except _Interrupted as exc:
+                raise FetchError("interrupted", url=url, attempts=attempts + self._attempts) from exc
             except _RetryAfterTooLong as exc:
                 attempts += self._attempts
                 raise FetchError(
