@@ -284,9 +284,29 @@ def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
     return [InputMessage(name, raw, off, i) for i, (raw, off) in enumerate(zip(raws, offsets))]
 
 
+# The largest input read (a file, stdin): ``check /dev/zero`` or an endless pipe stops here with a
+# clear error instead of growing until a MemoryError.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def _read_bounded(stream: BinaryIO, name: str) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(min(1 << 20, MAX_INPUT_BYTES + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_INPUT_BYTES:
+            raise InputError(f"more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB: not a mail input "
+                             "(split the mbox, or check fewer patches at a time)", subject=name)
+
+
 def _read_file(path: Path, name: str) -> bytes:
     try:
-        return path.read_bytes()
+        with path.open("rb") as fh:
+            return _read_bounded(fh, name)
     except FileNotFoundError as exc:
         raise InputError("no such file", subject=name) from exc
     except IsADirectoryError as exc:  # pragma: no cover - directories are handled before
@@ -312,7 +332,7 @@ def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage
     if name == STDIN:
         stream = stdin if stdin is not None else sys.stdin.buffer
         try:
-            blob = stream.read()
+            blob = _read_bounded(stream, "-")
         except OSError as exc:
             raise InputError(f"cannot read standard input: {exc}", subject="-") from exc
         return messages_from_bytes(blob, STDIN)
@@ -657,6 +677,8 @@ def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseErr
     if message.bare_diff:
         return ParseError(what, subject=name, line=line)
     return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)
+
+
 
 
 def check_messages(

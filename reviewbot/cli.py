@@ -29,8 +29,54 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def terminal_safe(text: str, keep: str = "") -> str:
+    """``text`` with control characters (ESC, BEL, CR...) shown escaped (``\\x1b``), for printing
+    archive text to a terminal: a page must not move the cursor or change colours. ``keep``: characters
+    left as they are (``"\\n\\t"`` for a message body)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in keep else ascii(ch)[1:-1] for ch in text)
+
+
+def environment_error(exc: BaseException) -> str | None:
+    """One line for a failure of the machine rather than of reviewbot (database locked by another
+    program past the wait, disk full), or None for anything else."""
+    import errno
+    import sys
+
+    sqlite3 = sys.modules.get("sqlite3")
+    if sqlite3 is not None and isinstance(exc, sqlite3.OperationalError):
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return ("the database is locked by another program and stayed locked past the wait; "
+                    "nothing more was written, try again when it is done")
+        if "full" in text:
+            return "the disk is full: the database cannot grow; what was stored stays, free some space and run again"
+        if "disk I/O" in text:
+            return ("the database could not be written (disk I/O error: the disk is full or failing); "
+                    "what was stored stays, free some space and run again")
+        return f"the database failed: {text}"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"the disk is full{where}; what was stored stays, free some space and run again"
+    return None
+
+
 class LazyGroup(click.Group):
-    """A click group that imports a subcommand's module only when it runs."""
+    """A click group that imports a subcommand's module only when it runs.
+
+    A locked database or a full disk ends the command with one line (exit status 2), not a traceback.
+    """
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            message = environment_error(exc)
+            if message is None:
+                raise
+            click.echo(f"reviewbot {ctx.invoked_subcommand or ''}: {message}".replace("  ", " "), err=True)
+            ctx.exit(2)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -121,8 +121,70 @@ class Settings:
         return default_cache_root() / host
 
     def with_(self, **changes: Any) -> "Settings":
-        """A copy with the non-None values of ``changes`` applied (for CLI flags)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A copy with the non-None values of ``changes`` applied (for CLI flags), range-checked.
+
+        Raises UsageError naming the flag for a value out of range (``--rate 1e-300``).
+        """
+        given = {k: v for k, v in changes.items() if v is not None}
+        for key, value in given.items():
+            if key in _RANGES:
+                given[key] = _checked(key, value, "command line", flag=True)
+            elif key == "base_url":
+                given[key] = _check_base_url(value, "command line")
+        return replace(self, **given)
+
+
+# field -> (type, lowest, highest, what the unit is); values outside are refused with a clear line.
+_RANGES: dict[str, tuple[type, float, float, str]] = {
+    "rate": (float, 0.0, 1000.0, "requests per second; 0 = no limit, else at least 0.001"),
+    "timeout": (float, 0.1, 3600.0, "seconds"),
+    "retries": (int, 0, 20, "extra attempts"),
+    "backoff": (float, 0.0, 600.0, "seconds"),
+    "max_retry_after": (float, 0.0, 86400.0, "seconds"),
+    "mutable_days": (int, 0, 366, "days"),
+}
+_BOOL_FIELDS = {"obey_robots", "strict"}
+_STR_FIELDS = {"base_url", "list_name", "contact", "list_address", "identity_name", "identity_email"}
+_FAIL_ON = ("error", "warning", "check")
+
+
+def _name(key: str, flag: bool) -> str:
+    return f"--{key.replace('_', '-')}" if flag else key.replace("_", "-")
+
+
+def _checked(key: str, value: Any, origin: str, *, flag: bool = False) -> Any:
+    """``value`` of setting ``key`` as its type, or UsageError naming the setting and ``origin``."""
+    kind, low, high, unit = _RANGES[key]
+    where = f"{_name(key, flag)} = {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
+        raise UsageError(f"{where}: expected {'a whole number' if kind is int else 'a number'} ({unit})",
+                         subject=origin)
+    number = kind(value)
+    if number != number or not (low <= number <= high) or (key == "rate" and 0 < number < 0.001):
+        raise UsageError(f"{where}: out of range {low:g}..{high:g} ({unit})", subject=origin)
+    return number
+
+
+def _check_base_url(value: str, origin: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query or parts.fragment:
+        raise UsageError(f"base-url = {value!r}: expected http(s)://host[:port] with no path", subject=origin)
+    try:
+        parts.port
+    except ValueError as exc:
+        raise UsageError(f"base-url = {value!r}: bad port", subject=origin) from exc
+    return value.rstrip("/")
+
+
+def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
+    """A list of strings, or one string (one item, or comma-separated for select/ignore)."""
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip()) if key in ("select", "ignore") else (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise UsageError(f"{key.replace('_', '-')} = {value!r}: expected a list of strings", subject=origin)
 
 
 _PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers"}
@@ -135,23 +197,40 @@ def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Setting
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
         if key == "identity" and isinstance(value, Mapping):
-            if "name" in value:
-                changes["identity_name"] = str(value["name"])
-            if "email" in value:
-                changes["identity_email"] = str(value["email"])
+            for part in ("name", "email"):
+                if part in value:
+                    if not isinstance(value[part], str):
+                        raise UsageError(f"identity.{part} = {value[part]!r}: expected a string", subject=origin)
+                    changes[f"identity_{part}"] = value[part]
             continue
-        if key == "per_path_ignores" and isinstance(value, Mapping):
-            changes[key] = {str(k): tuple(v) for k, v in value.items()}
+        if key == "per_path_ignores":
+            if not isinstance(value, Mapping):
+                raise UsageError(f"{raw_key} = {value!r}: expected a table of glob = [rule ids]", subject=origin)
+            changes[key] = {str(k): _str_list(key, v, origin) for k, v in value.items()}
             continue
         if key == "rules_dirs":
-            changes[key] = tuple(Path(p).expanduser() for p in value)
+            changes[key] = tuple(Path(p).expanduser() for p in _str_list(key, value, origin))
             continue
         if key not in known:
             raise UsageError(f"unknown setting {raw_key!r}", subject=origin)
-        if key in _PATH_FIELDS:
-            value = Path(str(value)).expanduser()
+        if key in _RANGES:
+            value = _checked(key, value, origin)
+        elif key in _BOOL_FIELDS:
+            if not isinstance(value, bool):
+                raise UsageError(f"{raw_key} = {value!r}: expected true or false", subject=origin)
+        elif key in _STR_FIELDS or key == "fail_on":
+            if not isinstance(value, str):
+                raise UsageError(f"{raw_key} = {value!r}: expected a string", subject=origin)
+            if key == "base_url":
+                value = _check_base_url(value, origin)
+            if key == "fail_on" and value.lower() not in _FAIL_ON:
+                raise UsageError(f"{raw_key} = {value!r}: expected one of {', '.join(_FAIL_ON)}", subject=origin)
+        elif key in _PATH_FIELDS:
+            if not isinstance(value, str):
+                raise UsageError(f"{raw_key} = {value!r}: expected a path (a string)", subject=origin)
+            value = Path(value).expanduser()
         elif key in _TUPLE_FIELDS:
-            value = tuple(value) if isinstance(value, (list, tuple)) else tuple(str(value).split(","))
+            value = _str_list(key, value, origin)
         changes[key] = value
     return replace(settings, **changes)
 
@@ -162,6 +241,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"invalid TOML: {exc}", subject=str(path)) from exc
+    except UnicodeDecodeError as exc:  # a binary file
+        raise UsageError("invalid TOML: not UTF-8 text", subject=str(path)) from exc
     except OSError as exc:
         raise UsageError(f"cannot read config: {exc.strerror}", subject=str(path)) from exc
 

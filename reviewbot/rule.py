@@ -157,7 +157,10 @@ class ThreadWords:
       ``numbers, please``); one of them in a paragraph of a reply about the patch raises the point
       when that paragraph also has a topic word or names the finding's member/barrier/struct;
     * ``evidence``: a regular expression for the author's answer in a reply (measured numbers);
-      a later version of the patch by the author that adds ``topic`` words answers it too.
+      a later version of the patch by the author that adds ``topic`` words answers it too;
+    * ``evidence_in_order``: word patterns that answer when they stand in this order on one line
+      (``before`` ... ``after``); found one word at a time, so linear in the line (a single pattern
+      ``with.*patch.*\\d`` backtracks with the cube of a line repeating "with patch").
 
     A kernel developer fixes a missed "already said" by adding the phrase here.
     """
@@ -165,6 +168,27 @@ class ThreadWords:
     topic: tuple[str, ...] = ()
     asks: tuple[str, ...] = ()
     evidence: str = ""
+    evidence_in_order: tuple[tuple[str, ...], ...] = ()
+
+    def answers(self, text: str) -> bool:
+        """True when ``text`` (a reply's own lines) holds what answers the point: ``evidence``, or the
+        ``evidence_in_order`` words in order on one line."""
+        if self.evidence and re.search(self.evidence, text, re.IGNORECASE):
+            return True
+        steps_list = [[re.compile(w, re.IGNORECASE) for w in steps] for steps in self.evidence_in_order]
+        if not steps_list:
+            return False
+        for line in text.split("\n"):
+            for steps in steps_list:
+                pos = 0
+                for step in steps:
+                    m = step.search(line, pos)
+                    if m is None:
+                        break
+                    pos = m.end()
+                else:
+                    return True
+        return False
 
 
 _ASK_RE = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
@@ -264,7 +288,6 @@ def point_in_thread(
         texts = {" ".join(dl.text.split()) for dl in finding.hunk.lines
                  if dl.kind.value in "+-" and " ".join(dl.text.split()) in keys}
         texts.discard("")
-    evidence = re.compile(words.evidence, re.IGNORECASE) if words.evidence else None
     for msg in thread:
         if msg.message_id == patch.message_id:
             continue
@@ -277,7 +300,7 @@ def point_in_thread(
         own = "\n".join(line for line in _own_lines(msg.body) if not line.lstrip().startswith(">"))
         low = " ".join(own.lower().split())
         if _same(msg.from_addr, author):
-            if evidence is not None and evidence.search(own):
+            if words.answers(own):
                 return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
             later = (msg.subject.is_patch and msg.subject.version > patch.subject.version
                      and " ".join(msg.subject.title.lower().split()) == " ".join(patch.subject.title.lower().split()))

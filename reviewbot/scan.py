@@ -201,11 +201,17 @@ class _Scanner:
         self.failed_before = {r["url"] for r in self.store.failed_pages(self.list_name)}
 
     # ------------------------------------------------------------------ fetching
-    def _get(self, url: str, kind: str, ahead: Future | None = None) -> bytes | None:
-        """Fetch one page (or take the result fetched ahead); on failure record it and return None."""
+    def _get(self, url: str, kind: str, ahead: Future | None = None, *, empty_ok: bool = False) -> bytes | None:
+        """Fetch one page (or take the result fetched ahead); on failure record it and return None.
+
+        ``empty_ok``: blists' "No messages for ..." answer is an empty page (b""), not a failure.
+        """
         try:
             page = ahead.result() if ahead is not None else self.archive.fetch(url)
         except FetchError as exc:
+            if empty_ok and str(getattr(exc, "reason", "")).lower().startswith("no messages"):
+                self._ok(url)
+                return b""
             self._fail(url, kind, exc.message if exc.message else str(exc), getattr(exc, "attempts", 1))
             return None
         if page.from_cache:
@@ -268,8 +274,8 @@ class _Scanner:
         plan: list[tuple[date, int | None]] = []
         for year in range(self.since.year, self.until.year + 1):
             url = self.ow.year_url(self.base, self.list_name, year)
-            body = self._get(url, "year")
-            if body is None:
+            body = self._get(url, "year", empty_ok=True)
+            if not body:  # failed, or a year without mail (cron --since before the archive's first year)
                 continue
             try:
                 counts = self.ow.day_counts_from_year_page(body, year)
@@ -314,6 +320,9 @@ class _Scanner:
             raw = self.ow.parse_message_page(body, url, self.list_name)
         except ParseError as exc:
             self._fail(url, "message", exc.message)
+            cache = getattr(self.archive, "cache", None)
+            if cache is not None:  # fetched again next run, not read back from the cache
+                cache.discard(url)
             return None
         raw = self._with_patch_attachments(raw)
         if raw is None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import sqlite3
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -47,6 +48,8 @@ from reviewbot.models import (
     Severity,
     Subject,
 )
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -244,6 +247,47 @@ def _range_where(list_name: str | None, since: date | None, until: date | None,
         args.append(value.isoformat() if isinstance(value, date) else value)
     return " AND ".join(where), args
 
+def _lacks_sample_column(store: "Store") -> bool:
+    return "sample" not in store.db["messages"].columns_dict
+
+
+def _add_sample_column(store: "Store") -> None:
+    # databases from before the sample marker: every stored message counts as real
+    store.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+
+
+#: Named schema changes since the first release, oldest first: (name, needed(store), apply(store)).
+#: Each runs when its check says the database needs it and is recorded in ``meta`` as ``migration:<name>``
+#: (``new`` for a database created with it already); a new column or table is added here, and to
+#: ``_SCHEMA`` for new databases. tests/data/reviewbot-schema1.sqlite keeps a database of the
+#: first recorded release, whose every row must survive the upgrade.
+MIGRATIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("messages.sample", _lacks_sample_column, _add_sample_column),
+)
+
+BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock before "database is locked"
+
+
+def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
+    """Tables of a database that is not reviewbot's (empty when it is, or when it is empty).
+
+    A reviewbot database has a ``meta`` table with a ``schema_version`` row;
+    anything else holding tables belongs to another program. Reads only.
+    """
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                         "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    if not names:
+        return []
+    if "meta" in names:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        if row is not None:
+            return []
+    return names
+
+
 class Store:
     """The reviewbot database at ``path`` (created with its parent folder when missing).
 
@@ -256,7 +300,13 @@ class Store:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
+            conn = sqlite3.connect(str(self.path), isolation_level=None, timeout=BUSY_TIMEOUT)
+            foreign = _foreign_tables(conn)
+            if foreign:  # refused before anything is written (no table added, no WAL mode set)
+                conn.close()
+                raise StoreError("not a reviewbot database (it holds other tables: "
+                                 f"{', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''}); "
+                                 "give another --db", subject=str(self.path))
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
@@ -269,6 +319,11 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             conn.close()
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+                raise StoreError(f"the database is locked by another program (waited {BUSY_TIMEOUT:g}s); "
+                                 "try again when it is done", subject=str(self.path)) from exc
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise StoreError("the disk is full: the database cannot be written", subject=str(self.path)) from exc
             raise StoreError(f"not a reviewbot database: {exc}", subject=str(self.path)) from exc
 
     # ------------------------------------------------------------------ setup
@@ -291,9 +346,16 @@ class Store:
         for table, (columns, pk) in _SCHEMA.items():
             if table not in names:
                 self.db[table].create(columns, pk=pk, not_null=None, if_not_exists=True)
-        if "messages" in names and "sample" not in self.db["messages"].columns_dict:
-            # databases from before the sample marker: every stored message counts as real
-            self.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+        done = {r[0] for r in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'migration:%'")}
+        for name, needed, step in MIGRATIONS:
+            applied = needed(self)  # asked every time: cheap, and right even for a hand-edited file
+            if applied:
+                log.info("%s: migrating the database: %s", self.path, name)
+                step(self)
+            if f"migration:{name}" not in done or applied:
+                self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                  (f"migration:{name}", "applied" if applied or names else "new"))
         for table, cols in _INDEXES:
             self.db[table].create_index(list(cols), if_not_exists=True)
         self._create_extra_tables()

@@ -184,9 +184,9 @@ PAIRING_PHRASES = (
     r"\bcounterpart\b",
     r"\bother\s+side\b",
     r"\bpartner\b",
-    r"\bagainst\b.*\(\)",
+    r"\bagainst\b(?:(?!\bagainst\b).)*\(\)",  # tempered: stops at the next "against" (linear)
     r"\bsynchroni[sz]es?\s+with\b",
-    r"\border(?:s|ed|ing)?\b.*\bagainst\b",
+    r"\border(?:s|ed|ing)?\b(?:(?!\border(?:s|ed|ing)?\b).)*\bagainst\b",  # tempered likewise
     r"\bvs\.?\s",
     r"\brac(?:e|es|ing)\s+with\b",
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
@@ -399,6 +399,17 @@ _IDENT_RE = re.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an 
 _CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
+def _follows_open_or_comma(code: str, pos: int) -> bool:
+    """True when the last non-blank character before ``pos`` is ``(`` or ``,`` (an argument position).
+
+    Looks back over the blanks only (a slice of the line per barrier made a line of n barriers n*n).
+    """
+    i = pos - 1
+    while i >= 0 and code[i].isspace():
+        i -= 1
+    return i >= 0 and code[i] in "(,"
+
+
 def _moved_keys(code: str) -> list[str]:
     """Keys that identify the barrier(s) of one line for "moved unchanged" matching.
 
@@ -407,10 +418,12 @@ def _moved_keys(code: str) -> list[str]:
     arguments (``smp_mb()``) by the whole normalised line.
     """
     keys = []
+    line_key = ""  # made once: a line of n smp_mb() calls must not normalise the line n times
     for m in BARRIER_RE.finditer(code):
         am = _CALL_ARGS_RE.match(code, m.end() - 1)
         args = normalise(am.group(1)) if am else ""
-        keys.append(f"{m.group(1)}({args})" if args else "line:" + normalise(code))
+        line_key = line_key or ("" if args else "line:" + normalise(code))
+        keys.append(f"{m.group(1)}({args})" if args else line_key)
     return keys
 
 
@@ -667,7 +680,7 @@ def _barrier_uses(patch: Patch) -> Iterator[_Use]:
                 calls = [
                     m.group(1)
                     for m in BARRIER_RE.finditer(code)
-                    if not (_VOID_BARRIER_RE.match(m.group(1)) and code[: m.start()].rstrip().endswith(("(", ",")))
+                    if not (_VOID_BARRIER_RE.match(m.group(1)) and _follows_open_or_comma(code, m.start()))
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
                 if calls:

@@ -1075,7 +1075,8 @@ THREAD_WORDS = ThreadWords(
           "how much faster", "how much does", "how much of", "can you quantify", "any data", "measurements",
           "did you measure", "have you measured", "any benchmark"),
     evidence=(r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
-              r"cycles|ops/s|ops/sec|K|M|x)\b|\bbefore\b.*\bafter\b|\bwith(?:out)?\b.*\bpatch\b.*\d"),
+              r"cycles|ops/s|ops/sec|K|M|x)\b"),
+    evidence_in_order=((r"\bbefore\b", r"\bafter\b"), (r"\bwith(?:out)?\b", r"\bpatch\b", r"\d")),
 )
 
 

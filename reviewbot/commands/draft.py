@@ -80,6 +80,8 @@ def summary_lines(summary: Any) -> list[str]:
         parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:
         parts.append(f"{summary.dismissed} skipped as dismissed")
+    if getattr(summary, "unusable", 0):
+        parts.append(f"{summary.unusable} skipped as the patch's Message-ID cannot be used in a reply")
     if summary.failed:
         parts.append(f"{summary.failed} left for the next run after errors")
     parts.append(f"{summary.before} drafted or skipped by earlier runs")
@@ -90,7 +92,8 @@ def summary_lines(summary: Any) -> list[str]:
     )
     for err in summary.errors:
         out.append(f"error: {err}")
-    return out
+    # page text (subjects, Message-IDs in errors) must not reach the terminal as control characters
+    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
 
 
 def lore_options(func: Any) -> Any:

@@ -131,8 +131,12 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
     def on_day(done: int, total: int, day: str) -> None:
         progress.update(task, completed=done, total=total, day=day)
 
+    from reviewbot.cron import lock_path, run_lock
+
     try:
-        with progress:
+        with run_lock(lock_path(settings)) as held, progress:
+            if not held:  # one run at a time per database, as for cron
+                _fail(f"another scan or cron run holds {lock_path(settings)}; nothing done, run again when it ends")
             summary = scan(settings, list_name, first, last, fetch_all=fetch_all, offline=offline,
                            progress=on_day, clock=clock)
     except KeyboardInterrupt:

@@ -32,12 +32,14 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
             covering = {f.fingerprint: store.draft_for_fingerprint(f.fingerprint) for f in findings}
     except ReviewbotError as exc:
         fail("show", str(exc))
-    sender = row.get("from_name") or ""
-    email = row.get("from_email") or ""
-    click.echo(f"Message-ID: <{key}>")
-    click.echo(f"Subject: {row.get('subject') or ''}")
+    from reviewbot.cli import terminal_safe as safe
+
+    sender = safe(row.get("from_name") or "")
+    email = safe(row.get("from_email") or "")
+    click.echo(f"Message-ID: <{safe(key)}>")
+    click.echo(f"Subject: {safe(row.get('subject') or '')}")
     click.echo(f"From: {sender} <{email}>" if sender else f"From: {email}")
-    click.echo(f"Date: {row.get('date_raw') or row.get('date_utc') or ''}")
+    click.echo(f"Date: {safe(row.get('date_raw') or row.get('date_utc') or '')}")
     if row.get("archive_url"):
         click.echo(f"Archive: {row['archive_url']}")
     if row.get("thread_id"):
@@ -62,7 +64,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         click.echo(f"Draft <{d['message_id']}>: {d['path']}{extra}")
     if body:
         click.echo("")
-        click.echo(row.get("body") or "")
+        click.echo(safe(row.get("body") or "", keep="\n\t"))
 
 
 def _gone(draft: dict) -> str:

@@ -198,6 +198,19 @@ class ArchiveCache:
             self._atomic_write(path.with_name(path.name + ".headers"), text.encode(), mtime)
         return path
 
+    def discard(self, url: str) -> bool:
+        """Remove the main root's copy of ``url`` (a page that proved unusable, fetched again next time).
+
+        Fallback roots are never touched; no-op when read-only. True when a file was removed.
+        """
+        if self.readonly:
+            return False
+        try:
+            self.path_for(url).unlink()
+        except OSError:
+            return False
+        return True
+
     @staticmethod
     def _atomic_write(path: Path, data: bytes, mtime: float | None) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

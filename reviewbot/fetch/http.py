@@ -18,16 +18,19 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 import threading
 import time
+import weakref
 from datetime import datetime, timezone
 from http.client import RemoteDisconnected
-from typing import Callable
+from typing import Any, Callable
 from urllib import robotparser
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
+import urllib3.connection
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import (
     ConnectTimeoutError,
@@ -49,6 +52,79 @@ __all__ = ["PoliteSession", "RateLimiter"]
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 MAX_REDIRECTS = 5
+# The largest body read, after decompression: blists cuts messages at 10 MiB, and a page escapes
+# them (&lt; ...) at most a few times over. A gzip bomb or an endless body stops here.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+# A whole response (headers and body) must arrive within this many read timeouts: a page dripped
+# one byte a second resets the read timeout on every byte.
+DEADLINE_TIMEOUTS = 4
+_CHUNK = 256 * 1024
+
+_interrupted = threading.Event()
+_in_flight: set = set()  # urllib3 responses whose body is being read (their sockets are shut down on exit)
+_in_flight_lock = threading.Lock()
+_exit_hook_registered = False
+
+
+_connections: "weakref.WeakSet[Any]" = weakref.WeakSet()  # every connection our sessions opened
+
+
+class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _connections.add(self)
+
+
+class _TrackedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _connections.add(self)
+
+
+class _TrackedHTTPPool(urllib3.HTTPConnectionPool):
+    ConnectionCls = _TrackedHTTPConnection
+
+
+class _TrackedHTTPSPool(urllib3.HTTPSConnectionPool):
+    ConnectionCls = _TrackedHTTPSConnection
+
+
+class _Interrupted(Exception):
+    """The interpreter is exiting (Ctrl-C): no retry, no further request."""
+
+
+def _on_interpreter_exit() -> None:
+    """Make requests in worker threads end now (Ctrl-C: the interpreter joins its threads on exit).
+
+    Every open connection's socket is shut down, which wakes a read blocked
+    waiting for headers or body; retries stop (see ``_PoliteRetry.increment``).
+    """
+    _interrupted.set()
+    with _in_flight_lock:
+        socks = [getattr(getattr(raw, "connection", None), "sock", None) for raw in _in_flight]
+    socks += [getattr(conn, "sock", None) for conn in list(_connections)]
+    for sock in socks:
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def _register_exit_hook() -> None:
+    # concurrent.futures registers its own exit hook (joining its workers) when it is first imported:
+    # import it now, so ours is registered after it and so runs before it
+    import concurrent.futures.thread  # noqa: F401
+
+    # threading's exit hooks run in reverse order of registration, before the interpreter joins
+    # concurrent.futures' workers (registered when that module was imported, i.e. earlier)
+    global _exit_hook_registered
+    if not _exit_hook_registered:
+        try:
+            threading._register_atexit(_on_interpreter_exit)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):
+            pass
+        _exit_hook_registered = True
 
 
 class RateLimiter:
@@ -103,6 +179,8 @@ class _PoliteRetry(Retry):
 
     def increment(self, method=None, url=None, response=None, error=None, _pool=None,  # type: ignore[override]
                   _stacktrace=None):
+        if _interrupted.is_set():
+            raise _Interrupted()
         # a connection that never opened (DNS failure, refused, connect timeout) sent no request
         if response is None and isinstance(error, (NewConnectionError, ConnectTimeoutError)) and self.on_unsent:
             self.on_unsent()
@@ -226,6 +304,8 @@ class PoliteSession:
             self.session.verify = ca_bundle
         self.session.trust_env = False
         adapter = HTTPAdapter(max_retries=self._retry, pool_connections=1, pool_maxsize=1)
+        # connections are tracked so Ctrl-C can wake a worker blocked on one (see _on_interpreter_exit)
+        adapter.poolmanager.pool_classes_by_scheme = {"http": _TrackedHTTPPool, "https": _TrackedHTTPSPool}
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
 
@@ -317,10 +397,19 @@ class PoliteSession:
             self.limiter.wait()
             self.requests_made += 1
             log.info("GET %s", target)
+            _register_exit_hook()
+            deadline = time.monotonic() + DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0)
             try:
                 response = self.session.get(target, timeout=(self.settings.timeout, self.settings.timeout),
-                                            allow_redirects=False)
+                                            allow_redirects=False, stream=True)
                 attempts += self._attempts
+                try:
+                    self._read_body(response, url, attempts, deadline)
+                except requests.exceptions.RequestException:
+                    attempts -= self._attempts  # counted once, by the handler below
+                    raise
+            except _Interrupted as exc:
+                raise FetchError("interrupted", url=url, attempts=attempts + self._attempts) from exc
             except _RetryAfterTooLong as exc:
                 attempts += self._attempts
                 raise FetchError(
@@ -348,6 +437,56 @@ class PoliteSession:
         assert last is not None
         last.attempts = attempts
         raise last
+
+    def _read_body(self, response: requests.Response, url: str, attempts: int, deadline: float) -> None:
+        """Read the (decompressed) body into ``response`` within the deadline and the size limit.
+
+        Raises FetchError (not retried) for a body over :data:`MAX_BODY_BYTES` or
+        one not complete by ``deadline``; ChunkedEncodingError for a broken one
+        (retried by the caller).
+        """
+        if getattr(response, "_content_consumed", False):  # requests read a redirect's body already
+            return
+        raw = response.raw
+        chunks: list[bytes] = []
+        size = 0
+        with _in_flight_lock:
+            _in_flight.add(raw)
+        try:
+            while True:
+                if _interrupted.is_set():
+                    raise FetchError("interrupted", url=url, attempts=attempts)
+                if time.monotonic() > deadline:
+                    raise FetchError(f"the page did not arrive within {DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0):g}s",
+                                     url=url, attempts=attempts, status=response.status_code)
+                try:
+                    chunk = raw.read1(_CHUNK, decode_content=True)
+                except (ProtocolError, urllib3.exceptions.DecodeError, OSError) as exc:
+                    if _interrupted.is_set():
+                        raise FetchError("interrupted", url=url, attempts=attempts) from exc
+                    if isinstance(exc, ReadTimeoutError):
+                        raise requests.exceptions.ReadTimeout(exc) from exc
+                    raise requests.exceptions.ChunkedEncodingError(exc) from exc
+                if not chunk:
+                    if raw.closed or getattr(raw, "_fp", None) is None or raw.isclosed():
+                        break
+                    if not getattr(raw, "chunked", False) and raw.length_remaining in (0, None):
+                        break
+                    continue
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise FetchError(f"body larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB (after "
+                                     "decompression); not read", url=url, attempts=attempts,
+                                     status=response.status_code)
+                chunks.append(chunk)
+        except BaseException:
+            response.close()
+            raise
+        finally:
+            with _in_flight_lock:
+                _in_flight.discard(raw)
+        response._content = b"".join(chunks)  # what response.content returns from now on
+        response._content_consumed = True
 
     def _translate(self, exc: requests.exceptions.RequestException, url: str, attempts: int) -> FetchError:
         cause = _root_cause(exc)

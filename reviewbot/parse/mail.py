@@ -66,6 +66,7 @@ FLOWED_NOTE = (
 )
 
 _MSGID = re.compile(r"<([^<>\s]+)>")
+_MSGID_LOOSE = re.compile(r"<([^<>]*[^<>\s][^<>]*)>")  # spaces inside: kept (collapsed) so two such ids stay apart
 _COMMENT = re.compile(r"\([^()]*\)")
 _FOLD = re.compile(r"\r?\n(?=[ \t])")
 _DIFF_NAME = re.compile(r"\.(?:patch|diff)$", re.IGNORECASE)
@@ -470,9 +471,9 @@ def normalize_msgid(value: str) -> str:
     value = _unfold(value).strip()
     if not value:
         return ""
-    m = _MSGID.search(value)
+    m = _MSGID.search(value) or _MSGID_LOOSE.search(value)
     if m is not None:
-        return m.group(1)
+        return " ".join(m.group(1).split())
     # no brackets: take the first word that looks like an id
     for word in value.split():
         word = word.strip("<>")
@@ -503,7 +504,7 @@ def msgid_list(value: str) -> tuple[str, ...]:
             if new == stripped:
                 break
             stripped = new
-    ids = _MSGID.findall(stripped)
+    ids = [" ".join(i.split()) for i in _MSGID_LOOSE.findall(stripped)]
     seen: set[str] = set()
     out = []
     for i in ids:

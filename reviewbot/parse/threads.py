@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from reviewbot.models import Message, Patch, Series
 
 log = logging.getLogger(__name__)
 
-__all__ = ["assign_threads", "group_series"]
+__all__ = ["assign_threads", "group_series", "missing_indexes", "MAX_MISSING_LISTED"]
+
+# A series lists at most this many absent indexes (the longest series in the corpus has 330 parts):
+# the counter comes from the subject, and ``[PATCH 1/999999]`` must not cost a million entries
+# (nor an unthreaded series of n patches, each its own one-patch group, n*n).
+MAX_MISSING_LISTED = 512
 
 # git send-email Message-IDs: <date.pid-N-author@host>, N the patch index
 _SEND_EMAIL_ID = re.compile(r"^(\d{14}\.\d+)-\d+-(.+)$")
@@ -138,10 +143,24 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
             by_index[idx] = p
         total = key[2]
         ordered = tuple(by_index[i] for i in sorted(by_index))
-        missing = tuple(i for i in range(1, total + 1) if i not in by_index)
+        missing = missing_indexes(by_index, total)
         out.append((pos, Series(version=key[1], total=total, cover=cover, patches=ordered, missing=missing)))
     out.sort(key=lambda t: t[0])
     return [s for _, s in out]
+
+
+def missing_indexes(have: Collection[int], total: int) -> tuple[int, ...]:
+    """The indexes 1..``total`` not in ``have``, the first :data:`MAX_MISSING_LISTED` of them.
+
+    Work is bounded by ``len(have)`` plus the cap, whatever ``total`` says.
+    """
+    out: list[int] = []
+    i = 1
+    while i <= total and len(out) < MAX_MISSING_LISTED:
+        if i not in have:
+            out.append(i)
+        i += 1
+    return tuple(out)
 
 
 def norm_title(text: str) -> str:

@@ -196,7 +196,11 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     blists drops exactly three characters after the ``@``: a candidate must
     have the same local part (case-insensitive), a domain ending with the
     visible tail and exactly three characters longer. Two or more different
-    candidates: None (not certain).
+    candidates in all sources: None (not certain). When the archive shows a
+    display name, the one candidate must carry the same name too: a look-alike
+    domain in one spam mail of the reviewer's own mail (``torvalds@evlux-...``
+    for ``Linus Torvalds <torvalds@...ux-foundation.org>``) is a guess, not
+    a completion.
     """
     email = partial.email
     if not is_obfuscated(email):
@@ -205,7 +209,7 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     tail = domain[3:] if domain.startswith("...") else domain
     matches: dict[str, Address] = {}
     for cand in known:
-        if not cand.email or is_obfuscated(cand.email) or cand.partial:
+        if not cand.email or is_obfuscated(cand.email) or cand.partial or not usable_email(cand.email):
             continue
         c_local, c_domain = _split(cand.email)
         if c_local.lower() != local.lower():
@@ -216,6 +220,9 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     if len(matches) != 1:
         return None
     found = next(iter(matches.values()))
+    shown = _same_name_key(partial.name) if "@..." not in partial.name else ""
+    if shown and _same_name_key(found.name) != shown:
+        return None  # the address fits, the person may not: not certain
     name = partial.name if partial.name and "@..." not in partial.name else found.name
     return Address("" if "@..." in name else name, found.email)
 
@@ -261,6 +268,21 @@ def complete_list_address(partial: Address) -> Address | None:
 def is_list_address(addr: Address) -> bool:
     """True for a full address on one of :data:`LIST_HOSTS`."""
     return not is_obfuscated(addr.email) and addr.email.rpartition("@")[2].lower() in LIST_HOSTS
+
+
+def _same_name_key(name: str) -> str:
+    """A display name compared loosely: quotes dropped, whitespace runs as one space, case folded."""
+    return " ".join(name.replace('"', " ").split()).casefold()
+
+
+def usable_email(email: str) -> bool:
+    """True when ``email`` can be a recipient: ``local@domain``, printable ASCII, no spaces, not obfuscated.
+
+    ``root`` or ``Just A Name`` (a From without an address) are never recipients.
+    """
+    local, at, domain = email.rpartition("@")
+    return (bool(at and local and domain) and email.isascii() and email.isprintable()
+            and not any(c in email for c in ' \t<>,;"') and not is_obfuscated(email))
 
 
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
@@ -320,6 +342,9 @@ def resolve_recipients(
             if done is None:
                 unresolved.append(addr.email)
             return done
+        if not usable_email(addr.email):  # "root", "Just A Name": no address at all
+            unresolved.append(addr.email)
+            return None
         if "@..." in addr.name:  # an obfuscated address used as a display name
             return Address("", addr.email)
         return addr
@@ -706,13 +731,13 @@ def thread_state(
 # "Applied to the foo tree". Not "Applied on top of v6.8 and tested" (a tester's report).
 _APPLIED_LINE = re.compile(
     r"^\s*(?:(?:the\s+)?(?:whole\s+)?(?:series|patch(?:es)?|both|all)\s+)?applied"
-    r"(?:\s+(?:to|into)\s+\S.*|\s*[,.!]*\s*(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
+    r"(?:\s+(?:to|into)\s+\S.*|\s*(?:[,.!]+\s*)?(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
     re.IGNORECASE,
 )
-_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?\s*[,!.]?\s+applied\b.*$", re.IGNORECASE)
+_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
 _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
 # b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
-_TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(.+?)\s*$")
+_TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(\S.*)$")  # group 3 is compared after norm_title
 
 
 def applied_in_thread(

@@ -34,7 +34,10 @@ log = logging.getLogger(__name__)
 # Message-ID must never be RFC 2047-encoded, which the default refolding would do).
 POLICY = email_policy.default.clone(linesep="\n", max_line_length=78, refold_source="none")
 INCOMPLETE_HEADER = "X-Reviewbot-Recipients"
-TMP_PREFIX = ".tmp-"
+TMP_PREFIX = ".tmp-"  # temporary files of older releases, written beside the drafts (removed by clean_outbox)
+# Temporary files live in this sub-folder of the outbox: ``git send-email outbox/`` and a user read
+# the folder's files, never a sub-folder, so a run killed mid-write leaves nothing that looks like a draft.
+TMP_DIR = ".reviewbot-tmp"
 
 __all__ = [
     "POLICY",
@@ -48,7 +51,45 @@ __all__ = [
     "prepare_outputs",
     "output_error",
     "OutputError",
+    "msgid_problem",
+    "MAX_MSGID_LEN",
 ]
+
+# The longest Message-ID a reply can carry: ``In-Reply-To: <id>`` must fit in one line of RFC 5322's
+# 998 octets (a Message-ID is never folded or encoded).
+MAX_MSGID_LEN = 980
+
+
+def msgid_problem(msgid: str) -> str | None:
+    """Why ``msgid`` cannot go into a reply's In-Reply-To/References header, or None when it can.
+
+    A usable identifier is printable ASCII without spaces or angle brackets
+    (RFC 5322 msg-id) and short enough for one header line. Archive pages can
+    carry others (non-ASCII, a raw 8-bit byte decoded as U+FFFD, control
+    characters); a reply to such a message would be refused by mail tools.
+    """
+    if not msgid:
+        return "empty Message-ID"
+    if len(msgid) > MAX_MSGID_LEN:
+        return f"Message-ID of {len(msgid)} characters does not fit in a header line ({MAX_MSGID_LEN} at most)"
+    for ch in msgid:
+        if not ("!" <= ch <= "~"):
+            what = "a space" if ch.isspace() else ("a control character" if ord(ch) < 32 or ord(ch) == 127
+                                                    else "a non-ASCII character")
+            return f"Message-ID holds {what} (U+{ord(ch):04X})"
+        if ch in "<>":
+            return "Message-ID holds an angle bracket"
+    return None
+
+
+MAX_NAME_CHARS = 200  # a display name longer than this is cut (one address must fit a header line)
+
+
+def header_text(text: str) -> str:
+    """``text`` fit for a header: control characters (ESC, BEL, CR...) and line separators dropped,
+    whitespace runs as one space. A page's text must never steer a terminal or a mail reader."""
+    return " ".join("".join(" " if ch.isspace() else ch for ch in text
+                            if ch.isspace() or ch.isprintable()).split())
 
 
 def _header_address(addr: Address) -> str:
@@ -57,7 +98,9 @@ def _header_address(addr: Address) -> str:
         raise InputError(f"obfuscated address {addr.email!r} must not go into a header", subject="draft")
     if any(c in addr.email for c in "\r\n<>,\"") or not addr.email.isascii():
         raise InputError(f"unusable address {addr.email!r}", subject="draft")
-    name = " ".join(addr.name.split())
+    name = header_text(addr.name)
+    if len(name) > MAX_NAME_CHARS:
+        name = name[:MAX_NAME_CHARS].rstrip() + "..."
     if not name:
         return addr.email
     if name.isascii():
@@ -107,7 +150,7 @@ def encode_subject(subject: str) -> str:
     email.header.Header (never an empty first line)."""
     from email.header import Header
 
-    text = " ".join(subject.split())
+    text = header_text(subject)
     if text.isascii() and len(text) <= 980:
         return text
     return Header(text, "utf-8", header_name="Subject").encode(linesep="\n", maxlinelen=78)
@@ -143,6 +186,10 @@ def render_message(draft: Draft) -> bytes:
     """
     if not draft.message_id:
         raise InputError("draft has no Message-ID", subject=draft.in_reply_to)
+    for mid in (draft.message_id, draft.in_reply_to, *draft.references):
+        problem = msgid_problem(mid)
+        if problem:
+            raise InputError(f"cannot reply: {problem}", subject=ascii(mid)[1:-1][:200])
     msg = EmailMessage(policy=POLICY)
     msg.set_raw("From", fold_addresses("From", [draft.from_addr]))
     if draft.to:
@@ -204,15 +251,34 @@ def outbox_filename(draft: Draft, list_name: str) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same directory, fsync, rename."""
+    """Write ``data`` to ``path`` via a temporary file in ``TMP_DIR`` beside it, fsync, rename.
+
+    The temporary name ends with our process id, so :func:`clean_outbox` can
+    tell a killed run's leftovers from a running one's file.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{os.getpid()}")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    tmp_dir = path.parent / TMP_DIR
+    tmp = tmp_dir / f"{path.name}.{os.getpid()}"
+    try:
+        for attempt in range(3):
+            tmp_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                fh = open(tmp, "wb")
+            except FileNotFoundError:  # another run removed the empty folder just now
+                if attempt == 2:
+                    raise
+                continue
+            with fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            break
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        _remove_if_empty(tmp_dir)
     try:
         dir_fd = os.open(path.parent, os.O_RDONLY)
     except OSError:
@@ -226,20 +292,52 @@ def atomic_write(path: Path, data: bytes) -> Path:
     return path
 
 
-def clean_outbox(outbox: Path) -> list[Path]:
-    """Remove temporary files a killed run left in ``outbox``; return what was removed.
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:  # not empty (another run is writing) or already gone
+        pass
 
-    Call it only while holding the run lock (another run's temporary file
-    would otherwise be removed under its feet).
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _owner_pid(name: str) -> int:
+    tail = name.rsplit(".", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def clean_outbox(outbox: Path) -> list[Path]:
+    """Remove temporary files killed runs left in ``outbox``; return what was removed.
+
+    A temporary file is removed when the process named by its ``.PID`` suffix
+    is gone, so any run (draft or cron, with or without the run lock) may call
+    it while another run writes. Older releases' ``.tmp-NAME.eml.PID`` files
+    beside the drafts are removed the same way.
     """
     removed: list[Path] = []
     outbox = Path(outbox)
     if not outbox.is_dir():
         return removed
-    for entry in outbox.iterdir():
-        if entry.name.startswith(TMP_PREFIX) and entry.is_file():
+    tmp_dir = outbox / TMP_DIR
+    entries = list(tmp_dir.iterdir()) if tmp_dir.is_dir() else []
+    entries += [e for e in outbox.iterdir() if e.name.startswith(TMP_PREFIX)]
+    for entry in entries:
+        if entry.is_file() and not _pid_alive(_owner_pid(entry.name)):
             entry.unlink(missing_ok=True)
             removed.append(entry)
+    _remove_if_empty(tmp_dir)
     return removed
 
 
@@ -284,15 +382,21 @@ def output_error(exc: OSError, path: Path | str, what: str) -> OutputError:
     return OutputError(f"cannot write the {what}: {reason}", subject=str(path))
 
 
-def _probe_writable(folder: Path, what: str) -> None:
-    """Create and remove a temporary file in ``folder``; UsageError naming it when that fails."""
-    probe = folder / f"{TMP_PREFIX}probe.{os.getpid()}"
+def _probe_writable(folder: Path, what: str, probe_dir: Path | None = None) -> None:
+    """Create and remove a temporary file in ``probe_dir`` (default ``folder``); UsageError naming
+    ``folder`` when that fails."""
+    probe = (probe_dir or folder) / f"probe.{os.getpid()}"
     try:
+        if probe_dir is not None:
+            os.makedirs(probe_dir, exist_ok=True)
         with open(probe, "wb"):
             pass
         probe.unlink()
     except OSError as exc:
         raise output_error(exc, folder, what) from exc
+    finally:
+        if probe_dir is not None:
+            _remove_if_empty(probe_dir)
 
 
 def prepare_outputs(outbox: Path, maildir: Path | None = None) -> None:
@@ -308,21 +412,33 @@ def prepare_outputs(outbox: Path, maildir: Path | None = None) -> None:
         os.makedirs(outbox, exist_ok=True)
     except OSError as exc:
         raise output_error(exc, outbox, "outbox") from exc
-    _probe_writable(outbox, "outbox")
+    _probe_writable(outbox, "outbox", outbox / TMP_DIR)
+    removed = clean_outbox(outbox)
+    if removed:
+        log.info("removed %d temporary file(s) a killed run left in %s", len(removed), outbox)
     if maildir is None:
         return
     maildir = Path(maildir).expanduser()
     try:
-        os.makedirs(maildir.parent, exist_ok=True)
+        _complete_maildir(maildir)
         mailbox.Maildir(str(maildir), create=True)
     except (OSError, mailbox.Error) as exc:
         if isinstance(exc, OSError):
             raise output_error(exc, maildir, "Maildir") from exc
         raise OutputError(f"not a Maildir folder: {exc}", subject=str(maildir)) from exc
     for sub in ("tmp", "cur"):
-        if not (maildir / sub).is_dir():
-            raise OutputError(f"not a Maildir folder (no {sub}/)", subject=str(maildir))
         _probe_writable(maildir / sub, "Maildir")
+
+
+def _complete_maildir(maildir: Path) -> None:
+    """Create ``maildir`` and whichever of its ``cur/``, ``new/``, ``tmp/`` is missing.
+
+    A run killed while creating the folder leaves it without some of them;
+    that is completed, not refused. A path that is a file raises OSError.
+    """
+    os.makedirs(maildir.parent, exist_ok=True)
+    for sub in ("tmp", "new", "cur"):
+        os.makedirs(maildir / sub, exist_ok=True)
 
 
 def add_to_maildir(draft: Draft, maildir: Path, data: bytes | None = None) -> str:
@@ -334,7 +450,7 @@ def add_to_maildir(draft: Draft, maildir: Path, data: bytes | None = None) -> st
     again. Returns the Maildir key. Missing parent folders are created.
     """
     maildir = Path(maildir).expanduser()
-    os.makedirs(maildir.parent, exist_ok=True)
+    _complete_maildir(maildir)
     box = mailbox.Maildir(str(maildir), create=True)
     existing = _maildir_find(box, draft.message_id)
     if existing is not None:

@@ -15,6 +15,7 @@ not duplicated.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -29,6 +30,7 @@ from reviewbot.respond.render import (
     add_to_maildir,
     outbox_filename,
     output_error,
+    msgid_problem,
     prepare_outputs,
     render_message,
     write_outbox,
@@ -39,8 +41,9 @@ log = logging.getLogger(__name__)
 SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread shows as applied
 SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store: that one is drafted
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
+SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 
-__all__ = ["SKIP_APPLIED", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+__all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +65,9 @@ class DraftRunSummary:
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
     applied), ``superseded`` (a newer revision gets the draft, or an earlier
-    one had it and the code is unchanged), ``dismissed`` (skips recorded now) or ``failed`` (left for the
-    next run after an error), so they add up to ``findings``. ``before``:
+    one had it and the code is unchanged), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
+    Message-ID cannot go into a reply header; recorded as skips) or ``failed``
+    (left for the next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
     ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
     covers one or more of the ``drafted`` findings), ``incomplete`` of them
@@ -79,9 +83,16 @@ class DraftRunSummary:
     superseded: int = 0
     dismissed: int = 0
     failed: int = 0
+    unusable: int = 0
     before: int = 0
     errors: list[str] = field(default_factory=list)
     previews: list[bytes] = field(default_factory=list)
+
+    @property
+    def handled(self) -> int:
+        """Findings of this run counted so far in one of the end states (all but ``findings``/``before``)."""
+        return (self.drafted + self.raised + self.answered + self.applied + self.superseded + self.dismissed
+                + self.failed + self.unusable)
 
     @property
     def drafts(self) -> int:
@@ -244,50 +255,24 @@ def draft_pending(
     summary.before = handled_before(store, list_name, since)
     kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
     for message_id, findings in pending.items():
+        problem = msgid_problem(message_id)
+        if problem:  # no reply can name this message: say why once, draft the others
+            reason = f"no reply possible: {problem}"
+            with store.transaction():
+                for finding in findings:
+                    store.record_skip(finding, SKIP_UNUSABLE_ID, reason)
+            summary.unusable += len(findings)
+            summary.errors.append(f"<{_printable(message_id)}>: {reason}")
+            log.warning("<%s>: %s", _printable(message_id), reason)
+            continue
+        counted = summary.handled
         try:
-            patch, thread_id = _load_patch(store, message_id)
-        except ReviewbotError as exc:
-            log.warning("%s", exc)
-            summary.errors.append(str(exc))
-            summary.failed += len(findings)
+            sorted_out = _sort_findings(store, message_id, findings, summary, rules=rules, identity=identity)
+        except Exception as exc:  # one bad message must not stop the run (isolated like a rule crash)
+            _count_failure(summary, message_id, exc, len(findings) - (summary.handled - counted))
             continue
-        newer = newer_revision(store, message_id)
-        if newer is not None:  # only the newest revision in the store gets a draft
-            with store.transaction():
-                for finding in findings:
-                    store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
-            summary.superseded += len(findings)
-            continue
-        thread = thread_of(store, patch.message, thread_id)
-        applied = applied_in_thread(patch, thread, identity=identity)
-        if applied is not None:  # the review point comes too late for this patch
-            with store.transaction():
-                for finding in findings:
-                    store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
-            summary.applied += len(findings)
-            log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
-            continue
-        earlier = handled_on_earlier_revision(store, patch, findings)
-        keep: list[Finding] = []
-        with store.transaction():
-            for finding in findings:
-                if finding.fingerprint in earlier:
-                    store.record_skip(finding, SKIP_EARLIER, earlier[finding.fingerprint])
-                    summary.superseded += 1
-                    continue
-                state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
-                if state is FindingState.OPEN:
-                    keep.append(finding)
-                    continue
-                if state is FindingState.RAISED:
-                    summary.raised += 1
-                elif state is FindingState.ANSWERED:
-                    summary.answered += 1
-                else:
-                    summary.dismissed += 1
-                store.record_skip(finding, state.value, reason)
-        if keep:
-            kept[message_id] = (patch, thread_id, thread, keep)
+        if sorted_out is not None:
+            kept[message_id] = sorted_out
     jobs: list[tuple[Patch, str | None, list[Message], list[Finding], str]] = []
     for cover_id, lifted, intro in series_points(store, kept):
         try:
@@ -309,10 +294,8 @@ def draft_pending(
                                  real_headers=real_headers)
         except OutputError:
             raise  # the folders are unusable: every further draft would fail too
-        except ReviewbotError as exc:  # one bad draft (e.g. an unusable address) must not stop the run
-            log.warning("no draft for <%s>: %s", message_id, exc)
-            summary.errors.append(f"<{message_id}>: {exc}")
-            summary.failed += len(keep)
+        except Exception as exc:  # one bad draft (e.g. an unusable address) must not stop the run
+            _count_failure(summary, message_id, exc, len(keep))
             continue
         summary.written.append(written)
         summary.drafted += len(keep)
@@ -443,6 +426,65 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
     return out
 
 
+def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *,
+                   rules: Any, identity: Address
+                   ) -> tuple[Patch, str | None, list[Message], list[Finding]] | None:
+    """Skip what needs no draft (a newer revision, applied, handled earlier, raised/answered in the
+    thread), counting it in ``summary``; returns what is left to draft, or None. Raises on failure."""
+    patch, thread_id = _load_patch(store, message_id)
+    newer = newer_revision(store, message_id)
+    if newer is not None:  # only the newest revision in the store gets a draft
+        with store.transaction():
+            for finding in findings:
+                store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
+        summary.superseded += len(findings)
+        return None
+    thread = thread_of(store, patch.message, thread_id)
+    applied = applied_in_thread(patch, thread, identity=identity)
+    if applied is not None:  # the review point comes too late for this patch
+        with store.transaction():
+            for finding in findings:
+                store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
+        summary.applied += len(findings)
+        log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
+        return None
+    earlier = handled_on_earlier_revision(store, patch, findings)
+    keep: list[Finding] = []
+    with store.transaction():
+        for finding in findings:
+            if finding.fingerprint in earlier:
+                store.record_skip(finding, SKIP_EARLIER, earlier[finding.fingerprint])
+                summary.superseded += 1
+                continue
+            state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN:
+                keep.append(finding)
+                continue
+            if state is FindingState.RAISED:
+                summary.raised += 1
+            elif state is FindingState.ANSWERED:
+                summary.answered += 1
+            else:
+                summary.dismissed += 1
+            store.record_skip(finding, state.value, reason)
+    return (patch, thread_id, thread, keep) if keep else None
+
+
+def _count_failure(summary: DraftRunSummary, message_id: str, exc: BaseException, findings: int) -> None:
+    """Record one message's failure in ``summary``: the run goes on with the next message."""
+    what = str(exc) if isinstance(exc, ReviewbotError) else f"{exc.__class__.__name__}: {exc}"
+    log.warning("no draft for <%s>: %s", _printable(message_id), _printable(what))
+    log.debug("draft failure", exc_info=True)
+    summary.errors.append(f"<{_printable(message_id)}>: {_printable(what)}")
+    summary.failed += findings
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """``text`` with non-printable characters escaped, cut to ``limit`` characters (for logs and errors)."""
+    out = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    return out + ("..." if len(text) > limit else "")
+
+
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
                rules: Any, identity: Address, list_address: str, known: list[Address],
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
@@ -470,6 +512,9 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         real_headers=real_headers,
         intro=intro,
     )
+    usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
+    if usable != draft.references:  # an ancestor no header can carry is left out of References
+        draft = dataclasses.replace(draft, references=usable)
     data = render_message(draft)
     list_for_name = patch.message.list_name or list_name or "list"
     target = Path(outbox) / outbox_filename(draft, list_for_name)
