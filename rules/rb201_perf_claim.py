@@ -300,6 +300,8 @@ NAMING_BEFORE = frozenset({
     "future", "further", "later", "upcoming", "subsequent", "compiler", "compiler's", "possible",
     "potential", "premature", "micro", "arch", "architecture", "hand", "simd", "asm", "assembly", "existing",
     "current", "specific", "hardware", "platform",
+    # "The first optimization was stolen from ...": one of the patch's changes referred to, not a claim
+    "first", "second", "third", "latter", "former", "other",
 })
 NAMING_AFTER = frozenset({
     "code", "version", "implementation", "implementations", "routine", "routines", "assembly", "variant",
