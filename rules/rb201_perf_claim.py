@@ -285,7 +285,7 @@ PROMISED_NUMBERS_RE = re.compile(
 # a vmap; "access_ok() optimization" that is an ABI relaxation; the compiler's mis-optimization).
 OTHER_REASON_PHRASES = (
     "deadlock", "deadlocks", "use after free", "crash", "crashes", "corruption", "mis optimization",
-    "mis optimisation", "vmap", "vmalloc", "memory footprint", "memory usage", "memory consumption",
+    "mis optimisation", "vmap", "vmalloc", "memory footprint",
     "abi change", "permissive", "relaxation", *COMPILE_TIME_PHRASES,
 )
 # the patch is for a userspace project (its subject tag): a subject's "optimize" there is no kernel speed claim
