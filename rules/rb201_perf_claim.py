@@ -16,7 +16,16 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    compiler optimizes, the name of existing code ("the optimized modify QP
    path", "the has_sleepers optimization"), an existing option described,
    "EMC performance", "fail faster", and words inside a quoted commit title,
-   command output, code or the version history ("v1->v2: ...").
+   command output, code or the version history ("v1->v2: ..."). Nor an
+   optimisation taken away ("removes optimisation of ...", a "Downsides:"
+   list, "avoid a mis-optimization"), the compiler's or objdump's
+   "optimizations", existing code ("we have an optimization to ..."), code
+   compiled out ("when compat is compiled out"), speed as a side note
+   ("slightly improve performance, but more importantly ..."), and a claim
+   said only in the subject when the changelog gives another reason (a
+   deadlock fix, a vmap skipped, an ABI relaxation) or the patch is for a
+   userspace project (``[PATCH liburing]``). Numbers promised ("[ Numbers
+   hopefully forthcoming ]") mean no finding.
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
