@@ -220,6 +220,25 @@ LAYOUT_COMMENT_WORDS = (
 )
 _LAYOUT_COMMENT_RE = re.compile("|".join(LAYOUT_COMMENT_WORDS), re.IGNORECASE)
 
+#: An existing comment the moved members are put under, that says why they sit there: "Keep this last,
+#: we don't need it for the fast path", "rarely used fields", "slow path only" (the layout is documented).
+EXISTING_LAYOUT_COMMENT_WORDS = LAYOUT_COMMENT_WORDS + (
+    r"\b(?:fast|hot|slow|cold)[\s-]?paths?\b",
+    r"\bkeep\s+(?:this|these|them|it)\s+(?:last|first|at\s+the\s+(?:end|start|top|bottom)|together)\b",
+    r"\b(?:rarely|seldom|infrequently|never)\s+(?:used|accessed|touched|read|written)\b",
+)
+_EXISTING_LAYOUT_COMMENT_RE = re.compile("|".join(EXISTING_LAYOUT_COMMENT_WORDS), re.IGNORECASE)
+_COMMENT_LINE_RE = re.compile(r"^\s*(?:/\*+|//|\*)\s*(.*?)\s*(?:\*+/)?\s*$")
+
+#: "It saves a few bytes of memory and is more cache-line friendly": a vague cache word in a sentence about
+#: size is a by-product of the packing, not a cache-behaviour motive (the sentence must hold a packing word).
+VAGUE_CACHE_PHRASES = (
+    r"(?:\bmore\s+)?cache[\s-]?(?:lines?[\s-]?)?friendl(?:y|ier|iness)\b",
+    r"\bbetter\s+for\s+(?:the\s+)?cache\b",
+)
+_VAGUE_CACHE_RE = re.compile("|".join(VAGUE_CACHE_PHRASES), re.IGNORECASE)
+_SIZE_SENTENCE_RE = re.compile(r"\bmemory\b|\bbytes?\b|\bsize\b|\bholes?\b|padding|\bshrink", re.IGNORECASE)
+
 #: A comment added on a moved member that says why it sits there ("accessed together", "used with sc_qp").
 WHY_HERE_PHRASES = (
     r"\b(?:accessed|used|read|written|touched|updated)\b[^.]*\b(?:together|with|by|during|in|on|alongside)\b",
@@ -530,6 +549,13 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+def _without_vague_cache(sentence: str) -> str:
+    """``sentence`` without a vague cache aside ("more cache-line friendly") when it speaks of size."""
+    if _SIZE_SENTENCE_RE.search(sentence):
+        return _VAGUE_CACHE_RE.sub(" ", sentence)
+    return sentence
+
+
 def _motivation(patch: Patch) -> str:
     """``cache``, ``packing`` or ``unstated``: why the changelog says the members moved.
 
@@ -542,7 +568,7 @@ def _motivation(patch: Patch) -> str:
     """
     sentences = [s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}"))
                  if not _NEGATED_RE.search(s)]
-    if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", s)) for s in sentences):
+    if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences):
         return "cache"
     if any(_PACKING_RE.search(s) or _FOOTPRINT_RE.search(s) for s in sentences):
         return "packing"
@@ -696,6 +722,25 @@ def _new_comments(patch: Patch, path: str, side: _StructSide) -> list[str]:
     return [c for c in side.added_comments if c not in removed_text] + _comment_above_struct(patch, path, side)
 
 
+def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
+    """True when the nearest unchanged line above the added member ``added`` (added lines, removed lines and
+    blank lines skipped) is an existing comment saying why the members below it sit there."""
+    for fd in patch.files:
+        if fd.path != path:
+            continue
+        for hunk in fd.hunks:
+            at = next((k for k, d in enumerate(hunk.lines) if d is added), None)
+            if at is None:
+                continue
+            for d in reversed(hunk.lines[:at]):
+                if d.kind is not LineKind.CONTEXT or not d.text.strip():
+                    continue
+                comment = _COMMENT_LINE_RE.match(d.text)
+                return comment is not None and _EXISTING_LAYOUT_COMMENT_RE.search(comment.group(1)) is not None
+            return False
+    return False
+
+
 def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[str], comments: list[str]) -> bool:
     """Step 2: does the patch document the layout, as a reviewer would accept it?
 
@@ -706,6 +751,8 @@ def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[s
     """
     if side.markers or any(_LAYOUT_COMMENT_RE.search(c) for c in comments):
         return True
+    if moved and all(_under_layout_comment(patch, path, side.added[m]) for m in moved):
+        return True  # moved under the existing "Keep this last, we don't need it for the fast path"
     if side.aligned > 0 and any(len(_WORD_RE.findall(c)) >= 3 for c in comments):
         return True
     removed_text = set(side.removed_comments)

@@ -16,7 +16,16 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    compiler optimizes, the name of existing code ("the optimized modify QP
    path", "the has_sleepers optimization"), an existing option described,
    "EMC performance", "fail faster", and words inside a quoted commit title,
-   command output, code or the version history ("v1->v2: ...").
+   command output, code or the version history ("v1->v2: ..."). Nor an
+   optimisation taken away ("removes optimisation of ...", a "Downsides:"
+   list, "avoid a mis-optimization"), the compiler's or objdump's
+   "optimizations", existing code ("we have an optimization to ..."), code
+   compiled out ("when compat is compiled out"), speed as a side note
+   ("slightly improve performance, but more importantly ..."), and a claim
+   said only in the subject when the changelog gives another reason (a
+   deadlock fix, a vmap skipped, an ABI relaxation) or the patch is for a
+   userspace project (``[PATCH liburing]``). Numbers promised ("[ Numbers
+   hopefully forthcoming ]") mean no finding.
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -246,8 +255,53 @@ MEMORY_WORDS = frozenset({
 NOT_SIZE_AFTER_MEMORY = frozenset({
     "barrier", "barriers", "ordering", "access", "accesses", "bandwidth", "latency", "model", "fence", "fences",
 })
-# "optimize" done by the compiler (code generation, no runtime claim)
-COMPILER_WORDS = frozenset({"compiler", "compilers", "compile", "codegen", "gcc", "clang"})
+# "optimize" done by the compiler (code generation, no runtime claim); "objdump -d shows ... optimizations"
+COMPILER_WORDS = frozenset({"compiler", "compilers", "compile", "codegen", "gcc", "clang", "objdump", "miscompile"})
+# a changelog naming the compiler's mis-optimization: every "optimization" in it is the compiler's
+COMPILER_TEXT_PHRASES = ("mis optimization", "mis optimisation", "misoptimization", "misoptimisation",
+                         "miscompilation", "miscompiled", "gcc commit", "llvm commit")
+# a paragraph about the object code ("objdump -d shows no meaningful object code changes (i.e. only source
+# line number induced differences and optimizations)"): its "optimizations" are the compiler's
+OBJECT_CODE_PHRASES = ("object code", "objdump", "disassembly", "generated code", "code generation")
+# "removes optimisation of ...", "avoid mis-optimization": an optimisation taken away or wrong, not a gain
+REMOVED_BEFORE = frozenset({
+    "remove", "removes", "removed", "removing", "drop", "drops", "dropped", "dropping", "lose", "loses",
+    "losing", "lost", "disable", "disables", "disabling", "defeat", "defeats", "break", "breaks", "undo",
+    "undoes", "revert", "reverts", "mis", "prevent", "prevents", "inhibit", "inhibits", "suppress",
+    "suppresses", "wrong", "incorrect", "bogus", "broken", "unsafe", "invalid",
+})
+# "we have an optimization to ...": existing code described
+HAVE_WORDS = frozenset({"have", "has", "had"})
+# a claim said at compile time, not at run time: "when compat is compiled out", "compile-time constant"
+COMPILE_TIME_PHRASES = ("compiled out", "compiled away", "compile time", "build time", "dead code")
+# speed named as a side note, not the reason: "slightly improve performance, but more importantly prepares ..."
+SECONDARY_PHRASES = ("more importantly", "more important", "side effect", "side benefit", "as a bonus",
+                     "nice side")
+# a paragraph listing the patch's costs ("Downsides:\n1. This removes optimisation of ...")
+DOWNSIDE_HEADINGS = frozenset({
+    "downside", "downsides", "drawback", "drawbacks", "cons", "disadvantage", "disadvantages", "caveat",
+    "caveats",
+})
+# numbers promised for later: "[ Numbers hopefully forthcoming after more testing ]" (no finding: they come)
+PROMISED_NUMBERS_RE = re.compile(
+    r"\b(?:numbers|results|benchmarks?|measurements|performance\s+data)\b[^.\n\]]{0,30}?"
+    r"\b(?:forthcoming|to\s+follow|will\s+follow|to\s+come|coming\s+soon)\b|"
+    r"\bwill\s+(?:post|send|share|provide|add)\s+(?:the\s+|some\s+)?(?:numbers|results|benchmarks?|measurements)\b",
+    re.IGNORECASE,
+)
+# A claim said only in the subject, while the changelog gives another reason for the patch: not a speed
+# claim ("blk-crypto: optimize bio splitting" for a deadlock fix; "optimise single folio regions" that skip
+# a vmap; "access_ok() optimization" that is an ABI relaxation; the compiler's mis-optimization).
+OTHER_REASON_PHRASES = (
+    "deadlock", "deadlocks", "use after free", "crash", "crashes", "corruption", "mis optimization",
+    "mis optimisation", "vmap", "vmalloc", "memory footprint",
+    "abi change", "permissive", "relaxation", *COMPILE_TIME_PHRASES,
+)
+# the patch is for a userspace project (its subject tag): a subject's "optimize" there is no kernel speed claim
+USERSPACE_TAGS = frozenset({
+    "LIBURING", "XFSTESTS", "FSTESTS", "BLKTESTS", "LTP", "IPROUTE2", "ETHTOOL", "MAN-PAGES", "KVM-UNIT-TESTS",
+    "KMOD", "E2FSPROGS", "XFSPROGS", "BTRFS-PROGS", "MDADM", "NVME-CLI",
+})
 # "allow X to optimize": someone else may optimize, later
 ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
 # "the has_sleepers optimization", "current optimization": an existing mechanism named
@@ -255,6 +309,8 @@ NAMING_BEFORE = frozenset({
     "future", "further", "later", "upcoming", "subsequent", "compiler", "compiler's", "possible",
     "potential", "premature", "micro", "arch", "architecture", "hand", "simd", "asm", "assembly", "existing",
     "current", "specific", "hardware", "platform",
+    # "The first optimization was stolen from ...": one of the patch's changes referred to, not a claim
+    "first", "second", "third", "latter", "former", "other",
 })
 NAMING_AFTER = frozenset({
     "code", "version", "implementation", "implementations", "routine", "routines", "assembly", "variant",
@@ -544,12 +600,20 @@ _EXISTING_PARAGRAPH = WordFinder(" ".join(p) for p in EXISTING_PHRASES)
 _COMPILER = WordFinder(COMPILER_WORDS)
 
 
+_COMPILE_TIME = WordFinder(COMPILE_TIME_PHRASES)
+_SECONDARY = WordFinder(SECONDARY_PHRASES)
+_COMPILER_TEXT = WordFinder(COMPILER_TEXT_PHRASES)
+_OBJECT_CODE = WordFinder(OBJECT_CODE_PHRASES)
+_OTHER_REASON = WordFinder(OTHER_REASON_PHRASES)
+
+
 class _Cues(NamedTuple):
     """What a whole sentence says about its claims, looked up once per sentence."""
 
     future: bool  # later work or a hypothetical ("can be optimized later", "if we were to")
     existing: bool  # an existing option or feature described ("The nobarrier option ...")
     compiler: bool  # the compiler optimizes, not this patch
+    not_runtime: bool = False  # compile time ("when compat is compiled out")
 
 
 Span = tuple[int, int]  # first and last word of a claim
@@ -708,7 +772,7 @@ def _about_memory(after: Sequence[str]) -> bool:
 
 def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: int, text: str, cues: _Cues) -> bool:
     """True when the claim word ``words[i]`` of sentence ``text`` does not claim a gain of this patch."""
-    if cues.future or cues.existing:
+    if cues.future or cues.existing or cues.not_runtime:
         return True
     w = words[i]
     prev = words[i - 1] if i > 0 else ""
@@ -725,6 +789,11 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
             return True  # "allow dm-multipath to optimize": someone else, later
         if prev in NAMING_BEFORE or nxt in NAMING_AFTER:
             return True  # "the current optimization", "optimized code", "optimize out"
+        before = [b for b in words[max(0, i - 3) : i] if b not in ("the", "a", "an", "this", "that", "any")]
+        if before and before[-1] in REMOVED_BEFORE:
+            return True  # "removes optimisation of ...", "avoid mis-optimization": taken away, not a gain
+        if prev in ("a", "an") and i > 1 and words[i - 2] in HAVE_WORDS:
+            return True  # "we have an optimization to ...": existing code described
         (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
         if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
             return True  # "the has_sleepers optimization": an identifier names it
@@ -735,11 +804,16 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
     return False
 
 
-def _find_claim_in(text: str, *, subject: bool = False) -> Claim | None:
+def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
     if not _may_claim(text):
         return None  # none of the words every claim needs
+    compiler_text = compiler or _COMPILER_TEXT.in_tokens(_words(text))  # "avoid mis-optimization": every optimization is the compiler's
     for p_start, paragraph in _paragraphs(text):
+        heading = _TOKEN_RE.match(paragraph.lstrip().lower())
+        if heading is not None and heading.group(0) in DOWNSIDE_HEADINGS:
+            continue  # "Downsides: 1. This removes ...": the patch's costs, not its gains
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
+        compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
         for s_start, sentence in _sentences(paragraph):
             words = _words(sentence)
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
@@ -760,9 +834,13 @@ def _find_claim_in(text: str, *, subject: bool = False) -> Claim | None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if cues is None:
                     existing = existing_paragraph or _EXISTING_SENTENCE.in_tokens(words)
-                    cues = _Cues(_FUTURE.in_tokens(words), existing, _COMPILER.in_tokens(words))
+                    cues = _Cues(_FUTURE.in_tokens(words), existing,
+                                 compiler_paragraph or _COMPILER.in_tokens(words),
+                                 _COMPILE_TIME.in_tokens(words))
                 if _not_this_patch(words, spans, i, sentence, cues):
                     continue
+                if _SECONDARY.in_tokens(words[span[1] + 1 :]):
+                    continue  # "slightly improve performance, but more importantly ...": speed is not the reason
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
 
@@ -789,7 +867,7 @@ def _sentences(text: str) -> Iterable[tuple[int, str]]:
         yield pos, text[pos:]
 
 
-def find_claim(text: str) -> Claim | None:
+def find_claim(text: str, *, title: str = "") -> Claim | None:
     """The first performance claim of this patch in ``text`` (a commit message), or None.
 
     Not a claim: negated ("no performance change"), future work ("can be
@@ -800,7 +878,7 @@ def find_claim(text: str) -> Claim | None:
     """
     if not _may_claim(text):
         return None
-    return _find_claim_in(_prose(text))
+    return _find_claim_in(_prose(text), compiler=bool(title) and _COMPILER_TEXT.in_tokens(_words(title)))
 
 
 def find_subject_claim(title: str) -> Claim | None:
@@ -984,6 +1062,15 @@ def _subsystem(patch: Patch) -> tuple[str, str] | None:
     return max(counts, key=lambda k: counts[k]) if counts else None
 
 
+def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
+    """True when a claim said only in the subject is not about speed: the changelog gives another reason
+    (a deadlock fix, a vmap skipped, an ABI relaxation, code compiled out), or the patch is for a
+    userspace project (liburing: its barrier semantics, no kernel path to measure)."""
+    if any(t in USERSPACE_TAGS for t in patch.subject.tags):
+        return True
+    return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files:
@@ -992,11 +1079,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     line = None
     claim = find_subject_claim(patch.subject.title)
     own_body = "\n".join(_own_lines(patch.commit_message))
+    body_claim = find_claim(own_body, title=patch.subject.title)
     if claim is None:
-        claim = find_claim(own_body)
+        claim = body_claim
         if claim is None:
             return []
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
+    elif body_claim is None and _subject_claim_not_speed(patch, own_body):
+        return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
+    if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
+        return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     # 2. the evidence: changelog and notes, then the cover letter, then the author's replies
     grade = _grade(own_body + "\n" + patch.notes)
     if grade == "measured":
@@ -1083,6 +1175,9 @@ THREAD_WORDS = ThreadWords(
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
+    ("instructions", re.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
+                                r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
+     "cycles per call before and after, or a micro-benchmark of the function"),
     ("cache", re.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
      "perf c2c output before and after, showing the contended cache lines going away"),
     ("latency", re.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
@@ -1090,8 +1185,7 @@ _KIND_WORDS = (
      "only an average"),
     ("throughput", re.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
                               r"transactions|ops/s", re.I),
-     "throughput numbers before and after from a benchmark that loads this path (fio, netperf, or the "
-     "workload that showed the problem)"),
+     "throughput numbers before and after from a benchmark that loads this path"),
     ("instructions", re.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
                                 r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
                                 r"function call|compiler", re.I),
@@ -1124,18 +1218,17 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
-def _line_sentence(text: str, index: int) -> str:
-    """The sentence of ``text`` around its line ``index`` (0-based), shortened like a claim's."""
-    return _sentence_at(text, sum(len(line) + 1 for line in text.split("\n")[:index]))
-
-
 def _sentence_at(text: str, pos: int) -> str:
-    """The sentence of ``text`` holding the character at ``pos``, at most 24 words."""
-    starts = [i + 2 for i in (text.rfind(". ", 0, pos), text.rfind("\n\n", 0, pos)) if i >= 0]
-    start = max(starts, default=0)
-    ends = [i for i in (text.find(". ", pos), text.find("\n\n", pos)) if i >= 0]
-    end = min(ends) + 1 if ends else len(text)
-    words = " ".join(text[start:end].split()).split(" ")
+    """The sentence of ``text`` holding the character at ``pos``, at most 30 words; a list item is a sentence
+    of its own (no quote spliced across bullets), its bullet left out."""
+    start, end = 0, len(text)
+    for m in _SENTENCE_SPLIT_RE.finditer(text):
+        if m.end() <= pos:
+            start = m.end()
+        elif m.start() >= pos:
+            end = m.start()
+            break
+    words = _BULLET_RE.sub("", " ".join(text[start:end].split()), count=1).split(" ")
     return " ".join(words[:30]) + ("..." if len(words) > 30 else "")
 
 
@@ -1146,31 +1239,32 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     f = findings[0]
     series = bool(f.details.get("series_point"))
     where = "The cover letter" if series or patch.subject.index == 0 else "The changelog"
-    target = (f.input_line or f.line or 0) - patch.commit_start_line
-    lines = patch.commit_message.split("\n")
     sentence = ""
-    if not series and (f.input_line or f.line) and 0 <= target < len(lines) and lines[target].strip():
-        sentence = _line_sentence(patch.commit_message, target)  # the line the finding (and the quote) is on
-    claim = str(f.details.get("claim") or "").lower()
-    if not sentence and claim and not series:  # where the quote above finds it: the claim word's first use
-        hit = patch.commit_message.lower().find(claim)
-        if hit >= 0:
-            sentence = _sentence_at(patch.commit_message, hit)
-    if not sentence:
+    own = "\n".join(_own_lines(patch.commit_message))
+    if not series:
+        # the sentence that holds the changelog's claim (not the start of the finding's line), else the subject
+        body_claim = find_claim(own, title=patch.subject.title)
+        if body_claim is not None:
+            sentence = _sentence_at(own, body_claim.start)
+            if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
+                sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
+    else:
         sentence = _claim_sentence(patch.commit_message)
+    text_for_kind = f"{sentence} {f.details.get('claim', '')}"
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
-    text_for_kind = f"{sentence} {f.details.get('claim', '')}"
+        text_for_kind = f"{sentence} {_prose(own) if not series else ''}"  # the changelog says what kind
     ask = ""
     for kind, words, what in _KIND_WORDS:
-        if (kind == "cache" and f.details.get("cache_lines")) or words.search(text_for_kind):
+        if words.search(text_for_kind):
             ask = what
+            if kind == "throughput":
+                ask += f" ({f.details['suggest']}, or the workload that showed the problem)" \
+                    if f.details.get("suggest") else " (the workload that showed the problem)"
             break
     if not ask:
         ask = "numbers before and after from a benchmark that exercises this path"
-        if f.details.get("suggest"):
-            ask += f", such as {f.details['suggest']}"
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
     weigh = ("would help to weigh the gain against the added code" if added - removed > 20
