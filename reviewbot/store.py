@@ -899,10 +899,11 @@ class Store:
                      since: date | None = None) -> list[dict[str, Any]]:
         """Findings with their message and where they stand, in arrival order: ``fingerprint``,
         ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``where`` (path:line), ``status``
-        (``drafted``, the skip state, or the finding's state) and ``draft`` (the draft file, if any)."""
+        (``drafted``, the skip state, or the finding's state), ``open`` (the point still stands: status
+        ``open`` or ``drafted``; ``state="open"`` selects these) and ``draft`` (the draft file, if any)."""
         cond, args = _range_where(None, since, None, "m.")
         rows = self._rows(
-            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, m.subject, f.path, f.line, "
+            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, f.severity, m.subject, f.path, f.line, "
             "f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
             "FROM findings f JOIN messages m ON m.message_id = f.message_id "
             "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
@@ -912,9 +913,14 @@ class Store:
             args)
         out = []
         for r in rows:
-            r["status"] = "drafted" if r["draft"] else (r["skip_state"] or r["state"])
+            r["status"] = "dismissed" if r["state"] == "dismissed" else \
+                "drafted" if r["draft"] else (r["skip_state"] or r["state"])  # a dismissal settles a drafted point
             r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
-            if (state is None or r["status"] == state) and (rule is None or r["rule_id"].upper() == rule.upper()):
+            # open: the point still stands, drafted or not (a draft is not known to be sent until it is
+            # dismissed or the thread shows it raised); every other status settles the finding
+            r["open"] = r["status"] in OPEN_STATUSES
+            if (state is None or r["status"] == state or (state == "open" and r["open"])) \
+                    and (rule is None or r["rule_id"].upper() == rule.upper()):
                 out.append(r)
         return out
 
@@ -949,6 +955,10 @@ class Store:
                 if a.email and not a.partial and "@..." not in a.email:
                     out.setdefault(a.email.lower(), a)
         return list(out.values())
+
+
+#: Statuses of :meth:`Store.finding_rows` whose point still stands: ``findings --state open`` lists both.
+OPEN_STATUSES = ("open", "drafted")
 
 
 # ---------------------------------------------------------------------- rows -> values
