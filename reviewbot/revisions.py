@@ -37,8 +37,12 @@ CLOSE_TITLE_WORDS = 0.75
 CLOSE_TITLE_LINES = 0.35
 #: Share of title words (Jaccard) two titles must have in common before their code is compared.
 TITLE_WORDS_SHARED = 0.45
-#: Fewer significant changed lines than this: too little code to call two patches the same.
+#: Fewer significant changed lines than this: a small patch. Two small patches of one author are one
+#: patch only when nearly all their lines are the same (SMALL_LINES); of two authors, never.
 MIN_LINES = 8
+SMALL_LINES = 0.8
+#: Fewer than this: too little code to compare at all.
+TINY_LINES = 3
 
 _TRAILING = re.compile(r"(?:\s*\[\s*(?:(?:ver(?:sion)?\s*#?\s*|v)\d+|resend)\s*\])+\s*$", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s*\[[^\]]*\]\s*)+")  # bracket groups left in a stored title ("[PATCH] x")
@@ -84,13 +88,13 @@ def changed_lines(body: str) -> list[tuple[str, ...]]:
     return out
 
 
-def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]]) -> float:
+def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]], min_lines: int = MIN_LINES) -> float:
     """Share of the larger side's changed lines found on the other side (0..1).
 
     Words used on one side only (a prefix renamed between versions: ``ibnbd`` -> ``rnbd``) are read as
     one placeholder, so ``ibnbd_clt_get_dev()`` and ``rnbd_clt_get_dev()`` are the same line. A line
     left with fewer than three real words is not counted."""
-    if len(a) < MIN_LINES or len(b) < MIN_LINES:
+    if len(a) < min_lines or len(b) < min_lines:
         return 0.0
     va = {w for line in a for w in line[1:]}
     vb = {w for line in b for w in line[1:]}
@@ -106,7 +110,7 @@ def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]]) -> float:
 
     na, nb = norm(a), norm(b)
     size = max(sum(na.values()), sum(nb.values()))
-    if size < MIN_LINES:
+    if size < min_lines:
         return 0.0
     return sum((na & nb).values()) / size
 
@@ -162,8 +166,11 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
         sx, sy = size(x), size(y)
         if not sx or not sy or max(sx, sy) > 3 * min(sx, sy):
             return 0.0  # one is several times the other: not the same patch
-        share = same_code(lines_of(x), lines_of(y))
-        if same_author:
+        lx, ly = lines_of(x), lines_of(y)
+        share = same_code(lx, ly, TINY_LINES if same_author else MIN_LINES)
+        if same_author and min(len(lx), len(ly)) < MIN_LINES:
+            need = SMALL_LINES  # a few lines: nearly all the same
+        elif same_author:
             need = CLOSE_TITLE_LINES if words >= CLOSE_TITLE_WORDS else SAME_AUTHOR_LINES
         else:
             need = SAME_DOMAIN_LINES

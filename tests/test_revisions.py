@@ -104,3 +104,21 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
         for mid in answered:
             assert store.revisions_of(mid)[-1]["message_id"] == mid
         assert summary.superseded >= 3
+
+
+def test_a_small_patch_reworded_links_only_when_its_lines_are_the_same() -> None:
+    """cgroup/cpuset 5/5 -> v2 5/6 (LKML 2024-10): five changed lines, the same in both postings."""
+    from reviewbot.revisions import SMALL_LINES, TINY_LINES
+
+    body = ("diff --git a/kernel/cgroup/cpuset.c b/kernel/cgroup/cpuset.c\n@@ -1,5 +1,2 @@\n"
+            "-\t\t\t\tuf_union(&csa[i]->node, &csa[j]->node);\n"
+            "+\t\t\t\tndoms += uf_union(&csa[i]->node, &csa[j]->node);\n"
+            "-\t/* Count the total number of domains */\n"
+            "-\tfor (i = 0; i < csn; i++) {\n"
+            "-\t\tif (uf_find(&csa[i]->node) == &csa[i]->node)\n")
+    a = changed_lines(body)
+    assert same_code(a, a) == 0.0  # below the size two authors' patches are compared at
+    assert same_code(a, a, TINY_LINES) == 1.0 >= SMALL_LINES
+    other = changed_lines(body.replace("total number of domains", "domains here")
+                          .replace("for (i = 0; i < csn; i++) {", "list_for_each_entry(cs, &head, list) {"))
+    assert same_code(a, other, TINY_LINES) < SMALL_LINES
