@@ -6,7 +6,11 @@ shows it already applied ("Applied, thanks!", b4 ty), record a skip
 ``applied`` for all its findings; else check each finding against the thread
 (:func:`reviewbot.respond.draft.thread_state`), record a skip for the ones
 already raised or answered, and write one draft
-with the rest: outbox file first (temporary name + rename), then the Maildir
+with the rest. Only the newest stored revision of a patch is drafted
+(:mod:`reviewbot.revisions` links them); a point raised or answered in an
+older revision's thread, or drafted or dismissed there, is not drafted again
+on a newer one while the code it is about is unchanged. A draft is written
+outbox file first (temporary name + rename), then the Maildir
 copy, then the store row. A run killed between these steps is repaired by
 the next one: the draft's file name and Message-ID are derived from the patch
 and its findings, so the same file is written again and the Maildir copy is
