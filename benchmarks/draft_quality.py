@@ -16,8 +16,14 @@ Counts (each a number of drafts unless said otherwise):
 * ``bad_hunk_headers``: a quoted ``@@`` line is not a hunk header of the
   answered patch, and ``@@`` line counts do not match the quoted excerpt
   (``bad_hunk_lines`` counts the lines);
-* ``titles_on_two_revisions``: patch titles (normalised) with drafts on two
-  or more different messages;
+* ``titles_on_two_revisions``: patches drafted on two or more of their
+  revisions, counted as a person would: two drafted messages are one patch
+  when they have the same author (From address) and the same title without
+  version tags or RESEND (``[PATCH v3] x``, ``[PATCH 02/10] x [ver #3]``,
+  ``[PATCH RESEND] x``: :func:`reviewbot.revisions.normalised_title`), or when
+  the store links them as revisions (:meth:`Store.revisions_of`: a subject
+  renamed between versions with the same code); ``old_revision_drafts``:
+  drafts answering a message that is not the newest stored revision;
 * ``incomplete_recipients``: drafts addressed to the list only;
 * ``to_patch_lists``: drafts whose To/Cc hold every mailing list the patch
   was sent to (list addresses as the archive shows them, matched by local
@@ -44,7 +50,8 @@ sys.path.insert(0, str(ROOT))
 
 from reviewbot.parse.patch import parse_patch  # noqa: E402
 from reviewbot.parse.subject import parse_subject  # noqa: E402
-from reviewbot.parse.threads import about_patch, norm_title  # noqa: E402
+from reviewbot.parse.threads import about_patch  # noqa: E402
+from reviewbot.revisions import normalised_title  # noqa: E402
 from reviewbot.store import Store, message_from_row  # noqa: E402
 
 # how a reviewer asks each rule's question (lower case, searched in the reply's own text)
@@ -164,9 +171,9 @@ def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
 
 def measure(db: Path, outbox: Path, identity: str = "") -> dict:
     counts = {"drafts": 0, "repeats_reviewer": 0, "repeats_paragraph": 0, "bad_hunk_headers": 0, "bad_hunk_lines": 0,
-              "titles_on_two_revisions": 0, "incomplete_recipients": 0, "to_patch_lists": 0}
+              "titles_on_two_revisions": 0, "old_revision_drafts": 0, "incomplete_recipients": 0, "to_patch_lists": 0}
     which: dict[str, list[str]] = defaultdict(list)
-    titles: dict[str, set[str]] = defaultdict(set)
+    drafted: dict[str, str] = {}  # answered Message-ID -> its subject, for the revision count
     with Store(db) as store:
         drafts = store._rows("SELECT * FROM drafts ORDER BY message_id", [])
         for d in drafts:
@@ -185,7 +192,7 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                 continue
             message = message_from_row(row, parse_subject)
             patch = parse_patch(message)
-            titles[norm_title(message.subject.title)].add(message.message_id)
+            drafted[message.message_id] = message.subject.raw
             # paragraphs
             paras = own_paragraphs(body)
             if len(paras) != len(set(paras)):
@@ -225,12 +232,50 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                     counts["repeats_reviewer"] += 1
                     which["repeats_reviewer"].append(f"{name}: {rows[0]['rule_id']} raised in <{by}>")
                     break
-    for title, ids in titles.items():
-        if len(ids) > 1:
-            counts["titles_on_two_revisions"] += 1
-            which["titles_on_two_revisions"].append(f"{title}: {len(ids)} messages")
+        for group in revision_groups(store, list(drafted)):
+            if len(group) > 1:
+                counts["titles_on_two_revisions"] += 1
+                which["titles_on_two_revisions"].append(" | ".join(drafted[m] for m in group))
+        for mid in drafted:
+            revs = store.revisions_of(mid)
+            if revs and revs[-1]["message_id"] != mid:
+                counts["old_revision_drafts"] += 1
+                which["old_revision_drafts"].append(f"{drafted[mid]} (newest: {revs[-1]['subject']})")
     counts["which"] = dict(which)
     return counts
+
+
+def revision_groups(store: Store, message_ids: list[str]) -> list[list[str]]:
+    """The drafted messages grouped by patch: same author and same title without version tags/RESEND,
+    or linked by the store as revisions; each group in posting order (union-find over both links)."""
+    parent = {m: m for m in message_ids}
+
+    def find(m: str) -> str:
+        while parent[m] != m:
+            parent[m] = parent[parent[m]]
+            m = parent[m]
+        return m
+
+    def union(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    by_title: dict[tuple[str, str], str] = {}
+    for mid in message_ids:
+        row = store.message_row(mid) or {}
+        prow = store.patch_row(mid) or {}
+        title = normalised_title(prow.get("title") or parse_subject(row.get("subject") or "").title)
+        key = ((row.get("from_email") or row.get("from_name") or "").lower(), title)
+        if key in by_title:
+            union(mid, by_title[key])
+        else:
+            by_title[key] = mid
+        for r in store.revisions_of(mid):
+            if r["message_id"] in parent:
+                union(mid, r["message_id"])
+    groups: dict[str, list[str]] = defaultdict(list)
+    for mid in message_ids:
+        groups[find(mid)].append(mid)
+    return list(groups.values())
 
 
 _AT_RE = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -589,6 +589,7 @@ class Store:
     # ------------------------------------------------------------------ patches
     def put_patch(self, patch: Patch, *, series_key: str | None = None) -> None:
         """Upsert the ``git am`` split of a stored message (diff summarised per file)."""
+        self.__dict__.pop("_revision_cache", None)  # a new patch may be a revision of a stored one
         s = patch.subject
         row = {
             "message_id": patch.message_id or patch.message.archive_url or patch.message.source,
@@ -911,44 +912,18 @@ class Store:
         return rows[0] if rows else None
 
     def revisions_of(self, message_id: str) -> list[dict[str, Any]]:
-        """Patch submissions with the same title and author as ``message_id`` (itself included), oldest
-        first: ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``day``, ``seq``, ``subject``.
-        The versions of one patch ([PATCH v3], [ver #3], RESEND, a series re-posted), in posting order;
-        a title reworded a little counts when the patch adds and removes as many lines in the same files."""
-        me = self._rows("SELECT p.title, m.from_email, m.from_name FROM patches p JOIN messages m "
-                        "ON m.message_id = p.message_id WHERE p.message_id = ?", [message_id])
-        if not me or not (me[0]["title"] or "").strip():
-            return []
-        import difflib
+        """Patch submissions that are revisions of ``message_id`` (itself included), oldest first:
+        ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``day``, ``seq``, ``subject``
+        ([PATCH v3], [ver #3], RESEND, a series re-posted, a renamed subject with the same code; the
+        steps are in :mod:`reviewbot.revisions`). Kept per store until a patch is stored."""
+        from reviewbot.revisions import revisions_of
 
-        title = " ".join((me[0]["title"] or "").lower().split())
-        prefix = title.split(":", 1)[0] if ":" in title else title
-        rows = self._rows(
-            "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
-            "m.subject, m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
-            "WHERE lower(p.title) LIKE ? AND IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0",
-            [prefix.replace("%", "") + "%"])
-        email, name = (me[0]["from_email"] or "").lower(), (me[0]["from_name"] or "").lower()
-
-        def files(row: Mapping[str, Any]) -> set[tuple[str, int, int]]:
-            """(path, lines added, lines removed) of each file: a reworded re-post changes no code."""
-            return {(f.get("path"), f.get("added"), f.get("removed")) for f in json.loads(row.get("files_json") or "[]")}
-
-        mine = next((r for r in rows if r["message_id"] == message_id), None)
-        my_files = files(mine) if mine else set()
-
-        def same_patch(r: Mapping[str, Any]) -> bool:
-            other = " ".join((r["title"] or "").lower().split())
-            if other == title:
-                return True  # a reworded title: the same files and nearly the same words
-            return bool(my_files) and files(r) == my_files and \
-                difflib.SequenceMatcher(None, other, title).ratio() >= 0.8
-
-        out = [r for r in rows if same_patch(r)
-               and ((email and (r["from_email"] or "").lower() == email)
-                    or (name and (r["from_name"] or "").lower() == name))]
-        # posting order, not the version number: an [RFC PATCH v4] may be followed by a [PATCH] (v1)
-        return sorted(out, key=lambda r: (r["day"] or "", r["seq"] or 0, r["version"] or 1, r["message_id"]))
+        cache = self.__dict__.setdefault("_revision_cache", {})
+        if message_id not in cache:
+            group = revisions_of(self, message_id, cache)
+            for r in group or [{"message_id": message_id}]:
+                cache[r["message_id"]] = group
+        return [dict(r) for r in cache[message_id]]
 
     def series_rows(self, series_key: str) -> list[dict[str, Any]]:
         """The ``patches`` rows of one series (scan's grouping key), cover letter (idx 0) included."""
@@ -986,10 +961,11 @@ class Store:
                      since: date | None = None) -> list[dict[str, Any]]:
         """Findings with their message and where they stand, in arrival order: ``fingerprint``,
         ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``where`` (path:line), ``status``
-        (``drafted``, the skip state, or the finding's state) and ``draft`` (the draft file, if any)."""
+        (``drafted``, the skip state, or the finding's state), ``open`` (the point still stands: status
+        ``open`` or ``drafted``; ``state="open"`` selects these) and ``draft`` (the draft file, if any)."""
         cond, args = _range_where(None, since, None, "m.")
         rows = self._rows(
-            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, m.subject, f.path, f.line, "
+            "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, f.severity, m.subject, f.path, f.line, "
             "f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
             "FROM findings f JOIN messages m ON m.message_id = f.message_id "
             "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
@@ -999,9 +975,14 @@ class Store:
             args)
         out = []
         for r in rows:
-            r["status"] = "drafted" if r["draft"] else (r["skip_state"] or r["state"])
+            r["status"] = "dismissed" if r["state"] == "dismissed" else \
+                "drafted" if r["draft"] else (r["skip_state"] or r["state"])  # a dismissal settles a drafted point
             r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
-            if (state is None or r["status"] == state) and (rule is None or r["rule_id"].upper() == rule.upper()):
+            # open: the point still stands, drafted or not (a draft is not known to be sent until it is
+            # dismissed or the thread shows it raised); every other status settles the finding
+            r["open"] = r["status"] in OPEN_STATUSES
+            if (state is None or r["status"] == state or (state == "open" and r["open"])) \
+                    and (rule is None or r["rule_id"].upper() == rule.upper()):
                 out.append(r)
         return out
 
@@ -1036,6 +1017,10 @@ class Store:
                 if a.email and not a.partial and "@..." not in a.email:
                     out.setdefault(a.email.lower(), a)
         return list(out.values())
+
+
+#: Statuses of :meth:`Store.finding_rows` whose point still stands: ``findings --state open`` lists both.
+OPEN_STATUSES = ("open", "drafted")
 
 
 # ---------------------------------------------------------------------- rows -> values

@@ -267,3 +267,39 @@ def test_device_barrier_says_what_it_orders_and_randstruct_is_named(rules) -> No
     text = " ".join(rb101.reply_point(moved, patch).split())
     assert text.count("struct file") == 2 and "f_op, f_lock and f_mode" in text  # each member once
     assert "CONFIG_RANDSTRUCT_NONE" in text
+
+
+def test_findings_open_after_draft_and_dry_run_says_why(tmp_path: Path, rules, monkeypatch) -> None:
+    """A new user's path: findings (json has severity), draft, `--state open` still lists the drafted
+    point, and `draft --msgid X --dry-run` on the drafted patch names the file and `--again`."""
+    import json
+
+    box = tmp_path / "thread.mbox"
+    box.write_text(patch_mail("p1@example.org", "[PATCH] foo: order the slot", 12, TWO_HUNKS), encoding="utf-8")
+    db = tmp_path / "reviewbot.db"
+    with Store(db) as store:
+        load_thread(store, read_mbox_messages(box), rules)
+    config = tmp_path / "config.toml"
+    config.write_text('[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
+    cli = CliRunner()
+    rows = json.loads(cli.invoke(main, ["findings", "--db", str(db), "--format", "json"]).output)
+    assert [(r["rule_id"], r["severity"], r["status"], r["open"]) for r in rows] == \
+        [("RB102", "WARNING", "open", True)] * 2
+    out = cli.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "outbox")])
+    assert out.exit_code == 0 and "1 draft(s) written" in out.output, out.output
+    drafted = json.loads(cli.invoke(main, ["findings", "--db", str(db), "--format", "json",
+                                           "--state", "open"]).output)
+    assert [(r["status"], r["open"]) for r in drafted] == [("drafted", True)] * 2
+    path = Path(drafted[0]["draft"])
+    assert path.is_file()
+    out = cli.invoke(main, ["draft", "--db", str(db), "--msgid", "<p1@example.org>", "--dry-run"])
+    assert out.exit_code == 0, out.output
+    assert f"<p1@example.org>: already drafted on 2025-03-20: {path}" in out.output
+    assert "reviewbot draft --again '<p1@example.org>'" in out.output
+    assert "Could you add a comment" in out.output  # the drafted file is printed
+    assert out.output.rstrip().endswith("0 draft(s) shown, nothing written (--dry-run)")
+    out = cli.invoke(main, ["dismiss", "<p1@example.org>", "--reason", "sent by hand", "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert "0 finding(s)" in cli.invoke(main, ["findings", "--db", str(db), "--state", "open"]).output

@@ -45,6 +45,17 @@ TABLE = [
     ("[PATCH unclosed title", "[PATCH unclosed title", (), 1, None, None, False),
     ("[] empty group", "empty group", (), 1, None, None, False),
     ("  [PATCH]\n\tfolded  title ", "folded title", ("PATCH",), 1, None, None, False),
+    # stgit / David Howells: the version tag at the end of the subject (watch_queue, LKML 2019-2020)
+    ("[PATCH 02/10] General notification queue with user mmap()'able ring buffer [ver #3]",
+     "General notification queue with user mmap()'able ring buffer", ("PATCH",), 3, 2, 10, False),
+    ("[RFC][PATCH 00/13] Mount, FS, Block and Keyrings notifications [ver #4]",
+     "Mount, FS, Block and Keyrings notifications", ("RFC", "PATCH"), 4, 0, 13, False),
+    ("Re: [PATCH 04/11] General notification queue [ver #8]", "General notification queue", ("PATCH",), 8, 4, 11, True),
+    ("[PATCH] foo: bar [v3]", "foo: bar", ("PATCH",), 3, None, None, False),
+    ("[PATCH v2] foo: bar [ver #5]", "foo: bar", ("PATCH",), 2, None, None, False),
+    ("[PATCH] foo: bar [RESEND]", "foo: bar", ("PATCH", "RESEND"), 1, None, None, False),
+    ("[PATCH] foo: use a[v2] index", "foo: use a[v2] index", ("PATCH",), 1, None, None, False),
+    ("Plain title [v3]", "Plain title [v3]", (), 1, None, None, False),
     ("[PATCH v2 3/7] a [PATCH] inside stays", "a [PATCH] inside stays", ("PATCH",), 2, 3, 7, False),
 ]
 

@@ -96,6 +96,35 @@ def summary_lines(summary: Any) -> list[str]:
     return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
 
 
+def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool = False) -> list[str]:
+    """Why ``draft --msgid`` has nothing to draft for one patch, and what to do: its drafts (the file,
+    printed when ``show_file`` and it exists) and ``--again``, or each skipped finding's state and reason."""
+    from reviewbot.store import Store
+
+    out: list[str] = []
+    with Store(db_path) as store:
+        drafts = store.drafts_for(message_id)
+        skips = [(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id)]
+    arg = named if named.startswith(("http://", "https://")) else f"'<{message_id}>'"
+    for d in drafts:
+        path = Path(d.get("path") or "")
+        there = path.is_file()
+        out.append(f"<{message_id}>: already drafted on {(d.get('created') or '')[:10]}: {path}"
+                   + ("" if there else " (file deleted)"))
+        if show_file and there:
+            out.append(path.read_text(encoding="utf-8", errors="replace"))
+    if drafts:
+        out.append(f"nothing new to draft for it; `reviewbot draft --again {arg}` writes the draft anew "
+                   "(e.g. after its file was deleted)")
+    for f, skip in skips:
+        if skip is not None and skip.get("state"):
+            out.append(f"<{message_id}>: {f.rule_id} {f.path or 'commit message'}: no draft, "
+                       f"{skip['state']}: {skip.get('reason') or ''}".rstrip())
+    if not out:
+        out.append(f"<{message_id}>: no finding to draft (see `reviewbot show {arg}`)")
+    return out
+
+
 def lore_options(func: Any) -> Any:
     """``--lore-url URL`` and ``--no-lore``: where the drafts' real addresses come from (draft and cron)."""
     func = click.option("--no-lore", is_flag=True,
@@ -184,10 +213,14 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
     if dry_run:
         for data in summary.previews:
             click.echo(data.decode("utf-8", errors="replace"))
+        if only is not None and not summary.previews:
+            for line in why_no_draft(settings.db_path, only, msgid or only, show_file=True):
+                click.echo(line)
         click.echo(f"{len(summary.previews)} draft(s) shown, nothing written (--dry-run)")
         return
-    if only is not None and not summary.written and not summary.total:
-        click.echo(f"<{only}>: no open finding without a draft (see `reviewbot show`)")
+    if only is not None and not summary.written and not summary.findings:  # nothing pending for it: say why
+        for line in why_no_draft(settings.db_path, only, msgid or again or only):
+            click.echo(line)
         return
     for line in summary_lines(summary):
         click.echo(line)

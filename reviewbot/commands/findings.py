@@ -14,7 +14,9 @@ STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "supe
 
 
 @click.command("findings")
-@click.option("--state", type=click.Choice(STATES), help="Only findings in this state.")
+@click.option("--state", type=click.Choice(STATES),
+              help="Only findings in this state; `open` means the point still stands: not drafted yet, or "
+                   "drafted (the draft is in the outbox, maybe not sent) and not dismissed.")
 @click.option("--rule", metavar="ID", help="Only findings of this rule (e.g. RB102).")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
@@ -34,12 +36,14 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
             rows = store.finding_rows(state=state, rule=rule, since=day)
     except ReviewbotError as exc:
         fail("findings", str(exc))
-    keys = ("fingerprint", "message_id", "day", "rule_id", "subject", "where", "status", "skip_reason", "draft")
+    keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "where", "status", "open",
+            "skip_reason", "draft")
     if fmt == "json":
         click.echo(json.dumps([{k: r.get(k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
         return
     for r in rows:
-        click.echo(f"{r['day']}  {r['rule_id']}  {r['status']:<10} <{r['message_id']}>  {r['fingerprint']}")
+        click.echo(f"{r['day']}  {r['rule_id']}  {(r.get('severity') or '').upper():<7}  {r['status']:<10} "
+                   f"<{r['message_id']}>  {r['fingerprint']}")
         click.echo(f"    {r['subject']}  ({r['where']})")
         if r.get("draft"):
             click.echo(f"    draft: {r['draft']}" + ("" if Path(r["draft"]).exists() else " (file deleted)"))

@@ -13,6 +13,9 @@ forms people type by hand and the mail clients add:
   and commas; ``vN`` is the version, ``n/m`` the counter (``01/12`` too); the
   glued forms ``PATCHv2``, ``PATCH1/3``, ``RFCv3`` are split; every other word
   is a tag (upper-cased, e.g. ``NET-NEXT``, ``6.1``, ``RESEND``);
+* a version tag at the end of the subject (stgit, David Howells):
+  ``[PATCH 02/10] title [ver #3]``, ``title [v3]``; it is the version and is
+  not part of the title (``[RESEND]`` there is a tag);
 * the list tag ``[linux-kernel]`` (any case) that some archives keep is
   dropped, not counted as a tag.
 
@@ -44,6 +47,10 @@ _COUNTER = re.compile(r"(\d{1,6})/(\d{1,6})")
 # PATCHv2, PATCH1/3, RFCv3, RESENDv2 (a known word glued to a version or counter)
 _GLUED = re.compile(r"(PATCH|RFC|RESEND)(?:[vV](\d{1,6})|(\d{1,6})/(\d{1,6}))", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[\s,]+")
+# A version tag at the END of the subject, stgit's and David Howells' style: "title [ver #3]",
+# "title [v3]", "title [version 3]"; "[RESEND]" there too. Anchored at the end, after a space.
+_TRAILING_TAG = re.compile(r"[ \t]+\[[ \t]*(?:(?:ver(?:sion)?[ \t]*#?[ \t]*|[vV])(\d{1,6})|(RESEND))[ \t]*\]$",
+                           re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)  # a Subject is frozen; a thread repeats its subject, and check reads each twice
@@ -97,6 +104,16 @@ def parse_subject(text: str) -> Subject:
     title = s[pos:].strip()
     if title[:1] == ":" and pos:  # "[Patch 2/2]: title": git mailinfo drops the colon too
         title = title.lstrip(": \t")
+    while pos and title.endswith("]"):  # "[PATCH 02/10] title [ver #3]": the version is at the end
+        m = _TRAILING_TAG.search(title)
+        if m is None:
+            break
+        if m.group(1) is not None:
+            if version is None:
+                version = int(m.group(1))
+        elif "RESEND" not in tags:
+            tags.append("RESEND")
+        title = title[: m.start()].rstrip()
     return Subject(
         raw=raw,
         title=title,

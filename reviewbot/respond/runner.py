@@ -6,7 +6,11 @@ shows it already applied ("Applied, thanks!", b4 ty), record a skip
 ``applied`` for all its findings; else check each finding against the thread
 (:func:`reviewbot.respond.draft.thread_state`), record a skip for the ones
 already raised or answered, and write one draft
-with the rest: outbox file first (temporary name + rename), then the Maildir
+with the rest. Only the newest stored revision of a patch is drafted
+(:mod:`reviewbot.revisions` links them); a point raised or answered in an
+older revision's thread, or drafted or dismissed there, is not drafted again
+on a newer one while the code it is about is unchanged. A draft is written
+outbox file first (temporary name + rename), then the Maildir
 copy, then the store row. A run killed between these steps is repaired by
 the next one: the draft's file name and Message-ID are derived from the patch
 and its findings, so the same file is written again and the Maildir copy is
@@ -337,6 +341,10 @@ def newer_revision(store: Any, message_id: str) -> str | None:
 def code_key(finding: Finding) -> tuple[str, ...]:
     """What a finding is about, independent of the revision it was found on: the rule, the file and
     the text of the lines it names (or its symbol and claim for a commit-message finding)."""
+    return (finding.rule_id, finding.path or "", *_code_lines(finding))
+
+
+def _code_lines(finding: Finding) -> list[str]:
     texts: list[str] = []
     if finding.hunk is not None:
         wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
@@ -345,23 +353,76 @@ def code_key(finding: Finding) -> tuple[str, ...]:
     if not texts:
         details = finding.details or {}
         texts = [finding.symbol.split("@", 1)[0], str(details.get("claim") or details.get("struct") or "").lower()]
-    return (finding.rule_id, finding.path or "", *texts)
+    return texts
 
 
-def handled_on_earlier_revision(store: Any, patch: Patch, findings: Sequence[Finding]) -> dict[str, str]:
-    """Fingerprint -> reason, for findings whose code was already drafted or dismissed on an earlier
-    revision of the same patch (the code it is about unchanged)."""
+#: How alike the lines a finding names must be on two revisions to count as unchanged code; a prefix
+#: renamed between versions (``ibnbd_clt_put_permit`` -> ``rnbd_clt_put_permit``) still counts.
+SAME_LINES_RATIO = 0.85
+
+
+def same_point(a: Finding, b: Finding) -> bool:
+    """True when findings ``a`` and ``b`` of two revisions make the same point about the same code: the
+    same rule, and the lines they name the same (whitespace aside) or nearly so (a renamed prefix, a
+    file moved: the path is not compared when the lines match)."""
+    import difflib
+
+    if a.rule_id != b.rule_id:
+        return False
+    if code_key(a) == code_key(b):
+        return True
+    la, lb = "\n".join(_code_lines(a)), "\n".join(_code_lines(b))
+    if not la.strip() or not lb.strip() or (a.hunk is None) != (b.hunk is None):
+        return False
+    return difflib.SequenceMatcher(None, la, lb, autojunk=False).ratio() >= SAME_LINES_RATIO
+
+
+def _by_a_revision(store: Any, message_id: str, reason: str) -> bool:
+    """True when ``reason`` (a thread state's sentence) points at a revision of the patch itself
+    ("addressed in v2 <...>"): a later posting is no reviewer's reply, the code there is judged anew."""
+    return any(f"<{r['message_id']}>" in reason for r in store.revisions_of(message_id)
+               if r["message_id"] != message_id)
+
+
+def handled_on_earlier_revision(store: Any, patch: Patch, findings: Sequence[Finding], *,
+                                identity: Address | None = None, rules: Any = None) -> dict[str, str]:
+    """Fingerprint -> reason, for findings whose point was already drafted, raised, answered or
+    dismissed on an earlier revision of the same patch (the code it is about unchanged).
+
+    What the store records counts first (a draft, a skip, a dismissal); a point of an earlier revision
+    with no such record (left as superseded, or not handled yet) is looked up in that revision's own
+    thread, so a reviewer who raised it on v1 settles it for v2..v8 whatever order the runs took."""
     revs = [r["message_id"] for r in store.revisions_of(patch.message_id) if r["message_id"] != patch.message_id]
     if not revs:
         return {}
-    done: dict[tuple[str, ...], tuple[str, str]] = {}
-    for finding, how in store.handled_findings_of(revs):
-        done.setdefault(code_key(finding), (how, finding.message_id))
+    handled = store.handled_findings_of(revs)
     out: dict[str, str] = {}
+    rest: list[Finding] = []
     for f in findings:
-        hit = done.get(code_key(f))
+        hit = next(((how, h.message_id) for h, how in handled if same_point(h, f)), None)
         if hit is not None:
             out[f.fingerprint] = f"{hit[0]} on an earlier revision <{hit[1]}>, the code is unchanged"
+        else:
+            rest.append(f)
+    seen = {h.fingerprint for h, _ in handled}
+    for rev in revs:
+        if not rest:
+            break
+        olds = [h for h in store.findings_for(rev) if h.fingerprint not in seen and any(same_point(h, f) for f in rest)]
+        if not olds:
+            continue
+        try:
+            old_patch, old_thread_id = _load_patch(store, rev)
+        except ReviewbotError:
+            continue
+        old_thread = thread_of(store, old_patch.message, old_thread_id)
+        for h in olds:
+            state, reason = thread_state(h, old_patch, old_thread, identity=identity, rules=rules)
+            if state not in (FindingState.RAISED, FindingState.ANSWERED) or _by_a_revision(store, rev, reason):
+                continue
+            for f in [f for f in rest if same_point(h, f)]:
+                out[f.fingerprint] = f"{state.value} on an earlier revision <{rev}>, the code is unchanged"
+                rest.remove(f)
     return out
 
 
@@ -433,13 +494,24 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
     thread), counting it in ``summary``; returns what is left to draft, or None. Raises on failure."""
     patch, thread_id = _load_patch(store, message_id)
     newer = newer_revision(store, message_id)
+    thread = thread_of(store, patch.message, thread_id)
     if newer is not None:  # only the newest revision in the store gets a draft
+        # ... but a point a reviewer raised (or the author answered) on this revision is settled for
+        # the later ones too while the code is unchanged: record that, not only "superseded"
         with store.transaction():
             for finding in findings:
-                store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
-        summary.superseded += len(findings)
+                state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+                if _by_a_revision(store, message_id, reason):
+                    state = FindingState.OPEN  # "addressed in v2": the newer revision is judged on its own
+                if state is FindingState.RAISED:
+                    summary.raised += 1
+                elif state is FindingState.ANSWERED:
+                    summary.answered += 1
+                else:
+                    state, reason = None, f"a newer revision is in the store: <{newer}>"
+                    summary.superseded += 1
+                store.record_skip(finding, state.value if state else SKIP_SUPERSEDED, reason)
         return None
-    thread = thread_of(store, patch.message, thread_id)
     applied = applied_in_thread(patch, thread, identity=identity)
     if applied is not None:  # the review point comes too late for this patch
         with store.transaction():
@@ -448,7 +520,7 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
         summary.applied += len(findings)
         log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
         return None
-    earlier = handled_on_earlier_revision(store, patch, findings)
+    earlier = handled_on_earlier_revision(store, patch, findings, identity=identity, rules=rules)
     keep: list[Finding] = []
     with store.transaction():
         for finding in findings:

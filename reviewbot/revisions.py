@@ -1,0 +1,202 @@
+"""Which stored patch submissions are revisions of one patch.
+
+A maintainer sees ``[PATCH v3 2/5] foo: bar``, ``[PATCH 02/10] foo: bar [ver #3]``, ``[PATCH RESEND]
+foo: bar`` and a series re-posted under a new cover letter as the same patch posted again. Two
+submissions are linked (named steps, each a reason a person would give):
+
+1. **same author, same title**: the From address (or name) is the same and the normalised titles
+   are equal (:func:`normalised_title`: case, spaces, a trailing ``[ver #N]``/``[vN]``/``[RESEND]``
+   and a final full stop do not count);
+2. **same author, same code**: the titles share words and most of the changed lines are the same
+   (:func:`same_code`; a good part of them when the titles are nearly the same), so a subject renamed between versions (``ibnbd: client: ...`` ->
+   ``rnbd: client: ...`` -> ``block/rnbd: client: ...``) still links; names that appear on one side
+   only (the renamed prefix) are read as one placeholder;
+3. **same organisation, same code**: a series taken over by a colleague (dm-vdo v2 by one author,
+   v4 by another at the same mail domain): the titles share words and the changed lines are nearly
+   all the same.
+
+Links are followed transitively (v4 -> v6 -> v7 even when v4 and v7 alone are too far apart).
+Cover letters carry no diff: they link by step 1 only. Revisions are returned in posting order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any, Mapping
+
+__all__ = ["normalised_title", "changed_lines", "same_code", "revisions_of", "title_words"]
+
+#: Share of the larger side's changed lines that must match: same author / same mail domain only.
+SAME_AUTHOR_LINES = 0.5
+SAME_DOMAIN_LINES = 0.75
+#: Same author and a title nearly the same (this share of words): a good part of the code suffices
+#: (blk-crypto v5 -> v7: the fallback split into its own file, the title gained "-fallback").
+CLOSE_TITLE_WORDS = 0.75
+CLOSE_TITLE_LINES = 0.35
+#: Share of title words (Jaccard) two titles must have in common before their code is compared.
+TITLE_WORDS_SHARED = 0.45
+#: Fewer significant changed lines than this: a small patch. Two small patches of one author are one
+#: patch only when nearly all their lines are the same (SMALL_LINES); of two authors, never.
+MIN_LINES = 8
+SMALL_LINES = 0.8
+#: Fewer than this: too little code to compare at all.
+TINY_LINES = 3
+
+_TRAILING = re.compile(r"(?:\s*\[\s*(?:(?:ver(?:sion)?\s*#?\s*|v)\d+|resend)\s*\])+\s*$", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:\s*\[[^\]]*\]\s*)+")  # bracket groups left in a stored title ("[PATCH] x")
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+#: Words that say nothing about which patch a title names.
+_TITLE_STOP = frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "and", "or", "with", "add", "fix",
+                         "use", "from", "by", "into", "as", "at", "is", "be", "it", "support"})
+
+
+def normalised_title(title: str) -> str:
+    """The title as a person compares it: lower case, spaces collapsed, without version tags left at
+    the end (``[ver #3]``, ``[v2]``, ``[RESEND]``) or brackets at the start, without a final full stop."""
+    t = _LEADING.sub("", " ".join((title or "").split()))
+    t = _TRAILING.sub("", t).strip().rstrip(".").strip()
+    return t.lower()
+
+
+def title_words(title: str) -> set[str]:
+    """The words of a normalised title that name something (``dm vdo: add the recovery journal`` ->
+    dm, vdo, recovery, journal)."""
+    return {w for w in _TOKEN.findall(normalised_title(title)) if w not in _TITLE_STOP}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def changed_lines(body: str) -> list[tuple[str, ...]]:
+    """The added and removed lines of a patch mail, each as its tuple of words (identifiers split at
+    ``_``), without trivial lines (fewer than three words)."""
+    out: list[tuple[str, ...]] = []
+    in_diff = False
+    for line in (body or "").splitlines():
+        if line.startswith("diff --git ") or line.startswith("@@ "):
+            in_diff = True
+            continue
+        if not in_diff or line.startswith(("+++ ", "--- ")) or line == "-- ":
+            continue
+        if line[:1] in ("+", "-"):
+            words = tuple(_TOKEN.findall(line[1:]))
+            if len(words) >= 3:
+                out.append((line[0], *words))
+    return out
+
+
+def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]], min_lines: int = MIN_LINES) -> float:
+    """Share of the larger side's changed lines found on the other side (0..1).
+
+    Words used on one side only (a prefix renamed between versions: ``ibnbd`` -> ``rnbd``) are read as
+    one placeholder, so ``ibnbd_clt_get_dev()`` and ``rnbd_clt_get_dev()`` are the same line. A line
+    left with fewer than three real words is not counted."""
+    if len(a) < min_lines or len(b) < min_lines:
+        return 0.0
+    va = {w for line in a for w in line[1:]}
+    vb = {w for line in b for w in line[1:]}
+    shared = va & vb
+
+    def norm(lines: list[tuple[str, ...]]) -> Counter[tuple[str, ...]]:
+        out: Counter[tuple[str, ...]] = Counter()
+        for line in lines:
+            words = tuple(w if w in shared else "?" for w in line[1:])
+            if sum(1 for w in words if w != "?") >= 3:
+                out[(line[0], *words)] += 1
+        return out
+
+    na, nb = norm(a), norm(b)
+    size = max(sum(na.values()), sum(nb.values()))
+    if size < min_lines:
+        return 0.0
+    return sum((na & nb).values()) / size
+
+
+def _domain(email: str) -> str:
+    return email.rsplit("@", 1)[-1] if "@" in email else ""
+
+
+def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The stored submissions of the patch ``message_id`` (itself included), oldest first; each a dict
+    with ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``title``, ``day``, ``seq``,
+    ``subject``, ``from_email``, ``from_name``. Empty when ``message_id`` is not a stored patch."""
+    rows = store._rows(
+        "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
+        "m.subject, m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
+        "WHERE p.message_id = ?", [message_id])
+    if not rows or not normalised_title(rows[0]["title"] or ""):
+        return []
+    me = rows[0]
+    email, name = (me["from_email"] or "").lower(), (me["from_name"] or "").lower()
+    domain = _domain(email)
+    pool = store._rows(
+        "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
+        "m.subject, m.from_email, m.from_name, m.body FROM patches p JOIN messages m "
+        "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0 "
+        "AND (lower(m.from_email) = ? OR (? <> '' AND lower(m.from_name) = ?) OR (? <> '' AND lower(m.from_email) LIKE ?))",
+        [email, name, name, domain, "%@" + domain.replace("%", "")])
+    lines_cache: dict[str, list[tuple[str, ...]]] = cache.setdefault("lines", {}) if cache is not None else {}
+
+    def lines_of(r: Mapping[str, Any]) -> list[tuple[str, ...]]:
+        mid = r["message_id"]
+        if mid not in lines_cache:
+            lines_cache[mid] = changed_lines(r.get("body") or "")
+        return lines_cache[mid]
+
+    def size(r: Mapping[str, Any]) -> int:
+        return sum((f.get("added") or 0) + (f.get("removed") or 0) for f in json.loads(r.get("files_json") or "[]"))
+
+    def score(x: Mapping[str, Any], y: Mapping[str, Any]) -> float:
+        """How surely ``y`` is another revision of ``x``: 2 for step 1, the share of same lines for
+        steps 2 and 3, 0 when not linked."""
+        if x.get("series_key") and x.get("series_key") == y.get("series_key"):
+            return 0.0  # two patches of one posted series are two patches, not two revisions
+        same_author = bool((x["from_email"] or "").lower() == (y["from_email"] or "").lower() and x["from_email"]) \
+            or bool((x["from_name"] or "").lower() == (y["from_name"] or "").lower() and x["from_name"])
+        if same_author and normalised_title(x["title"] or "") == normalised_title(y["title"] or ""):
+            return 2.0  # step 1
+        if x.get("idx") == 0 or y.get("idx") == 0:
+            return 0.0  # a cover letter has no code to compare
+        words = _jaccard(title_words(x["title"] or ""), title_words(y["title"] or ""))
+        if words < TITLE_WORDS_SHARED:
+            return 0.0
+        sx, sy = size(x), size(y)
+        if not sx or not sy or max(sx, sy) > 3 * min(sx, sy):
+            return 0.0  # one is several times the other: not the same patch
+        lx, ly = lines_of(x), lines_of(y)
+        share = same_code(lx, ly, TINY_LINES if same_author else MIN_LINES)
+        if same_author and min(len(lx), len(ly)) < MIN_LINES:
+            need = SMALL_LINES  # a few lines: nearly all the same
+        elif same_author:
+            need = CLOSE_TITLE_LINES if words >= CLOSE_TITLE_WORDS else SAME_AUTHOR_LINES
+        else:
+            need = SAME_DOMAIN_LINES
+        return share if share >= need else 0.0  # steps 2 and 3
+
+    me_full = next((r for r in pool if r["message_id"] == message_id), None)
+    if me_full is None:
+        return []
+    group = {message_id: me_full}
+    todo = [me_full]
+    while todo:
+        cur = todo.pop()
+        # at most one patch of each other posting is the revision of ``cur``: the one that fits best
+        best: dict[str, tuple[float, Mapping[str, Any]]] = {}
+        taken = {g.get("series_key") or g["message_id"] for g in group.values()}
+        for r in pool:
+            key = r.get("series_key") or r["message_id"]
+            if r["message_id"] in group or key in taken:
+                continue  # one revision per posting: a series posted again holds the patch once
+            sc = score(cur, r)
+            if sc > 0 and sc > best.get(key, (0.0, r))[0]:
+                best[key] = (sc, r)
+        for _, r in best.values():
+            if r["message_id"] not in group:
+                group[r["message_id"]] = r
+                todo.append(r)
+    out = [{k: v for k, v in r.items() if k not in ("body", "files_json")} for r in group.values()]
+    # posting order, not the version number: an [RFC PATCH v4] may be followed by a [PATCH] (v1)
+    return sorted(out, key=lambda r: (r["day"] or "", r["seq"] or 0, r["version"] or 1, r["message_id"]))
