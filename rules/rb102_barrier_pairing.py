@@ -17,7 +17,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    that implement the primitives (``arch/*/include/asm/barrier.h``,
    ``atomic*.h``, ``cmpxchg*.h``...; lock implementations such as
    ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
-   passed as an argument is a test of the primitive.
+   passed as an argument is a test of the primitive. ``smp_cond_load_relaxed()``
+   orders nothing; files in ``NOT_USE_PATHS`` (KCSAN and lib/ tests, the
+   generated atomic headers, userspace copies under tools/io_uring and
+   liburing's src/ test/ examples/, whose other side is the kernel) are skipped.
 2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
    implementing a primitive (``READ_ONCE`` copies under tools/), a macro
    applying a barrier to its own parameter (``store_release_wake_up()``),
@@ -27,7 +30,11 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
-   a function that stays into a new helper is new code.
+   a function that stays into a new helper is new code, unless its comment
+   block moved with it. A barrier only renamed or changed in type on a line
+   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
+   in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
+   ``smp_mb__after_atomic()``, ``wake_up_bit()``).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
    ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
    atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
