@@ -167,7 +167,7 @@ NO_ORDERING = ("smp_cond_load_relaxed", "__smp_cond_load_relaxed")
 NOT_USE_PATHS = (
     r"kernel/kcsan/kcsan_test\.c",
     r"lib/(?:[\w/-]*/)?[\w-]*test[\w-]*\.[ch]",
-    r"include/linux/atomic/atomic-[\w-]+\.h",
+    r"include/linux/(?:atomic/)?atomic-[\w-]+\.h",
     r"scripts/atomic/.*",
     r"tools/io_uring/.*",
     r"(?:src|test|examples)/.*",
@@ -884,11 +884,17 @@ _ANY_BARRIER_CALL_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"
 
 def _renamed_in_place(use: _Use) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
-    -> ``smp_mb()``) on a line of the same hunk, the rest of the line and its comment kept?"""
+    -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
+    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
     mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", normalise(use.line.text))
     if "BARRIER(" not in mine:
         return False
-    return any(_ANY_BARRIER_CALL_RE.sub("BARRIER(", normalise(d.text)) == mine for d in use.hunk.removed)
+    for d in use.hunk.removed:
+        old = normalise(d.text)
+        if _ANY_BARRIER_CALL_RE.sub("BARRIER(", old) != mine or old == normalise(use.line.text):
+            continue
+        return not _in_new_function(use.new)[use.idx]
+    return False
 
 
 def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
