@@ -1048,6 +1048,33 @@ class _PatchPairs:
             return acquires[obj], obj
         return None
 
+    def partner_commented(self, use: _Use) -> bool:
+        """Does the patch add the matching acquire/release on the same object *with* a comment of its own?
+
+        Then both ends say what they order, on one object the reader sees at once (blk-crypto's
+        ``tfms_inited[mode_num]``): no need to ask for "Pairs with" on top."""
+        partner = self.partner(use)
+        if partner is None:
+            return False
+        call, obj = partner
+        for fd in self.patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                if call not in joined_text(hunk, LineKind.ADDED):
+                    continue
+                new = _new_side(hunk)
+                texts = [d.text for d in new]
+                scans = scan_lines(texts, starts_in_comment(texts))
+                for i, d in enumerate(new):
+                    if d.kind is not LineKind.ADDED or call not in scans[i].code:
+                        continue
+                    for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
+                        if _object_of(scans[i].code, m.end() - 1) == obj and (
+                                scans[i].comment.strip() or (comment_above(scans, i) or "").strip()):
+                            return True
+        return False
+
     def named_elsewhere(self, use: _Use) -> bool:
         """Does a comment added elsewhere name this barrier and the function it is in?"""
         func = _function_name(use)
@@ -1182,8 +1209,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             if known is None:
                 known = _PatchFunctions(patch)
                 pairs = _PatchPairs(patch)
-            if own.strip() and pairs.named_elsewhere(use):
-                continue  # the other end names this one; the comment here says what it orders
+            if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
+                continue  # the other end names this one, or is plain to see and commented too
             finding = _comment_finding(patch, use, text, known, pairs.partner(use))
             if finding is not None:
                 findings.append(finding)
