@@ -1197,11 +1197,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
     for use in _barrier_uses(patch):
-        if _is_definition(use) or moves.unchanged(use) or _documented_pattern(use) or _renamed_in_place(use):
+        if _is_definition(use) or moves.unchanged(use) or _documented_pattern(use):
             continue
-        finding = _non_rmw_finding(patch, use)
+        finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
             findings.append(finding)
+            continue
+        if _renamed_in_place(use):
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
@@ -1296,7 +1298,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             f"that implies one, in {target}() as changed by this patch. Am I missing something, or is "
             "the other half still to be added?"
         )
-    return "\n\n".join(parts)
+    return "\n\n".join(dict.fromkeys(parts))  # one paragraph for the same point at several places
 
 
 # How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.

@@ -67,3 +67,17 @@ def test_comment_naming_the_pair_is_not_asked_for_again() -> None:
 def test_not_a_new_barrier_use(name: str) -> None:
     findings, _ = reply_for(name)
     assert findings == []
+
+
+def test_barrier_type_change_is_still_checked_for_a_plain_access() -> None:
+    findings, text = reply_for("bad-type-change-to-after-atomic-on-set.patch")
+    assert [f.details["problem"] for f in findings] == ["not-after-rmw"]
+    assert "atomic_set() is a plain store" in text
+
+
+def test_the_same_point_at_two_places_is_one_paragraph() -> None:
+    path = RULE.examples_dir / "bad-type-change-to-after-atomic-on-set.patch"
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    findings = list(check_patch(patch, [RULE], RuleContext(strict=True)).findings)
+    text = MODULE.reply(findings * 2, patch)
+    assert text.count("Documentation/atomic_t.txt") == 1
