@@ -81,3 +81,12 @@ def test_the_same_point_at_two_places_is_one_paragraph() -> None:
     findings = list(check_patch(patch, [RULE], RuleContext(strict=True)).findings)
     text = MODULE.reply(findings * 2, patch)
     assert text.count("Documentation/atomic_t.txt") == 1
+
+
+def test_pair_names_only_functions_whose_opening_the_hunk_shows() -> None:
+    """The release sits in a function whose opening is above the hunk; the @@ text names foo_early(), an
+    earlier function: the draft must not say the release is in foo_early()."""
+    findings, text = reply_for("bad-pair-function-opening-not-in-hunk.patch")
+    assert sorted(f.details["barrier"] for f in findings) == ["smp_load_acquire", "smp_store_release"]
+    assert "foo_early" not in text
+    assert "look like a pair" in text and "in foo_pop()" in text and "on r->tail" in text
