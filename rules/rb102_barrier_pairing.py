@@ -1420,6 +1420,18 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     return None
 
 
+#: Operations documented to imply a full barrier (Documentation/atomic_t.txt, the wait/wake kernel-doc): one
+#: of these in the hunks may be the other side of an smp_mb(). Lock operations are left out: nearly every
+#: hunk has one, and they give acquire/release only.
+IMPLIED_FULL_BARRIERS = (
+    r"atomic\w*_(?:inc|dec|add|sub)_return", r"atomic\w*_(?:inc|dec|sub|add)_and_test", r"atomic\w*_fetch_\w+",
+    r"atomic\w*_xchg", r"atomic\w*_cmpxchg", r"xchg", r"cmpxchg", r"test_and_(?:set|clear|change)_bit",
+    r"refcount_dec_and_test", r"wake_up\w*", r"try_to_wake_up", r"set_current_state", r"prepare_to_wait\w*",
+    r"waitqueue_active", r"wq_has_sleeper",
+)
+_IMPLIES_FULL_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(IMPLIED_FULL_BARRIERS) + r")\s*\(")
+
+
 def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
     """Could the other side be in the patch's hunks? True when, for one of the findings, a new-side line
     (added or context) other than its own holds a barrier of the complementary side (an smp_rmb() for an
@@ -1431,10 +1443,11 @@ def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
             continue
         for h in fd.hunks:
             for dl in _new_side(h):
-                if "mb" not in dl.text and "acquire" not in dl.text and "release" not in dl.text:
-                    continue
-                for m in _ADDED_BARRIER_RE.finditer(scan_line(dl.text).code):
+                code = scan_line(dl.text).code
+                for m in _ADDED_BARRIER_RE.finditer(code):
                     seen.append(((fd.path, dl.new_no), _barrier_side(m.group(1))))
+                if _IMPLIES_FULL_RE.search(code):
+                    seen.append(((fd.path, dl.new_no), "full"))
     for f in findings:
         own = {(f.path, n) for n in (f.lines or (f.line,))}
         wanted = _COMPLEMENT.get(_barrier_side(str(f.details.get("barrier", ""))), ())

@@ -90,3 +90,10 @@ def test_pair_names_only_functions_whose_opening_the_hunk_shows() -> None:
     assert sorted(f.details["barrier"] for f in findings) == ["smp_load_acquire", "smp_store_release"]
     assert "foo_early" not in text
     assert "look like a pair" in text and "in foo_pop()" in text and "on r->tail" in text
+
+
+def test_full_barrier_beside_an_implied_one_is_not_said_to_be_alone() -> None:
+    """set_current_state() in the hunk implies a full barrier: it may be the other side."""
+    findings, text = reply_for("bad-full-barrier-beside-implied-one.patch")
+    assert [f.details["barrier"] for f in findings] == ["smp_mb"]
+    assert "could not find" not in text and "the smp_mb() here" in text
