@@ -17,7 +17,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    that implement the primitives (``arch/*/include/asm/barrier.h``,
    ``atomic*.h``, ``cmpxchg*.h``...; lock implementations such as
    ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
-   passed as an argument is a test of the primitive.
+   passed as an argument is a test of the primitive. ``smp_cond_load_relaxed()``
+   orders nothing; files in ``NOT_USE_PATHS`` (KCSAN and lib/ tests, the
+   generated atomic headers, userspace copies under tools/io_uring and
+   liburing's src/ test/ examples/, whose other side is the kernel) are skipped.
 2. ``_is_definition``: a ``#define`` of a barrier primitive, a multi-line macro
    implementing a primitive (``READ_ONCE`` copies under tools/), a macro
    applying a barrier to its own parameter (``store_release_wake_up()``),
@@ -27,7 +30,11 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
-   a function that stays into a new helper is new code.
+   a function that stays into a new helper is new code, unless its comment
+   block moved with it. A barrier only renamed or changed in type on a line
+   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
+   in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
+   ``smp_mb__after_atomic()``, ``wake_up_bit()``).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
    ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
    atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
@@ -151,6 +158,22 @@ VIRT_BARRIERS = (
 #: Device (mandatory and DMA) barriers: their comment says what they order.
 DEVICE_BARRIERS = ("dma_mb", "dma_rmb", "dma_wmb", "mb", "rmb", "wmb")
 
+#: Spinning loads that give no ordering (``smp_cond_load_relaxed()``): not barriers at all.
+NO_ORDERING = ("smp_cond_load_relaxed", "__smp_cond_load_relaxed")
+
+#: Files whose barriers are not uses that pair with other kernel code: tests of the primitives
+#: (a table of barriers under test), headers generated from scripts/atomic/, and userspace copies
+#: (tools/io_uring, liburing's own src/ test/ examples/) whose other side is the kernel.
+NOT_USE_PATHS = (
+    r"kernel/kcsan/kcsan_test\.c",
+    r"lib/(?:[\w/-]*/)?[\w-]*test[\w-]*\.[ch]",
+    r"include/linux/(?:atomic/)?atomic-[\w-]+\.h",
+    r"scripts/atomic/.*",
+    r"tools/io_uring/.*",
+    r"(?:src|test|examples)/.*",
+)
+_NOT_USE_PATH_RE = re.compile("^(?:" + "|".join(NOT_USE_PATHS) + ")$")
+
 _SMP = "|".join(SMP_BARRIERS + RAW_SMP_BARRIERS + VIRT_BARRIERS)
 _DEVICE = "|".join(DEVICE_BARRIERS)
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
@@ -190,7 +213,7 @@ PAIRING_PHRASES = (
     r"\bvs\.?\s",
     r"\brac(?:e|es|ing)\s+with\b",
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
-    r"remote|submission|completion|irq|interrupt)[\s-]+sides?\b",
+    r"remote|submission|completion|irq|interrupt|kernel|application|app)[\s-]+sides?\b",
 )
 _PAIRING_RE = re.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
 _FUNC_NAMED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
@@ -655,7 +678,7 @@ def _may_add_barrier(patch: Patch) -> bool:
 def _barrier_uses(patch: Patch) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in patch.files:
-        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path):
+        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path) or _NOT_USE_PATH_RE.match(fd.path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hunk in fd.hunks:
@@ -682,7 +705,7 @@ def _barrier_uses(patch: Patch) -> Iterator[_Use]:
                     for m in BARRIER_RE.finditer(code)
                     if not (_VOID_BARRIER_RE.match(m.group(1)) and _follows_open_or_comma(code, m.start()))
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
-                calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header)]
+                calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header) and c not in NO_ORDERING]
                 if calls:
                     yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header)
 
@@ -773,6 +796,7 @@ class _Moves:
         self.whole_keys: Counter | None = None
         self.fresh: dict[int, list[bool]] = {}
         self.in_hunk: dict[int, Counter] = {}
+        self.removed_comments: str | None = None
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
@@ -790,7 +814,8 @@ class _Moves:
         fresh = self.fresh.get(id(use.hunk))
         if fresh is None:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
-        if moved and (not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys)):
+        if moved and (not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys)
+                      or self._comment_moved_too(use)):
             for k in keys:
                 self.removed[k] -= 1
             return True
@@ -800,6 +825,23 @@ class _Moves:
             edits[use.name] -= 1
             return True
         return False
+
+
+    def _comment_moved_too(self, use: _Use) -> bool:
+        """Was the barrier's own comment block removed elsewhere too (barrier and comment moved together
+        into a new helper, as in "extract bfq_group_set_weight()")?"""
+        comment = normalise(comment_above(use.scans, use.idx) or "")
+        if len(comment) < 20:
+            return False
+        if self.removed_comments is None:
+            parts = []
+            for fd in self.patch.files:
+                for hunk in fd.hunks:
+                    texts = [d.text for d in hunk.removed]
+                    if texts:
+                        parts.extend(sc.comment for sc in scan_lines(texts, starts_in_comment(texts)))
+            self.removed_comments = normalise(" ".join(parts))
+        return comment in self.removed_comments
 
 
 def _removed_whole_keys(patch: Patch) -> Counter:
@@ -820,6 +862,54 @@ def _removed_whole_keys(patch: Patch) -> Counter:
     return out
 
 
+#: Barriers whose pairing is the documented pattern of the calls around them (wake_up_bit()'s
+#: kernel-doc: ``clear_bit_unlock(); smp_mb__after_atomic(); wake_up_bit();``): no comment needed.
+#: (barrier, call on the code line above, call on the code line below)
+DOCUMENTED_PATTERNS = (
+    ("smp_mb__after_atomic", r"clear_bit(?:_unlock)?", r"wake_up_(?:bit|var)"),
+)
+
+
+def _code_line(scans, idx: int, step: int) -> str:
+    """The next code line from ``idx`` in direction ``step`` (blank and comment-only lines skipped)."""
+    j = idx + step
+    while 0 <= j < len(scans):
+        code = scans[j].code.strip()
+        if code and code not in ("{", "}"):
+            return code
+        j += step
+    return ""
+
+
+def _documented_pattern(use: _Use) -> bool:
+    """Is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) that says what it pairs with?"""
+    for barrier, before, after in DOCUMENTED_PATTERNS:
+        if use.name == barrier and re.search(rf"\b{before}\s*\(", _code_line(use.scans, use.idx, -1)) \
+                and re.search(rf"\b{after}\s*\(", _code_line(use.scans, use.idx, 1)):
+            return True
+    return False
+
+
+#: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
+#: tools/ copy): a removed line that differs only in the barrier's name is the same barrier.
+_ANY_BARRIER_CALL_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
+
+
+def _renamed_in_place(use: _Use) -> bool:
+    """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
+    -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
+    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
+    mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", normalise(use.line.text))
+    if "BARRIER(" not in mine:
+        return False
+    for d in use.hunk.removed:
+        old = normalise(d.text)
+        if _ANY_BARRIER_CALL_RE.sub("BARRIER(", old) != mine or old == normalise(use.line.text):
+            continue
+        return not _in_new_function(use.new)[use.idx]
+    return False
+
+
 def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
     """Step 4: ``smp_mb__before/after_atomic()`` next to a plain access orders nothing."""
     if use.name not in ("smp_mb__after_atomic", "smp_mb__before_atomic"):
@@ -838,7 +928,8 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
         input_line=dl.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:non-rmw",
-        details={"barrier": use.name, "problem": "not-after-rmw", "op": op, "smp": True},
+        details={"barrier": use.name, "problem": "not-after-rmw", "op": op, "smp": True,
+                 "paired": bool(_PAIRING_RE.search(" ".join(_comment_texts(use))))},
     )
 
 
@@ -970,6 +1061,33 @@ class _PatchPairs:
             return acquires[obj], obj
         return None
 
+    def partner_commented(self, use: _Use) -> bool:
+        """Does the patch add the matching acquire/release on the same object *with* a comment of its own?
+
+        Then both ends say what they order, on one object the reader sees at once (blk-crypto's
+        ``tfms_inited[mode_num]``): no need to ask for "Pairs with" on top."""
+        partner = self.partner(use)
+        if partner is None:
+            return False
+        call, obj = partner
+        for fd in self.patch.files:
+            if not _is_c(fd.path):
+                continue
+            for hunk in fd.hunks:
+                if call not in joined_text(hunk, LineKind.ADDED):
+                    continue
+                new = _new_side(hunk)
+                texts = [d.text for d in new]
+                scans = scan_lines(texts, starts_in_comment(texts))
+                for i, d in enumerate(new):
+                    if d.kind is not LineKind.ADDED or call not in scans[i].code:
+                        continue
+                    for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
+                        if _object_of(scans[i].code, m.end() - 1) == obj and (
+                                scans[i].comment.strip() or (comment_above(scans, i) or "").strip()):
+                            return True
+        return False
+
     def named_elsewhere(self, use: _Use) -> bool:
         """Does a comment added elsewhere name this barrier and the function it is in?"""
         func = _function_name(use)
@@ -1092,11 +1210,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
     for use in _barrier_uses(patch):
-        if _is_definition(use) or moves.unchanged(use):
+        if _is_definition(use) or moves.unchanged(use) or _documented_pattern(use):
             continue
-        finding = _non_rmw_finding(patch, use)
+        finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
             findings.append(finding)
+            continue
+        if _renamed_in_place(use):
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
@@ -1104,8 +1224,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             if known is None:
                 known = _PatchFunctions(patch)
                 pairs = _PatchPairs(patch)
-            if own.strip() and pairs.named_elsewhere(use):
-                continue  # the other end names this one; the comment here says what it orders
+            if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
+                continue  # the other end names this one, or is plain to see and commented too
             finding = _comment_finding(patch, use, text, known, pairs.partner(use))
             if finding is not None:
                 findings.append(finding)
@@ -1135,8 +1255,10 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         parts.append(
             f"As far as I understand Documentation/atomic_t.txt, {f.details.get('barrier')}() only orders "
             f"against a read-modify-write atomic, and {op}() is a plain {kind}. "
-            "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
-            "say what it pairs with?"
+            + ("Should this be smp_mb() (or an RMW atomic / a release-acquire pair)?"
+               if f.details.get("paired") else
+               "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
+               "say what it pairs with?")
         )
 
     def names(fs: Sequence[Finding]) -> str:
@@ -1145,7 +1267,13 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
 
     if no_comment:
         smp = any(f.details.get("smp") for f in no_comment)
-        if smp:
+        if smp and _other_side_in_hunks(no_comment, patch):
+            parts.append(
+                f"Could you add a comment to {'the ' + names(no_comment) + ' here' if len(no_comment) == 1 else 'each of the new barriers here (' + names(no_comment) + ')'} "
+                "saying which barrier it pairs with, and what ordering it provides? A comment like \"Pairs with "
+                "smp_rmb() in foo()\" would help the next person who touches this code."
+            )
+        elif smp:
             if len(no_comment) == 1:
                 ask = (f"Could you add a comment to the {names(no_comment)} here saying which barrier it "
                        "pairs with, and what ordering it provides? I could not find the other side from "
@@ -1183,7 +1311,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             f"that implies one, in {target}() as changed by this patch. Am I missing something, or is "
             "the other half still to be added?"
         )
-    return "\n\n".join(parts)
+    return "\n\n".join(dict.fromkeys(parts))  # one paragraph for the same point at several places
 
 
 # How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
@@ -1243,48 +1371,102 @@ _DEFINITION_RE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")
 
 
 def _function_around(hunk: Hunk, index: int) -> str:
-    """The function a hunk line is in: the nearest definition line above it in the hunk (a new file's
-    hunk has no section), else the hunk's section."""
+    """The function a hunk line is in, only when the hunk shows that function's opening line (the
+    nearest definition above it, with no closing ``}`` at column 0 between). The hunk's ``@@`` text names
+    the function where the hunk *starts*, often an earlier one: it is never used; "" means "here"."""
     for dl in reversed(hunk.lines[: index + 1]):
         if dl.kind is LineKind.REMOVED:
             continue
+        if dl.text.startswith("}"):
+            return ""
         m = _DEFINITION_RE.match(dl.text)
         if m and m.group(1) not in ("if", "for", "while", "switch", "return"):
             return m.group(1)
-    return _function_of(hunk.section)
+    return ""
 
 
-def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str, str, str] | None:
-    """(barrier, function, other barrier, other function) when the patch adds both sides of a pair: a
-    write-side and a read-side barrier (release and acquire), or exactly two plain smp_mb() in two
-    functions (smp_mb__before_atomic() and smp_mb__after_atomic() around one atomic are no pair)."""
-    added: list[tuple[str, str, int | None]] = []
+def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None], str]]:
+    """(barrier, function or "", (path, new line number), object) of every barrier call on an added line of a C
+    file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none."""
+    added: list[tuple[str, str, tuple[str, int | None], str]] = []
     for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
         for h in fd.hunks:
             for i, dl in enumerate(h.lines):
                 if dl.kind is not LineKind.ADDED:
                     continue
-                for m in _ADDED_BARRIER_RE.finditer(dl.text):
-                    item = (m.group(1), _function_around(h, i), dl.new_no)
+                code = scan_line(dl.text).code
+                for m in _ADDED_BARRIER_RE.finditer(code):
+                    item = (m.group(1), _function_around(h, i), (fd.path, dl.new_no), _object_of(code, m.end() - 1))
                     if item not in added:
                         added.append(item)
+    return added
+
+
+def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str, str, str, str] | None:
+    """(barrier, function, other barrier, other function, object) when the patch plainly adds both sides of one
+    pair: a release and an acquire on the same object (the same expression text), in two places.
+
+    Nothing else is called a pair: an smp_wmb() and an smp_rmb() (or two smp_mb()) carry no object to
+    match, and an acquire and a release on different rings or fields each pair with something else
+    (often userspace)."""
+    added = _added_barriers(patch)
     for f in findings:
         name = str(f.details.get("barrier", ""))
         side = _barrier_side(name)
-        if side == "device":
+        if side not in ("acquire", "release"):
             continue
-        func = _function_of(f.symbol.split("@", 1)[1] if "@" in f.symbol else "")
-        if not func:
-            func = next((fn for b, fn, n in added if b == name and n in (f.lines or (f.line,))), "")
-        for other, other_func, line in added:
-            if _barrier_side(other) not in _COMPLEMENT.get(side, ()) or line in (f.lines or (f.line,)):
+        at = {(f.path, n) for n in (f.lines or (f.line,))}
+        mine = [(fn, obj) for b, fn, where, obj in added if b == name and where in at]
+        if not mine or not mine[0][1]:
+            continue
+        func, obj = mine[0]
+        for other, other_func, line, other_obj in added:
+            if _barrier_side(other) != ("release" if side == "acquire" else "acquire"):
                 continue
-            if side == "full":  # two plain smp_mb() in two functions, and no third one to choose from
-                fulls = [b for b, _, _ in added if _barrier_side(b) == "full"]
-                if not (name == other == "smp_mb" and len(fulls) == 2 and func and other_func and func != other_func):
-                    continue
-            return name, func, other, other_func
+            if line in at or other_obj != obj:
+                continue
+            if func and other_func and func == other_func:
+                continue  # both in one function: not two sides
+            return name, func, other, other_func, obj
     return None
+
+
+#: Operations documented to imply a full barrier (Documentation/atomic_t.txt, the wait/wake kernel-doc): one
+#: of these in the hunks may be the other side of an smp_mb(). Lock operations are left out: nearly every
+#: hunk has one, and they give acquire/release only.
+IMPLIED_FULL_BARRIERS = (
+    r"atomic\w*_(?:inc|dec|add|sub)_return", r"atomic\w*_(?:inc|dec|sub|add)_and_test", r"atomic\w*_fetch_\w+",
+    r"atomic\w*_xchg", r"atomic\w*_cmpxchg", r"xchg", r"cmpxchg", r"test_and_(?:set|clear|change)_bit",
+    r"refcount_dec_and_test", r"wake_up\w*", r"try_to_wake_up", r"set_current_state", r"prepare_to_wait\w*",
+    r"waitqueue_active", r"wq_has_sleeper",
+)
+_IMPLIES_FULL_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(IMPLIED_FULL_BARRIERS) + r")\s*\(")
+
+
+def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
+    """Could the other side be in the patch's hunks? True when, for one of the findings, a new-side line
+    (added or context) other than its own holds a barrier of the complementary side (an smp_rmb() for an
+    smp_wmb(), another full barrier for an smp_mb()): then "I could not find the other side" would be
+    wrong, or at best a guess."""
+    seen: list[tuple[tuple[str, int | None], str]] = []
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for h in fd.hunks:
+            for dl in _new_side(h):
+                code = scan_line(dl.text).code
+                for m in _ADDED_BARRIER_RE.finditer(code):
+                    seen.append(((fd.path, dl.new_no), _barrier_side(m.group(1))))
+                if _IMPLIES_FULL_RE.search(code):
+                    seen.append(((fd.path, dl.new_no), "full"))
+    for f in findings:
+        own = {(f.path, n) for n in (f.lines or (f.line,))}
+        wanted = _COMPLEMENT.get(_barrier_side(str(f.details.get("barrier", ""))), ())
+        if any(where not in own and side in wanted for where, side in seen):
+            return True
+    return False
 
 
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
@@ -1309,11 +1491,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     smp = [f for f in by["no-comment"] if f.details.get("smp")]
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
     if pair is not None and (smp or by["comment-without-pairing"]):
-        a, fa, b, fb = pair
+        a, fa, b, fb, obj = pair
         where_a = f" in {fa}()" if fa and fa != fb else ""
         where_b = f" in {fb}()" if fb else ""
         parts.append(
-            f"The {a}(){where_a} and the {b}(){where_b} look like a pair. Could each of them get a comment "
+            f"The {a}(){where_a} and the {b}(){where_b} on {obj} look like a pair. Could each of them get a comment "
             f"naming the other, e.g. \"Pairs with the {b}(){where_b}\", and saying what ordering they provide? "
             "That helps the next person who touches either side.")
     else:
@@ -1321,10 +1503,12 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             which = (f"the {names(smp)} here" if len(smp) == 1 and "," not in names(smp)
                      else f"each of the new barriers here ({names(smp)})")
             hint = suggestion(smp)
+            # "I could not find the other side" only when no hunk shows a barrier that could be it
+            lead = ("A comment like" if _other_side_in_hunks(smp, patch)
+                    else "I could not find the other side in the patch, and I might be missing it, but a comment like")
             parts.append(
                 f"Could you add a comment to {which} saying what it pairs with and what ordering it provides? "
-                "I could not find the other side in the patch, and I might be missing it, but a comment like "
-                f"{hint} would help the next person who touches this code.")
+                f"{lead} {hint} would help the next person who touches this code.")
         if by["comment-without-pairing"]:
             weak = by["comment-without-pairing"]
             hint = suggestion(weak)
