@@ -193,11 +193,11 @@ def copy_inbox(src: LoreInbox, dst: Path) -> LoreInbox:
 
 
 @pytest.fixture(scope="session")
-def lore_inbox(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> LoreInbox:
-    """Inbox ``lkml`` built with public-inbox from the corpus messages of 2023-05-25 .. 2023-07-05."""
+def lore_inbox(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> LoreInbox:
+    """Inbox ``lkml`` built with public-inbox from the sample mails of tests/data dated 2023-05-25 .. 2023-07-05."""
     if MISSING:
         pytest.skip(SKIP_REASON)
-    mails = corpus_mails(shared_dir / "corpus" / "lkml-real.mbox", INBOX_FIRST, INBOX_LAST)
+    mails = corpus_mails(data_dir / "mail" / "lkml-sample.mbox", INBOX_FIRST, INBOX_LAST)
     home = tmp_path_factory.mktemp("lore-home")
     build_inbox(home, "lkml", (m.data for m in mails))
     return LoreInbox(home, mails)

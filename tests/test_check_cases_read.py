@@ -1,6 +1,6 @@
 """``reviewbot check`` on the shared cases C18-C33 (issue 12): mail and diffs read as ``git am`` reads them.
 
-Each case file is read as bytes from ../shared/cases (the ``shared_dir``
+Each case file is read as bytes from tests/data/cases (the ``data_dir``
 fixture) and checked by the real command in-process; the JSON report (validated
 against the shipped schema) shows how the mail was read: author, title, counter,
 files and the +/- line counts. The expected values are those of each case's
@@ -41,8 +41,8 @@ def read(doc: dict) -> list[tuple]:
 
 
 @pytest.fixture
-def cases(shared_dir: Path, isolated_env: Path) -> Path:
-    return shared_dir / "cases"
+def cases(data_dir: Path, isolated_env: Path) -> Path:
+    return data_dir / "cases"  # a byte copy of ../shared/cases (tests/test_data_fixtures.py checks it)
 
 
 # ------------------------------------------------------------------ C18: bare diffs

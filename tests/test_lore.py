@@ -46,9 +46,9 @@ def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def mirror_message(shared_dir: Path, page: str = PATCH_PAGE):
+def mirror_message(data_dir: Path, page: str = PATCH_PAGE):
     """The archived (obfuscated) Message of one mirror page."""
-    path = shared_dir / "openwall-mirror" / page
+    path = data_dir / "openwall-mirror" / page
     url = "https://lists.openwall.net/" + page.removesuffix(".html")
     return parse_message(parse_message_page(path.read_bytes(), url, "linux-kernel"))
 
@@ -115,9 +115,9 @@ def test_raw_lookup_gives_the_real_message_and_keeps_it(lore_server, lore_inbox,
     assert lookup.cache_path("lkml", PATCH_MID).is_file()
 
 
-def test_completion_takes_the_real_headers_when_id_and_subject_match(lore_server, lore_inbox, shared_dir,
+def test_completion_takes_the_real_headers_when_id_and_subject_match(lore_server, lore_inbox, data_dir,
                                                                       tmp_path, cache_home) -> None:
-    archived = mirror_message(shared_dir)
+    archived = mirror_message(data_dir)
     assert archived.message_id == PATCH_MID and "@..." in archived.from_addr.email
     completer = lore.AddressCompleter(lore.RawLookup(settings_for(tmp_path, lore_server.url)))
     done = completer(archived)
@@ -131,8 +131,8 @@ def test_completion_takes_the_real_headers_when_id_and_subject_match(lore_server
     assert completer.results == [lore.Completion(PATCH_MID, True)]
 
 
-def test_unknown_message_id_keeps_the_message_and_says_why(lore_server, shared_dir, tmp_path, cache_home) -> None:
-    archived = dataclasses.replace(mirror_message(shared_dir), message_id="no-such-message@example.org")
+def test_unknown_message_id_keeps_the_message_and_says_why(lore_server, data_dir, tmp_path, cache_home) -> None:
+    archived = dataclasses.replace(mirror_message(data_dir), message_id="no-such-message@example.org")
     completer = lore.AddressCompleter(lore.RawLookup(settings_for(tmp_path, lore_server.url)))
     assert completer(archived) is archived
     assert completer.results[0].reason == "not archived on lore"
@@ -140,23 +140,23 @@ def test_unknown_message_id_keeps_the_message_and_says_why(lore_server, shared_d
     assert any("not archived on lore" in line for line in completer.lines())
 
 
-def test_subject_that_does_not_match_keeps_the_message(lore_server, shared_dir, tmp_path, cache_home) -> None:
-    archived = mirror_message(shared_dir)
+def test_subject_that_does_not_match_keeps_the_message(lore_server, data_dir, tmp_path, cache_home) -> None:
+    archived = mirror_message(data_dir)
     other = dataclasses.replace(archived, subject=dataclasses.replace(archived.subject, raw="[PATCH] something else"))
     completer = lore.AddressCompleter(lore.RawLookup(settings_for(tmp_path, lore_server.url)))
     assert completer(other) is other
     assert "another subject" in completer.results[0].reason
 
 
-def test_stopped_server_keeps_the_message_and_stops_asking(lore_inbox, shared_dir, tmp_path, cache_home) -> None:
+def test_stopped_server_keeps_the_message_and_stops_asking(lore_inbox, data_dir, tmp_path, cache_home) -> None:
     server = LoreServer(lore_inbox.home).start()
     url = server.url
     server.stop()
     completer = lore.AddressCompleter(lore.RawLookup(settings_for(tmp_path, url)))
-    archived = mirror_message(shared_dir)
+    archived = mirror_message(data_dir)
     assert completer(archived) is archived
     assert completer.unreachable and "cannot connect" in completer.unreachable
-    second = mirror_message(shared_dir, "linux-kernel/2023/06/27/2.html")
+    second = mirror_message(data_dir, "linux-kernel/2023/06/27/2.html")
     assert completer(second) is second
     assert completer.lookup.requests == 0
     assert any("could not be reached" in line for line in completer.lines())
@@ -242,9 +242,9 @@ def test_a_month_from_the_epochs_holds_exactly_that_months_messages(lore_server,
     assert _stored(settings.db_path) == stored
 
 
-def test_a_message_added_after_a_run_is_found_by_the_next(lore_inbox, shared_dir, tmp_path, cache_home) -> None:
+def test_a_message_added_after_a_run_is_found_by_the_next(lore_inbox, data_dir, tmp_path, cache_home) -> None:
     inbox = copy_inbox(lore_inbox, tmp_path / "lore-home")
-    later = corpus_mails(shared_dir / "corpus" / "lkml-real.mbox", date(2023, 7, 6), date(2023, 7, 31))
+    later = corpus_mails(data_dir / "mail" / "lkml-sample.mbox", date(2023, 7, 6), date(2023, 7, 31))
     assert later, "the corpus has messages after the fixture's range"
     with LoreServer(inbox.home) as server:
         settings = settings_for(tmp_path, server.url)
@@ -271,7 +271,7 @@ def test_stopped_server_reads_the_clones_already_here(lore_inbox, tmp_path, cach
     assert summary.messages_stored == len(_stored(tmp_path / "first.sqlite"))
 
 
-def test_scan_command_with_source_lore(lore_server, tmp_path, cache_home) -> None:
+def test_scan_command_with_source_lore(lore_server, lore_inbox, tmp_path, cache_home) -> None:
     env = dict(os.environ, XDG_CACHE_HOME=str(cache_home), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
                XDG_DATA_HOME=str(tmp_path / "data"))
     db = str(tmp_path / "db.sqlite")
@@ -279,7 +279,8 @@ def test_scan_command_with_source_lore(lore_server, tmp_path, cache_home) -> Non
             "--until", "2023-06", "--db", db, "--rate", "0")
     first = _run(env, *args)
     assert first.returncode == 0, first.stderr
-    assert "messages stored (new): 36" in first.stdout
+    june = {m.message_id for m in lore_inbox.mails if JUNE[0] <= m.day <= JUNE[1]}
+    assert f"messages stored (new): {len(june)}" in first.stdout
     second = _run(env, *args)
     assert "git clones/fetches/probes over the network: 0 (0 brought new objects)" in second.stdout
     assert "messages stored (new): 0" in second.stdout
@@ -292,7 +293,7 @@ def test_scan_command_says_why_when_lore_is_off(tmp_path) -> None:
     assert done.returncode == 2 and "needs a lore URL" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_cron_follows_a_list_through_lore(lore_inbox, shared_dir, tmp_path) -> None:
+def test_cron_follows_a_list_through_lore(lore_inbox, data_dir, tmp_path) -> None:
     inbox = copy_inbox(lore_inbox, tmp_path / "lore-home")
     config = tmp_path / "config.toml"
     config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\n'
@@ -312,14 +313,14 @@ def test_cron_follows_a_list_through_lore(lore_inbox, shared_dir, tmp_path) -> N
     assert (INBOX_FIRST, INBOX_LAST) == (date(2023, 5, 25), date(2023, 7, 5))
 
 
-def test_an_obfuscated_copy_never_replaces_lores_real_one(lore_inbox, shared_dir, tmp_path) -> None:
+def test_an_obfuscated_copy_never_replaces_lores_real_one(lore_inbox, data_dir, tmp_path) -> None:
     """Scanning openwall after lore keeps lore's real addresses in the store."""
     from reviewbot.parse.mail import parse_rfc822
 
     data = next(m.data for m in lore_inbox.mails if m.message_id == PATCH_MID)
     real = dataclasses.replace(parse_rfc822(data, "lore"), list_name="linux-kernel",
                                source=lore.message_url("https://lore.kernel.org", "lkml", PATCH_MID))
-    archived = mirror_message(shared_dir)
+    archived = mirror_message(data_dir)
     with Store(tmp_path / "db.sqlite") as store:
         store.put_message(real, day=date(2023, 6, 27), seq=1)
         store.put_message(archived)

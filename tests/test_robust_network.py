@@ -158,7 +158,7 @@ def test_ctrl_c_while_a_worker_waits_for_a_message_page(tmp_path: Path) -> None:
     """Index pages answer; no message page of the day ever answers: the fetch-ahead worker is
     blocked when Ctrl-C arrives. The interpreter joins its threads on exit, so the worker's
     request must end too (it took 27 s, the read timeout, before)."""
-    from conftest import MIRROR
+    from conftest import DATA_MIRROR as MIRROR  # a day of the pages the project carries
     from mirror_server import Fault, MirrorServer
 
     def faults(path: str, attempt: int):
