@@ -66,15 +66,16 @@ def _grows_linearly(small: float, big: float) -> bool:
 def test_rules_linear_on_repetitive_lines(rules, where: str) -> None:
     slow = []
     for unit in UNITS:
-        def patch(size: int):
+        def patch(size: int, unit: str = unit):
             line = _line(unit, size)
             commit, added = {"commit": (line, "int b;"), "code": ("x", line), "comment": ("x", f"/* {line} */")}[where]
             return parse_patch(parse_rfc822(_mail(commit, added), "m"))
 
         small, big = patch(SMALL), patch(BIG)
         for rule in rules:
-            t_small = _best(lambda: check_patch(small, [rule], RuleContext()))
-            t_big = _best(lambda: check_patch(big, [rule], RuleContext()), repeat=1 if t_small < 0.01 else 3)
+            # defaults bind this iteration's patch and rule into each timed call
+            t_small = _best(lambda p=small, r=rule: check_patch(p, [r], RuleContext()))
+            t_big = _best(lambda p=big, r=rule: check_patch(p, [r], RuleContext()), repeat=1 if t_small < 0.01 else 3)
             if not _grows_linearly(t_small, t_big):
                 slow.append(f"{rule.meta.id} {unit!r}: {t_small:.3f}s -> {t_big:.3f}s")
     assert not slow
@@ -91,7 +92,7 @@ def test_thread_check_linear_on_repetitive_lines() -> None:
     other = dataclasses.replace(author, name="Bob Reviewer", email="bob@example.com")
     slow = []
     for unit in UNITS:
-        def check(size: int):
+        def check(size: int, unit: str = unit):
             body = _line(unit, size)
             for sender in (author, other):
                 for text in (body, "Applied" + body):

@@ -92,7 +92,7 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
     except KeyboardInterrupt:
         click.echo("reviewbot cron: interrupted; what was stored stays, the cursor is at the last finished "
                    "day and the next run resumes after it", err=True)
-        raise SystemExit(int(ExitStatus.INTERRUPTED))
+        raise SystemExit(int(ExitStatus.INTERRUPTED)) from None
     except ReviewbotError as exc:
         fail("cron", str(exc))
     lore_lines = lore.lines() if lore is not None else []
