@@ -30,7 +30,9 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 from bs4 import BeautifulSoup, NavigableString, PageElement, SoupStrainer, Tag
-from bs4.builder import LXMLTreeBuilder, ParserRejectedMarkup
+from bs4.builder import ParserRejectedMarkup
+# the module that defines it: bs4.builder re-exports it only at run time, where type checkers cannot see it
+from bs4.builder._lxml import LXMLTreeBuilder
 
 from reviewbot.errors import FetchError, ParseError, UsageError
 from reviewbot.models import AttachmentRef, MessageRef, RawMessage
@@ -463,7 +465,9 @@ def _huge_html_parser(**kwargs: Any) -> lxml.etree.HTMLParser:
 
 def _soup_pre(fragment: str) -> Tag | None:
     """The ``<pre>`` element of ``fragment``, parsed by BeautifulSoup over lxml (entities decoded once)."""
-    soup = BeautifulSoup(fragment, builder=LXMLTreeBuilder(parser=_huge_html_parser), parse_only=_PRE_ONLY)
+    # bs4 takes a parser factory too (LXMLTreeBuilder.parser_for calls it); its annotation names XMLParser only
+    builder = LXMLTreeBuilder(parser=_huge_html_parser)  # type: ignore[arg-type]
+    soup = BeautifulSoup(fragment, builder=builder, parse_only=_PRE_ONLY)
     pre = soup.find("pre")
     return pre if isinstance(pre, Tag) else None
 
@@ -523,7 +527,8 @@ def _pre_text(pre: Tag, url: str) -> tuple[str, list[AttachmentRef], bool, list[
 
 def _attachment(span: Tag, url: str, fallback_index: int) -> AttachmentRef | None:
     link = span.find("a")
-    href = (link.get("href") if isinstance(link, Tag) else None) or ""
+    href_value = link.get("href") if isinstance(link, Tag) else None
+    href = href_value if isinstance(href_value, str) else ""  # href is single-valued: never a list
     filename = link.get_text() if link is not None else ""
     label = span.get_text()
     # 'View attachment "NAME" of type "TYPE" (N bytes)': read from the end (NAME may hold anything)
