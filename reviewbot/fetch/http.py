@@ -121,6 +121,7 @@ def _register_exit_hook() -> None:
     global _exit_hook_registered
     if not _exit_hook_registered:
         try:
+            # private CPython hook, absent from typeshed; AttributeError below covers other Pythons
             threading._register_atexit(_on_interpreter_exit)  # type: ignore[attr-defined]
         except (AttributeError, RuntimeError):
             pass
