@@ -68,7 +68,7 @@ class LazyGroup(click.Group):
     A locked database or a full disk ends the command with one line (exit status 2), not a traceback.
     """
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except Exception as exc:

@@ -172,7 +172,7 @@ def _check_base_url(value: str, origin: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query or parts.fragment:
         raise UsageError(f"base-url = {value!r}: expected http(s)://host[:port] with no path", subject=origin)
     try:
-        parts.port
+        _ = parts.port  # urlsplit checks the port only when it is read
     except ValueError as exc:
         raise UsageError(f"base-url = {value!r}: bad port", subject=origin) from exc
     return value.rstrip("/")

@@ -21,8 +21,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
+from reviewbot.models import Hunk  # at run time too: joined_text tells a hunk from a file by its type
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reviewbot.models import FileDiff, Hunk, LineKind
+    from reviewbot.models import FileDiff, LineKind
 
 __all__ = [
     "LineScan",
@@ -147,11 +149,10 @@ def joined_text(diff: "FileDiff | Hunk", kind: "LineKind") -> str:
         return hit[1]
     if len(_TEXT_CACHE) >= 1024:
         _TEXT_CACHE.clear()
-    lines = getattr(diff, "lines", None)
-    if lines is None:
-        text = "\n".join([dl.text for h in diff.hunks for dl in h.lines if dl.kind is kind])
+    if isinstance(diff, Hunk):
+        text = "\n".join([dl.text for dl in diff.lines if dl.kind is kind])
     else:
-        text = "\n".join([dl.text for dl in lines if dl.kind is kind])
+        text = "\n".join([dl.text for h in diff.hunks for dl in h.lines if dl.kind is kind])
     _TEXT_CACHE[key] = (diff, text)
     return text
 

@@ -261,9 +261,9 @@ def series_of(patches: Sequence[Patch], roots: Mapping[str, str]) -> dict[str, S
         for p in series.patches:
             out[p.message_id] = series
     for merged in unthreaded_series(patches):
-        for p in (merged.cover, *merged.patches):
-            if p is not None and (p.message_id not in out or out[p.message_id].cover is None):
-                out[p.message_id] = merged
+        for member in (merged.cover, *merged.patches):
+            if member is not None and (member.message_id not in out or out[member.message_id].cover is None):
+                out[member.message_id] = merged
     return out
 
 

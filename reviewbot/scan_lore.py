@@ -186,9 +186,9 @@ def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, numb
     inside = (cursor is not None and cov_since is not None and cov_since <= since
               and (cursor.get("until") is None or (until is not None and cov_until is not None
                                                     and until <= cov_until)))
-    if inside and cursor["commit"] == tip:
+    if cursor is not None and inside and cursor["commit"] == tip:  # (inside implies a cursor)
         return 0, 0, 0, []
-    if inside and mirror.is_ancestor(number, cursor["commit"], tip):
+    if cursor is not None and inside and mirror.is_ancestor(number, cursor["commit"], tip):
         # only what arrived since; picked by the covered days, so the cursor's coverage stays whole
         assert cov_since is not None
         pick_since, pick_until, after = cov_since, cov_until, cursor["commit"]

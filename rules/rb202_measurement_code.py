@@ -171,9 +171,12 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             if not (harness.stamps or harness.deltas or harness.counters):
                 continue
             for dl, code in zip(added, codes):
-                if not any(word in code for word in PRINT_WORDS) or not _PRINT_RE.search(code):
+                if not any(word in code for word in PRINT_WORDS):
                     continue
-                kind = harness.printed(code[_PRINT_RE.search(code).end() :])
+                printed = _PRINT_RE.search(code)
+                if printed is None:
+                    continue
+                kind = harness.printed(code[printed.end() :])
                 if kind is None:
                     continue  # a print of something else (a state, an error, a plain time stamp)
                 findings.append(

@@ -109,7 +109,8 @@ class LoreServer:
                 break  # it answers (404: no robots.txt)
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"public-inbox-httpd exited: {(self.home / 'httpd.log').read_text()}")
+                    raise RuntimeError(
+                        f"public-inbox-httpd exited: {(self.home / 'httpd.log').read_text()}") from None
                 time.sleep(0.05)
         else:
             self.stop()

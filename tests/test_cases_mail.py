@@ -28,7 +28,7 @@ def case_patch(name: str):
 
 
 def lines_of(hunk, kind):
-    return [(l.old_no, l.new_no, l.text) for l in hunk.lines if l.kind is kind]
+    return [(line.old_no, line.new_no, line.text) for line in hunk.lines if line.kind is kind]
 
 
 # ------------------------------------------------------------------ C01 bare CR
@@ -52,7 +52,7 @@ def test_c01_bare_cr_stays_inside_its_line():
     assert ctx == [(1, 1, "foo: loading firmware image"), (2, 2, "foo: progress  40%\r 100%")]
     assert len(h.lines) == 4
     # input lines count like the file (line 21 holds the CR)
-    assert [l.input_line for l in h.lines] == [20, 21, 22, 23]
+    assert [line.input_line for line in h.lines] == [20, 21, 22, 23]
     assert f.header_input_line == 15
     # the optional informational note: line 2 of the file holds a bare CR
     assert patch.warnings == (
@@ -134,7 +134,7 @@ def test_c04_no_newline_marker_does_not_shift_numbers():
 
 def test_c04_marker_is_kept_in_place_for_quoting():
     (h,) = case_patch("C04.patch").files[0].hunks
-    raws = [l.raw for l in h.lines]
+    raws = [line.raw for line in h.lines]
     i = raws.index("\\ No newline at end of file")
     assert raws[i - 1] == "-};" and raws[i + 1] == "+\tu32 drops;"
     marker = h.lines[i]
@@ -156,10 +156,10 @@ def test_c06_flowed_quoted_printable_is_undone():
     (h,) = f.hunks
     assert h.header == "@@ -20,4 +20,6 @@ static int foo_set_depth(struct foo_dev *fd, unsigned int depth)"
     assert (f.added_count, f.removed_count) == (3, 1)
-    added = [l.raw for l in h.added]
+    added = [line.raw for line in h.added]
     assert '+\t\tdev_warn(fd->dev, "queue depth %u exceeds limit %u, clamping\\n", depth, FOO_MAX_DEPTH);' in added
     assert "+\tfd->depth = min(depth, FOO_MAX_DEPTH);" in added  # =3D decoded
-    ctx = [l.raw for l in h.lines if l.kind is LineKind.CONTEXT]
+    ctx = [line.raw for line in h.lines if line.kind is LineKind.CONTEXT]
     assert ctx == [" {", " \treturn 0;", " }"]
     assert any("format=flowed" in w and "git send-email" in w for w in patch.warnings)
     assert patch.diffstat.startswith(" drivers/foo/queue.c | 4 +++-")
@@ -198,7 +198,7 @@ def test_c09_reply_is_not_a_submission():
     assert f.path == "drivers/foo/link.c"
     assert (f.added_count, f.removed_count) == (1, 0)
     assert [h.header for h in f.hunks] == ["@@ -40,2 +40,3 @@ static int foo_link_status(struct foo_dev *fd)"]
-    assert all(not l.text.startswith(">") for l in f.hunks[0].lines)
+    assert all(not line.text.startswith(">") for line in f.hunks[0].lines)
     assert lines_of(f.hunks[0], LineKind.ADDED) == [(None, 41, "\tfoo_wait_link_up(fd, FOO_LINK_TIMEOUT_MS);")]
 
 

@@ -192,7 +192,7 @@ def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path:
         proc = subprocess.Popen(cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         try:
-            if wait_for_requests(server, proc, lambda paths: len(paths) >= after):
+            if wait_for_requests(server, proc, lambda paths, after=after: len(paths) >= after):
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
             proc.wait(timeout=60)

@@ -24,7 +24,7 @@ HUNK = """\
 @@ -{o},7 +{n},8 @@ static void foo_{name}(struct foo_ring *r, u32 v)
  {{
  \tu32 tail = r->tail;
- 
+\x20
  \tr->slot[tail & r->mask] = v;
 +\tsmp_wmb();
  \tWRITE_ONCE(r->tail, tail + 1);
@@ -55,7 +55,7 @@ diff --git a/drivers/foo/ring.c b/drivers/foo/ring.c
 index 3333333..4444444 100644
 --- a/drivers/foo/ring.c
 +++ b/drivers/foo/ring.c
-{hunks}-- 
+{hunks}--\x20
 2.43.0
 
 """
@@ -161,7 +161,7 @@ READER_HUNK = """\
 @@ -120,7 +121,8 @@ static u32 foo_ring_pop(struct foo_ring *r)
  {
  \tu32 tail = READ_ONCE(r->tail);
- 
+\x20
  \tif (r->head == tail)
 +\tsmp_rmb();
  \t\treturn 0;

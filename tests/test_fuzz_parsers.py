@@ -186,19 +186,19 @@ def test_hunk_reader_agrees_with_unidiff_full_mode(tail):
     lines = ["diff --git a/x b/x", "--- a/x", "+++ b/x"] + tail
     try:
         ours = parse_diff(lines, 0, 1, subject="d@x")
-    except ParseError:
+    except ParseError as ours_error:
         try:
             _unidiff_full(lines)
         except Exception:
             return  # both reject it
         # ours may only accept more (trailing empty context lines restored); never reject more
-        raise AssertionError("parse_diff rejected a diff unidiff accepts")
+        raise AssertionError("parse_diff rejected a diff unidiff accepts") from ours_error
     try:
         theirs = _unidiff_full(lines)
     except Exception:
         return  # accepted thanks to restored trailing empty context lines
     mine = [
-        [(l.kind.value if l.kind.value != "\\" else "\\", l.old_no, l.new_no, l.text) for h in f.hunks for l in h.lines]
+        [(line.kind.value if line.kind.value != "\\" else "\\", line.old_no, line.new_no, line.text) for h in f.hunks for line in h.lines]
         for f in ours
     ]
     assert mine == theirs

@@ -60,7 +60,7 @@ def check_patch_text(msg):
     (f,) = patch.files
     (h,) = f.hunks
     assert h.header == "@@ -1,3 +1,3 @@ int foo(void)"
-    assert [l.raw for l in h.lines] == [
+    assert [line.raw for line in h.lines] == [
         " {",
         "-\treturn 0;",
         "+\treturn 1; /* Jürgen's value, a very long line that a mail client would wrap at 72 */",
@@ -384,7 +384,7 @@ def test_archive_diff_lines_with_obfuscation_are_altered():
     msg = parse_message(archive_raw(body=body, header_lines=(("Message-ID", "<q@r.s>"), ("Subject", "[PATCH] x"))))
     patch = parse_patch(msg)
     lines = patch.files[0].hunks[0].lines
-    assert [(l.kind.value, l.altered) for l in lines] == [(" ", False), ("-", False), ("+", True)]
+    assert [(line.kind.value, line.altered) for line in lines] == [(" ", False), ("-", False), ("+", True)]
     assert patch.trailers[0].value == "Ada <ada@...mple.org>"
 
 

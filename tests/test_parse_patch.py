@@ -62,7 +62,7 @@ def test_full_format_patch_split():
     assert (f.path, f.old_path, f.new_path, f.status) == ("lib/x.c", "lib/x.c", "lib/x.c", "modified")
     (h,) = f.hunks
     assert (h.old_start, h.old_len, h.new_start, h.new_len, h.section) == (10, 4, 10, 5, "static int x(void)")
-    assert [(l.kind.value, l.old_no, l.new_no) for l in h.lines] == [
+    assert [(line.kind.value, line.old_no, line.new_no) for line in h.lines] == [
         (" ", 10, 10), ("-", 11, None), ("+", None, 11), ("+", None, 12), (" ", 12, 13), (" ", 13, 14)
     ]
     assert h.lines[4].text == ""  # an empty context line whose space the mailer ate
@@ -146,8 +146,8 @@ def test_crlf_patch_file_and_missing_final_newline():
     data = (b"From: A <a@b.cd>\r\nSubject: [PATCH] x\r\nMessage-ID: <c@d>\r\n\r\nT.\r\n---\r\n" + DIFF.encode().replace(b"\n", b"\r\n")).rstrip(b"\r\n")
     p = parse_patch(parse_rfc822(data, "crlf.patch"))
     (h,) = p.files[0].hunks
-    assert [l.text for l in h.lines][-1] == "\treturn a;"
-    assert all("\r" not in l.text for l in h.lines)
+    assert [line.text for line in h.lines][-1] == "\treturn a;"
+    assert all("\r" not in line.text for line in h.lines)
 
 
 def test_trailer_rules():
@@ -190,8 +190,8 @@ def test_marker_after_hunk_end_and_input_lines():
     diff = "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
     p = parse_patch(msg("T.\n---\n" + diff))
     lines = p.files[0].hunks[0].lines
-    assert [l.raw for l in lines] == ["-x", "\\ No newline at end of file", "+y", "\\ No newline at end of file"]
-    assert [l.kind for l in lines] == [LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED, LineKind.MARKER]
+    assert [line.raw for line in lines] == ["-x", "\\ No newline at end of file", "+y", "\\ No newline at end of file"]
+    assert [line.kind for line in lines] == [LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED, LineKind.MARKER]
     assert lines[2].new_no == 1
     assert lines[3].input_line == lines[2].input_line + 1
 
@@ -213,7 +213,7 @@ def test_soft_wrapped_diff_is_retried_unflowed():
     p = parse_patch(msg(body))
     (f,) = p.files
     assert f.path == "Documentation/a_rather_long_directory_name/file.txt"
-    assert [l.raw for l in f.hunks[0].lines] == [
+    assert [line.raw for line in f.hunks[0].lines] == [
         " first", "-old line that was long enough to be wrapped by the mail client", "+new"
     ]
     assert any("format=flowed" in w for w in p.warnings)
@@ -227,7 +227,7 @@ def test_trailing_empty_context_lines_dropped_by_the_archive():
     body = "Text.\n---\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,3 +1,4 @@\n a\n+b\n c\n"
     p = parse_patch(replace(msg(body), obfuscated=True))
     lines = p.files[0].hunks[0].lines
-    assert [l.raw for l in lines] == [" a", "+b", " c", " "]
+    assert [line.raw for line in lines] == [" a", "+b", " c", " "]
     assert lines[-1].new_no == 4
 
 

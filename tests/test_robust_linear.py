@@ -75,17 +75,17 @@ def _grows_linearly(small: float, big: float) -> bool:
 def test_rules_linear_on_repetitive_lines(rules, where: str) -> None:
     slow = []
     for unit in UNITS:
-        def patch(size: int):
+        def patch(size: int, unit: str = unit):
             line = _line(unit, size)
             commit, added = {"commit": (line, "int b;"), "code": ("x", line), "comment": ("x", f"/* {line} */")}[where]
             return parse_patch(parse_rfc822(_mail(commit, added), "m"))
 
         small, big = patch(SMALL), patch(BIG)
         for rule in rules:
-            def cold(p):  # a rule may cache its work per text (lru_cache): time it uncached, both sizes alike
+            def cold(p, r=rule):  # a rule may cache its work per text (lru_cache): time it uncached, both sizes alike
                 def run() -> None:
-                    _clear_caches(rule)
-                    check_patch(p, [rule], RuleContext())
+                    _clear_caches(r)
+                    check_patch(p, [r], RuleContext())
                 return run
 
             t_small = _best(cold(small))
@@ -106,7 +106,7 @@ def test_thread_check_linear_on_repetitive_lines() -> None:
     other = dataclasses.replace(author, name="Bob Reviewer", email="bob@example.com")
     slow = []
     for unit in UNITS:
-        def check(size: int):
+        def check(size: int, unit: str = unit):
             body = _line(unit, size)
             for sender in (author, other):
                 for text in (body, "Applied" + body):

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import resource
-import signal
 import sqlite3
 import subprocess
 import sys

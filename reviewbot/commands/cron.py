@@ -83,7 +83,7 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
                 settings = settings.with_(lore_url=check_lore_url(lore_url))
             check_lore_url(settings.lore_url)
 
-            def scan_fn(settings, list_name, start, _today, **kwargs):  # type: ignore[no-untyped-def]
+            def scan_fn(settings, list_name, start, _today, **kwargs):
                 # up to the newest message: the epochs' cursors make every later run read only what arrived
                 return scan_lore(settings, list_name, start, None, rules=rules, **kwargs)
         result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
@@ -92,7 +92,7 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
     except KeyboardInterrupt:
         click.echo("reviewbot cron: interrupted; what was stored stays, the cursor is at the last finished "
                    "day and the next run resumes after it", err=True)
-        raise SystemExit(int(ExitStatus.INTERRUPTED))
+        raise SystemExit(int(ExitStatus.INTERRUPTED)) from None
     except ReviewbotError as exc:
         fail("cron", str(exc))
     lore_lines = lore.lines() if lore is not None else []

@@ -49,7 +49,6 @@ message of the same thread, version and total.
 from __future__ import annotations
 
 import csv
-import mailbox
 import os
 import sys
 import time
@@ -182,17 +181,10 @@ def expected_for(label: Label, rule_id: str, is_patch: bool) -> tuple[bool, str]
 
 def iter_mbox(path: Path) -> Iterator[tuple[bytes, str]]:
     """(raw bytes, source) of each message of an mbox, in order."""
-    try:
-        from reviewbot.fetch.mailfiles import read_path  # H1's reader when present
-    except ImportError:
-        read_path = None
-    if read_path is not None:
-        for raw in read_path(path):
-            yield raw.data, raw.source
-        return
-    box = mailbox.mbox(str(path), create=False)
-    for i, key in enumerate(box.iterkeys()):
-        yield box.get_bytes(key), f"{path}:{i + 1}"
+    from reviewbot.fetch.mailfiles import read_path
+
+    for raw in read_path(path):
+        yield raw.data, raw.source
 
 
 def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: bool = False) -> EvalResult:
@@ -366,7 +358,7 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     ``?`` labels are left out. A row whose mail cannot be read is a problem,
     named, and left out.
     """
-    from reviewbot.checking import check_messages, messages_from_bytes
+    from reviewbot.checking import InputMessage, check_messages, messages_from_bytes
     from reviewbot.models import Severity
 
     result = SetResult(path=root)
@@ -376,7 +368,7 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     t0 = time.perf_counter()
     for row in read_set(root):
         mail = root / "mail"
-        items = []
+        items: list[InputMessage] = []
         patch_file = mail / f"{row.id}.eml"
         try:
             for path in (mail / f"{row.id}.cover.eml", patch_file):

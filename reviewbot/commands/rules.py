@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import click
 
@@ -16,7 +17,7 @@ def rule_rows(rules) -> list[tuple[str, str, str, str, str]]:
     return [(r.id, r.name, r.meta.severity.value, r.origin, r.meta.summary) for r in rules]
 
 
-def format_table(rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> list[str]:
+def format_table(rows: Sequence[tuple[str, ...]], headers: tuple[str, ...]) -> list[str]:
     """Plain-text columns (the last column is not padded)."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     out = []

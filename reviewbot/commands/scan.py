@@ -152,7 +152,7 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
         sys.exit(int(ExitStatus.PARTIAL_FAILURE))
 
 
-def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offline: bool,  # type: ignore[no-untyped-def]
+def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offline: bool,
                clock) -> None:
     """``--source lore``: read the list's git epochs (see reviewbot.scan_lore), print what was done."""
     from reviewbot.errors import ReviewbotError
@@ -177,7 +177,7 @@ def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offl
         sys.exit(int(ExitStatus.PARTIAL_FAILURE))
 
 
-def lore_summary_lines(summary) -> list[str]:  # type: ignore[no-untyped-def]
+def lore_summary_lines(summary) -> list[str]:
     """Plain lines for a :class:`reviewbot.scan_lore.LoreScanSummary`."""
     until = summary.until.isoformat() if summary.until else "newest"
     out = [
@@ -203,7 +203,7 @@ def lore_summary_lines(summary) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _print_summary(summary, settings) -> None:  # type: ignore[no-untyped-def]
+def _print_summary(summary, settings) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -253,7 +253,7 @@ _NOT_CACHED = {
 }
 
 
-def error_lines(errors) -> list[str]:  # type: ignore[no-untyped-def]
+def error_lines(errors) -> list[str]:
     """Lines for the summary's failed pages: one compact line per "not cached" reason, then the others.
 
     ``errors``: (url, error) pairs. Pages missing because the host is down (or
@@ -279,7 +279,7 @@ def error_lines(errors) -> list[str]:  # type: ignore[no-untyped-def]
     return lines
 
 
-def _print_findings(out, summary, settings) -> None:  # type: ignore[no-untyped-def]
+def _print_findings(out, summary, settings) -> None:
     """List the range's findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS."""
     if not summary.findings:
         return

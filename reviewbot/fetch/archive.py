@@ -167,10 +167,10 @@ class Archive:
     def _last_day(self, info: ArchiveURL) -> date | None:
         if info.kind in ("message", "attachment", "day"):
             return info.date
-        if info.kind == "month":
-            return date(info.year, info.month, calendar.monthrange(info.year, info.month)[1])  # type: ignore[arg-type]
-        if info.kind == "year":
-            return date(info.year, 12, 31)  # type: ignore[arg-type]
+        if info.kind == "month" and info.year is not None and info.month is not None:
+            return date(info.year, info.month, calendar.monthrange(info.year, info.month)[1])
+        if info.kind == "year" and info.year is not None:
+            return date(info.year, 12, 31)
         return None
 
     def _final_from(self, info: ArchiveURL, today: date) -> bool:

@@ -121,6 +121,7 @@ def _register_exit_hook() -> None:
     global _exit_hook_registered
     if not _exit_hook_registered:
         try:
+            # private CPython hook, absent from typeshed; AttributeError below covers other Pythons
             threading._register_atexit(_on_interpreter_exit)  # type: ignore[attr-defined]
         except (AttributeError, RuntimeError):
             pass
@@ -170,14 +171,14 @@ class _PoliteRetry(Retry):
         self.max_retry_after = max_retry_after
         self.on_unsent = on_unsent
 
-    def new(self, **kw):  # type: ignore[override]
+    def new(self, **kw):
         fresh = super().new(**kw)
         fresh.on_retry = self.on_retry
         fresh.max_retry_after = self.max_retry_after
         fresh.on_unsent = self.on_unsent
         return fresh
 
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None,  # type: ignore[override]
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None,
                   _stacktrace=None):
         if _interrupted.is_set():
             raise _Interrupted()
@@ -187,13 +188,13 @@ class _PoliteRetry(Retry):
         return super().increment(method, url, response=response, error=error, _pool=_pool,
                                  _stacktrace=_stacktrace)
 
-    def sleep_for_retry(self, response) -> bool:  # type: ignore[override]
+    def sleep_for_retry(self, response) -> bool:
         retry_after = self.get_retry_after(response)
         if retry_after and self.max_retry_after is not None and retry_after > self.max_retry_after:
             raise _RetryAfterTooLong(retry_after, response.status)
         return super().sleep_for_retry(response)
 
-    def sleep(self, response=None) -> None:  # type: ignore[override]
+    def sleep(self, response=None) -> None:
         super().sleep(response)
         if self.on_retry is not None:
             self.on_retry()
@@ -486,7 +487,8 @@ class PoliteSession:
             with _in_flight_lock:
                 _in_flight.discard(raw)
         response._content = b"".join(chunks)  # what response.content returns from now on
-        response._content_consumed = True
+        # requests' own "body read" flag (Response.content checks it); types-requests lists _content but not it
+        response._content_consumed = True  # type: ignore[attr-defined]
 
     def _translate(self, exc: requests.exceptions.RequestException, url: str, attempts: int) -> FetchError:
         cause = _root_cause(exc)
@@ -527,7 +529,7 @@ class PoliteSession:
         except FetchError as exc:
             if exc.status in (401, 403):
                 log.warning("%s: HTTP %s, treating the whole site as disallowed", robots_url, exc.status)
-                parser.disallow_all = True
+                parser.parse(["User-agent: *", "Disallow: /"])  # what RobotFileParser.read() does for 401/403
                 return parser
             if exc.status is not None and 400 <= exc.status < 500:
                 return None  # no robots.txt: everything allowed

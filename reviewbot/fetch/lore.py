@@ -651,10 +651,11 @@ class InboxMirror:
             self.limiter.wait()
             self.git_operations += 1
             log.info("git %s %s", args[0], url)
+            timed_out = False
             try:
                 done = self._git(args, git_dir=git_dir, timeout=max(60.0, self.settings.timeout * 20))
             except subprocess.TimeoutExpired:
-                done = None
+                timed_out = True
                 err = "timed out"
             else:
                 if done.returncode == 0:
@@ -666,7 +667,7 @@ class InboxMirror:
                 raise HostUnreachable(f"cannot connect to {urlsplit(url).netloc}: {err}", url=url, attempts=attempt)
             if _NOT_FOUND.search(err) and not _TRANSIENT.search(err):
                 raise GitFailed(f"git {args[0]}: not found", url=url, attempts=attempt, not_found=True)
-            if attempt > retries or not (_TRANSIENT.search(err) or done is None):
+            if attempt > retries or not (_TRANSIENT.search(err) or timed_out):
                 raise GitFailed(f"git {args[0]} failed after {attempt} attempt(s): {err}", url=url, attempts=attempt)
             pause = min(self.settings.backoff * (2 ** (attempt - 1)), 120.0)
             log.warning("git %s %s: %s; retrying in %.0fs", args[0], url, err, pause)

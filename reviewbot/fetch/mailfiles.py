@@ -211,7 +211,7 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
 
 
 def _read_maildir(p: Path) -> Iterator[RawMessage]:
-    names = []
+    names: list[Path] = []
     for sub in ("new", "cur"):
         d = p / sub
         if d.is_dir():

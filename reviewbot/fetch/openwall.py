@@ -30,7 +30,9 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 from bs4 import BeautifulSoup, NavigableString, PageElement, SoupStrainer, Tag
-from bs4.builder import LXMLTreeBuilder, ParserRejectedMarkup
+from bs4.builder import ParserRejectedMarkup
+# the module that defines it: bs4.builder re-exports it only at run time, where type checkers cannot see it
+from bs4.builder._lxml import LXMLTreeBuilder
 
 from reviewbot.errors import FetchError, ParseError, UsageError
 from reviewbot.models import AttachmentRef, MessageRef, RawMessage
@@ -157,9 +159,9 @@ class ArchiveURL:
     @property
     def date(self) -> date | None:
         """The day of a day/message/attachment URL."""
-        if self.day is None:
+        if self.year is None or self.month is None or self.day is None:
             return None
-        return date(self.year, self.month, self.day)  # type: ignore[arg-type]
+        return date(self.year, self.month, self.day)
 
     @property
     def path(self) -> str:
@@ -309,10 +311,10 @@ def parse_list_page(body: bytes | str, url: str) -> list[tuple[int, int]]:
     months: list[tuple[int, int]] = []
     for table in _table(part, "cal_brief"):
         for link in _links(table, url):
-            if link.kind == "month" and link.list_name == info.list_name:
+            if link.kind == "month" and link.list_name == info.list_name and link.year and link.month:
                 key = (link.year, link.month)
                 if key not in months:
-                    months.append(key)  # type: ignore[arg-type]
+                    months.append(key)
     return months
 
 
@@ -327,10 +329,11 @@ def parse_year_page(body: bytes | str, url: str) -> list[tuple[int, int]]:
     months: list[tuple[int, int]] = []
     for table in _table(part, "cal_brief"):
         for link in _links(table, url):
-            if link.kind == "month" and link.year == info.year and link.list_name == info.list_name:
+            if link.kind == "month" and link.year == info.year and link.list_name == info.list_name \
+                    and link.year and link.month:
                 key = (link.year, link.month)
                 if key not in months:
-                    months.append(key)  # type: ignore[arg-type]
+                    months.append(key)
     return sorted(months)
 
 
@@ -350,8 +353,9 @@ def parse_month_page(body: bytes | str, url: str) -> list[date]:
     days: set[date] = set()
     for table in _table(part, "cal_mon"):
         for link in _links(table, url):
-            if link.kind == "day" and link.year == info.year and link.month == info.month:
-                days.add(link.date)  # type: ignore[arg-type]
+            day = link.date
+            if link.kind == "day" and link.year == info.year and link.month == info.month and day is not None:
+                days.add(day)
     return sorted(days)
 
 
@@ -378,7 +382,8 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
     error pages and pages without bit's heading/footer.
     """
     info = classify_url(url)
-    if info.kind != "day":
+    info_day = info.date
+    if info.kind != "day" or info_day is None:
         raise ParseError("not a day URL", subject=url)
     text = _text(body)
     reason = error_reason(text)
@@ -392,7 +397,7 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
     listing = part[ul + 4: end if end >= 0 else len(part)]
     refs: list[MessageRef] = []
     seen: set[int] = set()
-    day_text = info.date.isoformat()  # type: ignore[union-attr]
+    day_text = info_day.isoformat()
     for chunk in listing.split("<li>")[1:]:
         m = _LI_RE.match(chunk.strip())
         if not m:
@@ -405,18 +410,18 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
         except BadArchiveURL:
             log.debug("%s: skipping link %r", url, href)
             continue
-        if link.kind != "message" or link.date != info.date or link.list_name != info.list_name:
+        if link.kind != "message" or link.date != info_day or link.list_name != info.list_name:
             continue
-        if link.number in seen:
+        if link.number is None or link.number in seen:
             continue
-        seen.add(link.number)  # type: ignore[arg-type]
+        seen.add(link.number)
         subject, cut_s = _clean(raw_subject)
         rest = rest.strip()
         if rest.startswith("(") and rest.endswith(")"):
             rest = rest[1:-1]
         author, cut_a = _clean(rest)
         refs.append(MessageRef(
-            url=target, list_name=info.list_name, day=day_text, number=link.number,  # type: ignore[arg-type]
+            url=target, list_name=info.list_name, day=day_text, number=link.number,
             subject=subject, author=author, truncated=cut_s or cut_a,
         ))
     refs.sort(key=lambda r: r.number)
@@ -463,7 +468,9 @@ def _huge_html_parser(**kwargs: Any) -> lxml.etree.HTMLParser:
 
 def _soup_pre(fragment: str) -> Tag | None:
     """The ``<pre>`` element of ``fragment``, parsed by BeautifulSoup over lxml (entities decoded once)."""
-    soup = BeautifulSoup(fragment, builder=LXMLTreeBuilder(parser=_huge_html_parser), parse_only=_PRE_ONLY)
+    # bs4 takes a parser factory too (LXMLTreeBuilder.parser_for calls it); its annotation names XMLParser only
+    builder = LXMLTreeBuilder(parser=_huge_html_parser)  # type: ignore[arg-type]
+    soup = BeautifulSoup(fragment, builder=builder, parse_only=_PRE_ONLY)
     pre = soup.find("pre")
     return pre if isinstance(pre, Tag) else None
 
@@ -523,7 +530,8 @@ def _pre_text(pre: Tag, url: str) -> tuple[str, list[AttachmentRef], bool, list[
 
 def _attachment(span: Tag, url: str, fallback_index: int) -> AttachmentRef | None:
     link = span.find("a")
-    href = (link.get("href") if isinstance(link, Tag) else None) or ""
+    href_value = link.get("href") if isinstance(link, Tag) else None
+    href = href_value if isinstance(href_value, str) else ""  # href is single-valued: never a list
     filename = link.get_text() if link is not None else ""
     label = span.get_text()
     # 'View attachment "NAME" of type "TYPE" (N bytes)': read from the end (NAME may hold anything)
@@ -547,8 +555,8 @@ def _attachment(span: Tag, url: str, fallback_index: int) -> AttachmentRef | Non
     if target:
         try:
             info = classify_url(target)
-            if info.kind == "attachment":
-                index = info.attachment  # type: ignore[assignment]
+            if info.kind == "attachment" and info.attachment is not None:
+                index = info.attachment
             else:
                 target = None
         except BadArchiveURL:

@@ -373,7 +373,7 @@ def _parse_bytes(data: bytes) -> EmailMessage:
         cut = crnl + 3
     if cut > 0:
         em = message_from_bytes(data[:cut])
-        if not em.defects and not em._payload and em.get_content_maintype() not in ("multipart", "message"):
+        if not em.defects and not em.get_payload() and em.get_content_maintype() not in ("multipart", "message"):
             em.set_payload(data[cut:].decode("ascii", "surrogateescape"))
             return em
     return message_from_bytes(data)  # compat32: the default, and no header registry to import
@@ -687,11 +687,12 @@ def _part_filename(part: EmailMessage) -> str | None:
         name = None
     if name is None:
         try:
-            name = part.get_param("name")
+            param = part.get_param("name")
         except Exception:
-            name = None
-        if isinstance(name, tuple):  # RFC 2231 triple
-            name = name[2]
+            param = None
+        if isinstance(param, tuple):  # RFC 2231 triple
+            param = param[2]
+        name = param
     if name is None:
         return None
     return decode_header_value(str(name))
@@ -703,15 +704,15 @@ def _payload_bytes(part: EmailMessage) -> bytes:
         data = part.get_payload(decode=True)
     except Exception:
         data = None
-    if data is None:
-        try:
-            payload = part.get_payload()
-        except Exception:  # the stdlib decodes with the declared charset (a NUL in it: ValueError)
-            return b""
-        if isinstance(payload, str):
-            return payload.encode("ascii", "surrogateescape")
+    if isinstance(data, bytes):
+        return data
+    try:  # not decodable (decode=True gives None for a multipart)
+        payload = part.get_payload()
+    except Exception:  # the stdlib decodes with the declared charset (a NUL in it: ValueError)
         return b""
-    return data
+    if isinstance(payload, str):
+        return payload.encode("ascii", "surrogateescape")
+    return b""
 
 
 def _body_of(
@@ -749,8 +750,9 @@ def _body_of(
         if ctype == "message/rfc822":
             inner = part.get_payload()
             if isinstance(inner, list) and inner:
+                first = inner[0]
                 try:
-                    raw_inner = inner[0].as_bytes()
+                    raw_inner = first.as_bytes() if isinstance(first, EmailMessage) else b""
                 except Exception:
                     raw_inner = b""
                 texts.append(_decode_bytes(raw_inner, None).replace("\r\n", "\n"))
@@ -797,10 +799,10 @@ def _header_text(part: EmailMessage, name: str, default: str = "") -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _leaves(em: EmailMessage):
+def _leaves(em: EmailMessage) -> list[EmailMessage]:
     """Leaf parts in order; message/rfc822 parts are leaves (shown raw)."""
     stack = [em]
-    out = []
+    out: list[EmailMessage] = []
     while stack:
         part = stack.pop()
         if part.get_content_type() == "message/rfc822":
@@ -808,8 +810,8 @@ def _leaves(em: EmailMessage):
             continue
         if part.is_multipart():  # asked before get_payload(), which decodes a text payload (and can raise)
             payload = part.get_payload()
-            if isinstance(payload, list):
-                stack.extend(reversed(payload))
+            if isinstance(payload, list):  # a multipart's payload holds only parts, never str
+                stack.extend(reversed([sub for sub in payload if isinstance(sub, EmailMessage)]))
                 continue
         out.append(part)
     return out

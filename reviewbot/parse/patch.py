@@ -34,6 +34,7 @@ import logging
 import re
 from dataclasses import dataclass
 from itertools import islice
+from typing import Literal
 
 from reviewbot.errors import ParseError
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, Patch, Trailer
@@ -756,9 +757,9 @@ def _in_file(lines: list[str], start: int, pos: int) -> str:
         line = lines[i]
         if line.startswith("+++ ") or line.startswith("diff --git "):
             name = line[4:] if line[0] == "+" else line.rsplit(" ", 1)[-1]
-            name = _strip_prefix(name.split("\t", 1)[0])
-            if name:
-                return f" in {name}"
+            path = _strip_prefix(name.split("\t", 1)[0])
+            if path:
+                return f" in {path}"
     return ""
 
 
@@ -1007,6 +1008,7 @@ def _file_diff(pf, hunks: tuple[Hunk, ...], base: int) -> FileDiff:
     """Our FileDiff from unidiff's PatchedFile (paths without a/ b/, status) and our hunks."""
     old_path = _strip_prefix(pf.source_file)
     new_path = _strip_prefix(pf.target_file)
+    status: Literal["modified", "added", "deleted", "renamed", "binary"]  # FileDiff.status
     if pf.is_binary_file:
         status = "binary"
     elif pf.is_added_file:

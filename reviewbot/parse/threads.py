@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Iterable, Mapping
+from typing import Protocol
 
 from reviewbot.models import Message, Patch, Series
 
@@ -30,7 +31,18 @@ MAX_MISSING_LISTED = 512
 _SEND_EMAIL_ID = re.compile(r"^(\d{14}\.\d+)-\d+-(.+)$")
 
 
-def assign_threads(messages: Iterable[Message]) -> dict[str, str]:
+class Threaded(Protocol):
+    """What threading reads of a message: its Message-ID and its parents' (a Message, a lazily parsed reply)."""
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def in_reply_to(self) -> str | None: ...
+    @property
+    def references(self) -> tuple[str, ...]: ...
+
+
+def assign_threads(messages: Iterable[Threaded]) -> dict[str, str]:
     """Map every Message-ID to the Message-ID of its thread's root.
 
     The root is found by walking to the nearest known ancestor (In-Reply-To
@@ -42,12 +54,12 @@ def assign_threads(messages: Iterable[Message]) -> dict[str, str]:
     number of messages (memoised).
     """
     msgs = list(messages)
-    by_id: dict[str, Message] = {}
+    by_id: dict[str, Threaded] = {}
     for m in msgs:
         by_id.setdefault(m.message_id, m)
     roots: dict[str, str] = {}
 
-    def parent_of(m: Message) -> str | None:
+    def parent_of(m: Threaded) -> str | None:
         cands = []
         if m.in_reply_to:
             cands.append(m.in_reply_to)
@@ -57,7 +69,7 @@ def assign_threads(messages: Iterable[Message]) -> dict[str, str]:
                 return c
         return None
 
-    def orphan_key(m: Message) -> str:
+    def orphan_key(m: Threaded) -> str:
         if m.references:
             return m.references[0]
         if m.in_reply_to:
@@ -69,9 +81,8 @@ def assign_threads(messages: Iterable[Message]) -> dict[str, str]:
             continue
         chain: list[str] = []
         seen: set[str] = set()
-        cur: Message | None = m
-        root = None
-        while cur is not None:
+        cur = m
+        while True:  # every way out is a break that has set root
             mid = cur.message_id
             if mid in roots:
                 root = roots[mid]
@@ -133,6 +144,7 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
         by_index: dict[int, Patch] = {}
         for p in members:
             idx = p.message.subject.index
+            assert idx is not None  # grouped above only when numbered
             if idx == 0:
                 if cover is None:
                     cover = p
