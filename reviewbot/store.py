@@ -345,7 +345,7 @@ class Store:
                     )
         for table, (columns, pk) in _SCHEMA.items():
             if table not in names:
-                self.db[table].create(columns, pk=pk, not_null=None, if_not_exists=True)
+                self.db.table(table).create(columns, pk=pk, not_null=None, if_not_exists=True)
         done = {r[0] for r in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'migration:%'")}
         for name, needed, step in MIGRATIONS:
             applied = needed(self)  # asked every time: cheap, and right even for a hand-edited file
@@ -357,7 +357,7 @@ class Store:
                                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                   (f"migration:{name}", "applied" if applied or names else "new"))
         for table, cols in _INDEXES:
-            self.db[table].create_index(list(cols), if_not_exists=True)
+            self.db.table(table).create_index(list(cols), if_not_exists=True)
         self._create_extra_tables()
         self.conn.execute(
             "INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
@@ -572,7 +572,7 @@ class Store:
 
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
         """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""
-        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+        return [tuple(r) for r in self.conn.execute(
             "SELECT archive_url, message_id, thread_prev_url, thread_id FROM messages "
             "WHERE list = ? AND archive_url IS NOT NULL", (list_name,))]
 

@@ -93,7 +93,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import AbstractSet as Set, Iterable, Sequence
 
 from reviewbot.cutil import STRUCT_OPEN_RE, joined_text, member_names, scan_lines
 from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
@@ -595,7 +595,7 @@ def _heaviest_order(seq: list[int], weight: list[int], skip: int = -1) -> int:
 
 
 def _reordered(
-    old_order: list[str], new_order: list[str], candidates: list[str], unedited: set[str] = frozenset()
+    old_order: list[str], new_order: list[str], candidates: list[str], unedited: Set[str] = frozenset()
 ) -> list[str]:
     """The candidates (members removed and re-added) whose order among the other members changed.
 
@@ -671,14 +671,16 @@ def _show_removal(
         before -= 1
     neighbours = [body[i] for i in (before, after) if 0 <= i < len(body) and body[i].new_no is not None]
     adjacent_added = [d for d in neighbours if d.kind is LineKind.ADDED]
-    if adjacent_added:
+    below = body[after].new_no if after < len(body) else None
+    extra: list[int]
+    if adjacent_added and adjacent_added[0].new_no is not None:
         extra = [adjacent_added[0].new_no]  # the quoter shows the whole change block around it
-    elif after < len(body) and body[after].new_no is not None and after - idx <= 3:
+    elif below is not None and after - idx <= 3:
         # the context line below shows the member and the lines after it in the block; the
         # quote of the joined hunks keeps a [...] cut before it
-        extra = [body[after].new_no]
+        extra = [below]
     else:
-        extra = [d.new_no for d in neighbours]
+        extra = [d.new_no for d in neighbours if d.new_no is not None]
     if home is hunk:
         return hunk, extra
     first, last = (hunk, home) if hunk.new_start <= home.new_start else (home, hunk)
@@ -789,10 +791,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 
 def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], severity: Severity, motive: str) -> Finding:
     """Step 4: the finding, quoting the moved member next to where it came from."""
-    lines = sorted(side.added[m].new_no for m in moved if side.added[m].new_no is not None)
+    lines = sorted(n for n in (side.added[m].new_no for m in moved) if n is not None)
     first = side.added[moved[0]]
     first_line = lines[0] if lines else first.new_no
-    input_lines = [side.added[m].input_line for m in moved if side.added[m].input_line is not None]
+    input_lines = [n for n in (side.added[m].input_line for m in moved) if n is not None]
     members = [m.replace(",", ", ") for m in moved]
     what = f"{side.kind} {side.name}"
     message = (

@@ -767,7 +767,8 @@ def _is_definition(use: _Use) -> bool:
     code, dl = use.code, use.line
     start = _macro_start(use.scans, use.idx)
     if start is not None:
-        macro = _DEFINE_RE.match(use.scans[start].code).group(1)
+        define = _DEFINE_RE.match(use.scans[start].code)
+        macro = define.group(1) if define is not None else ""
         if (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
                 or _PRIMITIVE_MACRO_RE.match(macro) or _macro_forwards(use.scans, start)):
             return True
@@ -814,7 +815,8 @@ class _Moves:
         fresh = self.fresh.get(id(use.hunk))
         if fresh is None:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
-        if moved and (not fresh[use.idx] or all(self.whole_keys.get(k, 0) > 0 for k in keys)
+        whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
+        if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
                       or self._comment_moved_too(use)):
             for k in keys:
                 self.removed[k] -= 1
@@ -834,7 +836,7 @@ class _Moves:
         if len(comment) < 20:
             return False
         if self.removed_comments is None:
-            parts = []
+            parts: list[str] = []
             for fd in self.patch.files:
                 for hunk in fd.hunks:
                     texts = [d.text for d in hunk.removed]
@@ -855,7 +857,7 @@ def _removed_whole_keys(patch: Patch) -> Counter:
                 continue
             old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
             scans = scan_lines([d.text for d in old])
-            for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
+            for brace, end, _closed in _whole_functions(old, LineKind.REMOVED):
                 for b in range(brace, end):
                     for key in _moved_keys(scans[b].code):
                         out[key] += 1
@@ -1221,7 +1223,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
         if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
-            if known is None:
+            if known is None or pairs is None:
                 known = _PatchFunctions(patch)
                 pairs = _PatchPairs(patch)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):

@@ -189,7 +189,7 @@ RELEASE_HUNK = """\
 @@ -10,6 +10,11 @@ struct foo_ring {
  \tu32 mask;
  };
- 
+\x20
 +static void foo_publish(struct foo_ring *r, u32 tail)
 +{
 +\tsmp_store_release(&r->tail, tail);

@@ -18,7 +18,7 @@ index 3c41a9e..7d20b5f 100644
 @@ -40,8 +40,8 @@ static int qux_poll(struct qux_ring *ring, int budget)
  	while (done < budget) {{
  		struct qux_desc *desc = qux_next_desc(ring);
- 
+\x20
 -		if (!qux_desc_ready(desc))
 -			break;
 +		if (!qux_desc_ready(desc))

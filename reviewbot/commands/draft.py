@@ -199,7 +199,7 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                 only = store.message_id_for(key)
                 if only is None:
                     fail("draft", f"{key}: no such message in {settings.db_path}")
-            if again is not None:
+            if again is not None and only is not None:
                 store.forget_drafts_of(only)
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,

@@ -98,9 +98,9 @@ def resolve_identity(settings: Settings, *, cwd: Path | None = None) -> Address:
         name, email = getaddresses([sendemail_from])[0]
         if email and "@" in email:
             return Address(name or settings.identity_name or "", email)
-    email = _git_config("user.email", cwd)
-    if email:
-        return Address(settings.identity_name or _git_config("user.name", cwd) or "", email)
+    user_email = _git_config("user.email", cwd)
+    if user_email:
+        return Address(settings.identity_name or _git_config("user.name", cwd) or "", user_email)
     raise UsageError(
         "no identity for drafts: set [identity] name/email in the config, "
         "or git config sendemail.from / user.name + user.email",
@@ -208,6 +208,7 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     local, domain = _split(email)
     tail = domain[3:] if domain.startswith("...") else domain
     matches: dict[str, Address] = {}
+    names: dict[str, set[str]] = {}  # every display name each candidate address was seen with
     for cand in known:
         if not cand.email or is_obfuscated(cand.email) or cand.partial or not usable_email(cand.email):
             continue
@@ -216,13 +217,17 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
             continue
         if len(c_domain) != len(tail) + 3 or not c_domain.lower().endswith(tail.lower()):
             continue
-        matches.setdefault(cand.email.lower(), cand)
+        key = cand.email.lower()
+        if key not in matches or (cand.name and not matches[key].name):
+            matches[key] = cand
+        if cand.name:
+            names.setdefault(key, set()).add(_same_name_key(cand.name))
     if len(matches) != 1:
         return None
-    found = next(iter(matches.values()))
+    key, found = next(iter(matches.items()))
     shown = _same_name_key(partial.name) if "@..." not in partial.name else ""
-    if shown and _same_name_key(found.name) != shown:
-        return None  # the address fits, the person may not: not certain
+    if shown and shown not in names.get(key, set()):
+        return None  # the address fits, the person may not (never seen with this name): not certain
     name = partial.name if partial.name and "@..." not in partial.name else found.name
     return Address("" if "@..." in name else name, found.email)
 
@@ -406,7 +411,7 @@ def wrap_paragraphs(text: str, width: int = WIDTH) -> str:
         for line in para:
             if re.match(r"^\s*(?:[-*]|\d+[.)])\s", line) or not items:
                 items.append([line])
-            elif line[:1] in (" ", "\t") and not items[-1][0].lstrip()[:1] in ("-", "*"):
+            elif line[:1] in (" ", "\t") and items[-1][0].lstrip()[:1] not in ("-", "*"):
                 items.append([line])
             else:
                 items[-1].append(line)

@@ -152,7 +152,7 @@ def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
     from reviewbot.fetch.mailfiles import read_path
 
     parser = BytesHeaderParser(policy=email_policy.compat32)
-    out: dict[str, Address] = {}
+    out: dict[tuple[str, str], Address] = {}  # each (address, display name) once: a name is evidence too
     for path in paths:
         for raw in read_path(path):
             if raw.kind != "rfc822":
@@ -170,7 +170,8 @@ def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
                 except Exception:
                     pass
                 if email and "@" in email and "@..." not in email and " " not in email:
-                    out.setdefault(email.lower(), Address(" ".join(name.split()), email))
+                    name = " ".join(name.split())
+                    out.setdefault((email.lower(), name.casefold()), Address(name, email))
     return list(out.values())
 
 
@@ -508,9 +509,10 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
                 elif state is FindingState.ANSWERED:
                     summary.answered += 1
                 else:
-                    state, reason = None, f"a newer revision is in the store: <{newer}>"
                     summary.superseded += 1
-                store.record_skip(finding, state.value if state else SKIP_SUPERSEDED, reason)
+                    store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
+                    continue
+                store.record_skip(finding, state.value, reason)
         return None
     applied = applied_in_thread(patch, thread, identity=identity)
     if applied is not None:  # the review point comes too late for this patch
