@@ -76,6 +76,10 @@ def summary_lines(summary: Any) -> list[str]:
         f"{summary.answered} skipped as already answered by the author",
         f"{summary.applied} skipped as the patch is already applied",
     ]
+    if summary.withdrawn:
+        parts.append(f"{summary.withdrawn} skipped as the author withdrew the patch")
+    if summary.backports:
+        parts.append(f"{summary.backports} skipped as stable backports (they must match upstream)")
     if summary.superseded:
         parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:

@@ -785,6 +785,109 @@ def applied_in_thread(
     return None
 
 
+#: Plain words a maintainer (or a stable maintainer's bot) uses for "it is in my tree", beside
+#: "Applied, thanks!": matched lower-cased inside one own line of a reply about the patch. A
+#: kernel developer fixes a miss by adding the phrase here (and a test in tests/test_thread_state.py).
+APPLIED_WORDS = (
+    "already applied", "i applied", "i've applied", "i have applied", "have applied the",
+    "now queued up", "queued up, thanks", "queued, thanks", "i've queued", "i have queued", "i queued",
+    "queued it", "queued this", "queued the", "picked up, thanks", "i've picked", "i picked up",
+    "picked it up", "picked this up", "picked them up", "picked these up", "taken, thanks",
+)
+#: Plain words of an author taking the patch back: matched lower-cased in an own line of the
+#: author's reply about the patch.
+WITHDRAWN_WORDS = (
+    "please ignore this patch", "please ignore this series", "please ignore this one", "please ignore it",
+    "please ignore the patch", "please drop this patch", "sent by mistake", "send it by mistake",
+    "sent it by mistake", "sent this by mistake", "i'll drop it", "i'll drop this", "i will drop this",
+    "i will drop it", "drop it for now", "superseded by v", "self-nak", "self nak",
+)
+#: Words that turn a line into its opposite ("not applied", "can't be queued").
+_NEGATIONS = re.compile(r"\b(?:not|n't|never|no longer|won't|cannot|can't|before|until|if|when)\b")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+             "eighth": 8, "ninth": 9, "tenth": 10}
+# Patch numbers a line names: "the 1st patch", "patch 2", "patches 1 and 4", "2/5", "the first patch".
+_NUMBER_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b|\bpatch(?:es)?\s*#?(\d+)\b|\b(\d+)/\d+\b|\band\s+#?(\d+)\b")
+_ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b")
+
+
+def _numbers_named(line: str) -> set[int]:
+    """Patch numbers ``line`` names (empty when it names none)."""
+    out = {int(n) for m in _NUMBER_RE.finditer(line) for n in m.groups() if n}
+    if "patch" in line:
+        out |= {_ORDINALS[m.group(1)] for m in _ORDINAL_RE.finditer(line)}
+    return out
+
+
+def _says(line: str, words: Sequence[str]) -> str | None:
+    """The phrase of ``words`` in ``line`` (lower-cased own line) when not negated, else None."""
+    for word in words:
+        if word in line and not _NEGATIONS.search(line.split(word)[0][-40:]):
+            return word
+    return None
+
+
+def said_in_thread(
+    patch: Patch,
+    thread: Sequence[Message],
+    *,
+    identity: Address | None = None,
+) -> tuple[str, str] | None:
+    """``("applied"|"withdrawn", reason)`` when a later reply about ``patch`` says so in plain words.
+
+    Applied: someone other than the author writes a phrase of :data:`APPLIED_WORDS`
+    ("I already applied the 1st patch", "Now queued up, thanks"). Withdrawn: the author
+    writes one of :data:`WITHDRAWN_WORDS` ("please ignore this patch", "Maybe I'll drop it").
+    When the line names patch numbers ("the 1st patch", "patches 1 and 4"), this patch's
+    number must be among them; a reply to the cover letter naming no number covers the series.
+    """
+    author = patch.message.from_addr
+    for msg in thread:
+        if msg.message_id == patch.message_id:
+            continue
+        if patch.message.date and msg.date and msg.date < patch.message.date:
+            continue
+        if identity is not None and _same_person(msg.from_addr, identity):
+            continue
+        if not about_patch(msg, patch):
+            continue
+        by_author = _same_person(msg.from_addr, author)
+        words, state = (WITHDRAWN_WORDS, "withdrawn") if by_author else (APPLIED_WORDS, "applied")
+        for line in _own_text(msg).split("\n"):
+            low = " ".join(line.lower().replace("\u2019", "'").split())
+            phrase = _says(low, words)
+            if phrase is None:
+                continue
+            named = _numbers_named(low)
+            if named and (patch.subject.index or 1) not in named:
+                continue  # "applied the 1st patch" on patch 2
+            who = "the author" if by_author else (msg.from_addr.name or msg.from_addr.email
+                                                  if msg.from_addr else "a reply")
+            return state, f"{state}: {who} wrote \"{line.strip()[:80]}\" in <{msg.message_id}>"
+    return None
+
+
+#: Subject tags of a stable backport: "[PATCH 6.1 ...]", "[PATCH 5.10.y]", "[PATCH stable]", "stable-6.1".
+_STABLE_TAG = re.compile(r"^(?:stable(?:[-/ ]\S+)?|\d+\.\d+(?:\.\d+)?(?:\.y|-stable)?|\S+-stable)$", re.IGNORECASE)
+#: The first changelog line of a backport: "commit X upstream.", "[ upstream commit X ]",
+#: "[ Upstream commit X ]", "upstream commit X".
+_UPSTREAM_LINE = re.compile(
+    r"^\s*\[?\s*(?:commit\s+[0-9a-f]{7,40}\s+upstream\b|upstream\s+commit\s+[0-9a-f]{7,40}\b)", re.IGNORECASE)
+
+
+def stable_backport(patch: Patch) -> str | None:
+    """Why ``patch`` is a stable backport (which must match its upstream commit), else None."""
+    for tag in patch.subject.tags:
+        if _STABLE_TAG.match(tag):
+            return f"a stable backport ([{tag}] in the subject): it must match the upstream commit"
+    for line in (patch.commit_message or "").split("\n"):
+        if line.strip():
+            if _UPSTREAM_LINE.match(line):
+                return f"a stable backport (\"{line.strip()[:60]}\"): it must match the upstream commit"
+            break
+    return None
+
+
 # ------------------------------------------------------------------ draft
 
 

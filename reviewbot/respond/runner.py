@@ -28,7 +28,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
-from reviewbot.respond.draft import applied_in_thread, build_draft, parse_maintainers, thread_state
+from reviewbot.respond.draft import (
+    applied_in_thread,
+    build_draft,
+    parse_maintainers,
+    said_in_thread,
+    stable_backport,
+    thread_state,
+)
 from reviewbot.respond.render import (
     OutputError,
     add_to_maildir,
@@ -45,6 +52,8 @@ log = logging.getLogger(__name__)
 SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread shows as applied
 SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store: that one is drafted
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
+SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
+SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 
 __all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
@@ -84,6 +93,8 @@ class DraftRunSummary:
     raised: int = 0
     answered: int = 0
     applied: int = 0
+    withdrawn: int = 0  # the author took the patch back in the thread
+    backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
     dismissed: int = 0
     failed: int = 0
@@ -95,7 +106,8 @@ class DraftRunSummary:
     @property
     def handled(self) -> int:
         """Findings of this run counted so far in one of the end states (all but ``findings``/``before``)."""
-        return (self.drafted + self.raised + self.answered + self.applied + self.superseded + self.dismissed
+        return (self.drafted + self.raised + self.answered + self.applied + self.withdrawn + self.backports
+                + self.superseded + self.dismissed
                 + self.failed + self.unusable)
 
     @property
@@ -515,12 +527,25 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
                 store.record_skip(finding, state.value, reason)
         return None
     applied = applied_in_thread(patch, thread, identity=identity)
-    if applied is not None:  # the review point comes too late for this patch
+    said = said_in_thread(patch, thread, identity=identity) if applied is None else None
+    backport = stable_backport(patch) if applied is None and said is None else None
+    if applied is not None or said is not None or backport is not None:  # no review point to send
+        if applied is not None:
+            state, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
+        elif said is not None:
+            state, reason = SKIP_WITHDRAWN if said[0] == "withdrawn" else SKIP_APPLIED, said[1]
+        else:
+            state, reason = SKIP_STABLE, str(backport)
         with store.transaction():
             for finding in findings:
-                store.record_skip(finding, SKIP_APPLIED, f"already applied, see <{applied}>")
-        summary.applied += len(findings)
-        log.info("<%s>: already applied (<%s>), no draft", message_id, applied)
+                store.record_skip(finding, state, reason)
+        if state == SKIP_APPLIED:
+            summary.applied += len(findings)
+        elif state == SKIP_WITHDRAWN:
+            summary.withdrawn += len(findings)
+        else:
+            summary.backports += len(findings)
+        log.info("<%s>: %s, no draft", message_id, reason)
         return None
     earlier = handled_on_earlier_revision(store, patch, findings, identity=identity, rules=rules)
     keep: list[Finding] = []
