@@ -531,17 +531,17 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
     backport = stable_backport(patch) if applied is None and said is None else None
     if applied is not None or said is not None or backport is not None:  # no review point to send
         if applied is not None:
-            state, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
+            skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
         elif said is not None:
-            state, reason = SKIP_WITHDRAWN if said[0] == "withdrawn" else SKIP_APPLIED, said[1]
+            skip, reason = SKIP_WITHDRAWN if said[0] == "withdrawn" else SKIP_APPLIED, said[1]
         else:
-            state, reason = SKIP_STABLE, str(backport)
+            skip, reason = SKIP_STABLE, str(backport)
         with store.transaction():
             for finding in findings:
-                store.record_skip(finding, state, reason)
-        if state == SKIP_APPLIED:
+                store.record_skip(finding, skip, reason)
+        if skip == SKIP_APPLIED:
             summary.applied += len(findings)
-        elif state == SKIP_WITHDRAWN:
+        elif skip == SKIP_WITHDRAWN:
             summary.withdrawn += len(findings)
         else:
             summary.backports += len(findings)
