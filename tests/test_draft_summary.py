@@ -33,6 +33,8 @@ FINDINGS_RE = re.compile(
     r"(?P<raised>\d+) skipped as already raised in the thread, "
     r"(?P<answered>\d+) skipped as already answered by the author, "
     r"(?P<applied>\d+) skipped as the patch is already applied, "
+    r"(?:(?P<withdrawn>\d+) skipped as the author withdrew the patch, )?"
+    r"(?:(?P<backports>\d+) skipped as stable backports \(they must match upstream\), )?"
     r"(?:(?P<superseded>\d+) left to a newer revision or handled on an earlier one, )?"
     r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
     r"(?:(?P<failed>\d+) left for the next run after errors, )?"
@@ -107,7 +109,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
     print(first.output.splitlines()[-2:])
     assert c["total"] > 0 and c["drafts"] > 0
     # findings: each considered finding ends in exactly one bucket
-    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["superseded"]
+    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["withdrawn"]
+                          + c["backports"] + c["superseded"]
                           + c["dismissed"] + c["failed"] + c["before"])
     assert c["before"] == 0
     # drafts: one per patch, each covering at least one finding
@@ -120,7 +123,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         superseded = skips.pop("superseded", 0) + skips.pop("earlier-revision", 0)
         assert superseded == c["superseded"]
         assert skips == Counter({k: v for k, v in {"raised": c["raised"], "answered": c["answered"],
-                                                   "applied": c["applied"],
+                                                   "applied": c["applied"], "withdrawn": c["withdrawn"],
+                                                   "stable-backport": c["backports"],
                                                    "dismissed": c["dismissed"]}.items() if v})
         assert store.count("findings") == c["total"]
     # a second run drafts nothing and says every finding was handled before

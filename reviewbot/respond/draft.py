@@ -569,7 +569,44 @@ def _paragraph(group: list[Finding], patch: Patch, rules: Any) -> str:
             text = ""
     if not text.strip():
         text = "\n\n".join(dict.fromkeys(f.message for f in group))
-    return wrap_paragraphs(text)
+    return wrap_paragraphs(_same_point_once(text))
+
+
+_C_KINDS = ("struct", "union", "enum")
+
+
+def _same_point_once(text: str) -> str:
+    """Paragraphs that say the same thing about different places (they differ in one stretch of
+    words only, e.g. the struct's name and its members) become the first paragraph and one
+    sentence naming the other places: "The same goes for struct b (x and y)." One point, one paragraph."""
+    import difflib
+
+    paras = [p for p in text.split("\n\n") if p.strip()]
+    if len(paras) < 2:
+        return text
+    out: list[str] = []
+    others: dict[int, list[str]] = {}  # index in out -> the differing stretches of its look-alikes
+    for para in paras:
+        words = para.split()
+        for i, first in enumerate(out):
+            base = first.split()
+            match = difflib.SequenceMatcher(None, base, words, autojunk=False)
+            ops = [op for op in match.get_opcodes() if op[0] != "equal"]
+            if len(ops) != 1 or match.ratio() < 0.75:
+                continue
+            _, a0, _, b0, b1 = ops[0]
+            stretch = words[b0:b1]
+            if b0 and words[b0 - 1] in _C_KINDS:
+                stretch = [words[b0 - 1], *stretch]
+            if stretch:
+                others.setdefault(i, []).append(" ".join(stretch))
+                break
+        else:
+            out.append(para)
+    for i, names in others.items():
+        out[i] += " The same goes for " + ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") \
+            + names[-1] + "."
+    return "\n\n".join(out)
 
 
 def _norm_para(text: str) -> str:
@@ -593,6 +630,7 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
     excerpt once."""
     out: list[str] = []
     last_path: str | None = None
+    last_at = ""  # the @@ line quoted last (a long hunk's excerpts share it)
     for place in _places(group):
         details = place[0].details or {}
         if details.get("series_point") and place[0].hunk is None:
@@ -612,6 +650,14 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
         if place[0].hunk is not None and last_path == place[0].path and len(lines) > 2 \
                 and lines[0].startswith("> --- ") and lines[1].startswith("> +++ "):
             quote = "\n".join(lines[2:])  # same file as the quote above: no second file header
+            lines = quote.split("\n")
+            if last_at and lines[0] == last_at:  # another excerpt of the hunk above: its @@ once
+                lines = lines[1:]
+                if lines and lines[0] == "> [...]" and out and out[-1].endswith("\n> [...]"):
+                    lines = lines[1:]
+                quote = "\n".join(lines)
+        if place[0].hunk is not None:
+            last_at = next((ln for ln in quote.split("\n") if ln.startswith("> @@")), last_at)
         out.append(quote)
         last_path = place[0].path if place[0].hunk is not None else None
     return out

@@ -1,0 +1,52 @@
+"""One point, one paragraph: a rule's paragraphs that differ only in the place they name merge.
+
+The texts follow the RB101 draft to <20250123184754.555270-3-axboe@kernel.dk> (three structs
+reordered in one patch), which said the same paragraph three times.
+"""
+
+from __future__ import annotations
+
+from reviewbot.respond.draft import _same_point_once
+
+PARA = ("Since the new order of struct {name} ({members}) is chosen for cache behaviour, could you add a "
+        "comment to the struct saying that its members are cache-line ordered and which fields are hot?")
+
+
+def test_look_alike_paragraphs_become_one() -> None:
+    text = "\n\n".join([PARA.format(name="io_uring_cmd_data", members="sqes"),
+                        PARA.format(name="io_async_msghdr", members="namelen and fast_iov"),
+                        PARA.format(name="io_async_rw", members="iter, iter_state and fast_iov")])
+    out = _same_point_once(text)
+    assert out.count("\n\n") == 0
+    assert out.count("could you add a comment") == 1
+    assert out.endswith("The same goes for struct io_async_msghdr (namelen and fast_iov) and "
+                        "struct io_async_rw (iter, iter_state and fast_iov).")
+
+
+def test_different_paragraphs_stay() -> None:
+    text = PARA.format(name="a", members="x") + "\n\nWhich smp_wmb() does the smp_rmb() in foo() pair with?"
+    assert _same_point_once(text) == text
+
+
+def test_long_hunk_excerpts_share_one_hunk_header() -> None:
+    """Two barriers far apart in one new file: two excerpts, the @@ line quoted once (zcrx draft)."""
+    from reviewbot.models import Finding, Severity
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.respond.draft import _quotes
+
+    body = [f"+int v{i};" for i in range(100)]
+    body[5] = "+\tsmp_wmb();"
+    body[90] = "+\tsmp_rmb();"
+    raw = ("From: Ada <ada@example.org>\nMessage-ID: <z@example.org>\nSubject: [PATCH] zcrx: x\n"
+           "Date: Tue, 17 Dec 2024 16:37:40 -0800\n\nAdd x.\n\nSigned-off-by: Ada <ada@example.org>\n---\n"
+           "diff --git a/z.c b/z.c\nnew file mode 100644\n--- /dev/null\n+++ b/z.c\n@@ -0,0 +1,100 @@\n"
+           + "\n".join(body) + "\n")
+    patch = parse_patch(parse_rfc822(raw.encode(), "test"))
+    hunk = patch.files[0].hunks[0]
+    found = [Finding("RB102", "barrier-pairing", Severity.WARNING, "m", path="z.c", line=n, lines=(n,), hunk=hunk)
+             for n in (6, 91)]
+    quoted = "\n".join(_quotes(patch, found))
+    assert quoted.count("> @@ -0,0 +1,100 @@") == 1
+    assert "smp_wmb()" in quoted and "smp_rmb()" in quoted
+    assert "> [...]\n> [...]" not in quoted
