@@ -960,13 +960,14 @@ class Store:
     def finding_rows(self, *, state: str | None = None, rule: str | None = None,
                      since: date | None = None) -> list[dict[str, Any]]:
         """Findings with their message and where they stand, in arrival order: ``fingerprint``,
-        ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``where`` (path:line), ``status``
+        ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``message`` (the finding's text),
+        ``where`` (path:line), ``status``
         (``drafted``, the skip state, or the finding's state), ``open`` (the point still stands: status
         ``open`` or ``drafted``; ``state="open"`` selects these) and ``draft`` (the draft file, if any)."""
         cond, args = _range_where(None, since, None, "m.")
         rows = self._rows(
             "SELECT f.fingerprint, f.message_id, m.day, m.date_utc, f.rule_id, f.severity, m.subject, f.path, f.line, "
-            "f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
+            "f.message, f.state, s.state AS skip_state, s.reason AS skip_reason, d.path AS draft "
             "FROM findings f JOIN messages m ON m.message_id = f.message_id "
             "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
             "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "

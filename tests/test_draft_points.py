@@ -6,6 +6,7 @@ real way: parse -> Store (SQLite file) -> rules -> draft_pending -> outbox files
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,10 @@ def test_dismiss_holds_and_findings_lists(tmp_path: Path, rules, monkeypatch) ->
     out = cli.invoke(main, ["findings", "--db", str(db), "--format", "json"])
     assert out.exit_code == 0, out.output
     assert out.output.count('"status": "open"') == 2
+    rows = json.loads(out.output)  # each finding carries its message, the text a reviewer reads
+    with Store(db) as store:
+        texts = {f.fingerprint: f.message for f in store.findings_for("p1@example.org")}
+    assert {r["fingerprint"]: r["message"] for r in rows} == texts and all(texts.values())
     out = cli.invoke(main, ["dismiss", "<p1@example.org>", "--rule", "RB102", "--reason", "the pair is obvious",
                             "--db", str(db)])
     assert out.exit_code == 0 and out.output.count("dismissed ") == 2, out.output

@@ -36,7 +36,7 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
             rows = store.finding_rows(state=state, rule=rule, since=day)
     except ReviewbotError as exc:
         fail("findings", str(exc))
-    keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "where", "status", "open",
+    keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "message", "where", "status", "open",
             "skip_reason", "draft")
     if fmt == "json":
         click.echo(json.dumps([{k: r.get(k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
