@@ -288,3 +288,48 @@ def test_inbody_from_without_an_address_leaves_no_author():
     assert p.message.from_addr is None
     assert any("in-body From: 'the build team' has no e-mail address" in n for n in p.message.notes)
     assert p.files[0].path == "lib/x.c"
+
+
+QUILT = """From: Ada <ada@example.org>
+Message-ID: <q@example.org>
+Subject: [PATCH] s390: bitops: use the generic ffs
+Date: Mon, 1 Oct 2007 10:00:00 +0200
+
+Use the generic version.
+
+Signed-off-by: Ada <ada@example.org>
+---
+Index: linux-2.6/arch/s390/include/asm/bitops.h
+===================================================================
+--- linux-2.6.orig/arch/s390/include/asm/bitops.h
++++ linux-2.6/arch/s390/include/asm/bitops.h
+@@ -1,2 +1,2 @@
+ int a;
+-int b;
++int c;
+--- a/linux/kernel/sched/core.c
++++ b/linux/kernel/sched/core.c
+@@ -1,1 +1,2 @@
+ int d;
++int e;
+"""
+
+
+def test_quilt_tree_folder_is_not_part_of_the_path() -> None:
+    """quilt's ``linux-2.6.orig/`` / ``linux-2.6/`` and a -p2 ``a/linux/`` name kernel paths; the
+    findings must name the path as it is in the tree (and the file is modified, not renamed)."""
+    p = parse_patch(parse_rfc822(QUILT.encode(), "quilt.patch"))
+    assert [(f.path, f.old_path, f.status) for f in p.files] == [
+        ("arch/s390/include/asm/bitops.h", "arch/s390/include/asm/bitops.h", "modified"),
+        ("kernel/sched/core.c", "kernel/sched/core.c", "modified"),
+    ]
+
+
+def test_other_projects_paths_stay() -> None:
+    """blktests' ``tests/block/001`` and a ``linux/`` header folder are no tree folders."""
+    text = QUILT.replace("linux-2.6.orig/arch/s390/include/asm/bitops.h", "a/tests/block/001") \
+        .replace("linux-2.6/arch/s390/include/asm/bitops.h", "b/tests/block/001") \
+        .replace("a/linux/kernel/sched/core.c", "a/include/linux/kernel.h") \
+        .replace("b/linux/kernel/sched/core.c", "b/include/linux/kernel.h")
+    p = parse_patch(parse_rfc822(text.encode(), "p.patch"))
+    assert [f.path for f in p.files] == ["tests/block/001", "include/linux/kernel.h"]

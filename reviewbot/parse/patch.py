@@ -1000,7 +1000,29 @@ def _strip_prefix(name: str | None) -> str | None:
     if name == "/dev/null":
         return None
     if len(name) > 2 and name[1] == "/" and name[0] in "abciow12":
-        return name[2:]
+        name = name[2:]
+    return _without_tree_prefix(name)
+
+
+#: Top-level entries of the kernel tree: a path whose second component is one of these, after a
+#: first one that names a tree copy, is a kernel path with the tree's folder in front.
+KERNEL_TOP_LEVEL = frozenset({
+    "arch", "block", "certs", "crypto", "Documentation", "drivers", "fs", "include", "init", "io_uring",
+    "ipc", "kernel", "lib", "LICENSES", "mm", "net", "rust", "samples", "scripts", "security", "sound",
+    "tools", "usr", "virt", "MAINTAINERS", "Makefile", "Kconfig", "CREDITS", "COPYING", "README",
+})
+# The folder of a tree copy that quilt (and diff -urN between two trees) puts before each path:
+# "linux-2.6/", "linux-2.6.orig/", "linux/", "linux-next/", "linux.git/", "foo.orig/", "orig/", "new/".
+# A developer adds a folder name here when a real patch shows one.
+_TREE_FOLDER = re.compile(r"^(?:linux(?:[-.][\w.+-]*)?|[\w.+-]+\.orig|orig|new|old|patched|mainline)$")
+
+
+def _without_tree_prefix(name: str) -> str:
+    """``linux-2.6/arch/s390/x.h`` -> ``arch/s390/x.h``: a quilt-style tree folder in front of a kernel
+    path is not part of the path a maintainer knows (git am -p1 would keep it); other paths stay."""
+    first, sep, rest = name.partition("/")
+    if sep and _TREE_FOLDER.match(first) and rest.split("/", 1)[0] in KERNEL_TOP_LEVEL:
+        return rest
     return name
 
 
