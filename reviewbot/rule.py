@@ -236,6 +236,24 @@ def _comments_under(body: str, texts: set[str]) -> str | None:
     return None
 
 
+#: What sits under a quoted line without being a comment on it: trailers, thanks and bare acks.
+NOT_A_COMMENT = ("thanks", "thank you", "looks good", "lgtm", "nice", "agreed", "good catch", "ok", "okay",
+                 "yes", "right", "indeed", "same here", "ditto")
+_TRAILER_LINE = re.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
+
+
+def _is_review_comment(text: str) -> bool:
+    """``text`` (own lines right under a quoted line) says something about the code: not only
+    trailers, thanks or a bare ack (:data:`NOT_A_COMMENT`), and at least a few words."""
+    lines = [line for line in text.split("\n") if line.strip() and not _TRAILER_LINE.match(line)]
+    said = " ".join(" ".join(lines).lower().split()).strip(" .!,")
+    if not said or said in NOT_A_COMMENT:
+        return False
+    for ack in NOT_A_COMMENT:
+        said = re.sub(r"\b" + re.escape(ack) + r"\b", " ", said)
+    return len(re.findall(r"[a-z_][a-z0-9_]*", said)) >= 4
+
+
 def _names_of(finding: Finding) -> list[str]:
     details = finding.details or {}
     names: list[str] = []
@@ -272,8 +290,8 @@ def point_in_thread(
     Messages before the patch, ours, and replies to other patches of the series are ignored (replies
     to the cover letter count). From the author: ``answered`` when a reply matches ``words.evidence``
     or a later version adds the topic words and names the symbol. From anyone else: ``raised`` when
-    the reply asks something right under a quoted line the finding is about (at most three quoted
-    lines between), names its member/barrier/struct with a topic word, or asks the rule's question
+    the reply asks or comments (:func:`_is_review_comment`: more than trailers or an ack) right
+    under a quoted line the finding is about (at most three quoted lines between), names its member/barrier/struct with a topic word, or asks the rule's question
     (``words.asks``, with a topic word or a name in the same paragraph). Else ``open``.
     """
     from reviewbot.parse.threads import about_patch
@@ -312,8 +330,9 @@ def point_in_thread(
         if msg.subject.is_patch:
             continue
         under = _comments_under(msg.body, texts) if texts else None
-        if under is not None and _ASK_RE.search(under):
-            return FindingState.RAISED, f"already raised under the quoted code in <{msg.message_id}>"
+        if under is not None and (_ASK_RE.search(under) or _is_review_comment(under)):
+            # a reviewer who commented right under the line looked at it: the point is theirs to make
+            return FindingState.RAISED, f"already commented on under the quoted code in <{msg.message_id}>"
         for para in re.split(r"\n\s*\n", own):
             para_low = " ".join(para.lower().split())
             if any(a in para_low for a in words.asks) and (
