@@ -13,6 +13,13 @@ Counts (each a number of drafts unless said otherwise):
   check on purpose, so it can disagree with it);
 * ``repeats_paragraph``: the draft holds one of its own (unquoted)
   paragraphs twice;
+* ``lookalike_paragraphs``: the draft holds two own paragraphs that are the
+  same text apart from a name or two (word-level similarity of at least 0.8),
+  e.g. one paragraph per struct saying the same thing;
+* ``repeated_hunk_headers``: the draft quotes one ``@@`` line twice;
+* ``skipped_applied``, ``skipped_withdrawn``, ``skipped_backport``: findings
+  (not drafts) the run left alone as the patch was applied, withdrawn by its
+  author, or is a stable backport;
 * ``bad_hunk_headers``: a quoted ``@@`` line is not a hunk header of the
   answered patch, and ``@@`` line counts do not match the quoted excerpt
   (``bad_hunk_lines`` counts the lines);
@@ -170,7 +177,8 @@ def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
 
 
 def measure(db: Path, outbox: Path, identity: str = "") -> dict:
-    counts = {"drafts": 0, "repeats_reviewer": 0, "repeats_paragraph": 0, "bad_hunk_headers": 0, "bad_hunk_lines": 0,
+    counts = {"drafts": 0, "repeats_reviewer": 0, "repeats_paragraph": 0, "lookalike_paragraphs": 0,
+              "repeated_hunk_headers": 0, "bad_hunk_headers": 0, "bad_hunk_lines": 0,
               "titles_on_two_revisions": 0, "old_revision_drafts": 0, "incomplete_recipients": 0, "to_patch_lists": 0}
     which: dict[str, list[str]] = defaultdict(list)
     drafted: dict[str, str] = {}  # answered Message-ID -> its subject, for the revision count
@@ -198,6 +206,13 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
             if len(paras) != len(set(paras)):
                 counts["repeats_paragraph"] += 1
                 which["repeats_paragraph"].append(name)
+            if _lookalike(paras):
+                counts["lookalike_paragraphs"] += 1
+                which["lookalike_paragraphs"].append(name)
+            ats = [ln for ln in body.split("\n") if ln.startswith("> @@")]
+            if len(ats) != len(set(ats)):
+                counts["repeated_hunk_headers"] += 1
+                which["repeated_hunk_headers"].append(name)
             # @@ lines
             headers = {h.header.strip() for fd in patch.files for h in fd.hunks}
             bad = [ln for ln in body.split("\n") if ln.startswith("> @@")
@@ -241,8 +256,24 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
             if revs and revs[-1]["message_id"] != mid:
                 counts["old_revision_drafts"] += 1
                 which["old_revision_drafts"].append(f"{drafted[mid]} (newest: {revs[-1]['subject']})")
+        skips = dict(store.conn.execute("SELECT state, COUNT(*) FROM draft_skips GROUP BY state").fetchall())
+        counts["skipped_applied"] = skips.get("applied", 0)
+        counts["skipped_withdrawn"] = skips.get("withdrawn", 0)
+        counts["skipped_backport"] = skips.get("stable-backport", 0)
     counts["which"] = dict(which)
     return counts
+
+
+def _lookalike(paras: list[str]) -> bool:
+    """Two of ``paras`` say the same words apart from a short stretch (similarity >= 0.8)."""
+    import difflib
+
+    words = [p.split() for p in paras if len(p.split()) >= 12]
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            if difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.8:
+                return True
+    return False
 
 
 def revision_groups(store: Store, message_ids: list[str]) -> list[list[str]]:
