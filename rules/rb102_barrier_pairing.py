@@ -33,9 +33,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` on the
    function's own lock parameter is the lock itself (other barriers there, an
    ``smp_mb()`` in a slow path, stay checked). ``_before_mmio_write``: an
-   ``smp_wmb()``/``wmb()`` followed within two statements by an MMIO write
+   ``smp_wmb()`` followed within two statements by an MMIO write
    (``MMIO_WRITES``: ``writel()``, ``iowrite32()``, a driver's ``rd_writel()``)
-   orders against the device; no SMP pairing question is asked.
+   orders against the device; no SMP pairing question is asked (a ``wmb()``
+   there is a device barrier and step 7 asks what it orders).
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
@@ -1288,11 +1289,13 @@ def _is_primitive_or_lock(use: _Use) -> bool:
 MMIO_WRITES = (r"(?:__raw_)?write[bwlq](?:_relaxed|_be|_rep)?", r"iowrite\d+(?:be|_rep)?", r"writes[bwlq]",
                r"lo_hi_writeq\w*", r"hi_lo_writeq\w*")
 _MMIO_WRITE_RE = re.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) + r")\s*\(")
-_WRITE_BARRIERS = ("smp_wmb", "wmb")
+#: Only the SMP write barrier: a ``wmb()`` there is a device barrier, still asked what it orders (a comment like
+#: "make sure all write ops are in order" names nothing).
+_WRITE_BARRIERS = ("smp_wmb",)
 
 
 def _before_mmio_write(use: _Use) -> bool:
-    """Step 2c: an ``smp_wmb()``/``wmb()`` whose next statement (of the next two) is an MMIO write.
+    """Step 2c: an ``smp_wmb()`` whose next statement (of the next two) is an MMIO write.
 
     Asking what such a barrier pairs with on another CPU is the wrong question: it orders memory writes
     against the device's view (``writel()`` already does), so the rule stays quiet.
@@ -1363,6 +1366,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
     """The paragraph for barriers whose comment does not say what they pair with: a comment that is a question
     or a doubt ("hmmm? del_rcu followed by add_rcu?") is worded as a barrier without an explanation."""
+    if not any(f.details.get("smp") for f in weak):  # device barriers: what they order, not what they pair with
+        return (f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
+                "descriptor or ring writes that must be visible before the doorbell or register write?")
     usually = f" (usually {hint})" if hint else ""
     doubts = [f for f in weak if f.details.get("doubt")]
     if doubts:

@@ -28,7 +28,7 @@ def reply_for(name: str) -> tuple[list, str]:
 
 @pytest.mark.parametrize("name", [
     "good-lock-own-acquire-release.patch", "good-lock-unlock-release.patch", "good-bitops-acquire-primitive.patch",
-    "good-wmb-before-mmio-write.patch", "good-device-barrier-before-mmio-write.patch",
+    "good-wmb-before-mmio-write.patch",
     "good-comment-question-names-pair.patch", "good-two-full-barriers-named.patch",
 ])
 def test_quiet_on_the_lock_the_primitive_and_the_device_write(name: str) -> None:
@@ -45,6 +45,12 @@ def test_other_barriers_in_a_lock_implementation_stay_checked() -> None:
 def test_acquire_outside_the_primitive_headers_is_a_use() -> None:
     findings, _ = reply_for("bad-bitops-user-acquire.patch")
     assert [f.details["barrier"] for f in findings] == ["smp_load_acquire"]
+
+
+def test_device_barrier_before_mmio_write_is_still_asked_what_it_orders() -> None:
+    findings, text = reply_for("bad-device-barrier-names-nothing.patch")
+    assert [(f.details["barrier"], f.details["problem"]) for f in findings] == [("wmb", "comment-without-pairing")]
+    assert "pairs with" not in text
 
 
 def test_write_barrier_before_a_plain_store_is_asked_about_in_words() -> None:
