@@ -35,7 +35,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``smp_mb()`` in a slow path, stay checked). ``_before_mmio_write``: an
    ``smp_wmb()`` followed within two statements by an MMIO write
    (``MMIO_WRITES``: ``writel()``, ``iowrite32()``, a driver's ``rd_writel()``)
-   orders against the device; no SMP pairing question is asked (a ``wmb()``
+   orders against the device: no SMP pairing question, a device-ordering note
+   (``writel()`` orders already; ``writel_relaxed()`` wants ``wmb()``) unless a
+   comment names a pair (a ``wmb()``
    there is a device barrier and step 7 asks what it orders).
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
@@ -1294,29 +1296,51 @@ _MMIO_WRITE_RE = re.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) +
 _WRITE_BARRIERS = ("smp_wmb",)
 
 
-def _before_mmio_write(use: _Use) -> bool:
+def _before_mmio_write(use: _Use) -> str:
     """Step 2c: an ``smp_wmb()`` whose next statement (of the next two) is an MMIO write.
 
     Asking what such a barrier pairs with on another CPU is the wrong question: it orders memory writes
     against the device's view (``writel()`` already does), so the rule stays quiet.
     """
     if use.name not in _WRITE_BARRIERS:
-        return False
+        return ""
     rest = use.code[use.code.index(use.name) :]
-    if ";" in rest and _MMIO_WRITE_RE.search(rest[rest.index(";") :]):
-        return True
+    m = _MMIO_WRITE_RE.search(rest[rest.index(";") :]) if ";" in rest else None
+    if m:
+        return m.group(0).rstrip("( \t")
     seen = 0
     for j in range(use.idx + 1, len(use.scans)):
         code = use.scans[j].code.strip()
         if not code or code in ("{", "}"):
             continue
-        if _MMIO_WRITE_RE.search(code):
-            return True
+        m = _MMIO_WRITE_RE.search(code)
+        if m:
+            return m.group(0).rstrip("( \t")
         if code.endswith((";", "}")):
             seen += 1
         if seen >= 2 or _CONTROL_RE.match(code):
-            return False
-    return False
+            return ""
+    return ""
+
+
+def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
+    """Step 2c's note: an uncommented (or unexplained) ``smp_wmb()`` right before an MMIO write is the wrong
+    question to ask about pairing: ``smp_wmb()`` orders only against other CPUs (a compiler barrier on !SMP),
+    ``writel()`` already orders earlier memory writes before the device sees its write, and
+    ``writel_relaxed()`` does not (that wants ``wmb()``/``dma_wmb()``). A comment naming a pair is left alone."""
+    own, note = _comment_texts(use)
+    text = " ".join(t for t in (own, note) if t)
+    if text.strip() and _comment_ok(use.name, text):
+        return None
+    dl = use.line
+    return RULE.finding(
+        patch,
+        f"{use.name}() at line {dl.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
+        "other CPUs, not the device",
+        path=use.path, line=dl.new_no, input_line=dl.input_line, hunk=use.hunk, symbol=f"{use.symbol}:mmio",
+        details={"barrier": use.name, "problem": "before-mmio-write", "mmio": mmio, "smp": True,
+                 "relaxed": "relaxed" in mmio or mmio.startswith("__raw_")},
+    )
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -1330,7 +1354,14 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
     for use in _barrier_uses(patch):
-        if _is_definition(use) or _is_primitive_or_lock(use) or _before_mmio_write(use):
+        if _is_definition(use) or _is_primitive_or_lock(use):
+            continue
+        mmio = _before_mmio_write(use)
+        if mmio:
+            if not moves.unchanged(use):
+                finding = _mmio_finding(patch, use, mmio)
+                if finding is not None:
+                    findings.append(finding)
             continue
         if moves.unchanged(use) or _documented_pattern(use):
             continue
@@ -1380,6 +1411,20 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             f"naming the matching barrier (or the operation that implies it){usually} and the function where it lives?")
 
 
+def _mmio_paragraph(f: Finding) -> str:
+    """The device-ordering note for an smp_wmb() right before an MMIO write (no SMP pairing question)."""
+    mmio = f.details.get("mmio", "writel")
+    if f.details.get("relaxed"):
+        return (f"The {f.details.get('barrier')}() right before {mmio}() comes before a relaxed MMIO write. As far as "
+                "I understand Documentation/memory-barriers.txt, smp_wmb() orders only against other CPUs (it is a "
+                "compiler barrier on !SMP), and a relaxed MMIO write is not ordered after earlier memory writes. "
+                "If the device must see those writes first, should this be wmb() (or dma_wmb())?")
+    return (f"The {f.details.get('barrier')}() right before {mmio}() comes before an MMIO write. As far as I "
+            "understand Documentation/memory-barriers.txt, writel() already orders earlier memory writes before "
+            "the device sees its write, and smp_wmb() orders only against other CPUs. Is it needed here? If it "
+            "orders these writes for another CPU, a comment saying which barrier there it pairs with would help.")
+
+
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
     partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
@@ -1387,7 +1432,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
-    parts: list[str] = []
+    parts: list[str] = [_mmio_paragraph(f) for f in findings if f.details.get("problem") == "before-mmio-write"]
     for f in non_rmw:
         op = str(f.details.get("op", ""))
         kind = "load" if ("read" in op.lower()) else "store"
@@ -1657,9 +1702,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     """One paragraph per kind of problem, the suggested comment fitting each barrier."""
     parts: list[str] = []
     by = {p: [f for f in findings if f.details.get("problem") == p]
-          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing")}
+          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing",
+                    "before-mmio-write")}
     if by["not-after-rmw"]:
         parts.append(reply(by["not-after-rmw"], patch))
+    parts.extend(dict.fromkeys(_mmio_paragraph(f) for f in by["before-mmio-write"]))
 
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
