@@ -1282,8 +1282,11 @@ def _is_primitive_or_lock(use: _Use) -> bool:
     side = _barrier_side(use.name)
     if not ((side == "acquire" and _LOCK_FUNC_RE.match(func)) or (side == "release" and _UNLOCK_FUNC_RE.match(func))):
         return False
-    root = re.match(r"\w+", _object_of(use.code, use.code.index("(", use.code.index(use.name))))
-    return root is not None and root.group(0) in _function_params(use)
+    # the first argument's leading name (``&lock->tickets.owner,`` -> ``lock``), also when the call goes on
+    # over the next line
+    args = use.code[use.code.index("(", use.code.index(use.name)) + 1 :]
+    root = re.match(r"[\s(&*]*(\w+)", args)
+    return root is not None and root.group(1) in _function_params(use)
 
 
 #: MMIO writes (and driver wrappers named after them: ``rd_writel()``): a write barrier right before one
