@@ -1411,7 +1411,7 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
                 "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
                 f"operation on the other side it pairs with{usually}, and in which function?")
     return (f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
-            f"naming the matching barrier (or the operation that implies it){usually} and the function where it lives?")
+            f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
 
 
 def _mmio_paragraph(f: Finding) -> str:
@@ -1621,20 +1621,24 @@ _STORED_RE = re.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRIT
 
 def _code_around(hunk: Hunk, index: int, step: int, count: int = 3) -> list[str]:
     """The code (comments cut) of up to ``count`` non-blank new-side lines before (step -1) or after (+1) a line."""
+    lines = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
+    texts = [dl.text for dl in lines]
+    scans = scan_lines(texts, starts_in_comment(texts))  # a block comment's middle lines are no code
+    here = lines.index(hunk.lines[index])
     out: list[str] = []
-    j = index + step
-    while 0 <= j < len(hunk.lines) and len(out) < count:
-        dl = hunk.lines[j]
-        if dl.kind is not LineKind.REMOVED:
-            code = scan_line(dl.text).code.strip()
-            if code:
-                out.append(code)
+    j = here + step
+    while 0 <= j < len(lines) and len(out) < count:
+        code = scans[j].code.strip()
+        if code:
+            out.append(code)
         j += step
     return out
 
 
-def _full_pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str, str] | None:
-    """(where one smp_mb() is, where the other is, the variable) when the patch adds two smp_mb() that order the
+def _full_pair_in_patch(
+    findings: Sequence[Finding], patch: Patch
+) -> tuple[str, str, str, set[tuple[str, int | None]]] | None:
+    """(where one smp_mb() is, where the other is, the variable, their (path, line)s) when the patch adds two smp_mb() that order the
     two sides of one flag: the same variable stored just before one and loaded just after the other (bcache's
     ``bcache_is_reboot = true; smp_mb();`` and ``smp_mb(); if (bcache_is_reboot)``). Only then is it called a pair."""
     wanted = {(f.path, n) for f in findings if f.details.get("barrier") == "smp_mb" for n in (f.lines or (f.line,))}
@@ -1661,7 +1665,7 @@ def _full_pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str,
                 continue
             for var in sorted(stored):
                 if var and re.search(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*=[^=])", after):
-                    return at_a, at_b, var
+                    return at_a, at_b, var, {where_a, where_b}
     return None
 
 
@@ -1724,14 +1728,17 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                                                                                 "comment-without-pairing")], patch)
     smp = [f for f in by["no-comment"] if f.details.get("smp")]
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
-    full_pair = _full_pair_in_patch(smp + by["comment-without-pairing"], patch) if pair is None else None
+    weak = by["comment-without-pairing"]
+    full_pair = _full_pair_in_patch(smp + weak, patch) if pair is None else None
     if full_pair is not None:
-        a_at, b_at, var = full_pair
+        a_at, b_at, var, both = full_pair
         parts.append(
             f"The smp_mb() {a_at} and the smp_mb() {b_at} look like a pair: {var} is stored before the first and "
             "read after the second. Could each of them get a comment naming the other, and saying what ordering "
             "they provide? That helps the next person who touches either side.")
-    elif pair is not None and (smp or by["comment-without-pairing"]):
+        smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
+        weak = [f for f in weak if (f.path, f.line) not in both]
+    if pair is not None and (smp or weak):
         a, fa, b, fb, obj = pair
         where_a = f" in {fa}()" if fa and fa != fb else ""
         where_b = f" in {fb}()" if fb else ""
@@ -1751,8 +1758,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"Could you add a comment to {which} saying which barrier or operation on the other side it pairs "
                 f"with (usually {hint}), in which function, and what ordering it provides? {lead}That would help "
                 "the next person who touches this code.")
-        if by["comment-without-pairing"]:
-            weak = by["comment-without-pairing"]
+        if weak:
             parts.append(_weak_paragraph(weak, names(weak), suggestion(weak)))
     if device:
         kinds = {str(f.details.get("barrier", "")) for f in device}

@@ -86,7 +86,7 @@ def test_question_comment_is_not_taken_for_an_explanation() -> None:
 def test_two_full_barriers_around_one_flag_are_called_a_pair() -> None:
     findings, text = reply_for("bad-two-full-barriers-one-flag.patch")
     assert [f.line for f in findings] == [304]
-    assert "smp_mb() at line 410 and the smp_mb() at line 304 look like a pair" in text
+    assert "smp_mb() at line 413 and the smp_mb() at line 304 look like a pair" in text
     assert "foo_is_reboot is stored before the first and read after the second" in text
     assert "matching barrier" not in text
 
