@@ -27,6 +27,18 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    a function named like a barrier, and wrappers whose body only forwards to
    a barrier (``return smp_load_acquire(p);``, or a parameterless
    ``void rust_helper_smp_mb(void) { smp_mb(); }``) define an API, not a use.
+   ``_is_primitive_or_lock``: in the bitops headers (``BITOPS_PATHS``), a barrier
+   in a function named ``*_acquire``/``*_release``/``*_lock``/``*_unlock``
+   (``test_bit_acquire()``) defines that primitive; an acquire in a
+   ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` on the
+   function's own lock parameter is the lock itself (other barriers there, an
+   ``smp_mb()`` in a slow path, stay checked). ``_before_mmio_write``: an
+   ``smp_wmb()`` followed within two statements by an MMIO write
+   (``MMIO_WRITES``: ``writel()``, ``iowrite32()``, a driver's ``rd_writel()``)
+   orders against the device: no SMP pairing question, a device-ordering note
+   (``writel()`` orders already; ``writel_relaxed()`` wants ``wmb()``) unless a
+   comment names a pair (a ``wmb()``
+   there is a device barrier and step 7 asks what it orders).
 3. ``_Moves``: a barrier the patch only moves (same call removed elsewhere),
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
@@ -678,7 +690,8 @@ def _may_add_barrier(patch: Patch) -> bool:
 def _barrier_uses(patch: Patch) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in patch.files:
-        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(fd.path) or _NOT_USE_PATH_RE.match(fd.path):
+        tree_path = _tree_path(fd.path)
+        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hunk in fd.hunks:
@@ -1104,6 +1117,13 @@ class _PatchPairs:
         return any(re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in comments)
 
 
+#: A comment that asks or doubts ("hmmm? del_rcu followed by add_rcu?", "not sure this is needed") does not
+#: explain the barrier.
+DOUBT_WORDS = (r"\?", r"\bhm+\b", r"\bhmm+\w*", r"\bnot\s+sure\b", r"\bunsure\b", r"\bno\s+idea\b", r"\bmaybe\b",
+               r"\bXXX\b", r"\bFIXME\b")
+_DOUBT_RE = re.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1123,7 +1143,7 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     else:
         want = "what it pairs with" if smp else "what it orders"
         message = f"{use.name}() at line {dl.new_no} has a comment, but it does not say {want}"
-        details.update(problem="comment-without-pairing", comment=text[:200])
+        details.update(problem="comment-without-pairing", comment=text[:200], doubt=bool(_DOUBT_RE.search(text)))
     return RULE.finding(
         patch,
         message,
@@ -1201,6 +1221,131 @@ class _PatchFunctions:
         return False
 
 
+#: A quilt or tarball prefix before the kernel tree (``linux-2.6/arch/...``): paths are matched without it.
+_TREE_PREFIX_RE = re.compile(r"^linux[\w.-]*/(?=(?:arch|include|kernel|drivers|mm|fs|lib|net|tools)/)")
+
+
+def _tree_path(path: str) -> str:
+    """``linux-2.6/arch/s390/include/asm/bitops.h`` -> ``arch/s390/include/asm/bitops.h``."""
+    return _TREE_PREFIX_RE.sub("", path)
+
+
+#: Where the bit operations and their acquire/release variants are defined (``test_bit_acquire()``,
+#: ``clear_bit_unlock()``): a barrier in a function named for that ordering there is the primitive.
+BITOPS_PATHS = (
+    r"include/asm-generic/bitops/[\w/-]+\.h",
+    r"include/linux/bitops\.h",
+    r"(?:tools/)?arch/[^/]+/include/asm/bitops[\w/-]*\.h",
+)
+_BITOPS_PATH_RE = re.compile("^(?:" + "|".join(BITOPS_PATHS) + ")$")
+#: The ordering a primitive's name promises: ``test_bit_acquire``, ``clear_bit_unlock``, ``__clear_bit_unlock``.
+_ORDERING_NAME_RE = re.compile(r"_(?:acquire|release|lock|unlock)$")
+
+#: Lock implementations: the acquire in ``*_lock()``/``*_trylock()`` and the release in ``*_unlock()`` on
+#: the lock word are the lock's own acquire/release (the pair is the lock). Other barriers there (an
+#: ``smp_mb()`` in a slow path) are uses like any other.
+LOCK_FUNCTION = r"\w*_(?:try)?lock"
+UNLOCK_FUNCTION = r"\w*_unlock"
+_LOCK_FUNC_RE = re.compile("^" + LOCK_FUNCTION + "$")
+_UNLOCK_FUNC_RE = re.compile("^" + UNLOCK_FUNCTION + "$")
+
+
+def _function_params(use: _Use) -> set[str]:
+    """Parameter names of the function holding the barrier: from its header in the hunk (up to its ``{``),
+    else from the hunk's ``@@`` text."""
+    h = _function_header(use)
+    if h is None:
+        text = use.hunk.section or ""
+    else:
+        parts = []
+        for dl in use.new[h : h + 4]:
+            parts.append(dl.text)
+            if "{" in dl.text or ")" in dl.text:
+                break
+        text = " ".join(parts)
+    m = re.search(r"\w+\s*\(([^()]*)\)", text)
+    return _param_names(m.group(1)) if m else set()
+
+
+def _is_primitive_or_lock(use: _Use) -> bool:
+    """Step 2b: an ordering primitive defined in the bitops headers, or a lock's own acquire/release.
+
+    * in ``BITOPS_PATHS``, a barrier in a function named ``*_acquire``/``*_release``/``*_lock``/``*_unlock``
+      (``arch_test_bit_acquire()``) defines that primitive; its callers document the pairing;
+    * an acquire (``smp_load_acquire()``, ``smp_cond_load_acquire()``) in ``*_lock()``/``*_trylock()``, or a
+      release (``smp_store_release()``) in ``*_unlock()``, on the function's own lock parameter
+      (``&lock->tickets.owner``) is the lock itself.
+    """
+    func = _function_name(use) or ""
+    if _BITOPS_PATH_RE.match(_tree_path(use.path)) and _ORDERING_NAME_RE.search(func):
+        return True
+    side = _barrier_side(use.name)
+    if not ((side == "acquire" and _LOCK_FUNC_RE.match(func)) or (side == "release" and _UNLOCK_FUNC_RE.match(func))):
+        return False
+    # the first argument's leading name (``&lock->tickets.owner,`` -> ``lock``), also when the call goes on
+    # over the next line
+    args = use.code[use.code.index("(", use.code.index(use.name)) + 1 :]
+    root = re.match(r"[\s(&*]*(\w+)", args)
+    return root is not None and root.group(1) in _function_params(use)
+
+
+#: MMIO writes (and driver wrappers named after them: ``rd_writel()``): a write barrier right before one
+#: orders memory against the device, not against another CPU.
+MMIO_WRITES = (r"(?:__raw_)?write[bwlq](?:_relaxed|_be|_rep)?", r"iowrite\d+(?:be|_rep)?", r"writes[bwlq]",
+               r"lo_hi_writeq\w*", r"hi_lo_writeq\w*")
+_MMIO_WRITE_RE = re.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) + r")\s*\(")
+#: Only the SMP write barrier: a ``wmb()`` there is a device barrier, still asked what it orders (a comment like
+#: "make sure all write ops are in order" names nothing).
+_WRITE_BARRIERS = ("smp_wmb",)
+
+
+def _before_mmio_write(use: _Use) -> str:
+    """Step 2c: an ``smp_wmb()`` whose next statement (of the next two) is an MMIO write.
+
+    Asking what such a barrier pairs with on another CPU is the wrong question: it orders memory writes
+    against the device's view (``writel()`` already does), so the rule stays quiet.
+    """
+    if use.name not in _WRITE_BARRIERS:
+        return ""
+    rest = use.code[use.code.index(use.name) :]
+    m = _MMIO_WRITE_RE.search(rest[rest.index(";") :]) if ";" in rest else None
+    if m:
+        return m.group(0).rstrip("( \t")
+    seen = 0
+    for j in range(use.idx + 1, len(use.scans)):
+        code = use.scans[j].code.strip()
+        if not code or code in ("{", "}"):
+            continue
+        m = _MMIO_WRITE_RE.search(code)
+        if m:
+            return m.group(0).rstrip("( \t")
+        if code.endswith((";", "}")):
+            seen += 1
+        if seen >= 2 or _CONTROL_RE.match(code):
+            return ""
+    return ""
+
+
+def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
+    """Step 2c's note: an uncommented (or unexplained) ``smp_wmb()`` right before an MMIO write is the wrong
+    question to ask about pairing: ``smp_wmb()`` orders only against other CPUs (a compiler barrier on !SMP),
+    ``writel()`` already orders earlier memory writes before the device sees its write, and
+    ``writel_relaxed()`` does not (that wants ``wmb()``/``dma_wmb()``). A comment naming a pair is left alone."""
+    own, note = _comment_texts(use)
+    text = " ".join(t for t in (own, note) if t)
+    if text.strip() and _comment_ok(use.name, text):
+        return None
+    dl = use.line
+    return RULE.finding(
+        patch,
+        f"{use.name}() at line {dl.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
+        "other CPUs, not the device",
+        path=use.path, line=dl.new_no, input_line=dl.input_line, hunk=use.hunk, symbol=f"{use.symbol}:mmio",
+        details={"barrier": use.name, "problem": "before-mmio-write", "mmio": mmio, "smp": True,
+                 "relaxed": "relaxed" in mmio or mmio.startswith("__raw_")},
+    )
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
     if not patch.files or not _may_add_barrier(patch):
@@ -1212,7 +1357,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
     for use in _barrier_uses(patch):
-        if _is_definition(use) or moves.unchanged(use) or _documented_pattern(use):
+        if _is_definition(use) or _is_primitive_or_lock(use):
+            continue
+        mmio = _before_mmio_write(use)
+        if mmio:
+            if not moves.unchanged(use):
+                finding = _mmio_finding(patch, use, mmio)
+                if finding is not None:
+                    findings.append(finding)
+            continue
+        if moves.unchanged(use) or _documented_pattern(use):
             continue
         finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
@@ -1243,6 +1397,37 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     return findings
 
 
+def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
+    """The paragraph for barriers whose comment does not say what they pair with: a comment that is a question
+    or a doubt ("hmmm? del_rcu followed by add_rcu?") is worded as a barrier without an explanation."""
+    if not any(f.details.get("smp") for f in weak):  # device barriers: what they order, not what they pair with
+        return (f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
+                "descriptor or ring writes that must be visible before the doorbell or register write?")
+    usually = f" (usually {hint})" if hint else ""
+    doubts = [f for f in weak if f.details.get("doubt")]
+    if doubts:
+        quoted = str(doubts[0].details.get("comment", "")).strip()
+        return (f"The comment at {names} (\"{quoted}\") reads as an open question rather than an explanation. "
+                "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
+                f"operation on the other side it pairs with{usually}, and in which function?")
+    return (f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
+            f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
+
+
+def _mmio_paragraph(f: Finding) -> str:
+    """The device-ordering note for an smp_wmb() right before an MMIO write (no SMP pairing question)."""
+    mmio = f.details.get("mmio", "writel")
+    if f.details.get("relaxed"):
+        return (f"The {f.details.get('barrier')}() right before {mmio}() comes before a relaxed MMIO write. As far as "
+                "I understand Documentation/memory-barriers.txt, smp_wmb() orders only against other CPUs (it is a "
+                "compiler barrier on !SMP), and a relaxed MMIO write is not ordered after earlier memory writes. "
+                "If the device must see those writes first, should this be wmb() (or dma_wmb())?")
+    return (f"The {f.details.get('barrier')}() right before {mmio}() comes before an MMIO write. As far as I "
+            "understand Documentation/memory-barriers.txt, writel() already orders earlier memory writes before "
+            "the device sees its write, and smp_wmb() orders only against other CPUs. Is it needed here? If it "
+            "orders these writes for another CPU, a comment saying which barrier there it pairs with would help.")
+
+
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
     partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
@@ -1250,7 +1435,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
-    parts: list[str] = []
+    parts: list[str] = [_mmio_paragraph(f) for f in findings if f.details.get("problem") == "before-mmio-write"]
     for f in non_rmw:
         op = str(f.details.get("op", ""))
         kind = "load" if ("read" in op.lower()) else "store"
@@ -1272,8 +1457,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         if smp and _other_side_in_hunks(no_comment, patch):
             parts.append(
                 f"Could you add a comment to {'the ' + names(no_comment) + ' here' if len(no_comment) == 1 else 'each of the new barriers here (' + names(no_comment) + ')'} "
-                "saying which barrier it pairs with, and what ordering it provides? A comment like \"Pairs with "
-                "smp_rmb() in foo()\" would help the next person who touches this code."
+                "saying which barrier or operation on the other side it pairs with, and in which function, and "
+                "what ordering it provides? That would help the next person who touches this code."
             )
         elif smp:
             if len(no_comment) == 1:
@@ -1285,7 +1470,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                        "saying which barrier it pairs with, and what ordering it provides? I could not "
                        "find the other sides from the patch, and I might be missing them,")
             parts.append(
-                ask + " but a comment like \"Pairs with smp_rmb() in foo()\" would help the next person "
+                ask + " but a comment naming the other side and its function would help the next person "
                 "who touches this code."
             )
         else:
@@ -1297,15 +1482,11 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     for f in partnered:
         parts.append(
             f"I think this {f.details.get('barrier')}() pairs with the {f.details.get('partner')}() on "
-            f"{f.details.get('object')} that this patch adds as well; could you say so in a comment here "
-            "(\"Pairs with ... in foo()\"), so the next reader does not have to find the other side?"
+            f"{f.details.get('object')} that this patch adds as well; could you say so in a comment here, "
+            "so the next reader does not have to find the other side?"
         )
     if weak:
-        parts.append(
-            f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs "
-            "with. Would you mind naming the matching barrier (or the operation that implies it) and "
-            "the function where it lives?"
-        )
+        parts.append(_weak_paragraph(weak, names(weak)))
     for f in other:
         target = f.details.get("other", "the other side")
         parts.append(
@@ -1338,12 +1519,12 @@ THREAD_WORDS = ThreadWords(
 _FUNC_IN_SECTION_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _ADDED_BARRIER_RE = re.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
                                r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\(")
-_PAIR_FOR = {
-    "write": "the smp_rmb() (or smp_load_acquire()) in <reader>()",
-    "release": "the smp_load_acquire() in <reader>()",
-    "read": "the smp_wmb() (or smp_store_release()) in <writer>()",
-    "acquire": "the smp_store_release() in <writer>()",
-    "full": "the smp_mb() (or the full barrier implied by the atomic) in <other side>()",
+_PAIR_FOR = {  # in words: a draft never carries a template to fill in
+    "write": "an smp_rmb() or smp_load_acquire() on the reader side",
+    "release": "an smp_load_acquire() on the reader side",
+    "read": "an smp_wmb() or smp_store_release() on the writer side",
+    "acquire": "an smp_store_release() on the writer side",
+    "full": "an smp_mb() or a full barrier implied by an atomic on the other side",
 }
 _COMPLEMENT = {"write": ("read", "acquire"), "release": ("acquire", "read"), "read": ("write", "release"),
                "acquire": ("release", "write"), "full": ("full",)}
@@ -1435,6 +1616,59 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     return None
 
 
+_STORED_RE = re.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,")
+
+
+def _code_around(hunk: Hunk, index: int, step: int, count: int = 3) -> list[str]:
+    """The code (comments cut) of up to ``count`` non-blank new-side lines before (step -1) or after (+1) a line."""
+    lines = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
+    texts = [dl.text for dl in lines]
+    scans = scan_lines(texts, starts_in_comment(texts))  # a block comment's middle lines are no code
+    here = lines.index(hunk.lines[index])
+    out: list[str] = []
+    j = here + step
+    while 0 <= j < len(lines) and len(out) < count:
+        code = scans[j].code.strip()
+        if code:
+            out.append(code)
+        j += step
+    return out
+
+
+def _full_pair_in_patch(
+    findings: Sequence[Finding], patch: Patch
+) -> tuple[str, str, str, set[tuple[str, int | None]]] | None:
+    """(where one smp_mb() is, where the other is, the variable, their (path, line)s) when the patch adds two smp_mb() that order the
+    two sides of one flag: the same variable stored just before one and loaded just after the other (bcache's
+    ``bcache_is_reboot = true; smp_mb();`` and ``smp_mb(); if (bcache_is_reboot)``). Only then is it called a pair."""
+    wanted = {(f.path, n) for f in findings if f.details.get("barrier") == "smp_mb" for n in (f.lines or (f.line,))}
+    if not wanted:
+        return None
+    sites: list[tuple[tuple[str, int | None], str, set[str], str]] = []
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for h in fd.hunks:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED or not re.search(r"(?<![\w.>])smp_mb\s*\(", scan_line(dl.text).code):
+                    continue
+                stored = set()
+                for code in _code_around(h, i, -1):
+                    for m in _STORED_RE.finditer(code):
+                        stored.add((m.group(1) or m.group(2)).strip())
+                after = " ".join(_code_around(h, i, 1))
+                func = _function_around(h, i)
+                sites.append(((fd.path, dl.new_no), after, stored, f"in {func}()" if func else f"at line {dl.new_no}"))
+    for where_a, _, stored, at_a in sites:
+        for where_b, after, _, at_b in sites:
+            if where_a == where_b or not ({where_a, where_b} & wanted):
+                continue
+            for var in sorted(stored):
+                if var and re.search(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*=[^=])", after):
+                    return at_a, at_b, var, {where_a, where_b}
+    return None
+
+
 #: Operations documented to imply a full barrier (Documentation/atomic_t.txt, the wait/wake kernel-doc): one
 #: of these in the hunks may be the other side of an smp_mb(). Lock operations are left out: nearly every
 #: hunk has one, and they give acquire/release only.
@@ -1475,9 +1709,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     """One paragraph per kind of problem, the suggested comment fitting each barrier."""
     parts: list[str] = []
     by = {p: [f for f in findings if f.details.get("problem") == p]
-          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing")}
+          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing",
+                    "before-mmio-write")}
     if by["not-after-rmw"]:
         parts.append(reply(by["not-after-rmw"], patch))
+    parts.extend(dict.fromkeys(_mmio_paragraph(f) for f in by["before-mmio-write"]))
 
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
@@ -1485,14 +1721,24 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     def suggestion(fs: Sequence[Finding]) -> str:
         sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
         return "; ".join(f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
-                         f" \"Pairs with {_PAIR_FOR[s]}\"" if len(sides) > 1 else f"\"Pairs with {_PAIR_FOR[s]}\""
+                         f" {_PAIR_FOR[s]}" if len(sides) > 1 else _PAIR_FOR[s]
                          for s in sides if s in _PAIR_FOR)
 
     pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
                                                                                 "comment-without-pairing")], patch)
     smp = [f for f in by["no-comment"] if f.details.get("smp")]
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
-    if pair is not None and (smp or by["comment-without-pairing"]):
+    weak = by["comment-without-pairing"]
+    full_pair = _full_pair_in_patch(smp + weak, patch) if pair is None else None
+    if full_pair is not None:
+        a_at, b_at, var, both = full_pair
+        parts.append(
+            f"The smp_mb() {a_at} and the smp_mb() {b_at} look like a pair: {var} is stored before the first and "
+            "read after the second. Could each of them get a comment naming the other, and saying what ordering "
+            "they provide? That helps the next person who touches either side.")
+        smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
+        weak = [f for f in weak if (f.path, f.line) not in both]
+    if pair is not None and (smp or weak):
         a, fa, b, fb, obj = pair
         where_a = f" in {fa}()" if fa and fa != fb else ""
         where_b = f" in {fb}()" if fb else ""
@@ -1506,18 +1752,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                      else f"each of the new barriers here ({names(smp)})")
             hint = suggestion(smp)
             # "I could not find the other side" only when no hunk shows a barrier that could be it
-            lead = ("A comment like" if _other_side_in_hunks(smp, patch)
-                    else "I could not find the other side in the patch, and I might be missing it, but a comment like")
+            lead = ("" if _other_side_in_hunks(smp, patch)
+                    else "I could not find the other side in the patch, and I might be missing it. ")
             parts.append(
-                f"Could you add a comment to {which} saying what it pairs with and what ordering it provides? "
-                f"{lead} {hint} would help the next person who touches this code.")
-        if by["comment-without-pairing"]:
-            weak = by["comment-without-pairing"]
-            hint = suggestion(weak)
-            parts.append(
-                f"The comment at {names(weak)} says why a barrier is wanted, but not what it pairs with. Would "
-                "you mind naming the matching barrier (or the operation that implies it) and the function where "
-                f"it lives{', e.g. ' + hint if hint else ''}?")
+                f"Could you add a comment to {which} saying which barrier or operation on the other side it pairs "
+                f"with (usually {hint}), in which function, and what ordering it provides? {lead}That would help "
+                "the next person who touches this code.")
+        if weak:
+            parts.append(_weak_paragraph(weak, names(weak), suggestion(weak)))
     if device:
         kinds = {str(f.details.get("barrier", "")) for f in device}
         what = []

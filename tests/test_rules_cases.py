@@ -32,8 +32,9 @@ def test_c14_exactly_three_barrier_findings() -> None:
         ("RB102", "drivers/foo/ring.c", 40, "smp_mb"),
         ("RB102", "drivers/foo/ring.c", 43, "smp_wmb"),
     ]
-    # the third has a comment, but it does not say what it pairs with
-    assert [f.details["problem"] for f in report.findings] == ["no-comment", "no-comment", "comment-without-pairing"]
+    # the third has a comment, but it does not say what it pairs with: it is an smp_wmb() right before writel()
+    # ("make sure the doorbell sees the new tail"), so the finding is the device-ordering note (review2)
+    assert [f.details["problem"] for f in report.findings] == ["no-comment", "no-comment", "before-mmio-write"]
     for f in report.findings:
         assert f.details["barrier"] in f.message
         assert f.hunk is not None and any(d.new_no == f.line for d in f.hunk.lines)
