@@ -145,6 +145,8 @@ FOOTPRINT_PHRASES = (
     r"(?<!between\s)(?<!across\s)\b\d+\s+cache[\s-]?lines\b",  # not "split between 2 cache lines"
     r"\b(?:fewer|less|more|one\s+less|one\s+fewer)\s+cache[\s-]?lines\b",
     r"cache[\s-]?lines\s*:\s*\d+",
+    # "fits in one cache line": the struct's size after closing a hole
+    r"\bfits?\s+(?:\w+\s+){0,2}(?:in|into|within)\s+(?:a\s+|one\s+|the\s+)?(?:single\s+)?cache[\s-]?line\b",
 )
 _FOOTPRINT_RE = re.compile("|".join(FOOTPRINT_PHRASES), re.IGNORECASE)
 
@@ -784,9 +786,24 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if _layout_documented(patch, path, side, moved, comments):
             continue
         if motive is None:
-            motive = _motivation(patch)
+            motive = "group" if _grouped(patch) else _motivation(patch)
         findings.append(_finding(patch, path, side, moved, _severity(motive), motive))
     return findings
+
+
+#: Members moved into a named group so they can be cleared or copied together (``memset(&s->grp, ...)``),
+#: not for cache lines: "wrap the rest of the struct in a struct group so the offset is known".
+GROUP_MACROS = ("struct_group(", "struct_group_tagged(", "struct_group_attr(", "__struct_group(")
+
+
+def _grouped(patch: Patch) -> bool:
+    """True when the patch adds a ``struct_group(...)``: the members moved into it for clearing/copying."""
+    return any(
+        any(macro in line.text for macro in GROUP_MACROS)
+        for fd in patch.files
+        for hunk in fd.hunks
+        for line in hunk.added
+    )
 
 
 def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], severity: Severity, motive: str) -> Finding:
@@ -863,7 +880,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
                 "with CONFIG_RANDSTRUCT_NONE; maybe worth mentioning in the changelog."
             )
-        parts.append(text)
+        if text not in parts:  # several structs moved for the same reason: say it once
+            parts.append(text)
     return "\n\n".join(parts)
 
 
