@@ -798,8 +798,15 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 GROUP_MACROS = ("struct_group(", "struct_group_tagged(", "struct_group_attr(", "__struct_group(")
 
 
+#: The changelog says the members moved so they can be cleared together ("put the members they need
+#: cleared at the start of the struct", "so one memset() clears them").
+CLEAR_MOTIVE_RE = re.compile(r"\bmemset\b|\bneeds?\s+(?:\w+\s+)?clearing\b|\bneed\s+cleared\b", re.IGNORECASE)
+
+
 def _grouped(patch: Patch) -> bool:
-    """True when the patch adds a ``struct_group(...)``: the members moved into it for clearing/copying."""
+    """True when the patch adds a ``struct_group(...)`` or says the members moved to be cleared together."""
+    if CLEAR_MOTIVE_RE.search(_prose(patch.commit_message)):
+        return True
     return any(
         any(macro in line.text for macro in GROUP_MACROS)
         for fd in patch.files

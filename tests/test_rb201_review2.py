@@ -151,3 +151,17 @@ def test_struct_group_with_a_cache_line_reason_stays_a_warning() -> None:
 
 def test_fits_in_one_cache_line_is_packing() -> None:
     assert rb101._FOOTPRINT_RE.search("so the struct fits in one cache line after the hole is gone")
+
+
+def test_better_code_size_and_performance_is_still_a_claim() -> None:
+    assert len(_rb201("[PATCH] qux: add qspinlock support",
+                      "Qspinlock has better code size and performance in a fast path.")) == 1
+
+
+def test_members_moved_to_be_cleared_are_a_check_without_struct_group() -> None:
+    diff = STRUCT_HUNK.replace("+\tstruct_group(init,\n+\t\tu64\t\tvec;\n+\t);\n", "+\tu64\t\tvec;\n")
+    diff = diff.replace("@@ -1,7 +1,9 @@", "@@ -1,7 +1,7 @@")
+    patch = _patch("[PATCH] qux: clear members at the start", "Put the members they need cleared at the start "
+                   "of the struct; a full memset() may cause unnecessary overhead.", diff)
+    (f,) = rb101.check(patch, RuleContext(strict=True))
+    assert f.severity is Severity.CHECK
