@@ -145,6 +145,8 @@ FOOTPRINT_PHRASES = (
     r"(?<!between\s)(?<!across\s)\b\d+\s+cache[\s-]?lines\b",  # not "split between 2 cache lines"
     r"\b(?:fewer|less|more|one\s+less|one\s+fewer)\s+cache[\s-]?lines\b",
     r"cache[\s-]?lines\s*:\s*\d+",
+    # "fits in one cache line": the struct's size after closing a hole
+    r"\bfits?\s+(?:\w+\s+){0,2}(?:in|into|within)\s+(?:a\s+|one\s+|the\s+)?(?:single\s+)?cache[\s-]?line\b",
 )
 _FOOTPRINT_RE = re.compile("|".join(FOOTPRINT_PHRASES), re.IGNORECASE)
 
@@ -785,8 +787,40 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         if motive is None:
             motive = _motivation(patch)
+            if _grouped(patch) and not (motive == "cache" and _names_cache(patch)):
+                motive = "group"  # moved into a struct_group() to be cleared together: CHECK
         findings.append(_finding(patch, path, side, moved, _severity(motive), motive))
     return findings
+
+
+#: Members moved into a named group so they can be cleared or copied together (``memset(&s->grp, ...)``),
+#: not for cache lines: "wrap the rest of the struct in a struct group so the offset is known".
+GROUP_MACROS = ("struct_group(", "struct_group_tagged(", "struct_group_attr(", "__struct_group(")
+
+
+#: The changelog says the members moved so they can be cleared together ("put the members they need
+#: cleared at the start of the struct", "so one memset() clears them").
+CLEAR_MOTIVE_RE = re.compile(r"\bmemset\b|\bneeds?\s+(?:\w+\s+)?clearing\b|\bneed\s+cleared\b", re.IGNORECASE)
+
+
+def _grouped(patch: Patch) -> bool:
+    """True when the patch adds a ``struct_group(...)`` or says the members moved to be cleared together."""
+    if CLEAR_MOTIVE_RE.search(_prose(patch.commit_message)):
+        return True
+    return any(
+        any(macro in line.text for macro in GROUP_MACROS)
+        for fd in patch.files
+        for hunk in fd.hunks
+        for line in hunk.added
+    )
+
+
+def _names_cache(patch: Patch) -> bool:
+    """True when the changelog names cache behaviour in words ("cache line", "false sharing"), not only a
+    speed claim ("unnecessary overhead")."""
+    sentences = [s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}"))
+                 if not _NEGATED_RE.search(s)]
+    return any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences)
 
 
 def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], severity: Severity, motive: str) -> Finding:
@@ -863,7 +897,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
                 "with CONFIG_RANDSTRUCT_NONE; maybe worth mentioning in the changelog."
             )
-        parts.append(text)
+        if text not in parts:  # several structs moved for the same reason: say it once
+            parts.append(text)
     return "\n\n".join(parts)
 
 

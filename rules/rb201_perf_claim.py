@@ -25,7 +25,14 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    said only in the subject when the changelog gives another reason (a
    deadlock fix, a vmap skipped, an ABI relaxation) or the patch is for a
    userspace project (``[PATCH liburing]``). Numbers promised ("[ Numbers
-   hopefully forthcoming ]") mean no finding.
+   hopefully forthcoming ]") mean no finding. A sentence about another
+   commit ('Commit 8a8fe42d765b ("...") made an analogous optimization') and
+   the compiler's mode ("when optimizing for performance", -O2) claim
+   nothing. No finding at all for a userspace project's patch (``[PATCH
+   blktests]``, ``[PATCH v2 xfsprogs]``: ``USERSPACE_TAGS``), a changelog
+   that says "this patch fixes", or a micro-optimisation the changelog
+   already explains ("generates better assembly", "so that the compiler
+   can ...": ``MICRO_REASON_PHRASES``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -40,7 +47,10 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    write IOPS with a factor four on my test setup", "3x the throughput").
    Not evidence: configuration values ("sleep 100 ms", "a timeout of 5s"),
    git rename similarity and diffstat lines, a share of capacity ("1% of the
-   filesystem"), sizes in bytes.
+   filesystem"), sizes in bytes, numbers about memory footprint ("the used
+   memory decreased by 20%", "free -h"). Results behind a reference ("Please
+   refer to [1] and [2] for benchmarks" with the [n] links, "the benchmark
+   results are in the cover letter") make the finding ``answered``.
 
 3. **The thread**: whether the author answered with numbers or a reviewer
    already asked.
@@ -301,7 +311,40 @@ OTHER_REASON_PHRASES = (
 USERSPACE_TAGS = frozenset({
     "LIBURING", "XFSTESTS", "FSTESTS", "BLKTESTS", "LTP", "IPROUTE2", "ETHTOOL", "MAN-PAGES", "KVM-UNIT-TESTS",
     "KMOD", "E2FSPROGS", "XFSPROGS", "BTRFS-PROGS", "MDADM", "NVME-CLI",
+    "XFSDUMP", "F2FS-TOOLS", "EROFS-UTILS", "UTIL-LINUX", "PAHOLE", "DWARVES", "IGT", "I-G-T", "TRACE-CMD",
+    "LIBTRACEFS", "LIBTRACEEVENT", "STRACE", "QEMU", "LIBNL", "IW", "WPA_SUPPLICANT", "BLUEZ",
 })
+# Evidence by reference: "Please refer to [1] and [2] for benchmarks", "benchmark results are in the cover
+# letter", "Link: <results>": a results word in the same sentence as a link, a "[n]" marker or "cover letter"
+RESULT_WORDS = frozenset({
+    "benchmark", "benchmarks", "benchmarking", "results", "numbers", "measurements", "measured", "data",
+    "performance", "perf",
+})
+REFERENCE_WORDS = ("cover letter", "cover-letter", "http://", "https://")
+# the compiler's mode, not this patch's gain: "when optimizing for performance", "-O2", "optimize for size"
+COMPILER_MODE_RE = re.compile(
+    r"\boptimi[sz]ing\s+for\s+(?:size|performance|speed)\b|\boptimi[sz]e\s+for\s+size\b|"
+    r"(?<![\w-])-O[0-3s]\b|CC_OPTIMIZE_FOR|OPTIMIZE_FOR_(?:SIZE|PERFORMANCE)",
+    re.IGNORECASE,
+)
+# a sentence about another commit: 'Commit 8a8fe42d765b ("ublk: ...") made an analogous optimization'
+OTHER_COMMIT_RE = re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
+# correctness is the reason: "This patch fixes ..." (a Fixes: trailer alone is not enough: a speed-up can
+# fix a regression)
+FIX_REASON_RE = re.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
+# a small micro-optimisation whose reasoning the changelog already gives (the generated code, the call
+# it saves): a reviewer does not ask for a benchmark
+MICRO_REASON_PHRASES = (
+    # ("better code size and performance" is a claim: no bare "better code")
+    "better assembly", "better code generation", "generates better",
+    "the compiler can", "so the compiler", "compiler can optimize", "compiler can optimise",
+    "case inline", "fewer instructions",
+    "saves an instruction", "saves instructions", "saves a branch", "avoids a branch",
+    # cold fields moved out of the way: housekeeping, nothing to measure ("rarely used" alone is too wide:
+    # "sparse sets are rarely used" is the reason of a real optimisation)
+    "almost never used",
+)
+
 # "allow X to optimize": someone else may optimize, later
 ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
 # "the has_sleepers optimization", "current optimization": an existing mechanism named
@@ -466,7 +509,7 @@ _JOINED_TERMS_RE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
 # a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
 _NEGATION_RE = re.compile(rf"(?:\b(?:{_alternation(NEGATIONS)})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
@@ -546,6 +589,14 @@ def _own_lines(text: str) -> list[str]:
     return out
 
 
+def _blank_title(q: re.Match[str]) -> str:
+    """A quoted commit title blanked; "commit 8a8fe42d765b" itself kept, so its sentence is known as another
+    commit's."""
+    m = q.group(0)
+    keep = m.index("(") if m[:6].lower() == "commit" else 0
+    return m[:keep] + re.sub(r"\S", " ", m[keep:])
+
+
 def _prose(text: str) -> str:
     """``text`` with what is not the author's prose blanked, offsets kept.
 
@@ -557,7 +608,7 @@ def _prose(text: str) -> str:
     m = _VERSION_NOTES_RE.search(text)
     if m:
         text = text[: m.start()] + " " * (len(text) - m.start())
-    text = _QUOTED_TITLE_RE.sub(lambda q: re.sub(r"\S", " ", q.group(0)), text)
+    text = _QUOTED_TITLE_RE.sub(_blank_title, text)
     lines = text.split("\n")
     in_block = False
     intro = False  # the previous prose line ended with ":"
@@ -605,6 +656,7 @@ _SECONDARY = WordFinder(SECONDARY_PHRASES)
 _COMPILER_TEXT = WordFinder(COMPILER_TEXT_PHRASES)
 _OBJECT_CODE = WordFinder(OBJECT_CODE_PHRASES)
 _OTHER_REASON = WordFinder(OTHER_REASON_PHRASES)
+_MICRO_REASON = WordFinder(MICRO_REASON_PHRASES)
 
 
 class _Cues(NamedTuple):
@@ -794,6 +846,9 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
             return True  # "removes optimisation of ...", "avoid mis-optimization": taken away, not a gain
         if prev in ("a", "an") and i > 1 and words[i - 2] in HAVE_WORDS:
             return True  # "we have an optimization to ...": existing code described
+        if w.endswith("s") and any(h in HAVE_WORDS for h in words[max(0, i - 5) : i]) \
+                and any(q in ("bunch", "several", "various", "these", "those") for q in words[max(0, i - 4) : i]):
+            return True  # "we have a bunch of optimisations based on ...": existing code described
         (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
         if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
             return True  # "the has_sleepers optimization": an identifier names it
@@ -815,6 +870,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
         compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
         for s_start, sentence in _sentences(paragraph):
+            if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
+                continue  # another commit's optimisation; the compiler's -O2/-Os mode
             words = _words(sentence)
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
@@ -973,13 +1030,23 @@ def _ratio_measured(text: str) -> bool:
     return any(_RATIO_RE.search(s) and _METRICS.search(s) for _, s in _sentences(text))
 
 
+# numbers about size or memory footprint ("the used memory decreased by 20%", "free -h", "10.8 -> 8.6 MB"):
+# they do not answer a speed claim
+_SIZE_CONTEXT_RE = re.compile(
+    r"\b(?:memory|footprint|size|sizes|bytes|ram|rss|mem)\b|free\s+-h|"
+    r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
+    re.IGNORECASE,
+)
+
+
 def _evidence_lines(text: str) -> list[str]:
-    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines or diff."""
+    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
     lines = []
     for line in _own_lines(text):
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
-        lines.append("" if _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+        size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
+        lines.append("" if size_only or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
     return lines
 
 
@@ -1071,14 +1138,45 @@ def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
     return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
 
 
+def _evidence_by_reference(text: str) -> bool:
+    """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
+    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them."""
+    has_url = "http://" in text or "https://" in text
+    for line in text.splitlines():
+        if line.lower().startswith("link:") and has_url and _words(line) and RESULT_WORDS & set(_words(line)):
+            return True
+    for _, sentence in _sentences(" ".join(text.split("\n"))):
+        words = set(_words(sentence))
+        if not words & RESULT_WORDS or not words & {"benchmark", "benchmarks", "benchmarking", "results",
+                                                     "numbers", "measurements", "measured"}:
+            continue
+        low = sentence.lower()
+        if any(r in low for r in REFERENCE_WORDS) or (has_url and re.search(r"\[\d+\]", sentence)):
+            return True
+    return False
+
+
+def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
+    """True when the patch as a whole is no speed claim to ask numbers for: a userspace project (its subject
+    tag), a fix (Fixes: trailer, "This patch fixes"), a micro-optimisation whose changelog already gives
+    the reasoning ("generates better assembly", "a quick check before invoking it"), cold fields moved."""
+    if any(t in USERSPACE_TAGS for t in patch.subject.tags):
+        return True
+    if FIX_REASON_RE.search(own_body):
+        return True
+    return _MICRO_REASON.search(_prose(own_body))
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files:
         return []
+    own_body = "\n".join(_own_lines(patch.commit_message))
+    if _not_a_speed_patch(patch, own_body):
+        return []
     # 1. the claim: in the subject, else in the changelog
     line = None
     claim = find_subject_claim(patch.subject.title)
-    own_body = "\n".join(_own_lines(patch.commit_message))
     body_claim = find_claim(own_body, title=patch.subject.title)
     if claim is None:
         claim = body_claim
@@ -1096,9 +1194,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     source = None
     if ctx.cover is not None:
         cover_grade = _grade_cover(ctx.cover, patch.subject.index)
-        if cover_grade == "measured":
+        if cover_grade == "measured" or _evidence_by_reference(ctx.cover.commit_message + "\n" + ctx.cover.notes):
             source = "cover letter"
         grade = _best(grade, cover_grade)
+    if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
+        source = "linked results"  # "Please refer to [1] and [2] for benchmarks": published, linked
     answered, raised = _thread_state(patch, ctx)
     if answered and source is None:
         source = "author's reply"
@@ -1151,7 +1251,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         "any performance numbers? For example " + ", ".join(ideas) + ". Numbers with the machine "
         "and the method would help to weigh the gain against the added complexity."
     )
-    if f.details.get("evidence") == "claim-only":
+    if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text
 
@@ -1218,6 +1318,9 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
+_HEADER_LINE_RE = re.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
+
+
 def _sentence_at(text: str, pos: int) -> str:
     """The sentence of ``text`` holding the character at ``pos``, at most 30 words; a list item is a sentence
     of its own (no quote spliced across bullets), its bullet left out."""
@@ -1246,6 +1349,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         body_claim = find_claim(own, title=patch.subject.title)
         if body_claim is not None:
             sentence = _sentence_at(own, body_claim.start)
+            if _HEADER_LINE_RE.match(sentence):
+                sentence = ""  # a "Subject:"/"From:" header line quoted in the body: never quote it, use the subject
             if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
                 sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
     else:
@@ -1273,6 +1378,6 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         sentence = sentence[:-1]
     text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
             f"{ask}. Numbers with the machine and the method {weigh}.")
-    if f.details.get("evidence") == "claim-only":
+    if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text
