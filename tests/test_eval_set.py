@@ -154,3 +154,17 @@ def test_shared_evalset_gives_what_check_gives_on_each_cover_and_patch_mbox(shar
     result = run_set(evalset, RULES)
     assert result.rows == len(rows) and not result.problems
     assert _scores(result) == _expected(evalset, rows, tmp_path)
+
+
+def test_replies_in_the_set_are_the_thread(data_dir: Path, tmp_path: Path) -> None:
+    """EX001 (tests/data/evalset-replies): the author's numbers are only in a later reply. With the
+    ``ID.replyN.eml`` files the claim is answered (no WARNING); without them the rule asks."""
+    root = data_dir / "evalset-replies"
+    rb201 = [r for r in RULES if r.id == "RB201"]
+    with_replies = run_set(root, rb201)
+    assert (with_replies.scores["RB201"].tp, with_replies.scores["RB201"].fp) == (1, 0)
+    bare = tmp_path / "bare"
+    shutil.copytree(root, bare)
+    for reply in (bare / "mail").glob("*.reply*.eml"):
+        reply.unlink()
+    assert run_set(bare, rb201).scores["RB201"].fp == 1  # EX001 asked for numbers it has in the thread

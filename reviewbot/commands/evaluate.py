@@ -351,9 +351,10 @@ def read_set(root: Path) -> list[SetRow]:
 def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     """Score ``rules`` on a labelled set: each patch with its cover letter through the ``check`` pipeline.
 
-    Per row, ``mail/ID.cover.eml`` (when present) and ``mail/ID.eml`` are
-    checked together as one run of ``reviewbot check`` (a series: the cover
-    letter is the rules' ``ctx.cover``). A rule "fired" when it reported a
+    Per row, ``mail/ID.cover.eml`` (when present), ``mail/ID.eml`` and the
+    replies ``mail/ID.replyN.eml`` (when present) are checked together as one
+    run of ``reviewbot check`` (a series: the cover letter is the rules'
+    ``ctx.cover``; the replies are the thread). A rule "fired" when it reported a
     WARNING or ERROR on the labelled message (any level with ``strict``).
     ``?`` labels are left out. A row whose mail cannot be read is a problem,
     named, and left out.
@@ -371,7 +372,9 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
         items: list[InputMessage] = []
         patch_file = mail / f"{row.id}.eml"
         try:
-            for path in (mail / f"{row.id}.cover.eml", patch_file):
+            # the thread's later replies (``ID.replyN.eml``, in order): an author's numbers there answer a claim
+            replies = sorted(mail.glob(f"{row.id}.reply*.eml"), key=lambda p: int(p.stem.rpartition("reply")[2] or 0))
+            for path in (mail / f"{row.id}.cover.eml", patch_file, *replies):
                 if path != patch_file and not path.is_file():
                     continue
                 # one input, as the cover letter and the patch in one mbox (cover first)
