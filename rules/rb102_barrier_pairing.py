@@ -17,7 +17,7 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    that implement the primitives (``arch/*/include/asm/barrier.h``,
    ``atomic*.h``, ``cmpxchg*.h``...; lock implementations such as
    ``spinlock.h``/``qspinlock.h`` are uses and are checked); a void barrier
-   passed as an argument is a test of the primitive. ``smp_cond_load_relaxed()``
+   passed as an argument is a test of the primitive. ``smp_cond_load_relaxed()`` (and its ``_timeout`` form)
    orders nothing; files in ``NOT_USE_PATHS`` (KCSAN and lib/ tests, the
    generated atomic headers, userspace copies under tools/io_uring and
    liburing's src/ test/ examples/, whose other side is the kernel) are skipped.
@@ -171,7 +171,10 @@ VIRT_BARRIERS = (
 DEVICE_BARRIERS = ("dma_mb", "dma_rmb", "dma_wmb", "mb", "rmb", "wmb")
 
 #: Spinning loads that give no ordering (``smp_cond_load_relaxed()``): not barriers at all.
-NO_ORDERING = ("smp_cond_load_relaxed", "__smp_cond_load_relaxed")
+NO_ORDERING = (
+    "smp_cond_load_relaxed", "__smp_cond_load_relaxed",
+    "smp_cond_load_relaxed_timeout", "smp_cond_load_relaxed_timewait",  # the same spin, bounded in time
+)
 
 #: Files whose barriers are not uses that pair with other kernel code: tests of the primitives
 #: (a table of barriers under test), headers generated from scripts/atomic/, and userspace copies
