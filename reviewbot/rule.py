@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
 
@@ -269,12 +269,29 @@ def _names_of(finding: Finding) -> list[str]:
             if len(n.replace("struct ", "").strip()) > 2 and n.strip().lower() not in _C_WORDS]
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_person(a: Any, b: Any) -> bool:
+    """The same sender: the same address, or (the archive hides addresses) the same display name."""
     if a is None or b is None:
         return False
     if a.email and b.email and a.email.lower() == b.email.lower():
         return True
     return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
+
+
+def later_replies(patch: Patch, thread: Sequence[Message], *, identity: Any = None) -> Iterator[Message]:
+    """The messages of ``thread`` that speak about ``patch`` after it was posted: not the patch, not
+    older, not ours (``identity``), not replies to another patch of the series."""
+    from reviewbot.parse.threads import about_patch
+
+    for msg in thread:
+        if msg.message_id == patch.message_id:
+            continue
+        if patch.message.date and msg.date and msg.date < patch.message.date:
+            continue
+        if identity is not None and same_person(msg.from_addr, identity):
+            continue
+        if about_patch(msg, patch):
+            yield msg
 
 
 def point_in_thread(
@@ -294,8 +311,6 @@ def point_in_thread(
     under a quoted line the finding is about (at most three quoted lines between), names its member/barrier/struct with a topic word, or asks the rule's question
     (``words.asks``, with a topic word or a name in the same paragraph). Else ``open``.
     """
-    from reviewbot.parse.threads import about_patch
-
     words = words or ThreadWords()
     author = patch.message.from_addr
     names = _names_of(finding)
@@ -306,18 +321,10 @@ def point_in_thread(
         texts = {" ".join(dl.text.split()) for dl in finding.hunk.lines
                  if dl.kind.value in "+-" and " ".join(dl.text.split()) in keys}
         texts.discard("")
-    for msg in thread:
-        if msg.message_id == patch.message_id:
-            continue
-        if patch.message.date and msg.date and msg.date < patch.message.date:
-            continue
-        if identity is not None and _same(msg.from_addr, identity):
-            continue
-        if not about_patch(msg, patch):
-            continue
+    for msg in later_replies(patch, thread, identity=identity):
         own = "\n".join(line for line in _own_lines(msg.body) if not line.lstrip().startswith(">"))
         low = " ".join(own.lower().split())
-        if _same(msg.from_addr, author):
+        if same_person(msg.from_addr, author):
             if words.answers(own):
                 return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
             later = (msg.subject.is_patch and msg.subject.version > patch.subject.version

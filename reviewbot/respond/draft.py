@@ -706,11 +706,9 @@ def _own_text(message: Message) -> str:
 
 
 def _same_person(a: Address | None, b: Address | None) -> bool:
-    if a is None or b is None:
-        return False
-    if a.email and b.email and a.email.lower() == b.email.lower():
-        return True
-    return bool(a.name and b.name and a.name.strip().lower() == b.name.strip().lower())
+    from reviewbot.rule import same_person
+
+    return same_person(a, b)
 
 
 def _rule_module(rules: Any, rule_id: str) -> Any:
@@ -887,16 +885,10 @@ def said_in_thread(
     When the line names patch numbers ("the 1st patch", "patches 1 and 4"), this patch's
     number must be among them; a reply to the cover letter naming no number covers the series.
     """
+    from reviewbot.rule import later_replies
+
     author = patch.message.from_addr
-    for msg in thread:
-        if msg.message_id == patch.message_id:
-            continue
-        if patch.message.date and msg.date and msg.date < patch.message.date:
-            continue
-        if identity is not None and _same_person(msg.from_addr, identity):
-            continue
-        if not about_patch(msg, patch):
-            continue
+    for msg in later_replies(patch, thread, identity=identity):
         by_author = _same_person(msg.from_addr, author)
         words, state = (WITHDRAWN_WORDS, "withdrawn") if by_author else (APPLIED_WORDS, "applied")
         for line in _own_text(msg).split("\n"):

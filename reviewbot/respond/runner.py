@@ -516,14 +516,11 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
                 state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
                 if _by_a_revision(store, message_id, reason):
                     state = FindingState.OPEN  # "addressed in v2": the newer revision is judged on its own
-                if state is FindingState.RAISED:
-                    summary.raised += 1
-                elif state is FindingState.ANSWERED:
-                    summary.answered += 1
-                else:
+                if state not in (FindingState.RAISED, FindingState.ANSWERED):
                     summary.superseded += 1
                     store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
                     continue
+                _count_state(summary, state)
                 store.record_skip(finding, state.value, reason)
         return None
     applied = applied_in_thread(patch, thread, identity=identity)
@@ -559,14 +556,19 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
             if state is FindingState.OPEN:
                 keep.append(finding)
                 continue
-            if state is FindingState.RAISED:
-                summary.raised += 1
-            elif state is FindingState.ANSWERED:
-                summary.answered += 1
-            else:
-                summary.dismissed += 1
+            _count_state(summary, state)
             store.record_skip(finding, state.value, reason)
     return (patch, thread_id, thread, keep) if keep else None
+
+
+def _count_state(summary: DraftRunSummary, state: FindingState) -> None:
+    """Count a finding the thread settles: raised by a reviewer, answered by the author, else dismissed."""
+    if state is FindingState.RAISED:
+        summary.raised += 1
+    elif state is FindingState.ANSWERED:
+        summary.answered += 1
+    else:
+        summary.dismissed += 1
 
 
 def _count_failure(summary: DraftRunSummary, message_id: str, exc: BaseException, findings: int) -> None:
