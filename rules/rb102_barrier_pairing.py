@@ -815,7 +815,6 @@ class _Moves:
         self.fresh: dict[int, list[bool]] = {}
         self.in_hunk: dict[int, Counter] = {}
         self.removed_comments: str | None = None
-        self.removed_pairs: set[tuple[str, str]] | None = None
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
@@ -835,7 +834,7 @@ class _Moves:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
         if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
-                      or self._comment_moved_too(use) or self._neighbour_moved_too(use)):
+                      or self._comment_moved_too(use)):
             for k in keys:
                 self.removed[k] -= 1
             return True
@@ -846,29 +845,6 @@ class _Moves:
             return True
         return False
 
-
-    def _neighbour_moved_too(self, use: _Use) -> bool:
-        """Was the barrier removed elsewhere together with the statement just before or after it
-        (``blktrace_seq++; smp_mb();`` cut out of a function into a new helper, the old function kept)?
-
-        The pair (neighbour, barrier line) is compared as normalised text, added side against removed
-        side; a neighbour that is only a brace or ``else`` says nothing.
-        """
-        if self.removed_pairs is None:
-            self.removed_pairs = set()
-            for fd in self.patch.files:
-                for hunk in fd.hunks:
-                    self.removed_pairs |= _statement_pairs(d.text for d in hunk.lines if d.kind is LineKind.REMOVED)
-        added = [(i, d.text) for i, d in enumerate(use.new) if d.kind is LineKind.ADDED]
-        texts = [normalise(t) for _, t in added]
-        at = next((k for k, (i, _) in enumerate(added) if i == use.idx), None)
-        if at is None:
-            return False
-        mine = texts[at]
-        before = next((t for t in reversed(texts[:at]) if t), "")
-        after = next((t for t in texts[at + 1:] if t), "")
-        return any(n not in NEIGHBOURS_THAT_SAY_NOTHING and pair in self.removed_pairs
-                   for n, pair in ((before, (before, mine)), (after, (mine, after))))
 
     def _comment_moved_too(self, use: _Use) -> bool:
         """Was the barrier's own comment block removed elsewhere too (barrier and comment moved together
@@ -885,16 +861,6 @@ class _Moves:
                         parts.extend(sc.comment for sc in scan_lines(texts, starts_in_comment(texts)))
             self.removed_comments = normalise(" ".join(parts))
         return comment in self.removed_comments
-
-
-#: Neighbouring lines too common to show that a barrier moved together with its statement.
-NEIGHBOURS_THAT_SAY_NOTHING = frozenset({"", "{", "}", "};", "else", "} else {", "else {", "return;", "break;"})
-
-
-def _statement_pairs(texts) -> set[tuple[str, str]]:
-    """Consecutive non-blank lines of one hunk side, normalised: (line, next line)."""
-    lines = [t for t in (normalise(x) for x in texts) if t]
-    return set(zip(lines, lines[1:]))
 
 
 def _removed_whole_keys(patch: Patch) -> Counter:
