@@ -250,6 +250,9 @@ CONTRAST_PHRASES = ("rather than", "instead of")
 NOT_SPEED_GOALS = frozenset({
     "simplicity", "readability", "clarity", "correctness", "maintainability", "portability", "size",
 })
+# "Optimize the code to support the range which crosses memory zones": "optimize" meaning make it work,
+# when no speed or cost word is in the sentence
+ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
 NOT_HOT_PATH_RE = re.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
@@ -699,11 +702,15 @@ def _find(words: Sequence[str], lo: int, hi: int, wanted: frozenset[str]) -> int
 def _speed_word(words: Sequence[str], i: int) -> Span | None:
     """Speed words: "faster", "speedup", "speed up", "speeds things up", "optimize", "is now optimized", "bottleneck"."""
     w = words[i]
-    if w in SPEED_WORDS or w in OPTIMIZE_VERBS or w in BOTTLENECK_WORDS or w in STANDALONE_CACHE_TERMS:
-        return i, i
+    to = _find(words, i + 1, i + 6, frozenset({"to"})) if w in OPTIMIZE_VERBS else None
+    if to is not None and words[to + 1 : to + 2] and words[to + 1] in ENABLING_GOALS \
+            and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS):
+        return None  # "Optimize the code to support the range ...": made to work, no speed said
     if (w in OPTIMIZE_VERBS or w in OPTIMIZED) and words[i + 1 : i + 2] == ["for"] \
             and words[i + 2 : i + 3] and words[i + 2] in NOT_SPEED_GOALS:
         return None  # "optimized for simplicity rather than performance"
+    if w in SPEED_WORDS or w in OPTIMIZE_VERBS or w in BOTTLENECK_WORDS or w in STANDALONE_CACHE_TERMS:
+        return i, i
     if w in OPTIMIZED and i > 0 and words[i - 1] in IS_WORDS:
         return i, i
     if w in SPEED_UP_VERBS:
