@@ -762,19 +762,19 @@ def _in_labelled_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool
                 _COMMENT_LINE_RE.match(a.text) is not None and _GROUP_OPEN_RE.match(b.text) is not None
                 for a, b in zip(shown, shown[1:])
             )
-        for hunk in fd.hunks:
-            at = next((k for k, d in enumerate(hunk.lines) if d is added), None)
-            if at is None:
+        lines = [d for hunk in fd.hunks for d in hunk.lines]  # the group may close in a later hunk
+        at = next((k for k, d in enumerate(lines) if d is added), None)
+        if at is None:
+            continue
+        depth = 0
+        for d in lines[at + 1 :]:
+            if d.kind is LineKind.REMOVED:
                 continue
-            depth = 0
-            for d in hunk.lines[at + 1 :]:
-                if d.kind is LineKind.REMOVED:
-                    continue
-                text = d.text.strip()
-                if text.startswith("}") and depth == 0:
-                    return labelled and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
-                depth += text.count("{") - text.count("}")
-            return False
+            text = d.text.strip()
+            if text.startswith("}") and depth == 0:
+                return labelled and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
+            depth += text.count("{") - text.count("}")
+        return False
     return False
 
 
