@@ -745,6 +745,39 @@ def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
     return False
 
 
+_GROUP_OPEN_RE = re.compile(r"^\s*struct\s*\{\s*$")
+
+
+def _in_labelled_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
+    """True when the added member ``added`` lands in an existing anonymous ``struct { ... }
+    ____cacheline_aligned_in_smp;`` group of a struct already split into such groups under label comments
+    ("/* submission data */ struct {"): the groups are the layout's documentation."""
+    for fd in patch.files:
+        if fd.path != path:
+            continue
+        labelled = False
+        for hunk in fd.hunks:
+            shown = [d for d in hunk.lines if d.kind is LineKind.CONTEXT and d.text.strip()]
+            labelled = labelled or any(
+                _COMMENT_LINE_RE.match(a.text) is not None and _GROUP_OPEN_RE.match(b.text) is not None
+                for a, b in zip(shown, shown[1:])
+            )
+        lines = [d for hunk in fd.hunks for d in hunk.lines]  # the group may close in a later hunk
+        at = next((k for k, d in enumerate(lines) if d is added), None)
+        if at is None:
+            continue
+        depth = 0
+        for d in lines[at + 1 :]:
+            if d.kind is LineKind.REMOVED:
+                continue
+            text = d.text.strip()
+            if text.startswith("}") and depth == 0:
+                return labelled and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
+            depth += text.count("{") - text.count("}")
+        return False
+    return False
+
+
 def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[str], comments: list[str]) -> bool:
     """Step 2: does the patch document the layout, as a reviewer would accept it?
 
@@ -757,6 +790,8 @@ def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[s
         return True
     if moved and all(_under_layout_comment(patch, path, side.added[m]) for m in moved):
         return True  # moved under the existing "Keep this last, we don't need it for the fast path"
+    if moved and all(_in_labelled_aligned_group(patch, path, side.added[m]) for m in moved):
+        return True  # moved into the existing labelled "/* submission data */ struct { } ____cacheline_aligned_in_smp;"
     if side.aligned > 0 and any(len(_WORD_RE.findall(c)) >= 3 for c in comments):
         return True
     removed_text = set(side.removed_comments)

@@ -244,6 +244,23 @@ CLAIM_KEY_WORDS = (
 
 # Not a claim of this patch ------------------------------------------------------------
 NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "neither", "hardly"})
+# speed named as what the patch is not for: "optimized for simplicity rather than performance"
+CONTRAST_PHRASES = ("rather than", "instead of")
+# "optimized for simplicity": a goal other than speed named after "optimized for"
+NOT_SPEED_GOALS = frozenset({
+    "simplicity", "readability", "clarity", "correctness", "maintainability", "portability", "size",
+})
+# "Optimize the code to support the range which crosses memory zones": "optimize" meaning make it work,
+# when no speed or cost word is in the sentence
+ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
+# the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
+NOT_HOT_PATH_RE = re.compile(
+    r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
+    r"\bnot\s+performance[\s-]+critical\b",
+    re.IGNORECASE,
+)
+# files that are no kernel code to measure: the LKMM formalism (its "optimizations" are the compiler's)
+NOT_RUNTIME_PATHS = ("tools/memory-model/",)
 # the sentence is about later work or a hypothetical ("can be optimized later", "if we were to")
 FUTURE_WORDS = frozenset({"future", "later", "eventually", "followup", "subsequent", "todo"})
 FUTURE_PHRASES = (
@@ -512,7 +529,8 @@ _TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
 # a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
-_NEGATION_RE = re.compile(rf"(?:\b(?:{_alternation(NEGATIONS)})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
+_NEGATION_WORDS = "|".join([_alternation(NEGATIONS), *CONTRAST_PHRASES])
+_NEGATION_RE = re.compile(rf"(?:\b(?:{_NEGATION_WORDS})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
 _QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
 _TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
 # the version history under the changelog ("v2->v3: ...", "Changes in v2:", a "--" line)
@@ -684,6 +702,13 @@ def _find(words: Sequence[str], lo: int, hi: int, wanted: frozenset[str]) -> int
 def _speed_word(words: Sequence[str], i: int) -> Span | None:
     """Speed words: "faster", "speedup", "speed up", "speeds things up", "optimize", "is now optimized", "bottleneck"."""
     w = words[i]
+    to = _find(words, i + 1, i + 6, frozenset({"to"})) if w in OPTIMIZE_VERBS else None
+    if to is not None and words[to + 1 : to + 2] and words[to + 1] in ENABLING_GOALS \
+            and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS):
+        return None  # "Optimize the code to support the range ...": made to work, no speed said
+    if (w in OPTIMIZE_VERBS or w in OPTIMIZED) and words[i + 1 : i + 2] == ["for"] \
+            and words[i + 2 : i + 3] and words[i + 2] in NOT_SPEED_GOALS:
+        return None  # "optimized for simplicity rather than performance"
     if w in SPEED_WORDS or w in OPTIMIZE_VERBS or w in BOTTLENECK_WORDS or w in STANDALONE_CACHE_TERMS:
         return i, i
     if w in OPTIMIZED and i > 0 and words[i - 1] in IS_WORDS:
@@ -1169,7 +1194,7 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
-    if not patch.files:
+    if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
         return []
     own_body = "\n".join(_own_lines(patch.commit_message))
     if _not_a_speed_patch(patch, own_body):
@@ -1185,6 +1210,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
+    if NOT_HOT_PATH_RE.search(own_body):
+        return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     # 2. the evidence: changelog and notes, then the cover letter, then the author's replies
