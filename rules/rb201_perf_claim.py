@@ -1181,12 +1181,20 @@ def _evidence_by_reference(text: str) -> bool:
     return False
 
 
+#: A revert (``Revert "mm: memcg: optimize ..."``, git's "This reverts commit <sha>."): the claim it
+#: quotes belongs to the commit it takes out.
+REVERT_TITLE = 'revert "'
+REVERT_BODY = "This reverts commit "
+
+
 def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
     """True when the patch as a whole is no speed claim to ask numbers for: a userspace project (its subject
-    tag), a fix (Fixes: trailer, "This patch fixes"), a micro-optimisation whose changelog already gives
+    tag), a revert, a fix (Fixes: trailer, "This patch fixes"), a micro-optimisation whose changelog already gives
     the reasoning ("generates better assembly", "a quick check before invoking it"), cold fields moved."""
     if any(t in USERSPACE_TAGS for t in patch.subject.tags):
         return True
+    if patch.subject.title.lower().startswith(REVERT_TITLE) or REVERT_BODY in own_body:
+        return True  # a revert: its speed words are the reverted commit's, usually argued against
     if FIX_REASON_RE.search(own_body):
         return True
     return _MICRO_REASON.search(_prose(own_body))
