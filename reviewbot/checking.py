@@ -92,7 +92,6 @@ class CheckedPatch:
     lines_checked: int
     notes: tuple[str, ...] = ()
     data: bytes = b""
-    is_cover: bool = False
     commit: tuple[str, str] | None = None  # (short hash, title) of the commit a --git patch came from
 
     @property
@@ -232,14 +231,6 @@ def is_html_page(blob: bytes) -> bool:
     """True when the bytes start like an HTML document (``<!DOCTYPE html`` or ``<html``), after a BOM/blank."""
     head = blob[:512].lstrip(b"\xef\xbb\xbf").lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html"))
-
-
-def is_blists_message_page(blob: bytes) -> bool:
-    """True for a saved lists.openwall.net message page: HTML holding blists' message ``<pre>``.
-
-    Cheap (two byte searches): decides whether the HTML parser is needed at all.
-    """
-    return is_html_page(blob) and BLISTS_PRE in blob
 
 
 def messages_from_page(blob: bytes, name: str) -> list[InputMessage]:

@@ -85,12 +85,7 @@ class LazyGroup(click.Group):
         module_name = COMMANDS.get(cmd_name)
         if module_name is None:
             return None
-        try:
-            module = importlib.import_module(f"reviewbot.commands.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"reviewbot.commands.{module_name}":
-                return None  # listed but not built yet
-            raise
+        module = importlib.import_module(f"reviewbot.commands.{module_name}")
         return module.command
 
 

@@ -30,7 +30,6 @@ from reviewbot.errors import UsageError
 DEFAULT_BASE_URL = "https://lists.openwall.net"
 DEFAULT_CONTACT = "reviewbot-maintainers@users.noreply.example"
 DEFAULT_LORE_URL = "https://lore.kernel.org"
-PROJECT_CONFIG_NAMES = (".reviewbot.toml", "pyproject.toml")
 
 
 def _xdg(var: str, fallback: str) -> Path:

@@ -1,17 +1,12 @@
-"""The explicit run context: settings, clock, archive and store, passed around instead of globals."""
+"""The run's clock: the system clock, or a fixed "now" from ``$REVIEWBOT_NOW``, passed around instead of a global."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from reviewbot.config import Settings
 from reviewbot.errors import UsageError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from reviewbot.store import Store
 
 Clock = Callable[[], datetime]
 
@@ -40,25 +35,3 @@ def clock_from_env(environ: Any = None) -> Clock:
     fixed = fixed.astimezone(timezone.utc)
     return lambda: fixed
 
-
-@dataclass
-class Context:
-    """What one command run works with: ``settings``, ``clock`` (UTC), the ``archive`` and the ``store``.
-
-    ``archive`` is a :class:`reviewbot.fetch.archive.Archive` (or None for
-    commands that never fetch); ``store`` a :class:`reviewbot.store.Store`.
-    """
-
-    settings: Settings
-    clock: Clock = system_clock
-    archive: Any = None
-    store: "Store | None" = None
-
-    def now(self) -> datetime:
-        """The context's current time (UTC)."""
-        return self.clock()
-
-    def close(self) -> None:
-        """Close the store, if open."""
-        if self.store is not None:
-            self.store.close()

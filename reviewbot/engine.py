@@ -1,4 +1,4 @@
-"""Run rules over a patch or a series: isolate crashes, filter by level, fingerprint, sort.
+"""Run rules over a patch: isolate crashes, filter by level, fingerprint, sort.
 
 * A rule that raises on one patch becomes a :class:`~reviewbot.models.RuleFailure`
   (with its traceback, logged at ERROR) and the run goes on with the next rule.
@@ -20,13 +20,13 @@ import traceback
 from dataclasses import replace
 from typing import Sequence
 
-from reviewbot.models import CheckReport, Finding, Patch, RuleFailure, Series, Severity
+from reviewbot.models import CheckReport, Finding, Patch, RuleFailure, Severity
 from reviewbot.registry import LoadedRule
 from reviewbot.rule import RuleContext
 
 log = logging.getLogger(__name__)
 
-__all__ = ["check_patch", "check_series", "series_key", "fingerprint"]
+__all__ = ["check_patch", "series_key", "fingerprint"]
 
 _WS_RE = re.compile(r"\s+")
 
@@ -84,8 +84,3 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
     findings.sort(key=_sort_key)
     return CheckReport(patch=patch, findings=tuple(findings), failures=tuple(failures))
 
-
-def check_series(series: Series, rules: Sequence[LoadedRule], ctx: RuleContext | None = None) -> list[CheckReport]:
-    """Check every patch of ``series`` (cover letter excluded) with ``ctx.series``/``ctx.cover`` set."""
-    base = (ctx or RuleContext()).with_(series=series, cover=series.cover)
-    return [check_patch(patch, rules, base) for patch in series.patches]

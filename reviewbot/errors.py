@@ -59,15 +59,5 @@ class RuleLoadError(ReviewbotError):
     """A rule module cannot be loaded or breaks the plugin contract; stops the run."""
 
 
-class RuleCrash(ReviewbotError):
-    """A rule raised while checking one patch; recorded, excluded from drafts."""
-
-    def __init__(self, rule_id: str, message_id: str, exc: BaseException) -> None:
-        self.rule_id = rule_id
-        self.message_id = message_id
-        self.exc = exc
-        super().__init__(f"rule {rule_id} crashed: {exc.__class__.__name__}: {exc}", subject=message_id)
-
-
 class StoreError(ReviewbotError):
     """The SQLite store cannot be opened or has an unknown schema version."""

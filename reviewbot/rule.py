@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
 
@@ -36,7 +36,6 @@ __all__ = [
     "DOC_HEADINGS",
     "RuleContext",
     "RuleMeta",
-    "RuleModule",
     "Scope",
     "Severity",
     "Finding",
@@ -131,16 +130,6 @@ class RuleContext:
     def with_(self, **changes: Any) -> "RuleContext":
         """A copy with some fields replaced."""
         return replace(self, **changes)
-
-
-class RuleModule(Protocol):
-    """The shape of a rule module, as the registry checks it."""
-
-    RULE: RuleMeta
-
-    def check(self, patch: Patch, ctx: RuleContext) -> Iterable[Finding]: ...
-
-    def reply(self, findings: Sequence[Finding], patch: Patch) -> str: ...
 
 
 # ---------------------------------------------------------------- the thread: raised / answered / not yet

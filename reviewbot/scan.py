@@ -117,15 +117,6 @@ class ScanSummary:
         return sum(self.findings_by_rule.values())
 
 
-def month_range(since: date, until: date) -> list[tuple[int, int]]:
-    """(year, month) pairs from ``since``'s month to ``until``'s month, inclusive."""
-    out, y, m = [], since.year, since.month
-    while (y, m) <= (until.year, until.month):
-        out.append((y, m))
-        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-    return out
-
-
 def _has_diff(text: str) -> bool:
     return bool(_DIFF_RE.search(text))
 

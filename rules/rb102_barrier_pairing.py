@@ -1520,7 +1520,6 @@ THREAD_WORDS = ThreadWords(
 # the drafter prefers reply_point() to reply(). A write-side barrier pairs with a read-side one, acquire
 # with release, a full barrier with a full barrier (or one implied by an atomic); a device barrier says
 # what it orders.
-_FUNC_IN_SECTION_RE = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _ADDED_BARRIER_RE = re.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
                                r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\(")
 _PAIR_FOR = {  # in words: a draft never carries a template to fill in
@@ -1547,11 +1546,6 @@ def _barrier_side(name: str) -> str:
     if n.startswith("smp_mb") or n == "smp_store_mb":
         return "full"
     return "device"
-
-
-def _function_of(section: str) -> str:
-    names = [n for n in _FUNC_IN_SECTION_RE.findall(section or "") if n not in ("if", "for", "while", "switch")]
-    return names[0] if names else ""
 
 
 _DEFINITION_RE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")

@@ -1,4 +1,4 @@
-"""The engine: crash isolation, CHECK level only with strict, fingerprints, order, series context."""
+"""The engine: crash isolation, CHECK level only with strict, fingerprints, order."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import logging
 from dataclasses import replace
 
 from conftest import CASES
-from reviewbot.engine import check_patch, check_series, fingerprint, series_key
-from reviewbot.models import Address, Series, Severity
+from reviewbot.engine import check_patch, fingerprint, series_key
+from reviewbot.models import Address, Severity
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
 from reviewbot.parse.subject import parse_subject
@@ -114,17 +114,3 @@ def test_fingerprint_changes_with_author_rule_path_symbol() -> None:
     assert fingerprint(patch, replace(f, symbol="other")) != base
     assert fingerprint(patch, replace(f, line=99, message="moved")) == base  # lines shift between versions
 
-
-def test_check_series_passes_cover_and_series() -> None:
-    patch = c14()
-    cover = replace(patch, files=(), commit_message="cover text")
-    series = Series(version=1, total=1, cover=cover, patches=(patch,))
-    seen = []
-
-    def spy(p, ctx):
-        seen.append((ctx.series, ctx.cover, ctx.strict))
-        return []
-
-    reports = check_series(series, [fake_rule("RB904", spy)], RuleContext(strict=True))
-    assert len(reports) == 1 and reports[0].patch is patch
-    assert seen == [(series, cover, True)]

@@ -203,3 +203,36 @@ def test_check_says_why_a_diff_in_a_thread_is_not_checked() -> None:
         "suggest.eml: 'lib/q: use c instead of b' has a diff but is not a patch submission (it answers another "
         "message and has neither a [PATCH]-style subject nor the diffstat git format-patch writes: a diff a "
         "reviewer suggests): not checked"]
+
+
+def _series_mail(n: int, total: int, body: bytes) -> bytes:
+    mid = f"<s-{n}@example.org>".encode()
+    thread = b"" if n == 0 else b"In-Reply-To: <s-0@example.org>\nReferences: <s-0@example.org>\n"
+    return (b"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
+            b"Subject: [PATCH " + f"{n}/{total}".encode() + b"] lib/q: step " + str(n).encode() + b"\n"
+            b"Message-ID: " + mid + b"\n" + thread + b"\n" + body)
+
+
+def test_review_gives_each_patch_of_a_threaded_series_its_series_and_cover_letter() -> None:
+    from reviewbot.registry import LoadedRule
+    from reviewbot.rule import RuleMeta
+
+    diff = (b"Use c.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+            b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    cover = parse_patch(parse_rfc822(_series_mail(0, 2, b"This series makes q use c.\n"), "0.eml"))
+    patches = [parse_patch(parse_rfc822(_series_mail(n, 2, diff), f"{n}.eml")) for n in (1, 2)]
+    seen = []
+
+    def spy(patch, ctx):
+        seen.append((patch.message_id, ctx.series, ctx.cover, ctx.strict))
+        return []
+
+    meta = RuleMeta(id="RB904", name="fake-spy", summary="s", severity=Severity.WARNING)
+    rule = LoadedRule(meta=meta, check=spy, reply=lambda f, p: "", doc="", module_name="fake.RB904",
+                      examples_dir=None, origin="test")
+    run = review([cover, *patches], [rule], strict=True)
+    assert [r.patch for r in run] == patches  # the cover letter is context, not reviewed
+    assert [mid for mid, *_ in seen] == ["s-1@example.org", "s-2@example.org"]
+    series = seen[0][1]
+    assert series is not None and series.cover is cover and series.patches == tuple(patches)
+    assert all(s is series and c is cover and strict for _mid, s, c, strict in seen)

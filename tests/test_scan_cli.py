@@ -13,7 +13,7 @@ from reviewbot.cli import main
 from reviewbot.commands.scan import parse_day
 from reviewbot.config import Settings, sample_cache_dir
 from reviewbot.fetch.openwall import day_counts_from_year_page
-from reviewbot.scan import month_range, scan
+from reviewbot.scan import scan
 from reviewbot.status import ExitStatus
 from reviewbot.store import Store
 
@@ -29,10 +29,6 @@ def test_parse_day_accepts_months_and_days() -> None:
     for bad in ("2023", "2023-13", "2023-06-31", "June", "2023-6", "2023-06-01T00:00"):
         with pytest.raises(click.BadParameter):
             parse_day(bad, end=False)
-
-
-def test_month_range_spans_years() -> None:
-    assert month_range(date(2018, 11, 8), date(2019, 2, 1)) == [(2018, 11), (2018, 12), (2019, 1), (2019, 2)]
 
 
 def test_year_page_counts_from_the_sample() -> None:

@@ -137,7 +137,7 @@ def test_default_mode_fetches_patches_and_replies_of_threads_with_findings(tmp_p
     assert again.requests == 0 and data_mirror_server.requests == []
 
 
-def test_month_range_over_http_matches_oracle(tmp_path: Path, data_mirror_server) -> None:
+def test_a_two_month_scan_over_http_matches_oracle(tmp_path: Path, data_mirror_server) -> None:
     since, until = date(2023, 6, 1), date(2023, 7, 31)
     settings = _settings(tmp_path, data_mirror_server.base_url)
     data_mirror_server.reset_log()

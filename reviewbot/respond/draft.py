@@ -30,7 +30,7 @@ import subprocess
 import textwrap
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.utils import formataddr, getaddresses, make_msgid as _email_make_msgid
+from email.utils import getaddresses, make_msgid as _email_make_msgid
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -992,7 +992,3 @@ def build_draft(
         date=now,
     )
 
-
-def format_address(addr: Address) -> str:
-    """``Name <email>`` for display (no RFC 2047; the renderer encodes)."""
-    return formataddr((addr.name, addr.email)) if addr.name else addr.email

@@ -126,21 +126,13 @@ class DraftRunSummary:
         return self.findings + self.before
 
 
-def _parse_subject() -> Callable[[str], Any] | None:
-    try:
-        from reviewbot.parse.subject import parse_subject
-    except ImportError:  # pragma: no cover - parse stage missing
-        return None
-    return parse_subject
-
-
 def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Message]:
     """The other stored messages of ``message``'s thread, in arrival order (empty without a thread)."""
+    from reviewbot.parse.subject import parse_subject
     from reviewbot.store import message_from_row
 
     if not thread_id:
         return []
-    parse_subject = _parse_subject()
     return [
         message_from_row(row, parse_subject)
         for row in store.thread_members(thread_id)
@@ -198,13 +190,13 @@ def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) ->
 
 def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
     from reviewbot.parse.patch import parse_patch
+    from reviewbot.parse.subject import parse_subject
+    from reviewbot.store import message_from_row
 
     row = store.message_row(message_id)
     if row is None:
         raise ReviewbotError("message not in the store", subject=message_id)
-    from reviewbot.store import message_from_row
-
-    message = message_from_row(row, _parse_subject())
+    message = message_from_row(row, parse_subject)
     return parse_patch(message), row.get("thread_id")
 
 
