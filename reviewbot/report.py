@@ -28,7 +28,7 @@ meaning fail) can run ``reviewbot check --format terse -`` directly.
 
     {
       "version": 2,
-      "tool": {"name": "reviewbot", "version": "0.1.0"},
+      "tool": {"name": "reviewbot", "version": "..."},  # reviewbot.__version__
       "summary": {"errors": 0, "warnings": 1, "checks": 0, "patches": 1,
                   "lines": 57, "skipped": 0, "strict": false},
                   # lines: hunk lines checked (checkpatch's count); skipped: replies
