@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from test_check_cli import UNCOMMENTED, COMMENTED, corpus_message, git
+from helpers import UNCOMMENTED, COMMENTED, corpus_message, git
 
 pytestmark = pytest.mark.slow
 

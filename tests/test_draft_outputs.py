@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from reviewbot.cli import main
 from reviewbot.store import Store
-from test_draft_golden import THREADS, _cli_env, load_thread, read_mbox_messages
+from helpers import THREADS, cli_env, load_thread, read_mbox_messages
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def _db(tmp_path: Path, rules) -> Path:
 
 
 def test_missing_parents_of_outbox_and_maildir_are_created(tmp_path: Path, monkeypatch, rules) -> None:
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, rules)
     home = tmp_path / "home"  # neither home/review nor home/Mail exists
     result = CliRunner().invoke(main, ["draft", "--list", "linux-kernel", "--db", str(db),
@@ -52,7 +52,7 @@ def test_missing_parents_of_outbox_and_maildir_are_created(tmp_path: Path, monke
 def test_unusable_maildir_one_line_exit_2_nothing_done(tmp_path: Path, monkeypatch, rules) -> None:
     """``Mail`` is a file: the Maildir cannot be made. One line naming it, exit 2, no draft anywhere
     (the outbox is checked and created first, but holds no .eml), no store row."""
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, rules)
     (tmp_path / "Mail").write_text("a file\n", encoding="utf-8")
     outbox = tmp_path / "review" / "outbox"
@@ -67,7 +67,7 @@ def test_unusable_maildir_one_line_exit_2_nothing_done(tmp_path: Path, monkeypat
 
 
 def test_outbox_path_is_a_file(tmp_path: Path, monkeypatch, rules) -> None:
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, rules)
     (tmp_path / "review").write_text("not a folder\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "review" / "outbox"),

@@ -17,7 +17,7 @@ from reviewbot.models import Address
 from reviewbot.respond.draft import complete_list_address, resolve_recipients
 from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from test_draft_golden import (FIXED_NOW, IDENTITY, LIST_ADDRESS, fixed_msgid_factory, load_thread,
+from helpers import (FIXED_NOW, IDENTITY, LIST_ADDRESS, fixed_msgid_factory, load_thread,
                                      read_mbox_messages)
 from reviewbot.registry import load_rules
 

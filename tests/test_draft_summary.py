@@ -25,7 +25,7 @@ from reviewbot.parse.threads import assign_threads
 from reviewbot.registry import load_rules
 from reviewbot.rule import RuleContext
 from reviewbot.store import Store
-from test_draft_golden import FIXED_NOW, _cli_env
+from helpers import FIXED_NOW, cli_env
 
 
 FINDINGS_RE = re.compile(
@@ -98,7 +98,7 @@ def corpus_db(tmp_path_factory) -> Path:
 
 
 def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Path, monkeypatch) -> None:
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
     db.write_bytes(corpus_db.read_bytes())
     runner = CliRunner()
@@ -136,7 +136,7 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
 def test_sample_messages_are_not_counted_as_handled_before(tmp_path: Path) -> None:
     """Findings on made-up sample messages are never drafted; the summary does not count them at all."""
     from reviewbot.respond.runner import draft_pending
-    from test_draft_golden import IDENTITY, LIST_ADDRESS, THREADS, read_mbox_messages
+    from helpers import IDENTITY, LIST_ADDRESS, THREADS, read_mbox_messages
 
     rules = load_rules(entry_points=False)
     messages = read_mbox_messages(THREADS / "barrier.mbox")

@@ -6,12 +6,13 @@ import logging
 from dataclasses import replace
 
 from conftest import CASES
+from helpers import fake_rule
 from reviewbot.engine import check_patch, fingerprint, series_key
 from reviewbot.models import Address, Severity
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
 from reviewbot.parse.subject import parse_subject
-from reviewbot.registry import LoadedRule, load_rules
+from reviewbot.registry import load_rules
 from reviewbot.rule import RuleContext, RuleMeta
 
 RULES = load_rules(entry_points=False)
@@ -19,12 +20,6 @@ RULES = load_rules(entry_points=False)
 
 def c14():
     return parse_patch(parse_rfc822((CASES / "C14.patch").read_bytes(), "C14.patch"))
-
-
-def fake_rule(rule_id: str, check, severity: Severity = Severity.WARNING) -> LoadedRule:
-    meta = RuleMeta(id=rule_id, name=f"fake-{rule_id.lower()}", summary="fake", severity=severity)
-    return LoadedRule(meta=meta, check=check, reply=lambda f, p: "", doc="", module_name=f"fake.{rule_id}",
-                      examples_dir=None, origin="test")
 
 
 def test_a_crashing_rule_is_recorded_and_the_others_still_run(caplog) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from helpers import fake_rule
 from reviewbot.checking import check_messages, messages_from_bytes
 from reviewbot.cli import main
 from reviewbot.models import FindingState, Severity
@@ -214,9 +215,6 @@ def _series_mail(n: int, total: int, body: bytes) -> bytes:
 
 
 def test_review_gives_each_patch_of_a_threaded_series_its_series_and_cover_letter() -> None:
-    from reviewbot.registry import LoadedRule
-    from reviewbot.rule import RuleMeta
-
     diff = (b"Use c.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
             b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
     cover = parse_patch(parse_rfc822(_series_mail(0, 2, b"This series makes q use c.\n"), "0.eml"))
@@ -227,10 +225,7 @@ def test_review_gives_each_patch_of_a_threaded_series_its_series_and_cover_lette
         seen.append((patch.message_id, ctx.series, ctx.cover, ctx.strict))
         return []
 
-    meta = RuleMeta(id="RB904", name="fake-spy", summary="s", severity=Severity.WARNING)
-    rule = LoadedRule(meta=meta, check=spy, reply=lambda f, p: "", doc="", module_name="fake.RB904",
-                      examples_dir=None, origin="test")
-    run = review([cover, *patches], [rule], strict=True)
+    run = review([cover, *patches], [fake_rule("RB904", spy)], strict=True)
     assert [r.patch for r in run] == patches  # the cover letter is context, not reviewed
     assert [mid for mid, *_ in seen] == ["s-1@example.org", "s-2@example.org"]
     series = seen[0][1]

@@ -19,7 +19,7 @@ from reviewbot.registry import load_rules
 from reviewbot.respond.runner import draft_pending
 from reviewbot.revisions import changed_lines, normalised_title, same_code, title_words
 from reviewbot.store import Store
-from test_draft_golden import FIXED_NOW, IDENTITY, LIST_ADDRESS, fixed_msgid_factory
+from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, fixed_msgid_factory
 
 WQ_V1 = "155905931502.7587.11705449537368497489.stgit@warthog.procyon.org.uk"
 WQ_V8 = "156763538137.18676.270876812178890760.stgit@warthog.procyon.org.uk"

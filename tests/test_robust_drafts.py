@@ -21,12 +21,12 @@ from reviewbot.parse.mail import parse_rfc822
 from reviewbot.respond.render import MAX_MSGID_LEN, msgid_problem
 from reviewbot.respond.runner import SKIP_UNUSABLE_ID, draft_pending
 from reviewbot.store import Store
-from test_draft_golden import (
+from helpers import (
     FIXED_NOW,
     IDENTITY,
     LIST_ADDRESS,
     THREADS,
-    _cli_env,
+    cli_env,
     fixed_msgid_factory,
     load_thread,
     read_mbox_messages,
@@ -80,7 +80,7 @@ def test_unusable_message_id_is_skipped_and_later_patches_drafted(tmp_path: Path
 
 
 def test_draft_command_exit_0_with_unusable_id(tmp_path: Path, monkeypatch, rules) -> None:
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
     with Store(db) as store:
         load_thread(store, _barrier_with_id(BAD_IDS["raw-8bit-byte"]), rules)
@@ -169,7 +169,7 @@ def test_show_prints_no_control_characters(tmp_path: Path, monkeypatch, rules) -
     msgs = read_mbox_messages(THREADS / "barrier.mbox")
     subject = dataclasses.replace(msgs[0].subject, raw="[PATCH] \x1b]0;owned\x07foo", title="\x1b]0;owned\x07foo")
     msgs[0] = dataclasses.replace(msgs[0], subject=subject, body="line\x1b[2J\n\tcode\n")
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
     with Store(db) as store:
         load_thread(store, msgs, rules)

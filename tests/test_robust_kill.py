@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.store import Store
-from test_draft_golden import THREADS, load_thread, read_mbox_messages
+from helpers import THREADS, load_thread, read_mbox_messages
 
 SLOW = """
 import os, sys, time

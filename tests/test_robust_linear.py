@@ -27,7 +27,7 @@ from reviewbot.parse.patch import parse_patch
 from reviewbot.registry import load_rules
 from reviewbot.respond.draft import applied_in_thread, thread_state
 from reviewbot.rule import RuleContext
-from test_draft_golden import THREADS, read_mbox_messages
+from helpers import THREADS, read_mbox_messages
 
 UNITS = ["order ", "ordering against ", "against ", "smp_mb(); ", "with patch ", "before ", " ", "applied ",
          "a", "x(", "/* ", "1 ", "pairs with ", "faster ", "struct foo ", "cache line ", "\t"]

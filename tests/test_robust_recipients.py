@@ -20,7 +20,7 @@ from reviewbot.parse.mail import parse_addresses
 from reviewbot.respond.draft import complete_address, resolve_recipients
 from reviewbot.respond.runner import addresses_from_mail, draft_pending
 from reviewbot.store import Store
-from test_draft_golden import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
 
 LINUS = Address("Linus Torvalds", "torvalds@...ux-foundation.org", True)
 

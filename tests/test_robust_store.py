@@ -24,7 +24,7 @@ from reviewbot.config import Settings
 from reviewbot.cron import lock_path, run_lock
 from reviewbot.errors import StoreError
 from reviewbot.store import Store
-from test_draft_golden import _cli_env
+from helpers import cli_env
 
 
 def _foreign(path: Path) -> str:
@@ -40,7 +40,7 @@ def test_foreign_database_is_refused_before_anything_is_written(tmp_path: Path, 
     digest = _foreign(db)
     with pytest.raises(StoreError, match=r"not a reviewbot database \(it holds other tables: users\)"):
         Store(db)
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     result = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "not a reviewbot database" in result.output
@@ -66,7 +66,7 @@ def test_locked_database_waits_then_says_so(tmp_path: Path, monkeypatch) -> None
     other = sqlite3.connect(db, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
-        _cli_env(tmp_path, monkeypatch)
+        cli_env(tmp_path, monkeypatch)
         result = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")])
     finally:
         other.execute("ROLLBACK")
@@ -76,7 +76,7 @@ def test_locked_database_waits_then_says_so(tmp_path: Path, monkeypatch) -> None
 
 
 def test_scan_takes_the_run_lock(tmp_path: Path, monkeypatch) -> None:
-    _cli_env(tmp_path, monkeypatch)
+    cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
     with run_lock(lock_path(Settings(db_path=db))) as held:
         assert held
