@@ -405,28 +405,18 @@ def _relocate(
     return replace(report, findings=tuple(kept))
 
 
-#: Parse warnings (``Patch.warnings``) that a rule reports as a finding of its own:
-#: (rule id, how the warning starts). When that rule reported on the patch, the
-#: warning would only say the same thing again, so it is left out of the notes;
-#: when the rule did not run (deselected, ignored) the warning stays a note.
-WARNINGS_REPORTED_BY_RULES: tuple[tuple[str, str], ...] = (
-    # reviewbot.parse.patch: an unindented diff in the commit message (C02) -> RB301
-    ("RB301", "the commit message contains an unindented diff"),
-)
-
-
-def _notes_of(patch: Patch, findings: Sequence[Finding] = ()) -> tuple[str, ...]:
+def _notes_of(patch: Patch, findings: Sequence[Finding] = (), rules: Sequence["LoadedRule"] = ()) -> tuple[str, ...]:
     """The parse warnings a person should see (format=flowed, bare CR, a diff in the commit message).
 
-    A warning a rule turned into one of ``findings`` (see
-    :data:`WARNINGS_REPORTED_BY_RULES`) is left out: the finding already
-    reports that problem. ``Message.notes`` are left out too: they are about
-    the archive copy (a missing Message-ID, which no ``git format-patch`` file
-    has, an odd Date header).
+    A warning whose code a rule claims (``RuleMeta.claims``) is left out when that
+    rule reported on the patch: its finding already says it; when the rule did
+    not run (deselected, ignored) the warning stays a note. ``Message.notes``
+    are left out too: they are about the archive copy (a missing Message-ID,
+    which no ``git format-patch`` file has, an odd Date header).
     """
     reported = {f.rule_id for f in findings}
-    covered = tuple(prefix for rule_id, prefix in WARNINGS_REPORTED_BY_RULES if rule_id in reported)
-    return tuple(w for w in dict.fromkeys(patch.warnings) if not (covered and w.startswith(covered)))
+    claimed = {code for rule in rules if rule.id in reported for code in rule.meta.claims}
+    return tuple(w for w in dict.fromkeys(patch.warnings) if w.code not in claimed)
 
 
 _KIND_OF = operator.attrgetter("kind")
@@ -737,7 +727,7 @@ def _check_messages(
         verbatim = patch.message.body_start_line > 1
         subject_line = _header_line(entry.item.raw.data, b"subject:")
         report = _relocate(reviewed.report, entry.item.offset, verbatim, subject_line)
-        notes = _notes_of(patch, report.findings)
+        notes = _notes_of(patch, report.findings, rules)
         page = entry.item.raw.kind == "archive"
         if page:
             notes += page_notes(patch, entry.item.raw)

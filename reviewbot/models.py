@@ -277,6 +277,22 @@ class Trailer:
     input_line: int | None = None
 
 
+class ParseWarning(str):
+    """A problem the parser tells a person about: the text (a ``str``, shown as it is) and its ``code``.
+
+    ``code`` names the kind of problem (``"embedded-diff"``, ``"format-flowed"``...: the ``WARN_*``
+    constants of :mod:`reviewbot.parse.patch`). A rule that reports that kind as a finding of its own
+    lists the code in ``RuleMeta.claims``; the warning is then not repeated as a note beside the finding.
+    """
+
+    code: str
+
+    def __new__(cls, text: str, code: str = "") -> "ParseWarning":
+        self = super().__new__(cls, text)
+        self.code = code
+        return self
+
+
 @dataclass(frozen=True)
 class Patch:
     """A message split the way ``git am`` splits it.
@@ -287,7 +303,7 @@ class Patch:
     letter or a message without a diff has ``files == ()``.
     ``commit_start_line`` is the input line of the first commit-message line.
     ``warnings`` lists problems a person should hear about (format=flowed, an
-    unindented diff in the commit message...).
+    unindented diff in the commit message...), each with its code (:class:`ParseWarning`).
     """
 
     message: Message
@@ -297,7 +313,7 @@ class Patch:
     diffstat: str = ""
     files: tuple[FileDiff, ...] = ()
     commit_start_line: int = 1
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[ParseWarning, ...] = ()
 
     @property
     def subject(self) -> Subject:

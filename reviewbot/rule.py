@@ -73,6 +73,9 @@ class RuleMeta:
     scope: Scope = Scope.PATCH
     references: tuple[str, ...] = ()
     since: str = "0.1"
+    #: Parse warnings (``ParseWarning.code``) this rule reports as findings of its own: on a patch
+    #: where the rule reported, the warning is not shown again as a note (RB301: ``embedded-diff``).
+    claims: tuple[str, ...] = ()
 
     def finding(
         self,

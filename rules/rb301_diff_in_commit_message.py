@@ -52,6 +52,7 @@ import re
 from typing import Iterable, Sequence
 
 from reviewbot.models import Finding, Patch
+from reviewbot.parse.patch import WARN_EMBEDDED_DIFF
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -61,6 +62,7 @@ RULE = RuleMeta(
     severity=Severity.ERROR,
     scope=Scope.PATCH,
     references=("git-mailinfo(1), builtin/mailinfo.c patchbreak()", "Documentation/process/submitting-patches.rst"),
+    claims=(WARN_EMBEDDED_DIFF,),  # the parser's warning says what the finding says
 )
 
 # git mailinfo patchbreak(): "diff -", "Index: ", or "--- " followed by a non-space

@@ -15,7 +15,7 @@ from conftest import CASES
 from reviewbot.fetch.mailfiles import read_path
 from reviewbot.models import LineKind
 from reviewbot.parse.mail import parse_message, parse_rfc822
-from reviewbot.parse.patch import find_embedded_diff, is_submission, parse_patch
+from reviewbot.parse.patch import WARN_EMBEDDED_DIFF, find_embedded_diff, is_submission, parse_patch
 from reviewbot.parse.threads import assign_threads, group_series
 
 
@@ -103,6 +103,7 @@ def test_c02_warns_about_the_unindented_diff_with_its_line():
     assert "unindented diff" in warning
     assert "line 9" in warning and "'--- a/drivers/foo/queue.c'" in warning
     assert "git am" in warning and "trailers" in warning
+    assert warning.code == WARN_EMBEDDED_DIFF  # the code RB301 claims (RuleMeta.claims)
     emb = find_embedded_diff(patch)
     assert emb is not None
     assert emb.input_line == 9

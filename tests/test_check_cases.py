@@ -53,6 +53,19 @@ def test_c02_note_stays_when_rb301_does_not_run(isolated_env: Path) -> None:
     assert res.stdout.startswith("NOTE: the commit message contains an unindented diff starting at line 9 ")
 
 
+def test_a_rule_claims_parse_warnings_by_code_not_checking_by_rule_id() -> None:
+    """checking.py names no rule: RB301 claims the parser's ``embedded-diff`` warning through its RuleMeta."""
+    import inspect
+
+    import reviewbot.checking
+    from reviewbot.parse.patch import WARN_EMBEDDED_DIFF
+    from reviewbot.registry import load_rules
+
+    (rb301,) = [r for r in load_rules(entry_points=False) if r.id == "RB301"]
+    assert rb301.meta.claims == (WARN_EMBEDDED_DIFF,)
+    assert "RB301" not in inspect.getsource(reviewbot.checking)
+
+
 # ------------------------------------------------------------------ C04: the marker is not a line
 
 

@@ -37,7 +37,7 @@ from itertools import islice
 from typing import Literal
 
 from reviewbot.errors import ParseError
-from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, Patch, Trailer
+from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, ParseWarning, Patch, Trailer
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,23 @@ __all__ = [
     "split_trailers",
     "KNOWN_TRAILERS",
     "REPLY_DIFF_WARNING",
+    "WARN_ATTACHMENT",
+    "WARN_BARE_CR",
+    "WARN_EMBEDDED_DIFF",
+    "WARN_FORMAT_FLOWED",
+    "WARN_MALFORMED_DIFF",
+    "WARN_REPLY_DIFF",
+    "WARN_UNFLOWED",
 ]
+
+# Codes of the parse warnings (ParseWarning.code); a rule claims the ones it reports itself (RuleMeta.claims).
+WARN_ATTACHMENT = "attachment"          # the diff was read from a text attachment
+WARN_MALFORMED_DIFF = "malformed-diff"  # a non-submission's broken diff, skipped
+WARN_BARE_CR = "bare-cr"                # a diff line holds a bare carriage return (C01)
+WARN_EMBEDDED_DIFF = "embedded-diff"    # an unindented diff in the commit message (C02): git am cuts there
+WARN_REPLY_DIFF = "reply-diff"          # a reply carrying its own diff (C09)
+WARN_FORMAT_FLOWED = "format-flowed"    # sent with format=flowed
+WARN_UNFLOWED = "unflowed"              # the diff parsed only after undoing format=flowed
 
 #: Trailer keys the kernel documents (submitting-patches.rst) plus common ones.
 KNOWN_TRAILERS = frozenset(
@@ -99,7 +115,7 @@ def parse_patch(message: Message) -> Patch:
     says, hunk without file header); in other messages (replies quoting and
     hand-editing diffs, bot reports) such a diff is skipped with a warning.
     """
-    warnings: list[str] = []
+    warnings: list[ParseWarning] = []
     text = message.body
     first_line = message.body_start_line
     lines = _split_lines(text)
@@ -123,7 +139,7 @@ def parse_patch(message: Message) -> Patch:
                 diff_starts = att_starts
                 first_line = 1
                 text = att.text
-                warnings.append(f"the patch was taken from the attachment {att.filename!r}")
+                warnings.append(ParseWarning(f"the patch was taken from the attachment {att.filename!r}", WARN_ATTACHMENT))
                 break
     # in-body From:/Subject:/Date: lines (git send-email for another author, B4 Relay),
     # read as git mailinfo reads them: they name the author and the title
@@ -193,7 +209,7 @@ def parse_patch(message: Message) -> Patch:
                 raise
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
             log.debug("ignoring malformed diff in non-patch message: %s", exc)
-            warnings.append(f"malformed diff ignored (not a patch submission): {exc}")
+            warnings.append(ParseWarning(f"malformed diff ignored (not a patch submission): {exc}", WARN_MALFORMED_DIFF))
     if files and strict_diff and not any(f.hunks for f in files) and not _git_diff_in(lines, diff_at):
         # "--- a/x" / "+++ b/x" and no hunk at all (an "@@@ ..." line is no hunk header): git apply finds
         # "No valid patches in input"; never "0 lines checked, ready for submission"
@@ -211,14 +227,14 @@ def parse_patch(message: Message) -> Patch:
             text=lines[embedded_at],
             dropped="\n".join(lines[embedded_at:sep]).strip("\n"),
         )
-        warnings.append(_embedded_warning(emb))
+        warnings.append(ParseWarning(_embedded_warning(emb), WARN_EMBEDDED_DIFF))
     if files and message.subject.is_reply:
-        warnings.append(REPLY_DIFF_WARNING)
+        warnings.append(ParseWarning(REPLY_DIFF_WARNING, WARN_REPLY_DIFF))
     if message.flowed and files:
-        warnings.append(
+        warnings.append(ParseWarning(
             "patch sent with format=flowed: trailing whitespace may have been lost and long "
-            "lines re-joined; send patches with git send-email"
-        )
+            "lines re-joined; send patches with git send-email", WARN_FORMAT_FLOWED
+        ))
     return Patch(
         message=message,
         commit_message=commit_message,
@@ -334,12 +350,13 @@ def _retry_unflowed(message: Message) -> Patch | None:
             continue
         if not patch.files:
             continue
-        warnings = tuple(w for w in patch.warnings if "format=flowed" not in w) + (UNFLOWED_WARNING,)
+        warnings = tuple(w for w in patch.warnings if w.code != WARN_FORMAT_FLOWED)
+        warnings += (ParseWarning(UNFLOWED_WARNING, WARN_UNFLOWED),)
         return replace(patch, message=message, warnings=warnings)
     return None
 
 
-def _bare_cr_notes(files: tuple[FileDiff, ...], limit: int = 3) -> list[str]:
+def _bare_cr_notes(files: tuple[FileDiff, ...], limit: int = 3) -> list[ParseWarning]:
     """Informational notes for diff lines holding a bare carriage return (C01), kept in the line."""
     notes = []
     for f in files:
@@ -347,10 +364,10 @@ def _bare_cr_notes(files: tuple[FileDiff, ...], limit: int = 3) -> list[str]:
             for line in h.lines:
                 if "\r" in line.text and line.kind is not LineKind.MARKER:
                     where = f"new line {line.new_no}" if line.new_no is not None else f"old line {line.old_no}"
-                    notes.append(
+                    notes.append(ParseWarning(
                         f"{f.path}: {where} (input line {line.input_line}) contains a bare carriage "
-                        "return (^M); it is kept as part of that line"
-                    )
+                        "return (^M); it is kept as part of that line", WARN_BARE_CR
+                    ))
                     if len(notes) >= limit:
                         return notes
     return notes
