@@ -382,8 +382,14 @@ class Finding:
     commit message). ``lines`` are all new-side line numbers the finding is
     about (quoted in drafts); ``hunk`` is the hunk to quote. ``symbol`` names
     the struct, barrier or claim (used in the fingerprint). ``details`` holds
-    rule-specific structured data (JSON-serialisable). ``fingerprint`` is
-    stable across runs and series versions; the engine fills it.
+    rule-specific structured data (JSON-serialisable, stored and reported as it is);
+    only the rule that wrote it reads it by key. What other modules need from it
+    (the drafter, the thread check) they read through the typed properties
+    :attr:`quote`, :attr:`subject_names`, :attr:`evidence_where` and
+    :attr:`series_point`, which a rule feeds by setting the shared keys named in
+    :data:`QUOTE_KEYS`, :data:`SUBJECT_KEYS`, :data:`SUBJECT_LIST_KEY`,
+    :data:`EVIDENCE_WHERE_KEY`. ``fingerprint`` is stable across runs and series
+    versions; the engine fills it.
     """
 
     rule_id: str
@@ -400,6 +406,45 @@ class Finding:
     details: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
     state: FindingState = FindingState.OPEN
     fingerprint: str = ""
+
+    @property
+    def quote(self) -> str:
+        """The words of the changelog the finding is about (RB201's claim), which a draft quotes and
+        finds again in a cover letter; "" when the finding is about code."""
+        details = self.details or {}
+        return next((str(details[k]) for k in QUOTE_KEYS if details.get(k)), "")
+
+    @property
+    def subject_names(self) -> tuple[str, ...]:
+        """The identifiers the finding is about (barrier, struct, the other side's barrier, moved
+        members): a reply naming one of them speaks about the finding."""
+        details = self.details or {}
+        names = [v for k in SUBJECT_KEYS if isinstance(v := details.get(k), str)]
+        names += [v for v in details.get(SUBJECT_LIST_KEY) or () if isinstance(v, str)]
+        return tuple(names)
+
+    @property
+    def evidence_where(self) -> str:
+        """Where the evidence the rule asks for was found instead ("cover letter", ...); "" if nowhere."""
+        return str((self.details or {}).get(EVIDENCE_WHERE_KEY) or "")
+
+    @property
+    def series_point(self) -> bool:
+        """True for a finding lifted to a series' cover letter (:data:`SERIES_POINT_KEY`, set by the
+        drafter): its places belong to another message, only what it says is kept."""
+        return bool((self.details or {}).get(SERIES_POINT_KEY))
+
+
+#: ``Finding.details`` keys read outside the rule that wrote them, through the Finding properties:
+#: the changelog words a draft quotes (``quote``), in this order of preference ...
+QUOTE_KEYS = ("claim", "text")
+#: ... the names a thread reply may use for what the finding is about (``subject_names``) ...
+SUBJECT_KEYS = ("barrier", "struct", "other")
+SUBJECT_LIST_KEY = "members"
+#: ... where the rule found the evidence instead (``evidence_where``) ...
+EVIDENCE_WHERE_KEY = "evidence_source"
+#: ... and the drafter's own mark of a finding lifted to the cover letter (``series_point``).
+SERIES_POINT_KEY = "series_point"
 
 
 @dataclass(frozen=True)

@@ -247,15 +247,7 @@ def _is_review_comment(text: str) -> bool:
 
 
 def _names_of(finding: Finding) -> list[str]:
-    details = finding.details or {}
-    names: list[str] = []
-    for key in ("barrier", "struct", "other"):
-        v = details.get(key)
-        if isinstance(v, str):
-            names.append(v)
-    for v in details.get("members") or ():
-        if isinstance(v, str):
-            names.append(v)
+    names = list(finding.subject_names)
     names.extend(re.split(r"[^A-Za-z0-9_]+", finding.symbol.split("@", 1)[0]))
     return [n.replace("struct ", "").strip() for n in names
             if len(n.replace("struct ", "").strip()) > 2 and n.strip().lower() not in _C_WORDS]

@@ -109,3 +109,23 @@ def test_fingerprint_changes_with_author_rule_path_symbol() -> None:
     assert fingerprint(patch, replace(f, symbol="other")) != base
     assert fingerprint(patch, replace(f, line=99, message="moved")) == base  # lines shift between versions
 
+
+
+def _example_finding(rule_id: str, name: str):
+    from pathlib import Path
+
+    rule = next(r for r in RULES if r.id == rule_id)
+    path = Path(rule.examples_dir) / f"{name}.patch"
+    (finding,) = check_patch(parse_patch(parse_rfc822(path.read_bytes(), path.name)), [rule], RuleContext()).findings
+    return finding
+
+
+def test_findings_tell_other_modules_what_they_quote_and_name_through_typed_fields() -> None:
+    """The drafter and the thread check read these properties, never a rule's ``details`` keys."""
+    claim = _example_finding("RB201", "bad-bottleneck")
+    assert claim.quote == "bottleneck" and claim.subject_names == () and claim.evidence_where == ""
+    assert not claim.series_point and replace(claim, details={**claim.details, "series_point": True}).series_point
+    moved = _example_finding("RB101", "bad-aligned-tag-only")
+    assert moved.quote == "" and moved.subject_names == ("struct zed_rx", "cfg")
+    barrier = _example_finding("RB102", "bad-accessor-not-a-wrapper")
+    assert barrier.quote == "" and barrier.subject_names[0] == "smp_load_acquire"

@@ -168,6 +168,7 @@ def test_a_thread_root_by_the_author_without_0_n_is_the_cover_letter() -> None:
     run = check_messages(messages_from_bytes(mbox, "series.mbox"), rb201, strict=True)
     assert [(f.severity, f.state) for f in run.findings] == [(Severity.CHECK, FindingState.ANSWERED)]
     assert len(run.patches) == 1  # the introduction is not checked itself
+    assert run.findings[0].evidence_where == "cover letter"  # what the drafter says: "the numbers are in the ..."
 
     # the same introduction from somebody else is no cover letter of Ada's patch
     other = sep.lstrip() + _intro(b"Rita Reviewer <rita@example.org>", NUMBERS) + sep + _patch_replying_to_intro()

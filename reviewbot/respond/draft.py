@@ -632,9 +632,8 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
     last_path: str | None = None
     last_at = ""  # the @@ line quoted last (a long hunk's excerpts share it)
     for place in _places(group):
-        details = place[0].details or {}
-        if details.get("series_point") and place[0].hunk is None:
-            claim = str(details.get("claim") or "").lower()
+        if place[0].series_point and place[0].hunk is None:
+            claim = place[0].quote.lower()
             if not claim:
                 continue  # a point about several patches, answered on the cover letter: nothing to quote
             prose = re.split(r"^\S.*\(\d+\):\s*$", patch.commit_message, maxsplit=1, flags=re.M)[0]
@@ -764,7 +763,7 @@ def thread_state(
     from reviewbot.rule import point_in_thread
 
     if finding.state is not FindingState.OPEN:
-        source = (finding.details or {}).get("evidence_source")
+        source = finding.evidence_where
         if finding.state is FindingState.ANSWERED and source:
             return finding.state, f"already answered: the numbers are in the {source}"
         return finding.state, f"state {finding.state.value} set by {finding.rule_id}"

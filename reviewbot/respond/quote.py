@@ -198,7 +198,7 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
     """Quote the commit-message paragraph a commit-message finding is about.
 
     The paragraph holding the finding's input line, else the one containing
-    ``details["claim"]``/``details["text"]``, else the first paragraph with
+    ``finding.quote`` (the claim), else the first paragraph with
     speed words; from a trailer block only the matching line is quoted. When
     the claim is in the subject alone: the subject, as a ``Subject:`` line.
     """
@@ -212,8 +212,8 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
         lines = patch.commit_message.split("\n")
         if 0 <= target < len(lines) and lines[target].strip():
             wanted = lines[target]
-    if wanted is None and finding.details:
-        needle = str(finding.details.get("claim") or finding.details.get("text") or "")
+    if wanted is None:
+        needle = finding.quote
         if needle:
             wanted = next((ln for p in every for ln in p.split("\n") if needle.lower() in ln.lower()), None)
     if wanted is not None:

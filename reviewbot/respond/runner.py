@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
+from reviewbot.models import SERIES_POINT_KEY, Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.respond.draft import (
     applied_in_thread,
     build_draft,
@@ -356,8 +356,7 @@ def _code_lines(finding: Finding) -> list[str]:
         texts = [" ".join(dl.text.split()) for dl in finding.hunk.lines
                  if dl.new_no in wanted and dl.kind.value != " "]
     if not texts:
-        details = finding.details or {}
-        texts = [finding.symbol.split("@", 1)[0], str(details.get("claim") or details.get("struct") or "").lower()]
+        texts = [finding.symbol.split("@", 1)[0], (finding.quote or next(iter(finding.subject_names), "")).lower()]
     return texts
 
 
@@ -437,7 +436,7 @@ def _series_finding(f: Finding) -> Finding:
     from dataclasses import replace
 
     return replace(f, hunk=None, line=None, lines=(), input_line=None, path=None,
-                   details={**dict(f.details or {}), "series_point": True})
+                   details={**dict(f.details or {}), SERIES_POINT_KEY: True})
 
 
 def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[Message], list[Finding]]]
@@ -484,7 +483,7 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
                 patch = kept[m][0]
                 own = " ".join((patch.subject.title + " " + patch.commit_message).lower().split())
                 for f in kept[m][3]:
-                    claim = str((f.details or {}).get("claim") or "").lower()
+                    claim = f.quote.lower()
                     if f.fingerprint in fps and claim and claim in cover_text and claim not in own:
                         lifted.setdefault(m, set()).add(f.fingerprint)
             if lifted:
