@@ -13,6 +13,7 @@ import logging
 import click
 
 from reviewbot import __version__
+from reviewbot.status import exit_status_for
 
 # command name -> module in reviewbot.commands that defines `command`
 COMMANDS: dict[str, str] = {
@@ -76,7 +77,7 @@ class LazyGroup(click.Group):
             if message is None:
                 raise
             click.echo(f"reviewbot {ctx.invoked_subcommand or ''}: {message}".replace("  ", " "), err=True)
-            ctx.exit(2)
+            ctx.exit(int(exit_status_for(exc)))
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

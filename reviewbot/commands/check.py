@@ -19,7 +19,8 @@ from typing import NoReturn
 import click
 
 from reviewbot.report import FORMATS
-from reviewbot.status import ExitStatus
+from reviewbot.commands import fail
+from reviewbot.status import ExitStatus, exit_status_for
 
 
 def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -37,9 +38,8 @@ def _one_line(message: str) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
 
 
-def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
-    click.echo(f"reviewbot check: {_one_line(message)}", err=True)
-    sys.exit(int(status))
+def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
+    fail("check", _one_line(message), status)
 
 
 @click.command("check")
@@ -110,15 +110,16 @@ def command(
         _check(paths, git_range, fmt, fail_on, strict, select, ignore, rules_dirs, quiet)
     except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
         raise
-    except BrokenPipeError:  # `reviewbot check ... | head`: the reader left; nothing more to say
-        sys.exit(int(ExitStatus.OK))
+    except BrokenPipeError as exc:  # `reviewbot check ... | head`: the reader left; nothing more to say
+        sys.exit(int(exit_status_for(exc)))
     except Exception as exc:  # a bug: exit 2 (1 means findings), one line, never a traceback
         import logging
 
         logging.getLogger(__name__).debug("internal error", exc_info=True)
         _fail(
             f"internal error ({exc.__class__.__name__}: {str(exc)[:200]}); this is a bug in reviewbot, please "
-            "report it with the input that caused it (run with -vv for the traceback)"
+            "report it with the input that caused it (run with -vv for the traceback)",
+            exit_status_for(exc),
         )
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import click
 
+from reviewbot.commands import fail
 from reviewbot.commands.draft import (
-    fail,
     load_all_rules,
     lore_completer,
     lore_options,
@@ -25,7 +25,7 @@ from reviewbot.commands.draft import (
     settings_from,
     summary_lines,
 )
-from reviewbot.status import ExitStatus
+from reviewbot.status import ExitStatus, exit_status_for
 
 
 @click.command("cron")
@@ -67,7 +67,7 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
     except ValueError:
         fail("cron", f"--since {since!r}: expected YYYY-MM-DD")
     except ReviewbotError as exc:
-        fail("cron", str(exc))
+        fail("cron", exc)
     try:
         settings = settings_from(db, outbox, maildir, maintainers, base_url=base_url, list_name=list_name)
         settings = settings.with_(cache_dir=cache_dir, rate=rate)
@@ -89,12 +89,11 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
         result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
                           now=now_from_env(), offline=offline, addresses_from=addresses_from,
                           real_headers=lore, scan_fn=scan_fn)
-    except KeyboardInterrupt:
-        click.echo("reviewbot cron: interrupted; what was stored stays, the cursor is at the last finished "
-                   "day and the next run resumes after it", err=True)
-        raise SystemExit(int(ExitStatus.INTERRUPTED)) from None
+    except KeyboardInterrupt as exc:
+        fail("cron", "interrupted; what was stored stays, the cursor is at the last finished "
+             "day and the next run resumes after it", exit_status_for(exc))
     except ReviewbotError as exc:
-        fail("cron", str(exc))
+        fail("cron", exc)
     lore_lines = lore.lines() if lore is not None else []
     if lore is not None:
         lore.close()

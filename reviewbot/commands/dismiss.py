@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from reviewbot.commands.draft import fail, settings_from
+from reviewbot.commands import fail
+from reviewbot.commands.draft import settings_from
 
 
 @click.command("dismiss")
@@ -40,7 +41,7 @@ def command(key: str, rule: str | None, reason: str, db: Path | None) -> None:
                 fingerprints = [key.strip()]
             done = [fp for fp in fingerprints if store.dismiss(fp, reason.strip())]
     except ReviewbotError as exc:
-        fail("dismiss", str(exc))
+        fail("dismiss", exc)
     if not done:
         fail("dismiss", f"{key}: no such finding or message in {settings.db_path}")
     for fp in done:

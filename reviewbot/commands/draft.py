@@ -8,20 +8,13 @@ Prints one line per draft and a summary; nothing is ever sent.
 
 from __future__ import annotations
 
-import sys
 from datetime import date
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from reviewbot.status import ExitStatus
-
-
-def fail(command: str, message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
-    """Print ``reviewbot COMMAND: message`` on stderr and exit with ``status``."""
-    click.echo(f"reviewbot {command}: {message}", err=True)
-    sys.exit(int(status))
+from reviewbot.commands import fail
 
 
 def existing_db(path: Path) -> Path:
@@ -213,7 +206,7 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                 real_headers=lore,
             )
     except ReviewbotError as exc:
-        fail("draft", str(exc))
+        fail("draft", exc)
     if dry_run:
         for data in summary.previews:
             click.echo(data.decode("utf-8", errors="replace"))

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import csv
 import os
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -59,6 +58,7 @@ from typing import Iterable, Iterator, Sequence
 
 import click
 
+from reviewbot.commands import fail
 from reviewbot.errors import ParseError, ReviewbotError
 from reviewbot.models import Message, Patch
 
@@ -501,8 +501,7 @@ def command(mbox: Path | None, labels: Path | None, set_dir: Path | None, strict
             rules = load_rules(rules_dirs=rules_dirs, select=select, ignore=ignore)
             set_result = run_set(set_dir, rules, strict=strict)
         except ReviewbotError as exc:
-            click.echo(f"reviewbot eval: {exc}", err=True)
-            sys.exit(2)
+            fail("eval", exc)
         for line in format_set(set_result):
             click.echo(line)
         return
@@ -516,7 +515,6 @@ def command(mbox: Path | None, labels: Path | None, set_dir: Path | None, strict
         rules = load_rules(rules_dirs=rules_dirs, select=select, ignore=ignore)
         result = run_eval(mbox, labels, rules, strict=strict)
     except ReviewbotError as exc:
-        click.echo(f"reviewbot eval: {exc}", err=True)
-        sys.exit(2)
+        fail("eval", exc)
     for line in format_result(result):
         click.echo(line)

@@ -12,13 +12,12 @@ look; the bad example also with what reviewbot reports on it (``.expected``).
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import click
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.status import ExitStatus
+from reviewbot.commands import fail
 
 EXAMPLE_LINES = 40  # lines of one example printed at most (then "[...]")
 INDENT = "    "
@@ -150,12 +149,10 @@ def command(rule_ref: str, rules_dirs) -> None:
     try:
         rules = load_rules(rules_dirs=rules_dirs)
     except ReviewbotError as exc:
-        click.echo(f"reviewbot explain: {exc}", err=True)
-        sys.exit(ExitStatus.USAGE)
+        fail("explain", exc)
     ref = rule_ref.strip()
     match = [r for r in rules if r.id == ref.upper() or r.name == ref.lower()]
     if not match:
         known = ", ".join(f"{r.id} ({r.name})" for r in rules)
-        click.echo(f"reviewbot explain: no rule {ref!r}; known rules: {known}", err=True)
-        sys.exit(ExitStatus.USAGE)
+        fail("explain", f"no rule {ref!r}; known rules: {known}")
     click.echo(explain_text(match[0]))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from reviewbot.commands.draft import fail, settings_from
+from reviewbot.commands import fail
+from reviewbot.commands.draft import settings_from
 
 STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
 
@@ -35,7 +36,7 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
         with Store(settings.db_path) as store:
             rows = store.finding_rows(state=state, rule=rule, since=day)
     except ReviewbotError as exc:
-        fail("findings", str(exc))
+        fail("findings", exc)
     keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "message", "where", "status", "open",
             "skip_reason", "draft")
     if fmt == "json":

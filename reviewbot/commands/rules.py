@@ -9,7 +9,7 @@ from typing import Sequence
 import click
 
 from reviewbot.errors import ReviewbotError
-from reviewbot.status import ExitStatus
+from reviewbot.commands import fail
 
 
 def rule_rows(rules) -> list[tuple[str, str, str, str, str]]:
@@ -40,8 +40,7 @@ def command(rules_dirs, select, ignore, no_entry_points: bool) -> None:
     try:
         rules = load_rules(rules_dirs=rules_dirs, select=select, ignore=ignore, entry_points=not no_entry_points)
     except ReviewbotError as exc:
-        click.echo(f"reviewbot rules: {exc}", err=True)
-        sys.exit(ExitStatus.USAGE)
+        fail("rules", exc)
     rows = rule_rows(rules)
     if sys.stdout.isatty():
         from rich.console import Console

@@ -23,7 +23,8 @@ from typing import NoReturn
 
 import click
 
-from reviewbot.status import ExitStatus
+from reviewbot.commands import fail
+from reviewbot.status import ExitStatus, exit_status_for
 
 _DAY_RE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
 
@@ -52,9 +53,8 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> NoReturn:
-    click.echo(f"reviewbot scan: {message}", err=True)
-    sys.exit(int(status))
+def _fail(message: str | BaseException, status: ExitStatus | None = None) -> NoReturn:
+    fail("scan", message, status)
 
 
 @click.command("scan")
@@ -115,7 +115,7 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
     except click.BadParameter as exc:
         _fail(exc.format_message())
     except UsageError as exc:
-        _fail(str(exc))
+        _fail(exc)
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -139,11 +139,10 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
                 _fail(f"another scan or cron run holds {lock_path(settings)}; nothing done, run again when it ends")
             summary = scan(settings, list_name, first, last, fetch_all=fetch_all, offline=offline,
                            progress=on_day, clock=clock)
-    except KeyboardInterrupt:
-        click.echo("reviewbot scan: interrupted; what was stored stays, the next run resumes", err=True)
-        sys.exit(int(ExitStatus.INTERRUPTED))
+    except KeyboardInterrupt as exc:
+        _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
-        _fail(str(exc))
+        _fail(exc)
 
     _print_summary(summary, settings)
     if not summary.ok:
@@ -164,11 +163,10 @@ def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offl
         _fail(f"--source lore needs a lore URL (--lore-url or config lore-url; it is {settings.lore_url!r})")
     try:
         summary = scan_lore(settings, list_name, first, last, offline=offline, clock=clock)
-    except KeyboardInterrupt:
-        click.echo("reviewbot scan: interrupted; what was stored stays, the next run resumes", err=True)
-        sys.exit(int(ExitStatus.INTERRUPTED))
+    except KeyboardInterrupt as exc:
+        _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
-        _fail(str(exc))
+        _fail(exc)
     for line in lore_summary_lines(summary):
         click.echo(line)
     if not summary.ok:

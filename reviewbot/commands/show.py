@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from reviewbot.commands.draft import existing_db, fail, settings_from
+from reviewbot.commands import fail
+from reviewbot.commands.draft import existing_db, settings_from
 
 
 @click.command("show")
@@ -31,7 +32,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
             skips = {f.fingerprint: store.skip_for(f.fingerprint) for f in findings}
             covering = {f.fingerprint: store.draft_for_fingerprint(f.fingerprint) for f in findings}
     except ReviewbotError as exc:
-        fail("show", str(exc))
+        fail("show", exc)
     from reviewbot.cli import terminal_safe as safe
 
     sender = safe(row.get("from_name") or "")
