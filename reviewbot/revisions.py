@@ -135,7 +135,7 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
     pool = store._rows(
         "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
         "m.subject, m.from_email, m.from_name, m.body FROM patches p JOIN messages m "
-        "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0 "
+        "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 "
         "AND (lower(m.from_email) = ? OR (? <> '' AND lower(m.from_name) = ?) OR (? <> '' AND lower(m.from_email) LIKE ?))",
         [email, name, name, domain, "%@" + domain.replace("%", "")])
     lines_cache: dict[str, list[tuple[str, ...]]] = cache.setdefault("lines", {}) if cache is not None else {}

@@ -83,7 +83,10 @@ class ScanSummary:
     failed run fetched now; ``host_unreachable`` when the archive host could
     not be reached and the cache stood in; ``pages_from_sample`` pages (of
     ``pages_from_cache``) read from the made-up sample in ``archive_cache/``
-    (messages stored from them are marked ``sample`` and never drafted).
+    (only the offline demo, :func:`demo_scan`, reads them, into a database of
+    its own); ``pages_in_sample``: pages of ``errors`` that could not be read
+    without the network but the made-up sample holds (``reviewbot scan`` then
+    runs the demo).
     """
 
     list_name: str
@@ -105,6 +108,7 @@ class ScanSummary:
     threads_followed: int = 0
     host_unreachable: bool = False
     pages_from_sample: int = 0
+    pages_in_sample: int = 0
 
     @property
     def ok(self) -> bool:
@@ -147,11 +151,7 @@ def _is_patch_attachment(att: Any) -> bool:
 
 
 def open_archive(settings: Settings, *, offline: bool = False, clock: Clock | None = None) -> Any:
-    """The Archive for ``settings``: its host's cache and, for the default host, the shipped sample.
-
-    (The sample pages are a read-only fallback the Archive consults only when
-    the network is not used, so they never mask the live site.)
-    """
+    """The Archive for ``settings``: the network and its host's cache (never the made-up sample)."""
     from reviewbot.fetch.archive import Archive
 
     return Archive(settings, offline=offline, clock=clock)
@@ -184,11 +184,9 @@ class _Scanner:
         self.base = settings.base_url.rstrip("/")
         # URLs of this base only: pages stored from another base (a mirror, the live site) say
         # nothing about what this base has served, and their links are not this base's links
-        # (and not those of messages read from the made-up sample: read again, so a real page replaces them)
-        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name,
-                                                                             include_sample=False).items()
+        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name).items()
                                       if u.startswith(self.base + "/")}
-        self.sample_urls: set[str] = set()  # pages of this run read from the made-up sample
+        self.sample_urls: set[str] = set()  # pages of this run read from the made-up sample (the demo's)
         self.errors: dict[str, str] = {}
         self.fetched = 0
         self.from_cache = 0
@@ -342,9 +340,8 @@ class _Scanner:
             except ParseError as exc:
                 log.warning("%s: patch not parsed: %s", url, exc)
         seen_before = bool(message.message_id) and self.store.has_message(message.message_id)
-        sample = url in self.sample_urls or any(a.url in self.sample_urls for a in message.attachments if a.url)
         with self.store.transaction():
-            key = self.store.put_message(message, sample=sample)
+            key = self.store.put_message(message)
             if patch is not None:
                 self.store.put_patch(patch)
             self.store.page_ok(url)
@@ -616,7 +613,25 @@ class _Scanner:
             threads_followed=self.threads_followed,
             host_unreachable=getattr(self.archive, "unreachable", None) is not None,
             pages_from_sample=len(self.sample_urls),
+            pages_in_sample=self._failed_in_sample(),
         )
+
+    def _failed_in_sample(self) -> int:
+        """Failed pages the made-up sample holds, when the network was not used (offline or host down)."""
+        from reviewbot.fetch.archive import sample_root
+        from reviewbot.fetch.cache import ArchiveCache
+
+        root = sample_root(self.settings)
+        if root is None or not self.errors or getattr(self.archive, "network", True):
+            return 0
+        sample = ArchiveCache(root, base_url=self.base, readonly=True)
+        held = 0
+        for url in self.errors:
+            try:
+                held += sample.locate(url) is not None
+            except ValueError:  # not an archive URL (BadArchiveURL)
+                continue
+        return held
 
     def close(self) -> None:
         if self.own_store:
@@ -655,6 +670,32 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
         return scanner.run()
     finally:
         scanner.close()
+
+
+def demo_scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
+              progress: ProgressFn | None = None, clock: Clock | None = None,
+              rules: Sequence[Any] | None = None) -> tuple[ScanSummary, list[dict[str, Any]]]:
+    """The offline demo: scan the range from the cache and the made-up sample pages of ``archive_cache/``
+    into a temporary database, deleted afterwards, so that no real database ever holds a made-up message.
+
+    ``reviewbot scan`` runs it when pages it could not read without the network are in the sample
+    (``ScanSummary.pages_in_sample``). Returns the demo's summary and its findings (rows as
+    :meth:`Store.findings_in_range` gives them).
+    """
+    import tempfile
+    from pathlib import Path
+
+    from reviewbot.fetch.archive import Archive
+
+    with tempfile.TemporaryDirectory(prefix="reviewbot-demo-") as tmp:
+        demo = settings.with_(db_path=Path(tmp) / "demo.sqlite")
+        with Store(demo.db_path) as store:
+            archive = Archive(demo, offline=True, clock=clock, sample=True)
+            summary = scan(demo, list_name, since, until, fetch_all=fetch_all, offline=True, progress=progress,
+                           clock=clock, store=store, archive=archive, rules=rules, set_cursor=False,
+                           retry_failed=False)
+            rows = store.findings_in_range(list_name, since, until)
+    return summary, rows
 
 
 def review_range(settings: Settings, list_name: str, since: date, until: date, *, store: Store,

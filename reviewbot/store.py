@@ -9,8 +9,7 @@ killed with SIGKILL leaves either the whole page or nothing.
 
 Tables (schema version :data:`SCHEMA_VERSION`, kept in ``meta``):
 
-* ``messages``: one row per Message-ID (first archive URL wins for duplicates;
-  ``sample`` = 1 marks messages read from the made-up sample pages).
+* ``messages``: one row per Message-ID (first archive URL wins for duplicates).
 * ``message_urls``: every archive URL seen -> Message-ID (resume, thread walks).
 * ``patches``: the ``git am`` split of a message (summary of the diff as JSON).
 * ``findings``: one row per finding fingerprint, with its state.
@@ -90,7 +89,6 @@ _SCHEMA: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
             "flowed": int,
             "notes_json": str,
             "source": str,
-            "sample": int,  # 1: read from the made-up sample pages (archive_cache/), never drafted
         },
         "message_id",
     ),
@@ -247,13 +245,29 @@ def _range_where(list_name: str | None, since: date | None, until: date | None,
         args.append(value.isoformat() if isinstance(value, date) else value)
     return " AND ".join(where), args
 
-def _lacks_sample_column(store: "Store") -> bool:
-    return "sample" not in store.db["messages"].columns_dict
+def _never(store: "Store") -> bool:
+    return False
 
 
-def _add_sample_column(store: "Store") -> None:
-    # databases from before the sample marker: every stored message counts as real
-    store.conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+def _nothing(store: "Store") -> None:
+    return None
+
+
+def _has_sample_column(store: "Store") -> bool:
+    return "sample" in store.db["messages"].columns_dict
+
+
+def _remove_samples(store: "Store") -> None:
+    # the offline demo now runs in a database of its own: messages an earlier release stored from the
+    # made-up sample pages (sample = 1) are not the list's, so they go, with all that hangs on them
+    tables = set(store.db.table_names())
+    with store.transaction():
+        made_up = [r[0] for r in store.conn.execute("SELECT message_id FROM messages WHERE sample = 1")]
+        for mid in made_up:
+            for table in ("findings", "rule_failures", "patches", "message_urls", "draft_skips", "messages"):
+                if table in tables:
+                    store.conn.execute(f"DELETE FROM [{table}] WHERE message_id = ?", (mid,))
+        store.conn.execute("ALTER TABLE messages DROP COLUMN sample")
 
 
 #: Named schema changes since the first release, oldest first: (name, needed(store), apply(store)).
@@ -261,8 +275,12 @@ def _add_sample_column(store: "Store") -> None:
 #: (``new`` for a database created with it already); a new column or table is added here, and to
 #: ``_SCHEMA`` for new databases. tests/data/reviewbot-schema1.sqlite keeps a database of the
 #: first recorded release, whose every row must survive the upgrade.
+#: A change later undone keeps its name (databases that recorded it stay consistent) with nothing to do.
 MIGRATIONS: tuple[tuple[str, Any, Any], ...] = (
-    ("messages.sample", _lacks_sample_column, _add_sample_column),
+    # added ``messages.sample`` (1: read from the made-up sample pages); retired by the next one
+    ("messages.sample", _never, _nothing),
+    # the demo has its own database (reviewbot.scan.demo_scan): sample rows and the column go
+    ("messages.sample-removed", _has_sample_column, _remove_samples),
 )
 
 BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock before "database is locked"
@@ -423,17 +441,13 @@ class Store:
         self.conn.execute(sql, [row[c] for c in cols])
 
     # ------------------------------------------------------------------ messages
-    def put_message(self, message: Message, *, thread_id: str | None = None, sample: bool = False,
+    def put_message(self, message: Message, *, thread_id: str | None = None,
                     day: date | None = None, seq: int | None = None) -> str:
         """Upsert one message (and its archive URL); returns the key used (its Message-ID).
 
         A message without a Message-ID is keyed by its archive URL or source.
         When the same Message-ID comes from two archive URLs the first one
         stored keeps the row; both URLs are remembered.
-        ``sample``: the message was read from the made-up sample pages; such
-        rows are marked, never drafted, and give way to a real message: a real
-        page stored under the same archive URL replaces the sample message
-        (row, URL, patch, findings), and a sample never overwrites a real row.
         ``day``/``seq``: the arrival day and order of a message without an archive
         URL (read from lore's git epochs), instead of the ones the URL gives.
         """
@@ -468,14 +482,10 @@ class Store:
             "flowed": int(message.flowed),
             "notes_json": _j(list(message.notes)),
             "source": message.source,
-            "sample": int(sample),
         }
         if thread_id is not None:
             row["thread_id"] = thread_id
-        if not sample and message.archive_url:
-            self._drop_samples_at(message.archive_url, key)
-        guard = ("(archive_url IS excluded.archive_url OR archive_url IS NULL OR sample = 1)"
-                 " AND NOT (excluded.sample = 1 AND IFNULL(sample, 0) = 0)"
+        guard = ("(archive_url IS excluded.archive_url OR archive_url IS NULL)"
                  # a copy with obfuscated addresses never replaces one with the real ones (lore's)
                  " AND NOT (excluded.obfuscated = 1 AND IFNULL(obfuscated, 0) = 0 AND archive_url IS NULL"
                  " AND source LIKE 'http%')")
@@ -485,32 +495,13 @@ class Store:
                                           "list": message.list_name}, ["url"])
         return key
 
-    def _drop_samples_at(self, url: str, key: str) -> None:
-        """Remove sample messages stored from ``url`` under another key (a real page now takes the URL)."""
-        stale = [r[0] for r in self.conn.execute(
-            "SELECT message_id FROM messages WHERE sample = 1 AND message_id <> ? AND (archive_url = ? "
-            "OR message_id IN (SELECT message_id FROM message_urls WHERE url = ?))", (key, url, url))]
-        for mid in stale:
-            for table in ("findings", "rule_failures", "patches", "message_urls", "messages"):
-                self.conn.execute(f"DELETE FROM [{table}] WHERE message_id = ?", (mid,))
-
-    def known_urls(self, list_name: str | None = None, *, include_sample: bool = True) -> dict[str, str]:
-        """Archive URL -> Message-ID of every stored message (of one list when given).
-
-        ``include_sample=False`` leaves out URLs whose message came from the
-        made-up sample pages (a scan reads those again, so that the real page
-        replaces the sample once the host can be reached).
-        """
+    def known_urls(self, list_name: str | None = None) -> dict[str, str]:
+        """Archive URL -> Message-ID of every stored message (of one list when given)."""
         sql = "SELECT u.url, u.message_id FROM message_urls u"
-        where, args = [], []
-        if not include_sample:
-            sql += " LEFT JOIN messages m ON m.message_id = u.message_id"
-            where.append("IFNULL(m.sample, 0) = 0")
+        args: list[Any] = []
         if list_name is not None:
-            where.append("u.list = ?")
+            sql += " WHERE u.list = ?"
             args.append(list_name)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
         return dict(self.conn.execute(sql, args).fetchall())
 
     def has_message(self, message_id: str) -> bool:
@@ -719,10 +710,7 @@ class Store:
         return int(cur.fetchone()[0])
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
-        """Message-IDs of patches that have open findings and no draft yet, in arrival order.
-
-        Messages read from the made-up sample pages are left out (never drafted).
-        """
+        """Message-IDs of patches that have open findings and no draft yet, in arrival order."""
         drafted = ""
         if "drafts" in set(self.db.table_names()):
             drafted = "AND m.message_id NOT IN (SELECT in_reply_to FROM drafts WHERE in_reply_to IS NOT NULL)"
@@ -733,7 +721,7 @@ class Store:
             args.append(list_name)
         cur = self.conn.execute(
             "SELECT DISTINCT m.message_id, m.day, m.seq FROM messages m JOIN findings f ON f.message_id = m.message_id "
-            f"WHERE f.state = 'open' AND IFNULL(m.sample, 0) = 0 {lst} {drafted} "
+            f"WHERE f.state = 'open' {lst} {drafted} "
             "ORDER BY m.day, m.seq, m.message_id", args)
         return [r[0] for r in cur.fetchall()]
 
@@ -842,12 +830,10 @@ class Store:
         """Patch Message-ID -> its findings that have neither a draft nor a recorded skip.
 
         Patches come in arrival order; only messages of ``list_name`` and
-        arriving on or after ``since`` when given; never messages read from
-        the made-up sample pages.
+        arriving on or after ``since`` when given.
         """
         cond, args = _range_where(list_name, since, None, "m.")
-        cond += (" AND IFNULL(m.sample, 0) = 0"  # made-up sample messages are a demo: never drafted
-                 " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
+        cond += (" AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
                  " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)")
         rows = self._rows(
             "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "
@@ -881,13 +867,12 @@ class Store:
     def handled_finding_count(self, list_name: str | None = None, since: date | None = None) -> int:
         """Findings of a list / day range that earlier runs drafted or skipped.
 
-        The same selection as :meth:`undrafted_findings`, inverted: made-up
-        sample messages, which are never drafted, are left out.
+        The same selection as :meth:`undrafted_findings`, inverted.
         """
         cond, args = _range_where(list_name, since, None, "m.")
         cur = self.conn.execute(
             "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {cond} AND IFNULL(m.sample, 0) = 0"
+            f"WHERE {cond}"
             " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
             " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args)
         return int(cur.fetchone()[0])
@@ -972,7 +957,7 @@ class Store:
             "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
             "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "
             "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
-            f"WHERE {cond} AND IFNULL(m.sample, 0) = 0 ORDER BY m.day, m.seq, f.message_id, f.path, f.line, f.rule_id",
+            f"WHERE {cond} ORDER BY m.day, m.seq, f.message_id, f.path, f.line, f.rule_id",
             args)
         out = []
         for r in rows:

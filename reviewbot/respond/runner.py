@@ -209,8 +209,8 @@ def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
 
 
 def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
-    """Findings of the list/day range that earlier runs drafted or skipped (made-up sample messages,
-    which are never drafted, left out): the same selection as ``Store.undrafted_findings``, inverted."""
+    """Findings of the list/day range that earlier runs drafted or skipped: the same selection as
+    ``Store.undrafted_findings``, inverted."""
     return int(store.handled_finding_count(list_name, since))
 
 
