@@ -45,7 +45,7 @@ from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
 from reviewbot.errors import FetchError, ParseError, ReviewbotError
 from reviewbot.models import Message, Patch
-from reviewbot.store import Store, message_from_row
+from reviewbot.store import Store, message_from_row, patch_from_row
 
 log = logging.getLogger(__name__)
 
@@ -447,16 +447,13 @@ class _Scanner:
                                     ignore=self.settings.ignore)
         return self.rules
 
-    def _patch(self, row: Mapping[str, Any], parse_subject: Any, *, keep: bool = False) -> Patch | None:
+    def _patch(self, row: Mapping[str, Any], *, keep: bool = False) -> Patch | None:
         """The Patch of a stored message: parsed during this scan (then dropped unless ``keep``) or re-parsed."""
         mid = row["message_id"]
         if mid in self.patch_cache:
             return self.patch_cache[mid] if keep else self.patch_cache.pop(mid)
-        from reviewbot.parse.patch import parse_patch
-
-        message = message_from_row(row, parse_subject)
         try:
-            patch = parse_patch(message)
+            patch = patch_from_row(row)
         except ParseError as exc:
             log.warning("%s: patch not parsed: %s", mid, exc)
             return None
@@ -498,7 +495,7 @@ class _Scanner:
             patches: dict[str, Patch] = {}
             thread_of: dict[str, str] = {}
             for row in self.store.message_rows(batch):
-                p = self._patch(row, parse_subject, keep=patches_only)
+                p = self._patch(row, keep=patches_only)
                 if p is not None:
                     patches[p.message_id] = p
                     thread_of[p.message_id] = row["thread_id"] or p.message_id

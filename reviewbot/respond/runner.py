@@ -197,15 +197,12 @@ def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) ->
 
 
 def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
-    from reviewbot.parse.patch import parse_patch
+    from reviewbot.store import patch_from_row
 
     row = store.message_row(message_id)
     if row is None:
         raise ReviewbotError("message not in the store", subject=message_id)
-    from reviewbot.store import message_from_row
-
-    message = message_from_row(row, _parse_subject())
-    return parse_patch(message), row.get("thread_id")
+    return patch_from_row(row), row.get("thread_id")
 
 
 def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
