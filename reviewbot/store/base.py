@@ -54,7 +54,6 @@ class StoreBase:
                 raise StoreError("the disk is full: the database cannot be written", subject=str(self.path)) from exc
             raise StoreError(f"not a reviewbot database: {exc}", subject=str(self.path)) from exc
 
-
     def _migrate(self) -> None:
         migrate(self)
 
@@ -63,14 +62,11 @@ class StoreBase:
         with contextlib.suppress(sqlite3.Error):
             self.conn.close()
 
-
     def __enter__(self) -> Self:
         return self
 
-
     def __exit__(self, *exc: object) -> None:
         self.close()
-
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Self]:
@@ -97,7 +93,6 @@ class StoreBase:
         self._depth = 0
         self.conn.execute("COMMIT")
 
-
     def _upsert(self, table: str, row: Mapping[str, Any], keys: Sequence[str], *,
                 keep: Sequence[str] = (), guard: str | None = None) -> None:
         """INSERT or UPDATE ``row``; an update only touches columns whose value differs.
@@ -118,19 +113,16 @@ class StoreBase:
             sql += f" ON CONFLICT({conflict}) DO NOTHING"
         self.conn.execute(sql, [row[c] for c in cols])
 
-
     def _rows(self, sql: str, args: Sequence[Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, list(args))
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r)) for r in cur.fetchall()]
-
 
     def count(self, table: str) -> int:
         """Number of rows of one of the store's tables."""
         if table not in set(self.db.table_names()):
             raise StoreError(f"no table {table!r}", subject=str(self.path))
         return self.db[table].count
-
 
     def dump_rows(self, *, include_volatile: bool = False) -> dict[str, list[tuple[Any, ...]]]:
         """Every table's rows (sorted tuples of column=value pairs), for equality tests.

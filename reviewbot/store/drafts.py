@@ -36,7 +36,6 @@ class DraftStore(FindingStore):
             out.setdefault(row["message_id"], []).append(finding_from_row(row))
         return out
 
-
     def record_draft(self, *, message_id: str, in_reply_to: str, fingerprints: Sequence[str],
                      list_name: str | None, subject: str, path: str | None, maildir_key: str | None,
                      recipients_complete: bool, created: datetime) -> None:
@@ -51,13 +50,11 @@ class DraftStore(FindingStore):
                 self._upsert("draft_findings", {"fingerprint": fp, "draft_message_id": message_id},
                              ["fingerprint"], keep=("draft_message_id",))
 
-
     def record_skip(self, finding: Finding, state: str, reason: str) -> None:
         """Remember why ``finding`` got no draft (state raised/answered/dismissed and a sentence)."""
         self._upsert("draft_skips", {"fingerprint": finding.fingerprint, "message_id": finding.message_id,
                                      "rule_id": finding.rule_id, "state": state, "reason": reason},
                      ["fingerprint"])
-
 
     def handled_finding_count(self, list_name: str | None = None, since: date | None = None) -> int:
         """Findings of a list / day range that earlier runs drafted or skipped.
@@ -72,16 +69,13 @@ class DraftStore(FindingStore):
             " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args)
         return int(cur.fetchone()[0])
 
-
     def drafted_fingerprints(self) -> set[str]:
         """Every fingerprint a draft was written for."""
         return {r[0] for r in self.conn.execute("SELECT fingerprint FROM draft_findings")}
 
-
     def drafts_for(self, in_reply_to: str) -> list[dict[str, Any]]:
         """``drafts`` rows replying to one Message-ID."""
         return self._rows("SELECT * FROM drafts WHERE in_reply_to = ? ORDER BY message_id", [in_reply_to])
-
 
     def draft_for_fingerprint(self, fingerprint: str) -> dict[str, Any] | None:
         """The ``drafts`` row covering one finding, or None."""
@@ -89,12 +83,10 @@ class DraftStore(FindingStore):
                           "WHERE x.fingerprint = ?", [fingerprint])
         return rows[0] if rows else None
 
-
     def skip_for(self, fingerprint: str) -> dict[str, Any] | None:
         """The ``draft_skips`` row of one finding, or None."""
         rows = self._rows("SELECT * FROM draft_skips WHERE fingerprint = ?", [fingerprint])
         return rows[0] if rows else None
-
 
     def handled_findings_of(self, message_ids: Sequence[str]) -> list[tuple[Finding, str]]:
         """Findings of these messages that a draft covers or a person/the thread settled, with how
@@ -110,7 +102,6 @@ class DraftStore(FindingStore):
             "(s.state IS NOT NULL AND s.state NOT IN ('superseded', 'applied')) OR f.state = 'dismissed')",
             list(message_ids))
         return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
-
 
     def finding_rows(self, *, state: str | None = None, rule: str | None = None,
                      since: date | None = None) -> list[dict[str, Any]]:
@@ -142,7 +133,6 @@ class DraftStore(FindingStore):
                 out.append(r)
         return out
 
-
     def dismiss(self, fingerprint: str, reason: str) -> bool:
         """Dismiss one finding for good (kept across runs and revisions); False when unknown."""
         rows = self._rows("SELECT * FROM findings WHERE fingerprint = ?", [fingerprint])
@@ -152,7 +142,6 @@ class DraftStore(FindingStore):
             self.set_finding_state(fingerprint, FindingState.DISMISSED)
             self.record_skip(finding_from_row(rows[0]), FindingState.DISMISSED.value, f"dismissed: {reason}")
         return True
-
 
     def forget_drafts_of(self, message_id: str) -> int:
         """Forget the drafts replying to ``message_id`` (their findings become undrafted again); the count."""

@@ -65,19 +65,16 @@ class FindingStore(StoreBase):
                 [message_id, *seen],
             )
 
-
     def findings_for(self, message_id: str) -> list[Finding]:
         """The stored findings of one patch as :class:`Finding` values, sorted by (path, line, rule)."""
         rows = self._rows("SELECT * FROM findings WHERE message_id = ? "
                           "ORDER BY path, line, rule_id, fingerprint", [message_id])
         return [finding_from_row(r) for r in rows]
 
-
     def set_finding_state(self, fingerprint: str, state: FindingState) -> bool:
         """Change one finding's state (e.g. dismissed by a person); False when unknown."""
         cur = self.conn.execute("UPDATE findings SET state = ? WHERE fingerprint = ?", (state.value, fingerprint))
         return cur.rowcount > 0
-
 
     def finding_counts(self, list_name: str | None = None, since: date | None = None,
                        until: date | None = None) -> dict[str, int]:
@@ -87,7 +84,6 @@ class FindingStore(StoreBase):
             "SELECT f.rule_id, COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond} GROUP BY f.rule_id ORDER BY f.rule_id", args)
         return dict(cur.fetchall())
-
 
     def findings_in_range(self, list_name: str | None = None, since: date | None = None,
                           until: date | None = None) -> list[dict[str, Any]]:
@@ -102,7 +98,6 @@ class FindingStore(StoreBase):
             "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
 
-
     def rule_failure_count(self, list_name: str | None = None, since: date | None = None,
                            until: date | None = None) -> int:
         """Number of recorded rule crashes for messages of a list / day range."""
@@ -111,7 +106,6 @@ class FindingStore(StoreBase):
             "SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id "
             f"WHERE {cond}", args)
         return int(cur.fetchone()[0])
-
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
         """Message-IDs of patches that have open findings and no draft yet, in arrival order."""

@@ -70,7 +70,6 @@ class MessageStore(StoreBase):
                                           "list": message.list_name}, ["url"])
         return key
 
-
     def known_urls(self, list_name: str | None = None) -> dict[str, str]:
         """Archive URL -> Message-ID of every stored message (of one list when given)."""
         sql = "SELECT u.url, u.message_id FROM message_urls u"
@@ -80,16 +79,13 @@ class MessageStore(StoreBase):
             args.append(list_name)
         return dict(self.conn.execute(sql, args).fetchall())
 
-
     def has_message(self, message_id: str) -> bool:
         """True when a message with this Message-ID (or key) is stored."""
         return self.conn.execute("SELECT 1 FROM messages WHERE message_id = ?", (message_id,)).fetchone() is not None
 
-
     def has_url(self, url: str) -> bool:
         """True when a message from this archive URL is stored."""
         return self.conn.execute("SELECT 1 FROM message_urls WHERE url = ?", (url,)).fetchone() is not None
-
 
     def message_row(self, message_id: str) -> dict[str, Any] | None:
         """The raw ``messages`` row of a Message-ID, or None."""
@@ -99,7 +95,6 @@ class MessageStore(StoreBase):
             return None
         return dict(zip([d[0] for d in cur.description], row))
 
-
     def messages(self, list_name: str | None = None, since: date | None = None,
                  until: date | None = None, *, patches_only: bool = False) -> list[dict[str, Any]]:
         """``messages`` rows by list and arrival day range (inclusive), in arrival order."""
@@ -108,7 +103,6 @@ class MessageStore(StoreBase):
             cond += " AND is_patch = 1"
         return self._rows(f"SELECT * FROM messages WHERE {cond} ORDER BY day, seq, message_id", args)
 
-
     def patch_ids(self, list_name: str, since: date | None = None,
                   until: date | None = None) -> list[tuple[str, str | None]]:
         """(Message-ID, thread_id) of the patches of a list / day range, in arrival order."""
@@ -116,7 +110,6 @@ class MessageStore(StoreBase):
         cur = self.conn.execute(f"SELECT message_id, thread_id FROM messages WHERE {cond} AND is_patch = 1 "
                                 "ORDER BY day, seq, message_id", args)
         return [(r[0], r[1]) for r in cur.fetchall()]
-
 
     def message_rows(self, message_ids: Sequence[str]) -> list[dict[str, Any]]:
         """``messages`` rows of these Message-IDs, in arrival order (unknown ones left out)."""
@@ -129,11 +122,9 @@ class MessageStore(StoreBase):
         out.sort(key=lambda r: (r["day"] or "", r["seq"] or 0, r["message_id"]))
         return out
 
-
     def thread_members(self, thread_id: str) -> list[dict[str, Any]]:
         """Rows of every stored message of a thread, in archive (arrival) order."""
         return self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
-
 
     def load_message(self, message_id: str, parse_subject: Any = None) -> Message | None:
         """Rebuild the :class:`Message` stored under ``message_id`` (None when absent).
@@ -145,13 +136,11 @@ class MessageStore(StoreBase):
         row = self.message_row(message_id)
         return None if row is None else message_from_row(row, parse_subject)
 
-
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
         """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""
         return [tuple(r) for r in self.conn.execute(
             "SELECT archive_url, message_id, thread_prev_url, thread_id FROM messages "
             "WHERE list = ? AND archive_url IS NOT NULL", (list_name,))]
-
 
     def set_thread_ids(self, mapping: Mapping[str, str]) -> int:
         """Set ``thread_id`` for Message-ID -> thread id; returns how many rows changed."""
@@ -162,7 +151,6 @@ class MessageStore(StoreBase):
                     "UPDATE messages SET thread_id = ? WHERE message_id = ? AND thread_id IS NOT ?", (tid, mid, tid))
                 changed += cur.rowcount
         return changed
-
 
     def message_id_for(self, key: str) -> str | None:
         """The stored Message-ID a user named: a Message-ID (with or without ``<>``) or an archive URL."""
@@ -176,7 +164,6 @@ class MessageStore(StoreBase):
             return None
         mid = key.strip("<>")
         return mid if self.has_message(mid) else None
-
 
     def known_addresses(self) -> list[Address]:
         """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""

@@ -38,23 +38,19 @@ class PatchStore(MessageStore):
             keep = ("series_key",)
         self._upsert("patches", row, ["message_id"], keep=keep)
 
-
     def set_series_key(self, message_id: str, series_key: str) -> None:
         """Record which series (see scan's grouping) a patch belongs to."""
         self.conn.execute("UPDATE patches SET series_key = ? WHERE message_id = ? AND series_key IS NOT ?",
                           (series_key, message_id, series_key))
-
 
     def patch_row(self, message_id: str) -> dict[str, Any] | None:
         """The raw ``patches`` row, or None."""
         rows = self._rows("SELECT * FROM patches WHERE message_id = ?", [message_id])
         return rows[0] if rows else None
 
-
     def series_rows(self, series_key: str) -> list[dict[str, Any]]:
         """The ``patches`` rows of one series (scan's grouping key), cover letter (idx 0) included."""
         return self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
-
 
     def load_patch(self, message_id: str) -> Patch | None:
         """The :class:`Patch` of the message stored under ``message_id`` (None when absent), parsed again
@@ -75,7 +71,6 @@ class PatchStore(MessageStore):
             for r in group or [{"message_id": message_id}]:
                 cache[r["message_id"]] = group
         return [dict(r) for r in cache[message_id]]
-
 
     def submission_row(self, message_id: str) -> dict[str, Any] | None:
         """A stored patch with its message's day, order, subject and author (for :mod:`reviewbot.revisions`)."""

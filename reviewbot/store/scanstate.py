@@ -24,11 +24,9 @@ class ScanStateStore(StoreBase):
             (url, list_name, kind, attempts, error, _utc_iso(now or datetime.now(timezone.utc))),
         )
 
-
     def page_ok(self, url: str) -> bool:
         """Forget a page's failure once it was fetched; True when it had failed before."""
         return self.conn.execute("DELETE FROM pages WHERE url = ?", (url,)).rowcount > 0
-
 
     def failed_pages(self, list_name: str | None = None) -> list[dict[str, Any]]:
         """Rows of pages that failed and were not fetched since (retried first by the next scan)."""
@@ -36,12 +34,10 @@ class ScanStateStore(StoreBase):
             return self._rows("SELECT * FROM pages WHERE status = 'failed' ORDER BY url", [])
         return self._rows("SELECT * FROM pages WHERE status = 'failed' AND list = ? ORDER BY url", [list_name])
 
-
     def get_cursor(self, list_name: str) -> date | None:
         """The last day of ``list_name`` scanned completely, or None."""
         row = self.conn.execute("SELECT last_complete_day FROM cursor WHERE list = ?", (list_name,)).fetchone()
         return date.fromisoformat(row[0]) if row and row[0] else None
-
 
     def set_cursor(self, list_name: str, day: date) -> None:
         """Move the cursor of ``list_name`` forward to ``day`` (never backwards)."""
@@ -50,12 +46,10 @@ class ScanStateStore(StoreBase):
             return
         self._upsert("cursor", {"list": list_name, "last_complete_day": day.isoformat()}, ["list"])
 
-
     def source_cursor(self, key: str) -> dict[str, Any] | None:
         """A source's own cursor (e.g. the last commit read of one lore epoch), or None."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", ("cursor:" + key,)).fetchone()
         return json.loads(row[0]) if row is not None else None
-
 
     def set_source_cursor(self, key: str, value: Mapping[str, Any]) -> None:
         """Remember a source's own cursor under ``key`` (kept in ``meta`` as JSON)."""
