@@ -45,7 +45,7 @@ from reviewbot.context import Clock, system_clock
 from reviewbot.errors import ParseError
 from reviewbot.fetch.walk import ArchiveWalk, open_archive
 from reviewbot.models import Message, Patch
-from reviewbot.store import Store, message_from_row, patch_from_row
+from reviewbot.store import FindingLine, Store, message_from_row, patch_from_row
 
 log = logging.getLogger(__name__)
 
@@ -345,8 +345,8 @@ class _Scanner:
     def run(self) -> ScanSummary:
         # 1. what failed last time, first
         for row in self.store.failed_pages(self.list_name) if self.retry_failed else ():
-            if row["kind"] == "message" and self.walk.on_archive(row["url"]):
-                self.process_message(row["url"])
+            if row.kind == "message" and self.walk.on_archive(row.url):
+                self.process_message(row.url)
         # 2./3. the range
         plan = self.walk.day_plan()
         total = len(plan)
@@ -440,13 +440,12 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
 
 def demo_scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
               progress: ProgressFn | None = None, clock: Clock | None = None,
-              rules: Sequence[Any] | None = None) -> tuple[ScanSummary, list[dict[str, Any]]]:
+              rules: Sequence[Any] | None = None) -> tuple[ScanSummary, list[FindingLine]]:
     """The offline demo: scan the range from the cache and the made-up sample pages of ``archive_cache/``
     into a temporary database, deleted afterwards, so that no real database ever holds a made-up message.
 
     ``reviewbot scan`` runs it when pages it could not read without the network are in the sample
-    (``ScanSummary.pages_in_sample``). Returns the demo's summary and its findings (rows as
-    :meth:`Store.findings_in_range` gives them).
+    (``ScanSummary.pages_in_sample``). Returns the demo's summary and its findings.
     """
     import tempfile
     from pathlib import Path

@@ -86,12 +86,12 @@ def test_offline_demo_runs_in_a_database_of_its_own(isolated_env: Path) -> None:
     assert summary.pages_in_sample == 1 and summary.pages_from_sample == 0 and summary.findings == 0
     with Store(settings.db_path) as store:
         assert store.count("messages") == 0 and store.count("findings") == 0
-        assert [r["url"] for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
+        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
     demo, rows = demo_scan(settings, "linux-kernel", *june, clock=lambda: NOW)
     assert demo.ok and demo.requests == 0 and demo.days == 4
     assert demo.pages_from_sample == demo.pages_from_cache == 1 + 4 + 7 + 1 + 2
     assert {"RB101", "RB102", "RB201", "RB202"} <= set(demo.findings_by_rule)
-    assert len(rows) == demo.findings and {r["rule_id"] for r in rows} == set(demo.findings_by_rule)
+    assert len(rows) == demo.findings and {r.rule_id for r in rows} == set(demo.findings_by_rule)
     with Store(settings.db_path) as store:  # the real database is as the scan left it
         assert store.count("messages") == 0 and len(store.failed_pages()) == 1
     assert not (isolated_env / "cache").exists()  # offline: nothing written
@@ -121,7 +121,7 @@ def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monke
     assert "https://lists.openwall.net/linux-kernel/2024/" in result.output
     with Store(db) as store:
         [row] = store.failed_pages("linux-kernel")
-        assert row["url"] == "https://lists.openwall.net/linux-kernel/2024/" and row["kind"] == "year"
+        assert row.url == "https://lists.openwall.net/linux-kernel/2024/" and row.kind == "year"
         assert store.get_cursor("linux-kernel") is None
 
 
@@ -222,7 +222,7 @@ def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path,
     with Store(db) as store:
         assert store.count("messages") == store.count("findings") == 0
         assert store.known_urls("linux-kernel") == {}
-        assert [r["url"] for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
+        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
     outbox = isolated_env / "outbox"
     drafted = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(outbox)])
     assert drafted.exit_code == 0, drafted.output

@@ -235,7 +235,8 @@ def test_fetch_log_and_cursor(tmp_path: Path) -> None:
         store.page_failed(url, kind="message", error="HTTP 500", attempts=5, list_name="linux-kernel", now=NOW)
         store.page_failed(url, kind="message", error="timed out", attempts=5, list_name="linux-kernel", now=NOW)
         [row] = store.failed_pages("linux-kernel")
-        assert (row["url"], row["attempts"], row["last_error"], row["kind"]) == (url, 10, "timed out", "message")
+        assert (row.url, row.attempts, row.last_error, row.kind, row.list_name) == (url, 10, "timed out", "message",
+                                                                                  "linux-kernel")
         assert store.failed_pages("netdev") == []
         assert store.page_ok(url) is True
         assert store.page_ok(url) is False

@@ -292,7 +292,7 @@ def error_lines(errors) -> list[str]:
 def _print_findings(out, rows, title: str = "findings") -> None:
     """List findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS.
 
-    ``rows``: as ``Store.findings_in_range`` gives them.
+    ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them.
     """
     from rich.table import Table
 
@@ -301,9 +301,8 @@ def _print_findings(out, rows, title: str = "findings") -> None:
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
         for row in rows[:MAX_LISTED_FINDINGS]:
-            where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
-            click.echo(f"{row['rule_id']} {row['severity']} {row['state']}  "
-                       f"{row['subject'] or row['message_id']}  {where}  {row['message']}")
+            click.echo(f"{row.rule_id} {row.severity} {row.state}  "
+                       f"{row.subject or row.message_id}  {row.where}  {row.message}")
         if len(rows) > MAX_LISTED_FINDINGS:
             click.echo(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; "
                        "`reviewbot show MSGID` prints one patch's findings")
@@ -312,9 +311,8 @@ def _print_findings(out, rows, title: str = "findings") -> None:
     for name in ("rule", "state", "patch", "where", "finding"):
         table.add_column(name, overflow="fold")
     for row in rows[:MAX_LISTED_FINDINGS]:
-        where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
-        table.add_row(f"{row['rule_id']} {row['severity']}", row["state"], row["subject"] or row["message_id"],
-                      where, row["message"])
+        table.add_row(f"{row.rule_id} {row.severity}", row.state, row.subject or row.message_id,
+                      row.where, row.message)
     out.print(table)
     if len(rows) > MAX_LISTED_FINDINGS:
         out.print(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings")

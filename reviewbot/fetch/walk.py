@@ -18,12 +18,15 @@ import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import urlsplit
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock
 from reviewbot.errors import FetchError, ParseError, ReviewbotError
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.store.rows import FailedPage
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,7 @@ class FetchLog(Protocol):
 
     def page_ok(self, url: str) -> bool: ...
 
-    def failed_pages(self, list_name: str | None = None) -> list[dict[str, Any]]: ...
+    def failed_pages(self, list_name: str | None = None) -> list[FailedPage]: ...
 
 
 def _has_diff(text: str) -> bool:
@@ -102,7 +105,7 @@ class ArchiveWalk:
         self.fetched = 0
         self.from_cache = 0
         self.recovered = 0
-        self.failed_before = {r["url"] for r in fetch_log.failed_pages(self.list_name)}
+        self.failed_before = {r.url for r in fetch_log.failed_pages(self.list_name)}
 
     # ------------------------------------------------------------------ fetching
     def get(self, url: str, kind: str, ahead: Future | None = None, *, empty_ok: bool = False) -> bytes | None:

@@ -35,12 +35,28 @@ from reviewbot.store.drafts import OPEN_STATUSES, DraftStore
 from reviewbot.store.findings import FindingStore
 from reviewbot.store.messages import MessageStore
 from reviewbot.store.patches import PatchStore
-from reviewbot.store.rows import finding_from_row, hunk_from_json, hunk_to_json, message_from_row, patch_from_row
+from reviewbot.store.rows import (
+    DraftRecord,
+    DraftSkip,
+    FailedPage,
+    FindingLine,
+    FindingStatus,
+    finding_from_row,
+    hunk_from_json,
+    hunk_to_json,
+    message_from_row,
+    patch_from_row,
+)
 from reviewbot.store.scanstate import ScanStateStore
 from reviewbot.store.schema import MIGRATIONS, SCHEMA_VERSION, VOLATILE_COLUMNS
 
 __all__ = [
     "BUSY_TIMEOUT",
+    "DraftRecord",
+    "DraftSkip",
+    "FailedPage",
+    "FindingLine",
+    "FindingStatus",
     "MIGRATIONS",
     "OPEN_STATUSES",
     "SCHEMA_VERSION",

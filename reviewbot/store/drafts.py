@@ -4,11 +4,21 @@ and the findings listed with where they stand."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Sequence
+from typing import Sequence
 
 from reviewbot.models import Finding, FindingState
 from reviewbot.store.findings import FindingStore
-from reviewbot.store.rows import _j, _range_where, _utc_iso, finding_from_row
+from reviewbot.store.rows import (
+    DraftRecord,
+    DraftSkip,
+    FindingStatus,
+    _j,
+    _range_where,
+    _utc_iso,
+    draft_from_row,
+    finding_from_row,
+    skip_from_row,
+)
 
 #: Statuses of :meth:`Store.finding_rows` whose point still stands: ``findings --state open`` lists both.
 OPEN_STATUSES = ("open", "drafted")
@@ -73,20 +83,21 @@ class DraftStore(FindingStore):
         """Every fingerprint a draft was written for."""
         return {r[0] for r in self.conn.execute("SELECT fingerprint FROM draft_findings")}
 
-    def drafts_for(self, in_reply_to: str) -> list[dict[str, Any]]:
-        """``drafts`` rows replying to one Message-ID."""
-        return self._rows("SELECT * FROM drafts WHERE in_reply_to = ? ORDER BY message_id", [in_reply_to])
+    def drafts_for(self, in_reply_to: str) -> list[DraftRecord]:
+        """The drafts replying to one Message-ID."""
+        rows = self._rows("SELECT * FROM drafts WHERE in_reply_to = ? ORDER BY message_id", [in_reply_to])
+        return [draft_from_row(r) for r in rows]
 
-    def draft_for_fingerprint(self, fingerprint: str) -> dict[str, Any] | None:
-        """The ``drafts`` row covering one finding, or None."""
+    def draft_for_fingerprint(self, fingerprint: str) -> DraftRecord | None:
+        """The draft covering one finding, or None."""
         rows = self._rows("SELECT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
                           "WHERE x.fingerprint = ?", [fingerprint])
-        return rows[0] if rows else None
+        return draft_from_row(rows[0]) if rows else None
 
-    def skip_for(self, fingerprint: str) -> dict[str, Any] | None:
-        """The ``draft_skips`` row of one finding, or None."""
+    def skip_for(self, fingerprint: str) -> DraftSkip | None:
+        """Why one finding got no draft, or None."""
         rows = self._rows("SELECT * FROM draft_skips WHERE fingerprint = ?", [fingerprint])
-        return rows[0] if rows else None
+        return skip_from_row(rows[0]) if rows else None
 
     def handled_findings_of(self, message_ids: Sequence[str]) -> list[tuple[Finding, str]]:
         """Findings of these messages that a draft covers or a person/the thread settled, with how
@@ -104,7 +115,7 @@ class DraftStore(FindingStore):
         return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
 
     def finding_rows(self, *, state: str | None = None, rule: str | None = None,
-                     since: date | None = None) -> list[dict[str, Any]]:
+                     since: date | None = None) -> list[FindingStatus]:
         """Findings with their message and where they stand, in arrival order: ``fingerprint``,
         ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``message`` (the finding's text),
         ``where`` (path:line), ``status``
@@ -130,7 +141,7 @@ class DraftStore(FindingStore):
             r["open"] = r["status"] in OPEN_STATUSES
             if (state is None or r["status"] == state or (state == "open" and r["open"])) \
                     and (rule is None or r["rule_id"].upper() == rule.upper()):
-                out.append(r)
+                out.append(FindingStatus(**r))
         return out
 
     def dismiss(self, fingerprint: str, reason: str) -> bool:
@@ -148,7 +159,7 @@ class DraftStore(FindingStore):
         rows = self.drafts_for(message_id)
         with self.transaction():
             for d in rows:
-                self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d["message_id"],))
-                self.conn.execute("DELETE FROM drafts WHERE message_id = ?", (d["message_id"],))
+                self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d.message_id,))
+                self.conn.execute("DELETE FROM drafts WHERE message_id = ?", (d.message_id,))
         return len(rows)
 

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 from reviewbot.models import Finding, FindingState, RuleFailure
 from reviewbot.store.base import StoreBase
-from reviewbot.store.rows import _j, _range_where, _utc_iso, finding_from_row, hunk_to_json
+from reviewbot.store.rows import FindingLine, _j, _range_where, _utc_iso, finding_from_row, hunk_to_json
 
 
 class FindingStore(StoreBase):
@@ -86,17 +86,13 @@ class FindingStore(StoreBase):
         return dict(cur.fetchall())
 
     def findings_in_range(self, list_name: str | None = None, since: date | None = None,
-                          until: date | None = None) -> list[dict[str, Any]]:
-        """Findings of patches in a list / day range with their message's subject and URL.
-
-        Rows (dicts) hold rule_id, severity, state, message, path, line,
-        message_id, subject, archive_url, day; in arrival order.
-        """
+                          until: date | None = None) -> list[FindingLine]:
+        """Findings of patches in a list / day range with their message's subject and URL, in arrival order."""
         cond, args = _range_where(list_name, since, until, "m.")
-        return self._rows(
+        return [FindingLine(**r) for r in self._rows(
             "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
             "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)
+            f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)]
 
     def rule_failure_count(self, list_name: str | None = None, since: date | None = None,
                            until: date | None = None) -> int:

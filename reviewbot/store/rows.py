@@ -7,6 +7,7 @@ No SQL here except :func:`_range_where`'s condition text, shared by the queries 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any, Mapping
 
@@ -178,3 +179,109 @@ def patch_from_row(row: Mapping[str, Any]) -> Patch:
     from reviewbot.parse.subject import parse_subject
 
     return parse_patch(message_from_row(row, parse_subject))
+
+
+# ---------------------------------------------------------------------- query rows as frozen values
+@dataclass(frozen=True, slots=True)
+class FailedPage:
+    """A page that failed and was not fetched since (a ``pages`` row): retried first by the next scan."""
+
+    url: str
+    list_name: str | None
+    kind: str  # list/year/month/day/message/attachment
+    attempts: int
+    last_error: str
+    last_try: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DraftRecord:
+    """A reply draft written (a ``drafts`` row): its Message-ID, the one it replies to, its file."""
+
+    message_id: str
+    in_reply_to: str
+    list_name: str | None
+    subject: str
+    path: str | None
+    maildir_key: str | None
+    fingerprints: tuple[str, ...]
+    recipients_complete: bool
+    created: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DraftSkip:
+    """Why a finding got no draft (a ``draft_skips`` row): ``state`` raised/answered/dismissed/... and
+    ``reason``, a sentence."""
+
+    fingerprint: str
+    message_id: str
+    rule_id: str
+    state: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FindingLine:
+    """A finding of a day range with its message's subject and URL (:meth:`Store.findings_in_range`)."""
+
+    rule_id: str
+    severity: str
+    state: str
+    message: str
+    path: str | None
+    line: int | None
+    message_id: str
+    subject: str | None
+    archive_url: str | None
+    day: str | None
+
+    @property
+    def where(self) -> str:
+        """``path:line``, or "commit message"."""
+        return f"{self.path}:{self.line}" if self.path else "commit message"
+
+
+@dataclass(frozen=True, slots=True)
+class FindingStatus:
+    """A finding with its message and where it stands (:meth:`Store.finding_rows`): ``status`` is
+    ``drafted``, the skip state or the finding's state; ``open`` when the point still stands;
+    ``draft`` the draft file, if any."""
+
+    fingerprint: str
+    message_id: str
+    day: str | None
+    date_utc: str | None
+    rule_id: str
+    severity: str
+    subject: str | None
+    path: str | None
+    line: int | None
+    message: str
+    state: str
+    skip_state: str | None
+    skip_reason: str | None
+    draft: str | None
+    status: str
+    where: str
+    open: bool
+
+
+def failed_page_from_row(row: Mapping[str, Any]) -> FailedPage:
+    """A :class:`FailedPage` from a ``pages`` row."""
+    return FailedPage(url=row["url"], list_name=row.get("list"), kind=row["kind"], attempts=int(row["attempts"] or 0),
+                      last_error=row.get("last_error") or "", last_try=row.get("last_try"))
+
+
+def draft_from_row(row: Mapping[str, Any]) -> DraftRecord:
+    """A :class:`DraftRecord` from a ``drafts`` row."""
+    return DraftRecord(message_id=row["message_id"], in_reply_to=row["in_reply_to"], list_name=row.get("list"),
+                       subject=row.get("subject") or "", path=row.get("path"), maildir_key=row.get("maildir_key"),
+                       fingerprints=tuple(json.loads(row.get("fingerprints_json") or "[]")),
+                       recipients_complete=bool(row.get("recipients_complete")), created=row.get("created"))
+
+
+def skip_from_row(row: Mapping[str, Any]) -> DraftSkip:
+    """A :class:`DraftSkip` from a ``draft_skips`` row."""
+    return DraftSkip(fingerprint=row["fingerprint"], message_id=row["message_id"], rule_id=row["rule_id"],
+                     state=row["state"], reason=row.get("reason") or "")

@@ -7,7 +7,7 @@ from datetime import date, datetime, timezone
 from typing import Any, Mapping
 
 from reviewbot.store.base import StoreBase
-from reviewbot.store.rows import _j, _utc_iso
+from reviewbot.store.rows import FailedPage, _j, _utc_iso, failed_page_from_row
 
 
 class ScanStateStore(StoreBase):
@@ -28,11 +28,13 @@ class ScanStateStore(StoreBase):
         """Forget a page's failure once it was fetched; True when it had failed before."""
         return self.conn.execute("DELETE FROM pages WHERE url = ?", (url,)).rowcount > 0
 
-    def failed_pages(self, list_name: str | None = None) -> list[dict[str, Any]]:
-        """Rows of pages that failed and were not fetched since (retried first by the next scan)."""
+    def failed_pages(self, list_name: str | None = None) -> list[FailedPage]:
+        """Pages that failed and were not fetched since (retried first by the next scan), by URL."""
         if list_name is None:
-            return self._rows("SELECT * FROM pages WHERE status = 'failed' ORDER BY url", [])
-        return self._rows("SELECT * FROM pages WHERE status = 'failed' AND list = ? ORDER BY url", [list_name])
+            rows = self._rows("SELECT * FROM pages WHERE status = 'failed' ORDER BY url", [])
+        else:
+            rows = self._rows("SELECT * FROM pages WHERE status = 'failed' AND list = ? ORDER BY url", [list_name])
+        return [failed_page_from_row(r) for r in rows]
 
     def get_cursor(self, list_name: str) -> date | None:
         """The last day of ``list_name`` scanned completely, or None."""
