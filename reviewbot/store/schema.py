@@ -150,7 +150,6 @@ _INDEXES = (
 )
 
 
-
 def _never(store: "StoreBase") -> bool:
     return False
 
@@ -159,8 +158,14 @@ def _nothing(store: "StoreBase") -> None:
     return None
 
 
+#: SQLite learnt ``ALTER TABLE ... DROP COLUMN`` in 3.35; an older one keeps a dropped column, unused.
+_DROP_COLUMN = sqlite3.sqlite_version_info >= (3, 35, 0)
+
+
 def _has_sample_column(store: "StoreBase") -> bool:
-    return "sample" in store.db["messages"].columns_dict
+    if "sample" not in store.db["messages"].columns_dict:
+        return False
+    return _DROP_COLUMN or store.conn.execute("SELECT 1 FROM messages WHERE sample = 1 LIMIT 1").fetchone() is not None
 
 
 def _remove_samples(store: "StoreBase") -> None:
@@ -173,8 +178,8 @@ def _remove_samples(store: "StoreBase") -> None:
             for table in ("findings", "rule_failures", "patches", "message_urls", "draft_skips", "messages"):
                 if table in tables:
                     store.conn.execute(f"DELETE FROM [{table}] WHERE message_id = ?", (mid,))
-        store.conn.execute("ALTER TABLE messages DROP COLUMN sample")
-
+        if _DROP_COLUMN:
+            store.conn.execute("ALTER TABLE messages DROP COLUMN sample")
 
 
 #: Named schema changes since the first release, oldest first: (name, needed(store), apply(store)).
@@ -189,7 +194,6 @@ MIGRATIONS: tuple[tuple[str, Any, Any], ...] = (
     # the demo has its own database (reviewbot.scan.demo_scan): sample rows and the column go
     ("messages.sample-removed", _has_sample_column, _remove_samples),
 )
-
 
 
 def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
@@ -210,7 +214,6 @@ def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
         if row is not None:
             return []
     return names
-
 
 
 def migrate(store: "StoreBase") -> None:
