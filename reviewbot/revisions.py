@@ -123,21 +123,12 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
     """The stored submissions of the patch ``message_id`` (itself included), oldest first; each a dict
     with ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``title``, ``day``, ``seq``,
     ``subject``, ``from_email``, ``from_name``. Empty when ``message_id`` is not a stored patch."""
-    rows = store._rows(
-        "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
-        "m.subject, m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
-        "WHERE p.message_id = ?", [message_id])
-    if not rows or not normalised_title(rows[0]["title"] or ""):
+    me = store.submission_row(message_id)
+    if me is None or not normalised_title(me["title"] or ""):
         return []
-    me = rows[0]
     email, name = (me["from_email"] or "").lower(), (me["from_name"] or "").lower()
     domain = _domain(email)
-    pool = store._rows(
-        "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
-        "m.subject, m.from_email, m.from_name, m.body FROM patches p JOIN messages m "
-        "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 AND IFNULL(m.sample, 0) = 0 "
-        "AND (lower(m.from_email) = ? OR (? <> '' AND lower(m.from_name) = ?) OR (? <> '' AND lower(m.from_email) LIKE ?))",
-        [email, name, name, domain, "%@" + domain.replace("%", "")])
+    pool = store.submissions_by(email, name, domain)
     lines_cache: dict[str, list[tuple[str, ...]]] = cache.setdefault("lines", {}) if cache is not None else {}
 
     def lines_of(r: Mapping[str, Any]) -> list[tuple[str, ...]]:

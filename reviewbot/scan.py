@@ -1,6 +1,9 @@
 """The main job: walk the archive for a day range, store every message and patch, run the rules.
 
-One scan goes through these steps (each page in its own transaction, so a
+The walk itself (which pages, fetched ahead, attachments, URLs) is
+:class:`reviewbot.fetch.walk.ArchiveWalk`; this module stores what it fetched,
+follows threads over the stored messages and runs the review
+(:mod:`reviewbot.review`). One scan goes through these steps (each page in its own transaction, so a
 scan killed at any point resumes where it stopped and ends with the same
 database as an uninterrupted one):
 
@@ -31,26 +34,20 @@ error) and reported in :class:`ScanSummary`; the command exits with
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import re
-from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import date, timedelta, timezone
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
-from urllib.parse import urlsplit
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
-from reviewbot.errors import FetchError, ParseError, ReviewbotError
+from reviewbot.errors import ParseError
+from reviewbot.fetch.walk import ArchiveWalk, open_archive
 from reviewbot.models import Message, Patch
-from reviewbot.store import Store, message_from_row
+from reviewbot.store import FindingLine, Store, message_from_row, patch_from_row
 
 log = logging.getLogger(__name__)
-
-#: Message pages fetched ahead of the one being parsed (one worker thread, one connection).
-FETCH_AHEAD = 4
 
 #: Patches checked together (whole threads per batch), bounding memory on long ranges.
 CHECK_BATCH = 500
@@ -61,9 +58,6 @@ PATCH_CACHE_MAX = 5000
 #: Most replies followed per thread in the default mode (a runaway chain stops here).
 MAX_THREAD_FOLLOW = 400
 
-_DIFF_RE = re.compile(r"^(?:diff --git |Index: |--- \S[^\n]*\n\+\+\+ \S)", re.MULTILINE)
-_PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file"}
-# A day cell of a year or month calendar: <a href="MM/DD/">count</a> (year) or <a href="DD/">count</a> (month).
 
 ProgressFn = Callable[[int, int, str], None]
 
@@ -83,7 +77,10 @@ class ScanSummary:
     failed run fetched now; ``host_unreachable`` when the archive host could
     not be reached and the cache stood in; ``pages_from_sample`` pages (of
     ``pages_from_cache``) read from the made-up sample in ``archive_cache/``
-    (messages stored from them are marked ``sample`` and never drafted).
+    (only the offline demo, :func:`demo_scan`, reads them, into a database of
+    its own); ``pages_in_sample``: pages of ``errors`` that could not be read
+    without the network but the made-up sample holds (``reviewbot scan`` then
+    runs the demo).
     """
 
     list_name: str
@@ -105,6 +102,7 @@ class ScanSummary:
     threads_followed: int = 0
     host_unreachable: bool = False
     pages_from_sample: int = 0
+    pages_in_sample: int = 0
 
     @property
     def ok(self) -> bool:
@@ -117,35 +115,6 @@ class ScanSummary:
         return sum(self.findings_by_rule.values())
 
 
-def _has_diff(text: str) -> bool:
-    return bool(_DIFF_RE.search(text))
-
-
-def _under(url: str, message_url: str | None) -> bool:
-    """True when ``url`` is an attachment URL ``MESSAGE_URL/A`` of that message."""
-    if not message_url or not url.startswith(message_url + "/"):
-        return False
-    rest = url[len(message_url) + 1:]
-    return rest.isdigit() and not rest.startswith("0")
-
-
-def _is_patch_attachment(att: Any) -> bool:
-    ctype = (att.content_type or "").split(";", 1)[0].strip().lower()
-    name = (att.filename or "").lower()
-    if not ctype.startswith("text/") and ctype not in _PATCH_TYPES and ctype != "application/octet-stream":
-        return False
-    return ctype in _PATCH_TYPES or name.endswith((".patch", ".diff"))
-
-
-def open_archive(settings: Settings, *, offline: bool = False, clock: Clock | None = None) -> Any:
-    """The Archive for ``settings``: its host's cache and, for the default host, the shipped sample.
-
-    (The sample pages are a read-only fallback the Archive consults only when
-    the network is not used, so they never mask the live site.)
-    """
-    from reviewbot.fetch.archive import Archive
-
-    return Archive(settings, offline=offline, clock=clock)
 
 
 class _Scanner:
@@ -157,7 +126,6 @@ class _Scanner:
                  retry_failed: bool = True) -> None:
         from reviewbot.fetch import openwall
 
-        self.ow = openwall
         self.settings = settings
         self.list_name = openwall.validate_list_name(list_name)
         self.since, self.until = since, until
@@ -172,150 +140,29 @@ class _Scanner:
         self.rules = rules
         self.set_cursor = set_cursor
         self.retry_failed = retry_failed
-        self.base = settings.base_url.rstrip("/")
+        base = settings.base_url.rstrip("/")
         # URLs of this base only: pages stored from another base (a mirror, the live site) say
         # nothing about what this base has served, and their links are not this base's links
-        # (and not those of messages read from the made-up sample: read again, so a real page replaces them)
-        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name,
-                                                                             include_sample=False).items()
-                                      if u.startswith(self.base + "/")}
-        self.sample_urls: set[str] = set()  # pages of this run read from the made-up sample
-        self.errors: dict[str, str] = {}
-        self.fetched = 0
-        self.from_cache = 0
+        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name).items()
+                                      if u.startswith(base + "/")}
+        self.walk = ArchiveWalk(settings, self.list_name, since, until, fetch_all=fetch_all, archive=archive,
+                                fetch_log=self.store, known=self.known, clock=clock)
         self.stored = 0
         self.skipped = 0
-        self.recovered = 0
         self.days = 0
         self.threads_followed = 0
         self.patch_cache: dict[str, Patch] = {}
-        self.failed_before = {r["url"] for r in self.store.failed_pages(self.list_name)}
-
-    # ------------------------------------------------------------------ fetching
-    def _get(self, url: str, kind: str, ahead: Future | None = None, *, empty_ok: bool = False) -> bytes | None:
-        """Fetch one page (or take the result fetched ahead); on failure record it and return None.
-
-        ``empty_ok``: blists' "No messages for ..." answer is an empty page (b""), not a failure.
-        """
-        try:
-            page = ahead.result() if ahead is not None else self.archive.fetch(url)
-        except FetchError as exc:
-            if empty_ok and str(getattr(exc, "reason", "")).lower().startswith("no messages"):
-                self._ok(url)
-                return b""
-            self._fail(url, kind, exc.message if exc.message else str(exc), getattr(exc, "attempts", 1))
-            return None
-        if page.from_cache:
-            self.from_cache += 1
-        else:
-            self.fetched += 1
-        if getattr(page, "sample", False):
-            self.sample_urls.add(url)
-        return page.body
-
-    def _fail(self, url: str, kind: str, error: str, attempts: int = 1) -> None:
-        # once the host is known to be down, every missing page says the same: keep the log short
-        level = logging.INFO if getattr(self.archive, "unreachable", None) is not None else logging.WARNING
-        log.log(level, "%s: %s", url, error)
-        self.errors[url] = error
-        self.store.page_failed(url, kind=kind, error=error, attempts=max(1, attempts),
-                               list_name=self.list_name, now=self.clock())
-
-    def _ok(self, url: str) -> None:
-        if url in self.failed_before and self.store.page_ok(url):
-            self.recovered += 1
-            self.failed_before.discard(url)
-            log.info("%s: recovered", url)
-
-    def _here(self, url: str | None, page_url: str | None = None) -> str | None:
-        """``url`` (read from the stored page ``page_url``) as a message URL of this scan's base, or None.
-
-        A link stored from a page of another base (the live site, a mirror, the
-        sample) that stays on that page's own host is the same message at the
-        same path here: it is rebased (what this base's copy of the page links
-        to). A link that left its page's host (a crafted page) or the archive
-        scheme is not used. Either way only a debug line, never a warning.
-        """
-        if not url:
-            return None
-        if self._on_archive(url):
-            return url
-        parts = urlsplit(url)
-        same_host = page_url is None or urlsplit(page_url).netloc == parts.netloc
-        if same_host and parts.scheme in ("http", "https") and parts.path.startswith(f"/{self.list_name}/"):
-            rebased = f"{self.base}{parts.path}"
-            if self._on_archive(rebased):
-                log.debug("%s: stored from another base, used as %s", url, rebased)
-                return rebased
-        log.debug("%s: not a message URL of %s/%s/, not used", url, self.base, self.list_name)
-        return None
-
-    def _on_archive(self, url: str) -> bool:
-        """True for a message URL of this list on the scanned host (others are never fetched)."""
-        if not url.startswith(f"{self.base}/{self.list_name}/"):
-            return False
-        try:
-            return self.ow.classify_url(url).kind == "message"
-        except (ReviewbotError, ValueError):
-            return False
-
-    # ------------------------------------------------------------------ walking
-    def day_plan(self) -> list[tuple[date, int | None]]:
-        """Days with mail in the range and their message counts (None: unknown, read the day page)."""
-        plan: list[tuple[date, int | None]] = []
-        for year in range(self.since.year, self.until.year + 1):
-            url = self.ow.year_url(self.base, self.list_name, year)
-            body = self._get(url, "year", empty_ok=True)
-            if not body:  # failed, or a year without mail (cron --since before the archive's first year)
-                continue
-            try:
-                counts = self.ow.day_counts_from_year_page(body, year)
-            except ParseError as exc:
-                self._fail(url, "year", exc.message)
-                continue
-            self._ok(url)
-            plan.extend((d, n) for d, n in sorted(counts.items()) if self.since <= d <= self.until)
-        return plan
-
-    def refs_for_day(self, day: date, count: int | None) -> list[str]:
-        """Message URLs of one day to look at (all of them, or those whose subject looks like a patch)."""
-        day_url = self.ow.day_url(self.base, self.list_name, day)
-        if self.fetch_all and count is not None:
-            return [f"{day_url}{n}" for n in range(1, count + 1)]
-        body = self._get(day_url, "day")
-        if body is None:
-            return []
-        try:
-            refs = self.ow.parse_day_page(body, day_url)
-        except ParseError as exc:
-            self._fail(day_url, "day", exc.message)
-            return []
-        self._ok(day_url)
-        if self.fetch_all:
-            return [r.url for r in refs]
-        return [r.url for r in refs if self.ow.looks_like_patch(r.subject)]
 
     def process_message(self, url: str, ahead: Future | None = None) -> str | None:
         """Fetch, parse and store one message page (skipped when stored); returns its Message-ID.
 
-        ``ahead`` is the page's fetch started earlier by :meth:`_fetch_ahead`.
+        ``ahead`` is the page's fetch started earlier by :meth:`ArchiveWalk.fetch_ahead`.
         """
         if url in self.known:
             self.skipped += 1
-            self._ok(url)
+            self.walk.ok(url)
             return self.known[url]
-        body = self._get(url, "message", ahead)
-        if body is None:
-            return None
-        try:
-            raw = self.ow.parse_message_page(body, url, self.list_name)
-        except ParseError as exc:
-            self._fail(url, "message", exc.message)
-            cache = getattr(self.archive, "cache", None)
-            if cache is not None:  # fetched again next run, not read back from the cache
-                cache.discard(url)
-            return None
-        raw = self._with_patch_attachments(raw)
+        raw = self.walk.message_page(url, ahead)
         if raw is None:
             return None
         from reviewbot.parse.mail import parse_message
@@ -324,7 +171,7 @@ class _Scanner:
         try:
             message = parse_message(raw)
         except ParseError as exc:
-            self._fail(url, "message", f"cannot parse the message: {exc.message}")
+            self.walk.fail(url, "message", f"cannot parse the message: {exc.message}")
             return None
         patch: Patch | None = None
         if message.subject.is_patch:
@@ -333,15 +180,12 @@ class _Scanner:
             except ParseError as exc:
                 log.warning("%s: patch not parsed: %s", url, exc)
         seen_before = bool(message.message_id) and self.store.has_message(message.message_id)
-        sample = url in self.sample_urls or any(a.url in self.sample_urls for a in message.attachments if a.url)
         with self.store.transaction():
-            key = self.store.put_message(message, sample=sample)
+            key = self.store.put_message(message)
             if patch is not None:
                 self.store.put_patch(patch)
             self.store.page_ok(url)
-        if url in self.failed_before:
-            self.recovered += 1
-            self.failed_before.discard(url)
+        self.walk.recovered_now(url)
         if patch is not None and len(self.patch_cache) < PATCH_CACHE_MAX:
             self.patch_cache[key] = patch
         self.known[url] = key
@@ -351,68 +195,8 @@ class _Scanner:
             self.stored += 1
         return key
 
-    def _with_patch_attachments(self, raw: Any) -> Any:
-        """Fill in the text of attachments that hold the patch when the body has no diff."""
-        atts = tuple(getattr(raw, "attachments", ()) or ())
-        if not atts or _has_diff(raw.body or ""):
-            return raw
-        new = []
-        for att in atts:
-            if att.text is None and att.url and _is_patch_attachment(att) and not _under(att.url, raw.archive_url):
-                log.warning("%s: attachment link %s is not under the message, not fetched", raw.archive_url, att.url)
-            elif att.text is None and att.url and _is_patch_attachment(att):
-                body = self._get(att.url, "attachment")
-                if body is None:
-                    # keep the message out of the store so the next run fetches it whole
-                    self._fail(raw.archive_url or raw.source, "message",
-                               f"attachment {att.index} ({att.filename}) failed: {self.errors.get(att.url)}")
-                    return None
-                self._ok(att.url)
-                att = dataclasses.replace(att, text=body.decode("utf-8", errors="replace"))
-            new.append(att)
-        return dataclasses.replace(raw, attachments=tuple(new))
 
-    def _plan_urls(self, plan: Sequence[tuple[date, int | None]]) -> Iterator[tuple[int, date, str | None]]:
-        """(day number, day, message URL) for the plan, then (day number, day, None) when a day ends."""
-        for i, (day, count) in enumerate(plan, 1):
-            for url in self.refs_for_day(day, count):
-                yield i, day, url
-            yield i, day, None
 
-    def _fetch_ahead(self, items: Iterable[tuple[int, date, str | None]],
-                     window: int = FETCH_AHEAD) -> Iterator[tuple[tuple[int, date, str | None], Future | None]]:
-        """Pair each item with the fetch of its page, started up to ``window`` pages early.
-
-        One worker thread fetches while this thread parses and stores, so the
-        network wait overlaps the work. Requests stay one at a time on the one
-        connection and under the rate limit (the session serialises them);
-        the store is only touched from this thread.
-        """
-        if window <= 0:
-            for item in items:
-                yield item, None
-            return
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewbot-fetch")
-        queue: deque[tuple[tuple[int, date, str | None], Future | None]] = deque()
-        source = iter(items)
-
-        def fill() -> None:
-            while len(queue) < window:
-                item = next(source, None)
-                if item is None:
-                    return
-                url = item[2]
-                future = pool.submit(self.archive.fetch, url) if url is not None and url not in self.known else None
-                queue.append((item, future))
-
-        try:
-            fill()
-            while queue:
-                entry = queue.popleft()
-                fill()
-                yield entry
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ threads
     def assign_thread_ids(self) -> None:
@@ -441,16 +225,13 @@ class _Scanner:
                                     ignore=self.settings.ignore)
         return self.rules
 
-    def _patch(self, row: Mapping[str, Any], parse_subject: Any, *, keep: bool = False) -> Patch | None:
+    def _patch(self, row: Mapping[str, Any], *, keep: bool = False) -> Patch | None:
         """The Patch of a stored message: parsed during this scan (then dropped unless ``keep``) or re-parsed."""
         mid = row["message_id"]
         if mid in self.patch_cache:
             return self.patch_cache[mid] if keep else self.patch_cache.pop(mid)
-        from reviewbot.parse.patch import parse_patch
-
-        message = message_from_row(row, parse_subject)
         try:
-            patch = parse_patch(message)
+            patch = patch_from_row(row)
         except ParseError as exc:
             log.warning("%s: patch not parsed: %s", mid, exc)
             return None
@@ -492,7 +273,7 @@ class _Scanner:
             patches: dict[str, Patch] = {}
             thread_of: dict[str, str] = {}
             for row in self.store.message_rows(batch):
-                p = self._patch(row, parse_subject, keep=patches_only)
+                p = self._patch(row, keep=patches_only)
                 if p is not None:
                     patches[p.message_id] = p
                     thread_of[p.message_id] = row["thread_id"] or p.message_id
@@ -540,7 +321,7 @@ class _Scanner:
                 continue
             touched.add(tid)
             self.threads_followed += 1
-            url = self._here(members[0]["archive_url"])
+            url = self.walk.here(members[0]["archive_url"])
             seen: set[str] = set()
             steps = 0
             while url and url not in seen and steps < MAX_THREAD_FOLLOW:
@@ -550,19 +331,19 @@ class _Scanner:
                 if mid is None:
                     break
                 row = self.store.message_row(mid)
-                url = self._here(row["thread_next_url"], row["archive_url"]) if row else None
+                url = self.walk.here(row["thread_next_url"], row["archive_url"]) if row else None
         return touched
 
     # ------------------------------------------------------------------ run
     def run(self) -> ScanSummary:
         # 1. what failed last time, first
         for row in self.store.failed_pages(self.list_name) if self.retry_failed else ():
-            if row["kind"] == "message" and self._on_archive(row["url"]):
-                self.process_message(row["url"])
+            if row.kind == "message" and self.walk.on_archive(row.url):
+                self.process_message(row.url)
         # 2./3. the range
-        plan = self.day_plan()
+        plan = self.walk.day_plan()
         total = len(plan)
-        for (i, day, url), ahead in self._fetch_ahead(self._plan_urls(plan)):
+        for (i, day, url), ahead in self.walk.fetch_ahead(self.walk.plan_urls(plan)):
             if url is not None:
                 self.process_message(url, ahead)
                 continue
@@ -580,7 +361,7 @@ class _Scanner:
                 self.assign_thread_ids()
         checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
-        if not self.errors and self.set_cursor:
+        if not self.walk.errors and self.set_cursor:
             last_final = (self.clock().astimezone(timezone.utc).date()
                           - timedelta(days=self.settings.mutable_days))
             self.store.set_cursor(self.list_name, min(self.until, last_final))
@@ -593,21 +374,23 @@ class _Scanner:
             until=self.until,
             fetch_all=self.fetch_all,
             days=self.days,
-            pages_fetched=self.fetched,
-            pages_from_cache=self.from_cache,
-            pages_failed=len(self.errors),
+            pages_fetched=self.walk.fetched,
+            pages_from_cache=self.walk.from_cache,
+            pages_failed=len(self.walk.errors),
             requests=requests,
             messages_stored=self.stored,
             messages_skipped=self.skipped,
             patches=checked,
             findings_by_rule=self.store.finding_counts(self.list_name, self.since, self.until),
-            errors=tuple(sorted(self.errors.items())),
+            errors=tuple(sorted(self.walk.errors.items())),
             rule_failures=rf,
-            pages_recovered=self.recovered,
+            pages_recovered=self.walk.recovered,
             threads_followed=self.threads_followed,
             host_unreachable=getattr(self.archive, "unreachable", None) is not None,
-            pages_from_sample=len(self.sample_urls),
+            pages_from_sample=len(self.walk.sample_urls),
+            pages_in_sample=self.walk.failed_in_sample(),
         )
+
 
     def close(self) -> None:
         if self.own_store:
@@ -646,6 +429,31 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
         return scanner.run()
     finally:
         scanner.close()
+
+
+def demo_scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
+              progress: ProgressFn | None = None, clock: Clock | None = None,
+              rules: Sequence[Any] | None = None) -> tuple[ScanSummary, list[FindingLine]]:
+    """The offline demo: scan the range from the cache and the made-up sample pages of ``archive_cache/``
+    into a temporary database, deleted afterwards, so that no real database ever holds a made-up message.
+
+    ``reviewbot scan`` runs it when pages it could not read without the network are in the sample
+    (``ScanSummary.pages_in_sample``). Returns the demo's summary and its findings.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from reviewbot.fetch.archive import Archive
+
+    with tempfile.TemporaryDirectory(prefix="reviewbot-demo-") as tmp:
+        demo = settings.with_(db_path=Path(tmp) / "demo.sqlite")
+        with Store(demo.db_path) as store:
+            archive = Archive(demo, offline=True, clock=clock, sample=True)
+            summary = scan(demo, list_name, since, until, fetch_all=fetch_all, offline=True, progress=progress,
+                           clock=clock, store=store, archive=archive, rules=rules, set_cursor=False,
+                           retry_failed=False)
+            rows = store.findings_in_range(list_name, since, until)
+    return summary, rows
 
 
 def review_range(settings: Settings, list_name: str, since: date, until: date, *, store: Store,

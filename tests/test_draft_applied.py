@@ -83,8 +83,8 @@ def test_applied_patch_gets_no_draft(tmp_path: Path, rules, sender: str, body: s
     assert summary.drafts == 0 and summary.drafted == 0
     assert summary.findings == summary.applied == 1
     skip = store.skip_for(finding.fingerprint)
-    assert skip["state"] == "applied"
-    assert skip["reason"] == "already applied, see <reply-1@example.net>"
+    assert skip is not None and skip.state == "applied"
+    assert skip.reason == "already applied, see <reply-1@example.net>"
     assert not (tmp_path / "outbox").exists() or not list((tmp_path / "outbox").iterdir())
     store.close()
 

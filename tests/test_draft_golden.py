@@ -110,7 +110,7 @@ def test_author_posted_numbers_no_draft(tmp_path: Path, rules) -> None:
     assert summary.drafts == 0
     assert summary.answered == 1 and summary.raised == 0
     skip = store.skip_for(perf[0].fingerprint)
-    assert skip is not None and skip["state"] == "answered"
+    assert skip is not None and skip.state == "answered"
     assert not (tmp_path / "outbox").exists() or not list((tmp_path / "outbox").iterdir())
     store.close()
 
@@ -122,7 +122,7 @@ def test_point_already_raised_no_draft(tmp_path: Path, rules) -> None:
     assert len(barrier) == 1
     assert summary.drafts == 0 and summary.raised == 1
     skip = store.skip_for(barrier[0].fingerprint)
-    assert skip["state"] == "raised" and "87bob5678.fsf@example.com" in skip["reason"]
+    assert skip is not None and skip.state == "raised" and "87bob5678.fsf@example.com" in skip.reason
     store.close()
 
 

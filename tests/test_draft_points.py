@@ -241,7 +241,7 @@ Bob
                                                      HUNK.format(o=40, n=40, name="push")) + reply, rules)
     assert summary.drafts == 0 and summary.raised == 1
     (finding,) = found["p1@example.org"]
-    assert "bob1@example.com" in store.skip_for(finding.fingerprint)["reason"]
+    assert "bob1@example.com" in store.skip_for(finding.fingerprint).reason
     store.close()
 
 
@@ -272,7 +272,7 @@ def test_point_drafted_on_v1_is_not_drafted_again_on_v2(tmp_path: Path, rules) -
     again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
                           outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, make_msgid=fixed_msgid_factory())
     assert again.drafts == 0 and again.superseded == 1
-    assert "earlier revision <v1@example.org>" in store.skip_for(f2.fingerprint)["reason"]
+    assert "earlier revision <v1@example.org>" in store.skip_for(f2.fingerprint).reason
     store.close()
 
 

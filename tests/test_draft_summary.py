@@ -131,23 +131,3 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
     again = counts(runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")]).output)
     assert again["total"] == c["total"] and again["before"] == c["total"] - c["failed"]
     assert again["drafts"] == again["drafted"] == again["raised"] == again["answered"] == 0
-
-
-def test_sample_messages_are_not_counted_as_handled_before(tmp_path: Path) -> None:
-    """Findings on made-up sample messages are never drafted; the summary does not count them at all."""
-    from reviewbot.respond.runner import draft_pending
-    from helpers import IDENTITY, LIST_ADDRESS, THREADS, read_mbox_messages
-
-    rules = load_rules(entry_points=False)
-    messages = read_mbox_messages(THREADS / "barrier.mbox")
-    with Store(tmp_path / "reviewbot.db") as store:
-        for m in messages:
-            store.put_message(m, thread_id=messages[0].message_id, sample=True)
-        patch = parse_patch(messages[0])
-        store.put_patch(patch)
-        report = check_patch(patch, rules, RuleContext(thread=tuple(messages[1:])))
-        assert report.findings
-        store.replace_findings(patch.message_id, report.findings, report.failures, now=FIXED_NOW)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "out", clock=lambda: FIXED_NOW)
-    assert (summary.total, summary.findings, summary.before, summary.drafts) == (0, 0, 0, 0)

@@ -185,14 +185,17 @@ def test_default_cache_offline_falls_back_to_the_shipped_sample(isolated_env):
     sample = sample_cache_dir()
     if sample is None or not (sample / "lists.openwall.net").is_dir():
         pytest.skip("no archive_cache/ sample in this checkout")
-    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc))
+    # only the offline demo asks for the sample; a scan's own Archive never reads it
+    assert Archive(Settings(), offline=True).cache.fallbacks == ()
+    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc),
+                      sample=True)
     assert archive.cache.fallbacks == (sample / "lists.openwall.net",)
     assert archive.cache.readonly
     url = ow.month_url("https://lists.openwall.net", LK, 2023, 6)
     page = archive.fetch(url)
     assert page.from_cache and ow.parse_month_page(page.body, url)
     # another host never gets the sample
-    other = Archive(Settings(base_url="http://127.0.0.1:9"), offline=True)
+    other = Archive(Settings(base_url="http://127.0.0.1:9"), offline=True, sample=True)
     assert other.cache.fallbacks == ()
 
 

@@ -94,10 +94,10 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
         # Jann Horn raised the barrier on v1: no draft on v1, nor on v2..v8 (the code is unchanged)
         assert not answered & wq
         v1 = [store.skip_for(f.fingerprint) for f in store.findings_for(WQ_V1)]
-        assert v1 and {s["state"] for s in v1} == {"raised"}
+        assert v1 and {s.state for s in v1} == {"raised"}
         v8 = [store.skip_for(f.fingerprint) for f in store.findings_for(WQ_V8)]
-        assert v8 and all(s["state"] == "earlier-revision" and f"raised on an earlier revision <{WQ_V1}>"
-                          in s["reason"] for s in v8)
+        assert v8 and all(s.state == "earlier-revision" and f"raised on an earlier revision <{WQ_V1}>"
+                          in s.reason for s in v8)
         # one draft per patch, on the newest revision
         assert not {RNBD_V4, RNBD_V6} & answered
         assert CRYPTO_V5 not in answered

@@ -13,7 +13,7 @@ from reviewbot.cli import main
 from reviewbot.commands.scan import parse_day
 from reviewbot.config import Settings, sample_cache_dir
 from reviewbot.fetch.openwall import day_counts_from_year_page
-from reviewbot.scan import scan
+from reviewbot.scan import demo_scan, scan
 from reviewbot.status import ExitStatus
 from reviewbot.store import Store
 
@@ -56,25 +56,47 @@ def test_bad_ranges_are_usage_errors(isolated_env: Path, args: list[str]) -> Non
     assert result.exit_code == ExitStatus.USAGE, result.output
 
 
-def test_sample_pages_give_findings_offline(isolated_env: Path) -> None:
-    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "cache", rate=0.0)
+def test_sample_pages_as_a_cache_give_findings_offline(isolated_env: Path) -> None:
+    """The sample's pages given as the cache (--cache-dir) are read like any cached pages."""
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SAMPLE_HOST, rate=0.0)
     summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), offline=True, clock=lambda: NOW)
     assert summary.ok and summary.requests == 0
     assert summary.days == 4
     assert summary.pages_from_cache == 1 + 4 + 7 + 1 + 2  # year, days, patch pages, attachment, replies
+    assert summary.pages_from_sample == summary.pages_in_sample == 0  # the user's cache, not the demo
     assert {"RB101", "RB102", "RB201", "RB202"} <= set(summary.findings_by_rule)
     with Store(settings.db_path) as store:
         subjects = [r["subject"] for r in store.messages("linux-kernel")]
         assert "Question about sample_pool per-CPU cache sizing" not in subjects  # not a patch, no thread
         attached = store.patch_row("20230608150000.31337-1-chen.example@example.net")
         assert '"path":"lib/sample_hash.c"' in attached["files_json"]
+
+
+def test_offline_demo_runs_in_a_database_of_its_own(isolated_env: Path) -> None:
+    """Offline on a fresh machine the scan stores nothing made up: the pages it cannot read are failed
+    (and retried next run); the demo reads them from the sample into a temporary database."""
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "cache", rate=0.0)
+    june = (date(2023, 6, 1), date(2023, 6, 30))
+    summary = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)
+    assert summary.errors == (("https://lists.openwall.net/linux-kernel/2023/", "not in the cache (offline)"),)
+    assert summary.pages_in_sample == 1 and summary.pages_from_sample == 0 and summary.findings == 0
+    with Store(settings.db_path) as store:
+        assert store.count("messages") == 0 and store.count("findings") == 0
+        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
+    demo, rows = demo_scan(settings, "linux-kernel", *june, clock=lambda: NOW)
+    assert demo.ok and demo.requests == 0 and demo.days == 4
+    assert demo.pages_from_sample == demo.pages_from_cache == 1 + 4 + 7 + 1 + 2
+    assert {"RB101", "RB102", "RB201", "RB202"} <= set(demo.findings_by_rule)
+    assert len(rows) == demo.findings and {r.rule_id for r in rows} == set(demo.findings_by_rule)
+    with Store(settings.db_path) as store:  # the real database is as the scan left it
+        assert store.count("messages") == 0 and len(store.failed_pages()) == 1
     assert not (isolated_env / "cache").exists()  # offline: nothing written
 
 
 def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     args = ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--all",
-            "--db", str(isolated_env / "db.sqlite")]
+            "--db", str(isolated_env / "db.sqlite"), "--cache-dir", str(SAMPLE_HOST)]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == ExitStatus.OK, first.output
     assert "messages stored (new)" in first.output and "findings RB102" in first.output
@@ -90,12 +112,12 @@ def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monke
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     db = isolated_env / "db.sqlite"
     result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2024-01",
-                                       "--offline", "--db", str(db)])
+                                       "--offline", "--db", str(db), "--cache-dir", str(SAMPLE_HOST)])
     assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
     assert "https://lists.openwall.net/linux-kernel/2024/" in result.output
     with Store(db) as store:
         [row] = store.failed_pages("linux-kernel")
-        assert row["url"] == "https://lists.openwall.net/linux-kernel/2024/" and row["kind"] == "year"
+        assert row.url == "https://lists.openwall.net/linux-kernel/2024/" and row.kind == "year"
         assert store.get_cursor("linux-kernel") is None
 
 
@@ -129,7 +151,8 @@ def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path,
     """Piped output (cron mail, files) gets one unwrapped line per finding, not a table squeezed to 80 columns."""
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
-                                       "--offline", "--db", str(isolated_env / "db.sqlite")])
+                                       "--offline", "--db", str(isolated_env / "db.sqlite"),
+                                       "--cache-dir", str(SAMPLE_HOST)])
     assert result.exit_code == ExitStatus.OK, result.output
     lines = result.output.splitlines()
     assert ("RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
@@ -150,7 +173,8 @@ def test_scan_and_cron_take_verbose(isolated_env: Path, monkeypatch: pytest.Monk
     level = root.level
     try:
         result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
-                                           "--offline", "--db", str(isolated_env / "db.sqlite"), flag])
+                                           "--offline", "--db", str(isolated_env / "db.sqlite"),
+                                           "--cache-dir", str(SAMPLE_HOST), flag])
         assert result.exit_code == ExitStatus.OK, result.output
         assert root.level == logging.INFO
         help_text = CliRunner().invoke(main, ["cron", "--help"]).output
@@ -172,9 +196,11 @@ def test_unreachable_missing_pages_are_said_once() -> None:
     ]
 
 
-def test_sample_fed_scan_is_marked_and_never_drafted(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's offline demo: pages from the made-up sample are said to be a demo, stored as
-    samples, and `reviewbot draft` afterwards writes nothing for them."""
+def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's offline demo: the made-up sample's findings are printed as a demo, the database
+    given holds none of its messages (the unread page is failed, exit 3), so `reviewbot draft` has
+    nothing to draft."""
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     config = isolated_env / "config.toml"
     config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
@@ -182,15 +208,17 @@ def test_sample_fed_scan_is_marked_and_never_drafted(isolated_env: Path, monkeyp
     db = isolated_env / "db.sqlite"
     result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
                                        "--offline", "--db", str(db)])
-    assert result.exit_code == ExitStatus.OK, result.output
-    assert ("note: 15 pages came from the made-up sample in archive_cache/ (offline, not in the cache): "
-            "a demo, not the real list") in result.output
+    assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
+    assert ("note: the made-up sample in archive_cache/ holds 1 of the pages that could not be read (offline). "
+            "A demo, not the real list: scanned into a temporary database") in result.output
+    assert "15 sample pages give 6 patches and 5 findings" in result.output
+    assert ("RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
+            "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
+            ) in result.output.splitlines()
     with Store(db) as store:
-        rows = store.messages("linux-kernel")
-        assert len(rows) == 9 and {r["sample"] for r in rows} == {1}
-        assert store.count("findings") >= 5
-        assert store.undrafted_findings() == {} and store.patches_with_open_findings() == []
-        assert store.known_urls("linux-kernel", include_sample=False) == {}
+        assert store.count("messages") == store.count("findings") == 0
+        assert store.known_urls("linux-kernel") == {}
+        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
     outbox = isolated_env / "outbox"
     drafted = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(outbox)])
     assert drafted.exit_code == 0, drafted.output
@@ -210,7 +238,7 @@ def test_cache_pages_are_not_samples(isolated_env: Path) -> None:
     own_copy.parent.mkdir(parents=True)
     own_copy.write_bytes((SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes())
     settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "empty", rate=0.0)
-    sampled = Archive(settings, offline=True, clock=lambda: NOW).fetch(url)
+    sampled = Archive(settings, offline=True, clock=lambda: NOW, sample=True).fetch(url)
     assert sampled.sample and sampled.from_cache
     mine = Archive(settings, offline=True, clock=lambda: NOW,
                    cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))).fetch(url)

@@ -99,9 +99,9 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
         injected = sum(1 for p, status in server.requests if p in plan.plan and (
             status != 200 or p in plan.failing or p == "/linux-kernel/2023/"))
         with Store(faulty.db_path) as store:
-            failed = {row["url"].split(server.base_url, 1)[1]: row for row in store.failed_pages()}
+            failed = {row.url.split(server.base_url, 1)[1]: row for row in store.failed_pages()}
             assert set(failed) == plan.failing
-            assert all(row["attempts"] >= 1 and row["last_error"] for row in failed.values())
+            assert all(row.attempts >= 1 and row.last_error for row in failed.values())
             stored_first = store.count("messages")
         assert stored_first == len(manifest_between(SINCE, UNTIL)) - len(plan.failing)
 

@@ -235,7 +235,8 @@ def test_fetch_log_and_cursor(tmp_path: Path) -> None:
         store.page_failed(url, kind="message", error="HTTP 500", attempts=5, list_name="linux-kernel", now=NOW)
         store.page_failed(url, kind="message", error="timed out", attempts=5, list_name="linux-kernel", now=NOW)
         [row] = store.failed_pages("linux-kernel")
-        assert (row["url"], row["attempts"], row["last_error"], row["kind"]) == (url, 10, "timed out", "message")
+        assert (row.url, row.attempts, row.last_error, row.kind, row.list_name) == (url, 10, "timed out", "message",
+                                                                                  "linux-kernel")
         assert store.failed_pages("netdev") == []
         assert store.page_ok(url) is True
         assert store.page_ok(url) is False
@@ -276,41 +277,24 @@ def test_patch_ids_and_message_rows_in_arrival_order(tmp_path: Path) -> None:
         assert [r["seq"] for r in rows] == [1, 2, 3]
 
 
-def test_real_page_replaces_a_sample_message_at_its_url(tmp_path: Path) -> None:
-    """A message read from the made-up sample never blocks the real page of the same URL, and never drafts."""
-    import dataclasses
-
-    url = f"{BASE}/2023/06/09/1"
-    with Store(tmp_path / "rb.db") as store:
-        made_up = _message(1, mid="sample-1@example.net")
-        store.put_message(made_up, sample=True)
-        store.replace_findings("sample-1@example.net", [_finding("sample-1@example.net", "fp-sample")], now=NOW)
-        assert store.known_urls() == {url: "sample-1@example.net"}
-        assert store.known_urls(include_sample=False) == {}
-        assert store.undrafted_findings() == {} and store.patches_with_open_findings() == []
-        real = _message(1)
-        key = store.put_message(real)
-        assert store.known_urls(include_sample=False) == {url: key} == store.known_urls()
-        assert not store.has_message("sample-1@example.net") and store.count("findings") == 0
-        assert store.message_row(key)["sample"] == 0
-        # a sample page read later (host down again) never overwrites the real row
-        store.put_message(dataclasses.replace(real, body="made up"), sample=True)
-        row = store.message_row(key)
-        assert row["sample"] == 0 and row["body"] == real.body
-        store.replace_findings(key, [_finding(key, "fp-real")], now=NOW)
-        assert list(store.undrafted_findings()) == [key] and store.patches_with_open_findings() == [key]
-
-
-def test_old_database_gets_the_sample_column(tmp_path: Path) -> None:
+def test_database_with_sample_rows_loses_them(tmp_path: Path) -> None:
+    """Messages an earlier release stored from the made-up sample pages (``sample`` = 1) are removed on
+    open with what hangs on them; real rows stay; the column goes (the demo has its own database now)."""
     path = tmp_path / "rb.db"
     with Store(path) as store:
-        store.put_message(_message(1))
+        real, made_up = _message(1), _message(2, mid="sample-2@example.net")
+        for m in (real, made_up):
+            store.put_message(m)
+            store.replace_findings(m.message_id, [_finding(m.message_id, "fp-" + m.message_id)], now=NOW)
     conn = sqlite3.connect(path)
-    conn.execute("ALTER TABLE messages DROP COLUMN sample")
+    conn.execute("ALTER TABLE messages ADD COLUMN sample INTEGER DEFAULT 0")
+    conn.execute("UPDATE messages SET sample = 1 WHERE message_id = 'sample-2@example.net'")
     conn.commit()
     conn.close()
     with Store(path) as store:
-        [row] = store.messages()
-        assert row["sample"] == 0
-        store.put_message(_message(2), sample=True)
-        assert store.known_urls(include_sample=False) == {f"{BASE}/2023/06/09/1": row["message_id"]}
+        assert [r["message_id"] for r in store.messages()] == [real.message_id]
+        assert "sample" not in store.db["messages"].columns_dict
+        assert store.known_urls() == {real.archive_url: real.message_id}
+        assert [f.fingerprint for f in store.findings_for(real.message_id)] == ["fp-" + real.message_id]
+        assert store.count("findings") == 1
+        assert list(store.undrafted_findings()) == [real.message_id]

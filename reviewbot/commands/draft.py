@@ -104,9 +104,9 @@ def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool 
         skips = [(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id)]
     arg = named if named.startswith(("http://", "https://")) else f"'<{message_id}>'"
     for d in drafts:
-        path = Path(d.get("path") or "")
+        path = Path(d.path or "")
         there = path.is_file()
-        out.append(f"<{message_id}>: already drafted on {(d.get('created') or '')[:10]}: {path}"
+        out.append(f"<{message_id}>: already drafted on {(d.created or '')[:10]}: {path}"
                    + ("" if there else " (file deleted)"))
         if show_file and there:
             out.append(path.read_text(encoding="utf-8", errors="replace"))
@@ -114,9 +114,9 @@ def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool 
         out.append(f"nothing new to draft for it; `reviewbot draft --again {arg}` writes the draft anew "
                    "(e.g. after its file was deleted)")
     for f, skip in skips:
-        if skip is not None and skip.get("state"):
+        if skip is not None and skip.state:
             out.append(f"<{message_id}>: {f.rule_id} {f.path or 'commit message'}: no draft, "
-                       f"{skip['state']}: {skip.get('reason') or ''}".rstrip())
+                       f"{skip.state}: {skip.reason or ''}".rstrip())
     if not out:
         out.append(f"<{message_id}>: no finding to draft (see `reviewbot show {arg}`)")
     return out

@@ -40,14 +40,14 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
     keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "message", "where", "status", "open",
             "skip_reason", "draft")
     if fmt == "json":
-        click.echo(json.dumps([{k: r.get(k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
+        click.echo(json.dumps([{k: getattr(r, k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
         return
     for r in rows:
-        click.echo(f"{r['day']}  {r['rule_id']}  {(r.get('severity') or '').upper():<7}  {r['status']:<10} "
-                   f"<{r['message_id']}>  {r['fingerprint']}")
-        click.echo(f"    {r['subject']}  ({r['where']})")
-        if r.get("draft"):
-            click.echo(f"    draft: {r['draft']}" + ("" if Path(r["draft"]).exists() else " (file deleted)"))
-        elif r.get("skip_reason"):
-            click.echo(f"    {r['skip_reason']}")
+        click.echo(f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} "
+                   f"<{r.message_id}>  {r.fingerprint}")
+        click.echo(f"    {r.subject}  ({r.where})")
+        if r.draft:
+            click.echo(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)"))
+        elif r.skip_reason:
+            click.echo(f"    {r.skip_reason}")
     click.echo(f"{len(rows)} finding(s)")

@@ -120,7 +120,7 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from reviewbot.scan import scan
+    from reviewbot.scan import demo_scan, scan
 
     err = Console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -139,12 +139,15 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
                 _fail(f"another scan or cron run holds {lock_path(settings)}; nothing done, run again when it ends")
             summary = scan(settings, list_name, first, last, fetch_all=fetch_all, offline=offline,
                            progress=on_day, clock=clock)
+            # the offline demo: what the made-up sample holds, scanned into a temporary database
+            demo = demo_scan(settings, list_name, first, last, fetch_all=fetch_all, clock=clock) \
+                if summary.pages_in_sample else None
     except KeyboardInterrupt as exc:
         _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
         _fail(exc)
 
-    _print_summary(summary, settings)
+    _print_summary(summary, settings, demo)
     if not summary.ok:
         click.echo(f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
                    f"{settings.db_path} and retried first by the next run", err=True)
@@ -201,7 +204,7 @@ def lore_summary_lines(summary) -> list[str]:
     return out
 
 
-def _print_summary(summary, settings) -> None:
+def _print_summary(summary, settings, demo=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -228,14 +231,21 @@ def _print_summary(summary, settings) -> None:
     if summary.rule_failures:
         table.add_row("rule failures", str(summary.rule_failures))
     out.print(table)
-    _print_findings(out, summary, settings)
-    if summary.host_unreachable and not summary.pages_from_sample:
+    if summary.findings:
+        from reviewbot.store import Store
+
+        with Store(settings.db_path) as store:
+            _print_findings(out, store.findings_in_range(summary.list_name, summary.since, summary.until))
+    if summary.host_unreachable:
         out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
-    if summary.pages_from_sample:
-        why = "host unreachable" if summary.host_unreachable else "offline, not in the cache"
-        out.print(f"note: {summary.pages_from_sample} pages came from the made-up sample in archive_cache/ "
-                  f"({why}): a demo, not the real list; their messages are marked as samples and never "
-                  "drafted, and a run that reaches the site replaces them", highlight=False, soft_wrap=True)
+    if demo is not None:
+        shown, rows = demo
+        why = "host unreachable" if summary.host_unreachable else "offline"
+        out.print(f"note: the made-up sample in archive_cache/ holds {summary.pages_in_sample} of the pages that "
+                  f"could not be read ({why}). A demo, not the real list: scanned into a temporary database "
+                  f"(deleted; {settings.db_path} holds none of it), {shown.pages_from_sample} sample pages "
+                  f"give {shown.patches} patches and {shown.findings} findings", highlight=False, soft_wrap=True)
+        _print_findings(out, rows, title="findings of the demo (made-up sample)")
     for line in error_lines(summary.errors):
         out.print(line, highlight=False, soft_wrap=True)
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)
@@ -277,35 +287,30 @@ def error_lines(errors) -> list[str]:
     return lines
 
 
-def _print_findings(out, summary, settings) -> None:
-    """List the range's findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS."""
-    if not summary.findings:
-        return
+def _print_findings(out, rows, title: str = "findings") -> None:
+    """List findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS.
+
+    ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them.
+    """
     from rich.table import Table
 
-    from reviewbot.store import Store
-
-    with Store(settings.db_path) as store:
-        rows = store.findings_in_range(summary.list_name, summary.since, summary.until)
     if not rows:
         return
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
         for row in rows[:MAX_LISTED_FINDINGS]:
-            where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
-            click.echo(f"{row['rule_id']} {row['severity']} {row['state']}  "
-                       f"{row['subject'] or row['message_id']}  {where}  {row['message']}")
+            click.echo(f"{row.rule_id} {row.severity} {row.state}  "
+                       f"{row.subject or row.message_id}  {row.where}  {row.message}")
         if len(rows) > MAX_LISTED_FINDINGS:
             click.echo(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; "
                        "`reviewbot show MSGID` prints one patch's findings")
         return
-    table = Table(title="findings", show_lines=False)
+    table = Table(title=title, show_lines=False)
     for name in ("rule", "state", "patch", "where", "finding"):
         table.add_column(name, overflow="fold")
     for row in rows[:MAX_LISTED_FINDINGS]:
-        where = f"{row['path']}:{row['line']}" if row["path"] else "commit message"
-        table.add_row(f"{row['rule_id']} {row['severity']}", row["state"], row["subject"] or row["message_id"],
-                      where, row["message"])
+        table.add_row(f"{row.rule_id} {row.severity}", row.state, row.subject or row.message_id,
+                      row.where, row.message)
     out.print(table)
     if len(rows) > MAX_LISTED_FINDINGS:
         out.print(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings")

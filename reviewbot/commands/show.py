@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from reviewbot.commands import fail
 from reviewbot.commands.draft import existing_db, settings_from
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.store import DraftRecord
 
 
 @click.command("show")
@@ -53,24 +57,24 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         state = f.state.value
         skip = skips.get(f.fingerprint)
         if skip is not None:
-            state = f"{skip['state']} ({skip['reason']})"
+            state = f"{skip.state} ({skip.reason})"
         click.echo(f"{f.rule_id} {f.severity.value} {where}: {f.message}")
         click.echo(f"  state: {state}")
         draft = covering.get(f.fingerprint)
         if draft is not None:
-            click.echo(f"  draft: {draft['path']}{_gone(draft)}")
+            click.echo(f"  draft: {draft.path}{_gone(draft)}")
     for d in drafts:
-        extra = "" if d.get("recipients_complete") else " (recipients incomplete: list only)"
+        extra = "" if d.recipients_complete else " (recipients incomplete: list only)"
         extra += _gone(d)
-        click.echo(f"Draft <{d['message_id']}>: {d['path']}{extra}")
+        click.echo(f"Draft <{d.message_id}>: {d.path}{extra}")
     if body:
         click.echo("")
         click.echo(safe(row.get("body") or "", keep="\n\t"))
 
 
-def _gone(draft: dict) -> str:
+def _gone(draft: "DraftRecord") -> str:
     """A note when the draft's file was deleted by hand."""
-    path = draft.get("path")
+    path = draft.path
     if path and not Path(path).exists():
-        return f" (file deleted; `reviewbot draft --again '<{draft['in_reply_to']}>'` writes it anew)"
+        return f" (file deleted; `reviewbot draft --again '<{draft.in_reply_to}>'` writes it anew)"
     return ""

@@ -6,7 +6,8 @@ is ``settings.mutable_days`` days old in UTC, a month/year page once its last
 day is, the list page never), fetches through :class:`PoliteSession`, refuses
 blists error pages and cut-off pages (never cached), and stores good pages in
 the :class:`ArchiveCache`. When the host cannot be reached at all it says so
-once and goes on from the cache (and the shipped sample pages) only.
+once and goes on from the cache only (and, for the offline demo alone, the
+shipped sample pages).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from reviewbot.models import ArchivePage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Archive", "FetchStats", "check_page"]
+__all__ = ["Archive", "FetchStats", "check_page", "sample_root"]
 
 
 @dataclass
@@ -51,6 +52,18 @@ class FetchStats:
     from_cache: int = 0
     failed: int = 0
     from_sample: int = 0
+
+
+def sample_root(settings: Settings) -> Path | None:
+    """The made-up sample pages shipped in ``archive_cache/`` for ``settings``' host, or None.
+
+    Only the default host has them (the pages are of lists.openwall.net).
+    """
+    sample = sample_cache_dir()
+    if sample is None or settings.base_url.rstrip("/") != DEFAULT_BASE_URL:
+        return None
+    host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
+    return host_dir if host_dir.is_dir() else None
 
 
 def _utc_now() -> datetime:
@@ -88,7 +101,8 @@ class Archive:
     ``offline``: never use the network (missing pages raise FetchError).
     ``clock``: returns the current time as an aware datetime (tests pass a fixed one).
     ``cache``: an ArchiveCache (default: ``settings.host_cache_dir()``, read-only when
-    offline, with the shipped sample pages as fallback for the default host;
+    offline). ``sample``: the default cache gets the shipped made-up sample pages as a
+    read-only fallback (for the default host; only the offline demo asks for it, and
     fallbacks are used only when the network is not, so sample pages never mask the live site).
     ``session``: a PoliteSession (default: built from settings on first use).
     ``reuse_mutable``: serve an index page that can still change from this
@@ -99,18 +113,15 @@ class Archive:
 
     def __init__(self, settings: Settings, *, offline: bool = False,
                  clock: Callable[[], datetime] | None = None, cache: ArchiveCache | None = None,
-                 session: PoliteSession | None = None, reuse_mutable: bool = False) -> None:
+                 session: PoliteSession | None = None, reuse_mutable: bool = False,
+                 sample: bool = False) -> None:
         self.settings = settings
         self.reuse_mutable = reuse_mutable
         self.offline = offline
         self.clock = clock or _utc_now
         if cache is None:
-            fallbacks: tuple[Path, ...] = ()
-            sample = sample_cache_dir()
-            if sample is not None and settings.base_url.rstrip("/") == DEFAULT_BASE_URL:
-                host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
-                if host_dir.is_dir():
-                    fallbacks = (host_dir,)
+            host_dir = sample_root(settings) if sample else None
+            fallbacks: tuple[Path, ...] = (host_dir,) if host_dir is not None else ()
             cache = ArchiveCache(settings.host_cache_dir(), base_url=settings.base_url,
                                  readonly=offline, fallbacks=fallbacks)
         self.cache = cache
@@ -245,8 +256,8 @@ class Archive:
             log.warning("%s: ignoring bad cached copy %s: %s", url, path, exc.message)
             return None
         self._count("from_cache")
-        sample = self.cache.is_fallback(path)
-        if sample:
+        from_sample = self.cache.is_fallback(path)
+        if from_sample:
             self._count("from_sample")
         content_type = None
         if info.kind == "attachment":
@@ -255,7 +266,7 @@ class Archive:
             content_type = "text/html; charset=utf-8"
         return ArchivePage(url=url, status=200, body=body, from_cache=True,
                            fetched_at=datetime.fromtimestamp(path.stat().st_mtime, timezone.utc),
-                           content_type=content_type, sample=sample)
+                           content_type=content_type, sample=from_sample)
 
     def _from_network(self, info: ArchiveURL, url: str) -> ArchivePage:
         session = self.session

@@ -189,20 +189,17 @@ def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) ->
 
 
 def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
-    from reviewbot.parse.patch import parse_patch
-    from reviewbot.parse.subject import parse_subject
-    from reviewbot.store import message_from_row
+    from reviewbot.store import patch_from_row
 
     row = store.message_row(message_id)
     if row is None:
         raise ReviewbotError("message not in the store", subject=message_id)
-    message = message_from_row(row, parse_subject)
-    return parse_patch(message), row.get("thread_id")
+    return patch_from_row(row), row.get("thread_id")
 
 
 def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
-    """Findings of the list/day range that earlier runs drafted or skipped (made-up sample messages,
-    which are never drafted, left out): the same selection as ``Store.undrafted_findings``, inverted."""
+    """Findings of the list/day range that earlier runs drafted or skipped: the same selection as
+    ``Store.undrafted_findings``, inverted."""
     return int(store.handled_finding_count(list_name, since))
 
 
