@@ -32,7 +32,11 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    blktests]``, ``[PATCH v2 xfsprogs]``: ``USERSPACE_TAGS``), a changelog
    that says "this patch fixes", or a micro-optimisation the changelog
    already explains ("generates better assembly", "so that the compiler
-   can ...": ``MICRO_REASON_PHRASES``).
+   can ...": ``MICRO_REASON_PHRASES``), a change only to sysfs show/store
+   functions ("save CPU cycles" when printing a cpumask: ``SYSFS_CALLS``), or
+   a separate pass merged into an existing loop with more lines removed than
+   added ("by merging the checks into existing loops": one walk less).
+   "Performance of eFEM modules" is radio performance (``NOT_SPEED_QUALIFIERS``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -48,7 +52,8 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    Not evidence: configuration values ("sleep 100 ms", "a timeout of 5s"),
    git rename similarity and diffstat lines, a share of capacity ("1% of the
    filesystem"), sizes in bytes, numbers about memory footprint ("the used
-   memory decreased by 20%", "free -h"). Results behind a reference ("Please
+   memory decreased by 20%", "free -h"), patch numbers ("patches 12 and 13").
+   Results behind a reference ("Please
    refer to [1] and [2] for benchmarks" with the [n] links, "the benchmark
    results are in the cover letter") make the finding ``answered``.
 
@@ -66,6 +71,10 @@ The finding is ``open`` unless someone in the thread already asked for
 numbers (``raised``) or the numbers exist outside the patch itself: in the
 series' cover letter or in a later reply by the author (``answered``: no
 draft asks again; a reviewer may still ask to move them into the changelog).
+The cover letter counts as the cover letter only (its paragraphs about other
+patches left out), never as the author's reply. When the changelog quotes size
+numbers ("864 bytes ... 13 cachelines"), the draft asks for runtime numbers for
+the speed part, not "do you have numbers?".
 
 Why it matters
 --------------
@@ -1321,16 +1330,17 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         ideas.append(f"a macro benchmark such as {suggest}")
     else:
         ideas.append("a macro benchmark of a workload that hits this path")
-    if f.details.get("cache_lines"):
+    if f.details.get("cache_lines") and not f.details.get("size_numbers"):
         ideas.append("perf c2c output showing less cache-line contention")
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
     # the draft quotes the changelog's claim when it has one, else the Subject line
     in_body = f.line is not None or find_claim(patch.commit_message) is not None
     said = "The changelog says" if in_body else "The subject says"
-    share = ("the size numbers are there, but could you also share runtime numbers for the speed part?"
-             if f.details.get("size_numbers") else "could you share any performance numbers?")
+    share = ("; the size numbers are there, but could you also share runtime numbers for the speed part?"
+             if f.details.get("size_numbers") else
+             ", which sounds plausible, but could you share any performance numbers?")
     text = (
-        f"{said} this makes things faster, which sounds plausible, but {share} For example "
+        f"{said} this makes things faster{share} For example "
         + ", ".join(ideas) + ". Numbers with the machine "
         "and the method would help to weigh the gain against the added complexity."
     )
@@ -1443,6 +1453,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
         text_for_kind = f"{sentence} {_prose(own) if not series else ''}"  # the changelog says what kind
+    if f.details.get("size_numbers"):
+        text_for_kind = SIZE_NUMBERS_RE.sub(" ", text_for_kind)  # "14 cachelines" is the size, not contention
     ask = ""
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
