@@ -255,6 +255,13 @@ CLAIM_KEY_WORDS = (
 NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "neither", "hardly"})
 # speed named as what the patch is not for: "optimized for simplicity rather than performance"
 CONTRAST_PHRASES = ("rather than", "instead of")
+# the benefit denied after the claim word: "It's an unusual optimization that doesn't help properly written
+# code" (said of something the patch drops)
+NEGATED_BENEFIT_RE = re.compile(
+    r"^[^.;:]{0,40}?\b(?:doesn't|does\s+not|don't|do\s+not|didn't|did\s+not|won't|will\s+not|never)\s+"
+    r"(?:really\s+)?(?:help|helps|matter|matters|benefit|improve|gain|pay\s+off)\b",
+    re.IGNORECASE,
+)
 # "optimized for simplicity": a goal other than speed named after "optimized for"
 NOT_SPEED_GOALS = frozenset({
     "simplicity", "readability", "clarity", "correctness", "maintainability", "portability", "size",
@@ -938,8 +945,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue
                 spans = spans or _word_spans(sentence)
                 a, b = spans[span[0]][0], spans[span[1]][1]
-                if _NEGATION_RE.search(sentence[max(0, a - 40) : a]):
-                    continue
+                if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
+                    continue  # "no performance change"; "an optimization that doesn't help"
                 if words[:2] == ["now", "that"] and a < sentence.find(","):
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
