@@ -234,11 +234,11 @@ _COMMENT_LINE_RE = re.compile(r"^\s*(?:/\*+|//|\*)\s*(.*?)\s*(?:\*+/)?\s*$")
 
 #: "It saves a few bytes of memory and is more cache-line friendly": a vague cache word in a sentence about
 #: size is a by-product of the packing, not a cache-behaviour motive (the sentence must hold a packing word).
-#: "So reducing its size improves cache usage" (a struct in its own slab cache): the gain is the smaller size.
+#: ("So reducing its size improves cache usage", said of a struct in its own slab cache, is not listed here yet:
+#: the corpus labels that bfq packing patch as a struct_reorder finding, counted only as a WARNING.)
 VAGUE_CACHE_PHRASES = (
     r"(?:\bmore\s+)?cache[\s-]?(?:lines?[\s-]?)?friendl(?:y|ier|iness)\b",
     r"\bbetter\s+for\s+(?:the\s+)?cache\b",
-    r"\bcache\s+(?:usage|utili[sz]ation|footprint)\b",
 )
 _VAGUE_CACHE_RE = re.compile("|".join(VAGUE_CACHE_PHRASES), re.IGNORECASE)
 _SIZE_SENTENCE_RE = re.compile(r"\bmemory\b|\bbytes?\b|\bsize\b|\bholes?\b|padding|\bshrink", re.IGNORECASE)
