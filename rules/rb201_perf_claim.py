@@ -32,7 +32,11 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    blktests]``, ``[PATCH v2 xfsprogs]``: ``USERSPACE_TAGS``), a changelog
    that says "this patch fixes", or a micro-optimisation the changelog
    already explains ("generates better assembly", "so that the compiler
-   can ...": ``MICRO_REASON_PHRASES``).
+   can ...": ``MICRO_REASON_PHRASES``), a change only to sysfs show/store
+   functions ("save CPU cycles" when printing a cpumask: ``SYSFS_CALLS``), or
+   a separate pass merged into an existing loop with more lines removed than
+   added ("by merging the checks into existing loops": one walk less).
+   "Performance of eFEM modules" is radio performance (``NOT_SPEED_QUALIFIERS``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -48,7 +52,8 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    Not evidence: configuration values ("sleep 100 ms", "a timeout of 5s"),
    git rename similarity and diffstat lines, a share of capacity ("1% of the
    filesystem"), sizes in bytes, numbers about memory footprint ("the used
-   memory decreased by 20%", "free -h"). Results behind a reference ("Please
+   memory decreased by 20%", "free -h"), patch numbers ("patches 12 and 13").
+   Results behind a reference ("Please
    refer to [1] and [2] for benchmarks" with the [n] links, "the benchmark
    results are in the cover letter") make the finding ``answered``.
 
@@ -66,6 +71,10 @@ The finding is ``open`` unless someone in the thread already asked for
 numbers (``raised``) or the numbers exist outside the patch itself: in the
 series' cover letter or in a later reply by the author (``answered``: no
 draft asks again; a reviewer may still ask to move them into the changelog).
+The cover letter counts as the cover letter only (its paragraphs about other
+patches left out), never as the author's reply. When the changelog quotes size
+numbers ("864 bytes ... 13 cachelines"), the draft asks for runtime numbers for
+the speed part, not "do you have numbers?".
 
 Why it matters
 --------------
@@ -246,6 +255,13 @@ CLAIM_KEY_WORDS = (
 NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "neither", "hardly"})
 # speed named as what the patch is not for: "optimized for simplicity rather than performance"
 CONTRAST_PHRASES = ("rather than", "instead of")
+# the benefit denied after the claim word: "It's an unusual optimization that doesn't help properly written
+# code" (said of something the patch drops)
+NEGATED_BENEFIT_RE = re.compile(
+    r"^[^.;:]{0,40}?\b(?:doesn't|does\s+not|don't|do\s+not|didn't|did\s+not|won't|will\s+not|never)\s+"
+    r"(?:really\s+)?(?:help|helps|matter|matters|benefit|improve|gain|pay\s+off)\b",
+    re.IGNORECASE,
+)
 # "optimized for simplicity": a goal other than speed named after "optimized for"
 NOT_SPEED_GOALS = frozenset({
     "simplicity", "readability", "clarity", "correctness", "maintainability", "portability", "size",
@@ -362,6 +378,23 @@ MICRO_REASON_PHRASES = (
     "almost never used",
 )
 
+# A separate pass folded into a loop the code already has: "by merging the checks into existing loops". With
+# more lines removed than added, one walk less costs nothing to weigh: no finding. ("This is much simpler, and
+# it improves performance" alone is still a claim: the labelled sets ask for numbers on library switches.)
+LOOP_WORDS = ("loop", "loops", "walk", "walks", "iteration", "iterations", "pass", "passes")
+MERGED_INTO_EXISTING_RE = re.compile(
+    rf"\binto\s+(?:the\s+|an?\s+)?existing\s+(?:[\w-]+\s+)?(?:{'|'.join(LOOP_WORDS)})\b", re.IGNORECASE
+)
+# A sysfs attribute's show/store function: run when someone reads the file, no path to measure
+# ("save CPU cycles" in a *_show() that prints a cpumask)
+SYSFS_SECTION_RE = re.compile(
+    r"\bstruct\s+(?:device|kobj|class|driver|bus)_attribute\b|"
+    r"\b\w+_(?:show|store)\s*\(\s*struct\s+(?:device|kobject|class|device_driver|bus_type)\b"
+)
+SYSFS_CALLS = ("sysfs_emit(", "sysfs_emit_at(")
+# the author quotes size numbers (pahole, "864 bytes ... 13 cachelines"): the draft asks for runtime numbers only
+SIZE_NUMBERS_RE = re.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
+
 # "allow X to optimize": someone else may optimize, later
 ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
 # "the has_sleepers optimization", "current optimization": an existing mechanism named
@@ -380,6 +413,8 @@ NAMING_AFTER = frozenset({
 # "EMC performance", "antenna performance": not speed
 NOT_SPEED_QUALIFIERS = frozenset({
     "emc", "emi", "rf", "antenna", "radio", "signal", "audio", "thermal", "battery", "acoustic", "power",
+    # radio front-end modules: "to improve performance of eFEM modules"
+    "fem", "efem", "ifem", "lna",
 })
 # "performance counters", "performance monitoring": the name of a thing, not a gain
 PERF_NAME_FOLLOWERS = frozenset({
@@ -431,7 +466,7 @@ TOOL_NAMES = (
     "mmtests", "stress-ng", "sysbench", "t/io_uring", "dbench", "tbench", "pgbench", "specjbb", "redis-benchmark",
     "memtier", "vm-scalability", "fs_mark", "fsmark", "filebench", "ebizzy", "lockstat", "bpftrace", "flame graph",
     "flamegraph", "benchmark", "benchmarks", "microbenchmark", "micro-benchmark", "tcrypt", "ntttcp", "iostat",
-    "sockperf", "uperf", "neper", "ycsb",
+    "sockperf", "uperf", "neper", "ycsb", "iozone",
 )
 # words that label the two sides of a comparison: "Before:", "Vanilla  Patched", "w/o patch"
 COMPARE_WORDS = (
@@ -762,6 +797,8 @@ def _good_made_bigger(words: Sequence[str], i: int) -> Span | None:
             return None
         if k + 1 < len(words) and words[k + 1] in PERF_NAME_FOLLOWERS:
             return None
+        if words[k + 1 : k + 2] == ["of"] and words[k + 2 : k + 3] and words[k + 2] in NOT_SPEED_QUALIFIERS:
+            return None  # "improve performance of eFEM modules": radio performance, not speed
         return i, k
     if w in GOOD_NOUNS and (i == 0 or words[i - 1] not in NOT_SPEED_QUALIFIERS):
         k = _find(words, i + 1, i + 4, MORE_AFTER)
@@ -908,8 +945,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue
                 spans = spans or _word_spans(sentence)
                 a, b = spans[span[0]][0], spans[span[1]][1]
-                if _NEGATION_RE.search(sentence[max(0, a - 40) : a]):
-                    continue
+                if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
+                    continue  # "no performance change"; "an optimization that doesn't help"
                 if words[:2] == ["now", "that"] and a < sentence.find(","):
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
@@ -1015,6 +1052,8 @@ def _numeric_line(line: str) -> bool:
     """A row of a results table or block: two numbers, "label: 75", or a dmesg time stamp."""
     if "/*" in line or "*/" in line:
         return False  # pahole layout output
+    if "patch" in line.lower():
+        line = _PATCH_NUMBER_RE.sub(" ", line)  # "From patch 5 to 10", "patches 12 and 13": no measurement
     return (
         len(_DECIMAL_RE.findall(line)) >= 2
         or _LABELLED_NUMBER_RE.search(line) is not None
@@ -1134,9 +1173,10 @@ def _same_person(a: Message, patch: Patch) -> bool:
 def _thread_state(patch: Patch, ctx: RuleContext) -> tuple[bool, bool]:
     """(the author posted numbers in a reply, a reviewer asked for numbers) in this patch's branch."""
     answered = raised = False
+    cover_id = ctx.cover.message_id if ctx.cover is not None else None
     for msg in ctx.thread:
-        if msg.message_id == patch.message_id or not about_patch(msg, patch):
-            continue  # the patch itself, or another patch of the series
+        if msg.message_id in (patch.message_id, cover_id) or not about_patch(msg, patch):
+            continue  # the patch itself, its cover letter (graded on its own), or another patch of the series
         text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
             answered = answered or _grade(text) == "measured"
@@ -1197,7 +1237,27 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
         return True  # a revert: its speed words are the reverted commit's, usually argued against
     if FIX_REASON_RE.search(own_body):
         return True
+    if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(patch):
+        return True
     return _MICRO_REASON.search(_prose(own_body))
+
+
+def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
+    """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
+    checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
+    added = sum(fd.added_count for fd in patch.files)
+    removed = sum(fd.removed_count for fd in patch.files)
+    return removed > added and MERGED_INTO_EXISTING_RE.search(" ".join(_prose(own_body).split())) is not None
+
+
+def _only_sysfs_handlers(patch: Patch) -> bool:
+    """True when every changed hunk of C code is in a sysfs attribute's show/store function (its hunk header, or
+    a ``sysfs_emit()`` in the hunk): run when someone reads a file, nothing a benchmark would see."""
+    hunks = [h for fd in patch.files if fd.path.endswith(".c") for h in fd.hunks]
+    return bool(hunks) and all(
+        SYSFS_SECTION_RE.search(h.section or "") is not None or any(c in d.text for d in h.lines for c in SYSFS_CALLS)
+        for h in hunks
+    )
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -1259,6 +1319,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "subsystem": sub[0] if sub else None,
                 "suggest": sub[1] if sub else None,
                 "cache_lines": bool(_CACHE_MENTION_RE.search(patch.commit_message + patch.subject.title)),
+                # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
+                "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
             },
         )
     ]
@@ -1275,15 +1337,18 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         ideas.append(f"a macro benchmark such as {suggest}")
     else:
         ideas.append("a macro benchmark of a workload that hits this path")
-    if f.details.get("cache_lines"):
+    if f.details.get("cache_lines") and not f.details.get("size_numbers"):
         ideas.append("perf c2c output showing less cache-line contention")
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
     # the draft quotes the changelog's claim when it has one, else the Subject line
     in_body = f.line is not None or find_claim(patch.commit_message) is not None
     said = "The changelog says" if in_body else "The subject says"
+    share = ("; the size numbers are there, but could you also share runtime numbers for the speed part?"
+             if f.details.get("size_numbers") else
+             ", which sounds plausible, but could you share any performance numbers?")
     text = (
-        f"{said} this makes things faster, which sounds plausible, but could you share "
-        "any performance numbers? For example " + ", ".join(ideas) + ". Numbers with the machine "
+        f"{said} this makes things faster{share} For example "
+        + ", ".join(ideas) + ". Numbers with the machine "
         "and the method would help to weigh the gain against the added complexity."
     )
     if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
@@ -1395,6 +1460,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
         text_for_kind = f"{sentence} {_prose(own) if not series else ''}"  # the changelog says what kind
+    if f.details.get("size_numbers"):
+        text_for_kind = SIZE_NUMBERS_RE.sub(" ", text_for_kind)  # "14 cachelines" is the size, not contention
     ask = ""
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
@@ -1411,8 +1478,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
              else "would help reviewers see the gain")
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
-    text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
-            f"{ask}. Numbers with the machine and the method {weigh}.")
+    if f.details.get("size_numbers"):
+        # the author gave the size change already: asking "do you have numbers?" after it reads as not reading
+        text = (f"{where} says \"{sentence}\". The size numbers show what the new layout saves; do you also "
+                f"have runtime numbers for the speed part? For example, {ask}. Numbers with the machine and the "
+                f"method {weigh}.")
+    else:
+        text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
+                f"{ask}. Numbers with the machine and the method {weigh}.")
     if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text

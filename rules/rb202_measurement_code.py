@@ -7,8 +7,9 @@ instead of doing the work:
 
 * a time or cycle stamp (``get_cycles()``, ``rdtsc*()``, ``ktime_get*()``,
   ``sched_clock()``, ``local_clock()``, ``cpu_clock()``) stored in a variable
-  and a delta of such stamps printed with ``printk``/``pr_*``/``trace_printk``
-  in the same hunk;
+  and a delta of such stamps printed with ``printk``/``pr_*``/``dev_*``/
+  ``trace_printk`` in the same hunk (also when the print's arguments continue
+  on the next lines);
 * a ``static`` sample counter or sum averaged and printed in the same hunk;
 * interrupts disabled around a call only to time it (``local_irq_save`` or
   ``local_irq_disable`` with a stamp taken inside).
@@ -38,7 +39,9 @@ Only looks inside one hunk; a stamp taken in one hunk and printed in another
 is not seen. Code that measures on purpose is left alone: ``tools/`` (kselftests,
 perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), KUnit tests
 (``*_kunit.c``, ``<kunit/test.h>``), ``tests/`` folders and benchmarks
-(``*bench*``, ``*torture*``, ``crypto/tcrypt.c``). Only a print of a *difference*
+(``*bench*``, ``*torture*``, ``crypto/tcrypt.c``), and a file whose unchanged
+lines already time something and print it (new code beside an existing
+microbenchmark, copying it). Only a print of a *difference*
 of stamps (or an average) counts: printing a plain time stamp, a state or an
 error next to timing code is not a harness.
 
@@ -113,6 +116,45 @@ def _measures_on_purpose(path: str, added: str) -> bool:
     return MEASURING_PATH_RE.search(path) is not None or any(marker in added for marker in TEST_MARKERS)
 
 
+#: How many lines a print call's arguments may continue over ("dev_dbg(dev, \"... %lld us\",\n\t\tpfx, time_us);")
+PRINT_CONTINUATION_LINES = 6
+
+
+def _print_args(codes: Sequence[str], at: int, start: int) -> str:
+    """The arguments of the print call opened at ``codes[at][start:]``, with the lines they continue on."""
+    args = codes[at][start:]
+    depth = 1 + args.count("(") - args.count(")")
+    for code in codes[at + 1 : at + 1 + PRINT_CONTINUATION_LINES]:
+        if depth <= 0:
+            break
+        args += " " + code
+        depth += code.count("(") - code.count(")")
+    return args
+
+
+def _prints_delta(codes: Sequence[str]) -> bool:
+    """True when ``codes`` (lines of code) print a difference of time stamps they take."""
+    harness = _Harness(list(codes))
+    if not (harness.stamps or harness.deltas):
+        return False
+    for k, code in enumerate(codes):
+        printed = _PRINT_RE.search(code) if any(word in code for word in PRINT_WORDS) else None
+        if printed is not None and harness.printed(_print_args(codes, k, printed.end())) == "time delta":
+            return True
+    return False
+
+
+def _file_measures_already(fd) -> bool:
+    """True when the unchanged lines the hunks show already time something and print it (a microbenchmark the
+    new code sits next to and copies, as a debugfs 'test=' command beside 'microbench='): the file measures
+    on purpose."""
+    context = [d.text for hunk in fd.hunks for d in hunk.lines if d.kind is LineKind.CONTEXT]
+    text = "\n".join(context)
+    if not any(word in text for word in CLOCK_WORDS) or not _may_harness(text):
+        return False
+    return _prints_delta([s.code for s in scan_lines(context)])
+
+
 class _Harness:
     """What the added lines of one hunk measure: stamp, delta and counter variables, irqs disabled."""
 
@@ -160,7 +202,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         text = joined_text(fd, LineKind.ADDED)
         if not any(word in text for word in _QUICK_WORDS) or not _may_harness(text):
             continue
-        if _measures_on_purpose(fd.path, text):
+        if _measures_on_purpose(fd.path, text) or _file_measures_already(fd):
             continue
         for hunk in fd.hunks:
             if not _may_harness(joined_text(hunk, LineKind.ADDED)):
@@ -170,13 +212,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             harness = _Harness(codes)
             if not (harness.stamps or harness.deltas or harness.counters):
                 continue
-            for dl, code in zip(added, codes):
+            for at, (dl, code) in enumerate(zip(added, codes)):
                 if not any(word in code for word in PRINT_WORDS):
                     continue
                 printed = _PRINT_RE.search(code)
                 if printed is None:
                     continue
-                kind = harness.printed(code[printed.end() :])
+                kind = harness.printed(_print_args(codes, at, printed.end()))
                 if kind is None:
                     continue  # a print of something else (a state, an error, a plain time stamp)
                 findings.append(
