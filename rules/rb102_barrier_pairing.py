@@ -43,7 +43,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
    a function that stays into a new helper is new code, unless its comment
-   block moved with it. A barrier only renamed or changed in type on a line
+   block or the statement beside it moved with it (``blktrace_seq++;
+   smp_mb();`` now in ``blk_trace_start()``: it orders the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
    in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
    ``smp_mb__after_atomic()``, ``wake_up_bit()``).
@@ -800,7 +801,8 @@ class _Moves:
 
     * the same call (or line) removed elsewhere in the patch: moved; unless it
       lands in a function the patch adds whole while its old function stays
-      (cut out into a new helper: new code);
+      (cut out into a new helper: new code) without its comment block or the
+      statement beside it;
     * the same call removed from a function the patch removes whole: moved or
       inlined unchanged;
     * the same barrier removed in the same hunk (its arguments renamed,
@@ -815,6 +817,7 @@ class _Moves:
         self.fresh: dict[int, list[bool]] = {}
         self.in_hunk: dict[int, Counter] = {}
         self.removed_comments: str | None = None
+        self.removed_neighbours: set[tuple[str, str]] | None = None
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
@@ -834,7 +837,7 @@ class _Moves:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
         if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
-                      or self._comment_moved_too(use)):
+                      or self._comment_moved_too(use) or self._statement_moved_too(use)):
             for k in keys:
                 self.removed[k] -= 1
             return True
@@ -845,6 +848,36 @@ class _Moves:
             return True
         return False
 
+
+    def _statement_moved_too(self, use: _Use) -> bool:
+        """Was the barrier removed elsewhere together with the statement next to it?
+
+        ``blktrace_seq++; smp_mb();`` cut out of a function into a new helper (the old function
+        kept), or a function rewritten whole around the same ``smp_rmb(); thread->pending = false;``:
+        the barrier still orders the same two accesses. The added line above or below the barrier
+        (blank lines skipped; a context line there means the barrier now sits beside existing code)
+        and the barrier line must be two consecutive removed lines too, compared modulo whitespace;
+        a brace, ``else`` or bare ``return;`` says nothing (``STATEMENTS_THAT_SAY_NOTHING``).
+        """
+        if self.removed_neighbours is None:
+            self.removed_neighbours = set()
+            for fd in self.patch.files:
+                for hunk in fd.hunks:
+                    lines = [t for t in (normalise(d.text) for d in hunk.removed) if t]
+                    self.removed_neighbours.update(zip(lines, lines[1:]))
+        mine = normalise(use.line.text)
+        for step in (-1, 1):
+            j = use.idx + step
+            while 0 <= j < len(use.new) and not normalise(use.new[j].text):
+                j += step
+            if not 0 <= j < len(use.new) or use.new[j].kind is not LineKind.ADDED:
+                continue
+            other = normalise(use.new[j].text)
+            if other in STATEMENTS_THAT_SAY_NOTHING:
+                continue
+            if ((other, mine) if step < 0 else (mine, other)) in self.removed_neighbours:
+                return True
+        return False
 
     def _comment_moved_too(self, use: _Use) -> bool:
         """Was the barrier's own comment block removed elsewhere too (barrier and comment moved together
@@ -861,6 +894,11 @@ class _Moves:
                         parts.extend(sc.comment for sc in scan_lines(texts, starts_in_comment(texts)))
             self.removed_comments = normalise(" ".join(parts))
         return comment in self.removed_comments
+
+
+#: Lines too common beside a barrier to show that it moved together with its statement.
+STATEMENTS_THAT_SAY_NOTHING = frozenset({"{", "}", "};", "else", "else {", "} else {", "return;", "break;",
+                                         "continue;", "return 0;"})
 
 
 def _removed_whole_keys(patch: Patch) -> Counter:
