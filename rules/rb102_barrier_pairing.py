@@ -67,8 +67,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
-   another barrier. Naming only the barrier itself ("This virt_wmb() ensures
-   ...") or only the function it sits in names no pair. A device barrier
+   another barrier; an acquire or read barrier may name instead the store it
+   waits for ("wait for the PG_mte_tagged flag to be set"). Naming only the
+   barrier itself ("This virt_wmb() ensures ...") or only the function it sits
+   in names no pair. A device barrier
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
    orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
    code name, or "before/after X"; "Make sure that all write ops are in order"
@@ -406,6 +408,8 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
     if _is_smp(name):
         if _PAIRING_RE.search(text):
             return True
+        if _barrier_side(name) in ("acquire", "read") and _names_awaited_store(text, name):
+            return True
         named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
             m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
         }
@@ -414,6 +418,26 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
     return len(_WORD_RE.findall(text)) >= 3 and bool(
         _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
     )
+
+
+#: How a read-side comment names the store it waits for: "wait for the PG_mte_tagged flag to be set",
+#: "once ZED_READY is set", "the keys written by zed_publish()". That store (a release, or a write
+#: barrier before it) is the other side.
+AWAITED_STORE_PHRASES = (
+    r"\bto\s+be\s+(?:set|cleared|written|published|stored|released|updated)\b",
+    r"\b(?:is|are|was|were|has\s+been|have\s+been|gets?|got)\s+(?:set|cleared|written|published|stored|released)\b",
+    r"\b(?:set|cleared|written|published|stored|released)\s+by\b",
+)
+_AWAITED_STORE_RE = re.compile("|".join(AWAITED_STORE_PHRASES), re.IGNORECASE)
+
+
+def _names_awaited_store(text: str, name: str) -> bool:
+    """Does an acquire's (or read barrier's) comment name, in one sentence, the code name (``PG_mte_tagged``,
+    ``ZED_SLOT_READY``) of the store it waits for? "wait until it is done" names nothing."""
+    for sentence in re.split(r"(?<=[.;:!?])\s+", text):
+        if _AWAITED_STORE_RE.search(sentence) and any(w != name for w in _IDENT_RE.findall(sentence)):
+            return True
+    return False
 
 
 #: "... before the cpu parks", "after reading the status": the comment names the other access or event.
