@@ -57,7 +57,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    continuations; for a barrier that is the body of an ``if``/``else``/loop
    line, above that line). A note one statement above that speaks of this
    barrier ("the smp_wmb() below pairs with ..."), or the comment above the
-   function's header, counts when it plainly says "pairs with".
+   function's header, counts when it plainly says "pairs with"; a note one
+   statement above that names the barrier's object and points to a function
+   ("head is RCU protected, see io_poll_remove_entries() comments" above
+   ``rcu_read_lock(); head = smp_load_acquire(&poll->head);``) counts too.
 6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
    barrier and its function ("Paired with smp_load_acquire() in foo()"), a
    comment here saying what it orders is enough. When the patch adds both a
@@ -1055,6 +1058,11 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
         stmt_note = comment_above(scans, idx - 1) or ""
         if f"{use.name}(" in stmt_note or _THIS_BARRIER_RE.search(stmt_note):
             notes.append(stmt_note)
+        elif _names_object(stmt_note, use) and _SEE_FUNCTION_RE.search(stmt_note):
+            # "head is RCU protected, see io_poll_remove_entries() comments" above the rcu_read_lock()
+            # before ``smp_load_acquire(&poll->head)``: the note is about this object and points to the
+            # function whose comments describe the other side
+            return own, stmt_note
     header = _function_header(use)
     if header is not None:
         j = header
@@ -1074,6 +1082,14 @@ _PAIRED_WITH_RE = re.compile(
 
 
 _THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
+_SEE_FUNCTION_RE = re.compile(r"\bsee\s+(?:the\s+)?\w+\(\)", re.IGNORECASE)
+
+
+def _names_object(note: str, use: _Use) -> bool:
+    """Does ``note`` name the field the barrier loads or stores (``head`` of ``smp_load_acquire(&poll->head)``)?"""
+    m = BARRIER_RE.search(use.code)
+    words = re.findall(r"[A-Za-z_]\w*", _object_of(use.code, m.end() - 1)) if m else []
+    return bool(words) and len(words[-1]) >= 3 and bool(re.search(rf"\b{re.escape(words[-1])}\b", note))
 _ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
 _RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
 
