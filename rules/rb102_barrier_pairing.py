@@ -85,6 +85,12 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
    acquire/release, ``wake_up``), it reports that the other side is missing.
 
+Drafts: a barrier on an io_uring ring index shared with userspace
+(``USERSPACE_RING_INDEXES``: ``rings->sq.head``, ``rq_ring->tail``,
+``br->tail``) pairs with the application, never with kernel code in the
+patch: the question says so (and suggests "Pairs with the application's
+store-release of the tail") instead of "I could not find the other side".
+
 Why it matters
 --------------
 A barrier orders accesses only against a matching barrier (or implied
@@ -1206,6 +1212,28 @@ DOUBT_WORDS = (r"\?", r"\bhm+\b", r"\bhmm+\w*", r"\bnot\s+sure\b", r"\bunsure\b"
 _DOUBT_RE = re.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
 
 
+#: io_uring ring indexes shared with userspace: the other side of a barrier on one of these is the application
+#: (or liburing), never in a kernel patch. The draft says so instead of "I could not find the other side".
+USERSPACE_RING_PATHS = (r"io_uring/[\w/.-]+\.[ch]", r"fs/io_uring\.c", r"include/linux/io_uring[\w/-]*\.h")
+USERSPACE_RING_INDEXES = (
+    r"(?:^|->|\.)(?:sq|cq)\.(?:head|tail)",  # struct io_rings: rings->sq.head, r->cq.tail
+    r"(?:^|->)r\.(?:head|tail)",  # the 2019 io_sq_ring/io_cq_ring: ring->r.head
+    r"\brq_ring->(?:head|tail)",  # the zero-copy receive refill ring
+    r"\b(?:br|buf_ring)->(?:head|tail)",  # struct io_uring_buf_ring, a provided-buffer ring the application fills
+)
+_USERSPACE_RING_PATH_RE = re.compile("^(?:" + "|".join(USERSPACE_RING_PATHS) + ")$")
+_USERSPACE_RING_INDEX_RE = re.compile("(?:" + "|".join(USERSPACE_RING_INDEXES) + ")$")
+
+
+def _userspace_ring_index(use: _Use) -> str:
+    """The ring index shared with userspace that the barrier loads or stores (``br->tail``), or ""."""
+    if not _USERSPACE_RING_PATH_RE.match(_tree_path(use.path)):
+        return ""
+    m = BARRIER_RE.search(use.code)
+    obj = _object_of(use.code, m.end() - 1) if m else ""
+    return obj if obj and _USERSPACE_RING_INDEX_RE.search(obj) else ""
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1213,6 +1241,9 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     details = {"barrier": use.name, "smp": smp}
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
+    ring = _userspace_ring_index(use) if smp and partner is None else ""
+    if ring:
+        details["ring_index"] = ring
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
@@ -1496,6 +1527,33 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
 
 
+#: What the application does on the other side of a ring index, by the side of the kernel's barrier.
+_APP_SIDE = {
+    "acquire": "store-release of {i} (liburing's io_uring_smp_store_release())",
+    "release": "load-acquire of {i} (liburing's io_uring_smp_load_acquire())",
+    "read": "write barrier before it updates {i}",
+    "write": "read barrier after it reads {i}",
+    "full": "barrier around its access to {i}",
+}
+
+
+def _ring_paragraph(fs: Sequence[Finding]) -> str:
+    """The question for barriers on io_uring ring indexes shared with userspace: the other side is the
+    application, so the comment only needs to say so."""
+    items = list(dict.fromkeys((str(f.details.get("barrier", "")), str(f.details.get("ring_index", ""))) for f in fs))
+    what = " and ".join(f"the {b}() on {i}" for b, i in items)
+    examples = []
+    for b, i in items:
+        field = i.rsplit("->", 1)[-1].rsplit(".", 1)[-1]
+        side = _APP_SIDE.get(_barrier_side(b), _APP_SIDE["full"]).format(i=f"the {field}")
+        examples.append(f"\"Pairs with the application's {side}\"" + (f" for the {b}()" if len(items) > 1 else ""))
+    many = len(items) > 1
+    return (f"If I read it right, {what} {'pair' if many else 'pairs'} with the application on the other side "
+            f"of the ring (liburing or the program itself), which shares {'these indexes' if many else 'that index'}"
+            f" with the kernel. Could a short comment say so, e.g. {'; '.join(examples)}? Then the next reader "
+            "does not go looking for the other side in the kernel.")
+
+
 def _mmio_paragraph(f: Finding) -> str:
     """The device-ordering note for an smp_wmb() right before an MMIO write (no SMP pairing question)."""
     mmio = f.details.get("mmio", "writel")
@@ -1513,7 +1571,9 @@ def _mmio_paragraph(f: Finding) -> str:
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
     partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
-    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")]
+    ring = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("ring_index")]
+    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")
+                  and not f.details.get("ring_index")]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
@@ -1561,6 +1621,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 "orders (e.g. the descriptor writes against the doorbell write)? It is not obvious to "
                 "me from the patch alone."
             )
+    if ring:
+        parts.append(_ring_paragraph(ring))
     for f in partnered:
         parts.append(
             f"I think this {f.details.get('barrier')}() pairs with the {f.details.get('partner')}() on "
@@ -1808,8 +1870,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
 
     pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
                                                                                 "comment-without-pairing")], patch)
-    smp = [f for f in by["no-comment"] if f.details.get("smp")]
+    ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
+    smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
+    if ring:
+        parts.append(_ring_paragraph(ring))
     weak = by["comment-without-pairing"]
     full_pair = _full_pair_in_patch(smp + weak, patch) if pair is None else None
     if full_pair is not None:
