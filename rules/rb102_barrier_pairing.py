@@ -90,6 +90,8 @@ Drafts: a barrier on an io_uring ring index shared with userspace
 ``br->tail``) pairs with the application, never with kernel code in the
 patch: the question says so (and suggests "Pairs with the application's
 store-release of the tail") instead of "I could not find the other side".
+Such a barrier with a comment saying what it orders ("make sure SQ entry
+isn't read before tail") is left alone, as a device barrier would be.
 
 Why it matters
 --------------
@@ -424,6 +426,12 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
         }
         named |= {w for w in _IDENT_RE.findall(text) if w != here and w in known}
         return bool(named - {name})
+    return _says_what_it_orders(text)
+
+
+def _says_what_it_orders(text: str) -> bool:
+    """Does a comment say in a few words what a barrier orders ("the descriptor writes before the doorbell",
+    "make sure SQ entry isn't read before tail")?"""
     return len(_WORD_RE.findall(text)) >= 3 and bool(
         _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
     )
@@ -1243,6 +1251,8 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         details.update(partner=partner[0], object=partner[1])
     ring = _userspace_ring_index(use) if smp and partner is None else ""
     if ring:
+        if text.strip() and _says_what_it_orders(text):
+            return None  # the other side is the application, as for every index of the ring: what it orders is enough
         details["ring_index"] = ring
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
