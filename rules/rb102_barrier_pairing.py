@@ -91,7 +91,11 @@ Drafts: a barrier on an io_uring ring index shared with userspace
 patch: the question says so (and suggests "Pairs with the application's
 store-release of the tail") instead of "I could not find the other side".
 Such a barrier with a comment saying what it orders ("make sure SQ entry
-isn't read before tail") is left alone, as a device barrier would be.
+isn't read before tail") is left alone, as a device barrier would be. A read
+barrier or acquire right after a bit test (``BIT_TESTS``: ``wait_on_bit()``,
+``buffer_locked()``'s ``test_bit()``) is the read side of a bit wait: the
+question suggests the ``clear_bit_unlock()`` that releases the bit as its
+usual other side.
 
 Why it matters
 --------------
@@ -1242,6 +1246,25 @@ def _userspace_ring_index(use: _Use) -> str:
     return obj if obj and _USERSPACE_RING_INDEX_RE.search(obj) else ""
 
 
+#: Tests of a bit whose setter releases it (``clear_bit_unlock()`` before ``wake_up_bit()``): a read barrier or
+#: acquire right after one (``if (!test_bit(bit, word)) { smp_rmb(); ...``, ``state = smp_load_acquire(&bh->b_state);
+#: return test_bit(BH_Lock, &state);``) is the read side of a bit wait.
+BIT_TESTS = (r"test_bit", r"wait_on_bit\w*", r"out_of_line_wait_on_bit\w*")
+_BIT_TEST_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(BIT_TESTS) + r")\s*\(")
+
+
+def _after_bit_test(use: _Use) -> bool:
+    """Is the barrier next to a bit test: on its line, in the two code lines above, or (an acquire whose value
+    is then tested) the code line below?"""
+    if "wait_on_bit" in (_function_name(use) or ""):
+        return True  # __wait_on_bit(), wait_on_bit_io(): the barrier ends the wait for a bit
+    near = [use.code, _code_line(use.scans, use.idx, -1)]
+    near.append(_code_line(use.scans, use.idx - 1, -1) if near[1] else "")
+    if _barrier_side(use.name) == "acquire":
+        near.append(_code_line(use.scans, use.idx, 1))
+    return any(_BIT_TEST_RE.search(c) for c in near if c)
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1249,6 +1272,8 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     details = {"barrier": use.name, "smp": smp}
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
+    if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
+        details["bit_test"] = True
     ring = _userspace_ring_index(use) if smp and partner is None else ""
     if ring:
         if text.strip() and _says_what_it_orders(text):
@@ -1680,6 +1705,8 @@ _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "acquire": "an smp_store_release() on the writer side",
     "full": "an smp_mb() or a full barrier implied by an atomic on the other side",
 }
+#: The other side of a read barrier or acquire that follows a bit test (``wait_on_bit()``, ``buffer_locked()``).
+_PAIR_FOR_BIT = "the clear_bit_unlock() that releases the bit, e.g. in the unlock path before wake_up_bit()"
 _COMPLEMENT = {"write": ("read", "acquire"), "release": ("acquire", "read"), "read": ("write", "release"),
                "acquire": ("release", "write"), "full": ("full",)}
 
@@ -1872,10 +1899,18 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
 
+    def pair_for(fs: Sequence[Finding], side: str) -> str:
+        of_side = [f for f in fs if _barrier_side(str(f.details.get("barrier", ""))) == side]
+        if side in ("read", "acquire") and of_side and all(f.details.get("bit_test") for f in of_side):
+            return _PAIR_FOR_BIT  # the read side of a bit wait: the other side clears the bit
+        return _PAIR_FOR[side]
+
     def suggestion(fs: Sequence[Finding]) -> str:
         sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
+        if len({pair_for(fs, s) for s in sides if s in _PAIR_FOR}) == 1:
+            sides = sides[:1]  # one suggestion fits them all (an acquire and a read barrier of one bit wait)
         return "; ".join(f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
-                         f" {_PAIR_FOR[s]}" if len(sides) > 1 else _PAIR_FOR[s]
+                         f" {pair_for(fs, s)}" if len(sides) > 1 else pair_for(fs, s)
                          for s in sides if s in _PAIR_FOR)
 
     pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
