@@ -92,10 +92,11 @@ patch: the question says so (and suggests "Pairs with the application's
 store-release of the tail") instead of "I could not find the other side".
 Such a barrier with a comment saying what it orders ("make sure SQ entry
 isn't read before tail") is left alone, as a device barrier would be. A read
-barrier or acquire right after a bit test (``BIT_TESTS``: ``wait_on_bit()``,
-``buffer_locked()``'s ``test_bit()``) is the read side of a bit wait: the
-question suggests the ``clear_bit_unlock()`` that releases the bit as its
-usual other side.
+barrier or acquire ending a wait for a bit to clear (``BIT_WAITS``:
+``!test_bit()``, ``wait_on_bit()``; in ``__wait_on_bit()`` or
+``buffer_locked()``) is the read side of a bit wait: when the patch shows no
+write side, the question suggests the ``clear_bit_unlock()`` that releases
+the bit as its usual other side.
 
 Why it matters
 --------------
@@ -1246,23 +1247,24 @@ def _userspace_ring_index(use: _Use) -> str:
     return obj if obj and _USERSPACE_RING_INDEX_RE.search(obj) else ""
 
 
-#: Tests of a bit whose setter releases it (``clear_bit_unlock()`` before ``wake_up_bit()``): a read barrier or
-#: acquire right after one (``if (!test_bit(bit, word)) { smp_rmb(); ...``, ``state = smp_load_acquire(&bh->b_state);
-#: return test_bit(BH_Lock, &state);``) is the read side of a bit wait.
-BIT_TESTS = (r"test_bit", r"wait_on_bit\w*", r"out_of_line_wait_on_bit\w*")
-_BIT_TEST_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(BIT_TESTS) + r")\s*\(")
+#: Waits for a bit to be cleared, whose other side releases the bit (``clear_bit_unlock()`` before
+#: ``wake_up_bit()``): a read barrier or acquire right after one (``if (!test_bit(bit, word)) { smp_rmb(); ...``,
+#: ``wait_on_bit_io(...); smp_rmb();``) is the read side of a bit wait. A bit tested set (``if (test_bit(DONE))``)
+#: is not: its other side is whatever sets it.
+BIT_WAITS = (r"!\s*test_bit", r"wait_on_bit\w*", r"out_of_line_wait_on_bit\w*")
+_BIT_WAIT_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(BIT_WAITS) + r")\s*\(")
+#: Functions that are bit waits or lock-bit tests themselves (``__wait_on_bit()``, ``buffer_locked()``).
+_BIT_WAIT_FUNCTION_RE = re.compile(r"wait_on_bit|_locked$")
 
 
 def _after_bit_test(use: _Use) -> bool:
-    """Is the barrier next to a bit test: on its line, in the two code lines above, or (an acquire whose value
-    is then tested) the code line below?"""
-    if "wait_on_bit" in (_function_name(use) or ""):
-        return True  # __wait_on_bit(), wait_on_bit_io(): the barrier ends the wait for a bit
+    """Does the barrier end a wait for a bit to be cleared: in a bit-wait or lock-bit function, or with a
+    ``!test_bit()``/``wait_on_bit()`` on its line or the two code lines above?"""
+    if _BIT_WAIT_FUNCTION_RE.search(_function_name(use) or ""):
+        return True
     near = [use.code, _code_line(use.scans, use.idx, -1)]
     near.append(_code_line(use.scans, use.idx - 1, -1) if near[1] else "")
-    if _barrier_side(use.name) == "acquire":
-        near.append(_code_line(use.scans, use.idx, 1))
-    return any(_BIT_TEST_RE.search(c) for c in near if c)
+    return any(_BIT_WAIT_RE.search(c) for c in near if c)
 
 
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
@@ -1901,8 +1903,9 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
 
     def pair_for(fs: Sequence[Finding], side: str) -> str:
         of_side = [f for f in fs if _barrier_side(str(f.details.get("barrier", ""))) == side]
-        if side in ("read", "acquire") and of_side and all(f.details.get("bit_test") for f in of_side):
-            return _PAIR_FOR_BIT  # the read side of a bit wait: the other side clears the bit
+        if (side in ("read", "acquire") and of_side and all(f.details.get("bit_test") for f in of_side)
+                and not _other_side_in_hunks(of_side, patch)):
+            return _PAIR_FOR_BIT  # the read side of a bit wait whose other side the patch does not show
         return _PAIR_FOR[side]
 
     def suggestion(fs: Sequence[Finding]) -> str:

@@ -48,3 +48,13 @@ def test_unlock_idiom_before_wake_up_bit_is_quiet() -> None:
     assert b"clear_bit_unlock" in text
     text = text.replace(b"@@ -40,7 +40,9 @@", b"@@ -40,7 +40,11 @@")
     assert run(text)[0] == []
+
+
+def test_read_barrier_after_a_bit_seen_set_is_not_a_bit_wait() -> None:
+    # "if (test_bit(DONE)) smp_rmb();" pairs with whatever sets the bit (an smp_wmb() before set_bit()),
+    # not with a clear_bit_unlock()
+    text = BAD.read_bytes().replace(b"+\tif (!test_bit(ZED_BUSY, &zd->flags)) {",
+                                    b"+\tif (test_bit(ZED_DONE, &zd->flags)) {")
+    found, words = run(text)
+    assert [(f.line, f.details.get("bit_test")) for f in found] == [(43, None)]
+    assert "clear_bit_unlock" not in words
