@@ -43,8 +43,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
    a function that stays into a new helper is new code, unless its comment
-   block or the statement beside it moved with it (``blktrace_seq++;
-   smp_mb();`` now in ``blk_trace_start()``: it orders the same accesses). A barrier only renamed or changed in type on a line
+   block or the statement beside it moved with it
+   (``blktrace_seq++; smp_mb();`` now in ``blk_trace_start()``: it orders
+   the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
    in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
    ``smp_mb__after_atomic()``, ``wake_up_bit()``).
