@@ -43,7 +43,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    inlines or moves out of a function it removes whole, or edits in place
    (its arguments renamed in the same hunk) is not new. A barrier cut out of
    a function that stays into a new helper is new code, unless its comment
-   block moved with it. A barrier only renamed or changed in type on a line
+   block or the statement beside it moved with it
+   (``blktrace_seq++; smp_mb();`` now in ``blk_trace_start()``: it orders
+   the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
    in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
    ``smp_mb__after_atomic()``, ``wake_up_bit()``).
@@ -56,7 +58,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    continuations; for a barrier that is the body of an ``if``/``else``/loop
    line, above that line). A note one statement above that speaks of this
    barrier ("the smp_wmb() below pairs with ..."), or the comment above the
-   function's header, counts when it plainly says "pairs with".
+   function's header, counts when it plainly says "pairs with"; a note one
+   statement above that names the barrier's object and points to a function
+   ("head is RCU protected, see io_poll_remove_entries() comments" above
+   ``rcu_read_lock(); head = smp_load_acquire(&poll->head);``) counts too.
 6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
    barrier and its function ("Paired with smp_load_acquire() in foo()"), a
    comment here saying what it orders is enough. When the patch adds both a
@@ -66,8 +71,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
-   another barrier. Naming only the barrier itself ("This virt_wmb() ensures
-   ...") or only the function it sits in names no pair. A device barrier
+   another barrier; an acquire or read barrier may name instead the store it
+   waits for ("wait for the PG_mte_tagged flag to be set"). Naming only the
+   barrier itself ("This virt_wmb() ensures ...") or only the function it sits
+   in names no pair. A device barrier
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
    orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
    code name, or "before/after X"; "Make sure that all write ops are in order"
@@ -78,6 +85,19 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    that side; if it has no barrier nor an operation documented to imply one
    (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
    acquire/release, ``wake_up``), it reports that the other side is missing.
+
+Drafts: a barrier on an io_uring ring index shared with userspace
+(``USERSPACE_RING_INDEXES``: ``rings->sq.head``, ``rq_ring->tail``,
+``br->tail``) pairs with the application, never with kernel code in the
+patch: the question says so (and suggests "Pairs with the application's
+store-release of the tail") instead of "I could not find the other side".
+Such a barrier with a comment saying what it orders ("make sure SQ entry
+isn't read before tail") is left alone, as a device barrier would be. A read
+barrier or acquire ending a wait for a bit to clear (``BIT_WAITS``:
+``!test_bit()``, ``wait_on_bit()``; in ``__wait_on_bit()`` or
+``buffer_locked()``) is the read side of a bit wait: when the patch shows no
+write side, the question suggests the ``clear_bit_unlock()`` that releases
+the bit as its usual other side.
 
 Why it matters
 --------------
@@ -405,14 +425,42 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
     if _is_smp(name):
         if _PAIRING_RE.search(text):
             return True
+        if _barrier_side(name) in ("acquire", "read") and _names_awaited_store(text, name):
+            return True
         named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
             m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
         }
         named |= {w for w in _IDENT_RE.findall(text) if w != here and w in known}
         return bool(named - {name})
+    return _says_what_it_orders(text)
+
+
+def _says_what_it_orders(text: str) -> bool:
+    """Does a comment say in a few words what a barrier orders ("the descriptor writes before the doorbell",
+    "make sure SQ entry isn't read before tail")?"""
     return len(_WORD_RE.findall(text)) >= 3 and bool(
         _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
     )
+
+
+#: How a read-side comment names the store it waits for: "wait for the PG_mte_tagged flag to be set",
+#: "once ZED_READY is set", "the keys written by zed_publish()". That store (a release, or a write
+#: barrier before it) is the other side.
+AWAITED_STORE_PHRASES = (
+    r"\bto\s+be\s+(?:set|cleared|written|published|stored|released|updated)\b",
+    r"\b(?:is|are|was|were|has\s+been|have\s+been|gets?|got)\s+(?:set|cleared|written|published|stored|released)\b",
+    r"\b(?:set|cleared|written|published|stored|released)\s+by\b",
+)
+_AWAITED_STORE_RE = re.compile("|".join(AWAITED_STORE_PHRASES), re.IGNORECASE)
+
+
+def _names_awaited_store(text: str, name: str) -> bool:
+    """Does an acquire's (or read barrier's) comment name, in one sentence, the code name (``PG_mte_tagged``,
+    ``ZED_SLOT_READY``) of the store it waits for? "wait until it is done" names nothing."""
+    for sentence in re.split(r"(?<=[.;:!?])\s+", text):
+        if _AWAITED_STORE_RE.search(sentence) and any(w != name for w in _IDENT_RE.findall(sentence)):
+            return True
+    return False
 
 
 #: "... before the cpu parks", "after reading the status": the comment names the other access or event.
@@ -800,7 +848,8 @@ class _Moves:
 
     * the same call (or line) removed elsewhere in the patch: moved; unless it
       lands in a function the patch adds whole while its old function stays
-      (cut out into a new helper: new code);
+      (cut out into a new helper: new code) without its comment block or the
+      statement beside it;
     * the same call removed from a function the patch removes whole: moved or
       inlined unchanged;
     * the same barrier removed in the same hunk (its arguments renamed,
@@ -815,6 +864,7 @@ class _Moves:
         self.fresh: dict[int, list[bool]] = {}
         self.in_hunk: dict[int, Counter] = {}
         self.removed_comments: str | None = None
+        self.removed_neighbours: set[tuple[str, str]] | None = None
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
@@ -834,7 +884,7 @@ class _Moves:
             fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
         if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
-                      or self._comment_moved_too(use)):
+                      or self._comment_moved_too(use) or self._statement_moved_too(use)):
             for k in keys:
                 self.removed[k] -= 1
             return True
@@ -845,6 +895,36 @@ class _Moves:
             return True
         return False
 
+
+    def _statement_moved_too(self, use: _Use) -> bool:
+        """Was the barrier removed elsewhere together with the statement next to it?
+
+        ``blktrace_seq++; smp_mb();`` cut out of a function into a new helper (the old function
+        kept), or a function rewritten whole around the same ``smp_rmb(); thread->pending = false;``:
+        the barrier still orders the same two accesses. The added line above or below the barrier
+        (blank lines skipped; a context line there means the barrier now sits beside existing code)
+        and the barrier line must be two consecutive removed lines too, compared modulo whitespace;
+        a brace, ``else`` or bare ``return;`` says nothing (``STATEMENTS_THAT_SAY_NOTHING``).
+        """
+        if self.removed_neighbours is None:
+            self.removed_neighbours = set()
+            for fd in self.patch.files:
+                for hunk in fd.hunks:
+                    lines = [t for t in (normalise(d.text) for d in hunk.removed) if t]
+                    self.removed_neighbours.update(zip(lines, lines[1:]))
+        mine = normalise(use.line.text)
+        for step in (-1, 1):
+            j = use.idx + step
+            while 0 <= j < len(use.new) and not normalise(use.new[j].text):
+                j += step
+            if not 0 <= j < len(use.new) or use.new[j].kind is not LineKind.ADDED:
+                continue
+            other = normalise(use.new[j].text)
+            if other in STATEMENTS_THAT_SAY_NOTHING:
+                continue
+            if ((other, mine) if step < 0 else (mine, other)) in self.removed_neighbours:
+                return True
+        return False
 
     def _comment_moved_too(self, use: _Use) -> bool:
         """Was the barrier's own comment block removed elsewhere too (barrier and comment moved together
@@ -861,6 +941,11 @@ class _Moves:
                         parts.extend(sc.comment for sc in scan_lines(texts, starts_in_comment(texts)))
             self.removed_comments = normalise(" ".join(parts))
         return comment in self.removed_comments
+
+
+#: Lines too common beside a barrier to show that it moved together with its statement.
+STATEMENTS_THAT_SAY_NOTHING = frozenset({"{", "}", "};", "else", "else {", "} else {", "return;", "break;",
+                                         "continue;", "return 0;"})
 
 
 def _removed_whole_keys(patch: Patch) -> Counter:
@@ -993,6 +1078,11 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
         stmt_note = comment_above(scans, idx - 1) or ""
         if f"{use.name}(" in stmt_note or _THIS_BARRIER_RE.search(stmt_note):
             notes.append(stmt_note)
+        elif _names_object(stmt_note, use) and _SEE_FUNCTION_RE.search(stmt_note):
+            # "head is RCU protected, see io_poll_remove_entries() comments" above the rcu_read_lock()
+            # before ``smp_load_acquire(&poll->head)``: the note is about this object and points to the
+            # function whose comments describe the other side
+            return own, stmt_note
     header = _function_header(use)
     if header is not None:
         j = header
@@ -1012,6 +1102,14 @@ _PAIRED_WITH_RE = re.compile(
 
 
 _THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
+_SEE_FUNCTION_RE = re.compile(r"\bsee\s+(?:the\s+)?\w+\(\)", re.IGNORECASE)
+
+
+def _names_object(note: str, use: _Use) -> bool:
+    """Does ``note`` name the field the barrier loads or stores (``head`` of ``smp_load_acquire(&poll->head)``)?"""
+    m = BARRIER_RE.search(use.code)
+    words = re.findall(r"[A-Za-z_]\w*", _object_of(use.code, m.end() - 1)) if m else []
+    return bool(words) and len(words[-1]) >= 3 and bool(re.search(rf"\b{re.escape(words[-1])}\b", note))
 _ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
 _RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
 
@@ -1128,6 +1226,48 @@ DOUBT_WORDS = (r"\?", r"\bhm+\b", r"\bhmm+\w*", r"\bnot\s+sure\b", r"\bunsure\b"
 _DOUBT_RE = re.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
 
 
+#: io_uring ring indexes shared with userspace: the other side of a barrier on one of these is the application
+#: (or liburing), never in a kernel patch. The draft says so instead of "I could not find the other side".
+USERSPACE_RING_PATHS = (r"io_uring/[\w/.-]+\.[ch]", r"fs/io_uring\.c", r"include/linux/io_uring[\w/-]*\.h")
+USERSPACE_RING_INDEXES = (
+    r"(?:^|->|\.)(?:sq|cq)\.(?:head|tail)",  # struct io_rings: rings->sq.head, r->cq.tail
+    r"(?:^|->)r\.(?:head|tail)",  # the 2019 io_sq_ring/io_cq_ring: ring->r.head
+    r"\brq_ring->(?:head|tail)",  # the zero-copy receive refill ring
+    r"\b(?:br|buf_ring)->(?:head|tail)",  # struct io_uring_buf_ring, a provided-buffer ring the application fills
+)
+_USERSPACE_RING_PATH_RE = re.compile("^(?:" + "|".join(USERSPACE_RING_PATHS) + ")$")
+_USERSPACE_RING_INDEX_RE = re.compile("(?:" + "|".join(USERSPACE_RING_INDEXES) + ")$")
+
+
+def _userspace_ring_index(use: _Use) -> str:
+    """The ring index shared with userspace that the barrier loads or stores (``br->tail``), or ""."""
+    if not _USERSPACE_RING_PATH_RE.match(_tree_path(use.path)):
+        return ""
+    m = BARRIER_RE.search(use.code)
+    obj = _object_of(use.code, m.end() - 1) if m else ""
+    return obj if obj and _USERSPACE_RING_INDEX_RE.search(obj) else ""
+
+
+#: Waits for a bit to be cleared, whose other side releases the bit (``clear_bit_unlock()`` before
+#: ``wake_up_bit()``): a read barrier or acquire right after one (``if (!test_bit(bit, word)) { smp_rmb(); ...``,
+#: ``wait_on_bit_io(...); smp_rmb();``) is the read side of a bit wait. A bit tested set (``if (test_bit(DONE))``)
+#: is not: its other side is whatever sets it.
+BIT_WAITS = (r"!\s*test_bit", r"wait_on_bit\w*", r"out_of_line_wait_on_bit\w*")
+_BIT_WAIT_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(BIT_WAITS) + r")\s*\(")
+#: Functions that are bit waits or lock-bit tests themselves (``__wait_on_bit()``, ``buffer_locked()``).
+_BIT_WAIT_FUNCTION_RE = re.compile(r"wait_on_bit|_locked$")
+
+
+def _after_bit_test(use: _Use) -> bool:
+    """Does the barrier end a wait for a bit to be cleared: in a bit-wait or lock-bit function, or with a
+    ``!test_bit()``/``wait_on_bit()`` on its line or the two code lines above?"""
+    if _BIT_WAIT_FUNCTION_RE.search(_function_name(use) or ""):
+        return True
+    near = [use.code, _code_line(use.scans, use.idx, -1)]
+    near.append(_code_line(use.scans, use.idx - 1, -1) if near[1] else "")
+    return any(_BIT_WAIT_RE.search(c) for c in near if c)
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1135,6 +1275,13 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     details = {"barrier": use.name, "smp": smp}
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
+    if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
+        details["bit_test"] = True
+    ring = _userspace_ring_index(use) if smp and partner is None else ""
+    if ring:
+        if text.strip() and _says_what_it_orders(text):
+            return None  # the other side is the application, as for every index of the ring: what it orders is enough
+        details["ring_index"] = ring
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
@@ -1418,6 +1565,33 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
 
 
+#: What the application does on the other side of a ring index, by the side of the kernel's barrier.
+_APP_SIDE = {
+    "acquire": "store-release of {i} (liburing's io_uring_smp_store_release())",
+    "release": "load-acquire of {i} (liburing's io_uring_smp_load_acquire())",
+    "read": "write barrier before it updates {i}",
+    "write": "read barrier after it reads {i}",
+    "full": "barrier around its access to {i}",
+}
+
+
+def _ring_paragraph(fs: Sequence[Finding]) -> str:
+    """The question for barriers on io_uring ring indexes shared with userspace: the other side is the
+    application, so the comment only needs to say so."""
+    items = list(dict.fromkeys((str(f.details.get("barrier", "")), str(f.details.get("ring_index", ""))) for f in fs))
+    what = " and ".join(f"the {b}() on {i}" for b, i in items)
+    examples = []
+    for b, i in items:
+        field = i.rsplit("->", 1)[-1].rsplit(".", 1)[-1]
+        side = _APP_SIDE.get(_barrier_side(b), _APP_SIDE["full"]).format(i=f"the {field}")
+        examples.append(f"\"Pairs with the application's {side}\"" + (f" for the {b}()" if len(items) > 1 else ""))
+    many = len(items) > 1
+    return (f"If I read it right, {what} {'pair' if many else 'pairs'} with the application on the other side "
+            f"of the ring (liburing or the program itself), which shares {'these indexes' if many else 'that index'}"
+            f" with the kernel. Could a short comment say so, e.g. {'; '.join(examples)}? Then the next reader "
+            "does not go looking for the other side in the kernel.")
+
+
 def _mmio_paragraph(f: Finding) -> str:
     """The device-ordering note for an smp_wmb() right before an MMIO write (no SMP pairing question)."""
     mmio = f.details.get("mmio", "writel")
@@ -1435,7 +1609,9 @@ def _mmio_paragraph(f: Finding) -> str:
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
     partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
-    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")]
+    ring = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("ring_index")]
+    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")
+                  and not f.details.get("ring_index")]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
@@ -1483,6 +1659,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 "orders (e.g. the descriptor writes against the doorbell write)? It is not obvious to "
                 "me from the patch alone."
             )
+    if ring:
+        parts.append(_ring_paragraph(ring))
     for f in partnered:
         parts.append(
             f"I think this {f.details.get('barrier')}() pairs with the {f.details.get('partner')}() on "
@@ -1529,6 +1707,8 @@ _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "acquire": "an smp_store_release() on the writer side",
     "full": "an smp_mb() or a full barrier implied by an atomic on the other side",
 }
+#: The other side of a read barrier or acquire that follows a bit test (``wait_on_bit()``, ``buffer_locked()``).
+_PAIR_FOR_BIT = "the clear_bit_unlock() that releases the bit, e.g. in the unlock path before wake_up_bit()"
 _COMPLEMENT = {"write": ("read", "acquire"), "release": ("acquire", "read"), "read": ("write", "release"),
                "acquire": ("release", "write"), "full": ("full",)}
 
@@ -1716,16 +1896,28 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
 
+    def pair_for(fs: Sequence[Finding], side: str) -> str:
+        of_side = [f for f in fs if _barrier_side(str(f.details.get("barrier", ""))) == side]
+        if (side in ("read", "acquire") and of_side and all(f.details.get("bit_test") for f in of_side)
+                and not _other_side_in_hunks(of_side, patch)):
+            return _PAIR_FOR_BIT  # the read side of a bit wait whose other side the patch does not show
+        return _PAIR_FOR[side]
+
     def suggestion(fs: Sequence[Finding]) -> str:
         sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
+        if len({pair_for(fs, s) for s in sides if s in _PAIR_FOR}) == 1:
+            sides = sides[:1]  # one suggestion fits them all (an acquire and a read barrier of one bit wait)
         return "; ".join(f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
-                         f" {_PAIR_FOR[s]}" if len(sides) > 1 else _PAIR_FOR[s]
+                         f" {pair_for(fs, s)}" if len(sides) > 1 else pair_for(fs, s)
                          for s in sides if s in _PAIR_FOR)
 
     pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
                                                                                 "comment-without-pairing")], patch)
-    smp = [f for f in by["no-comment"] if f.details.get("smp")]
+    ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
+    smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
     device = [f for f in by["no-comment"] if not f.details.get("smp")]
+    if ring:
+        parts.append(_ring_paragraph(ring))
     weak = by["comment-without-pairing"]
     full_pair = _full_pair_in_patch(smp + weak, patch) if pair is None else None
     if full_pair is not None:

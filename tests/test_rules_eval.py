@@ -40,5 +40,5 @@ def test_rules_meet_precision_and_recall_on_real_mail() -> None:
         assert score.recall >= 0.9, (rule_id, score, result.disagreements)
     # the labelled positives really are found (not vacuous)
     assert result.scores["RB101"].tp >= 8
-    assert result.scores["RB102"].tp >= 8
+    assert result.scores["RB102"].tp >= 7  # dw zcrx 14/20 moves its smp_rmb(): no finding expected (NOTE_OVERRIDES)
     assert result.scores["RB201"].tp >= 19

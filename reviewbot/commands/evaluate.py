@@ -31,7 +31,12 @@ below, each with the note's reason):
   comment naming the cache line ("Compliant with rule 1"): no RB101 finding;
 * ``20231130194633.649319-8-axboe`` (io_buffer_list via RCU): labelled
   ``barrier_commented`` but the note says ``smp_store_release(&ctx->io_bl, bl)``
-  itself has no comment ("Partially commented"): an RB102 finding is expected.
+  itself has no comment ("Partially commented"): an RB102 finding is expected;
+* ``20231107214045.2172393-15-dw`` (io_uring/zcrx "introduce io_zc_get_rbuf_cqe"):
+  labelled ``barrier_added`` (an auto label), but the smp_rmb() in the new helper
+  is moved unchanged, with the statements around it, from the removed lines of
+  the same hunk: the lead's label decision follows the third review (no RB102
+  finding for a moved barrier).
 
 A finding in any state counts as "found". This matters for RB201: the labels
 judge the message alone ("no numbers in this patch"), while issue 2 lets
@@ -81,6 +86,10 @@ NOTE_OVERRIDES: dict[str, dict[str, tuple[bool, str]]] = {
     },
     "20231130194633.649319-8-axboe@kernel.dk": {
         "RB102": (True, "note: 'smp_store_release(&ctx->io_bl, bl) itself has no comment. Partially commented.'"),
+    },
+    "20231107214045.2172393-15-dw@davidwei.uk": {
+        "RB102": (False, "lead's label decision: the smp_rmb() is moved unchanged from the removed lines of the "
+                         "same hunk into the new helper, not added"),
     },
 }
 
