@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import CORPUS
-from reviewbot.commands.evaluate import Label, expected_for, read_labels, run_eval
+from reviewbot.commands.evaluate import NOTE_OVERRIDES, Label, expected_for, format_result, read_labels, run_eval
 from reviewbot.registry import load_rules
 
 
@@ -42,3 +42,9 @@ def test_rules_meet_precision_and_recall_on_real_mail() -> None:
     assert result.scores["RB101"].tp >= 8
     assert result.scores["RB102"].tp >= 7  # dw zcrx 14/20 moves its smp_rmb(): no finding expected (NOTE_OVERRIDES)
     assert result.scores["RB201"].tp >= 19
+    # every label read from its note is printed with its reason: an override is never silent
+    report = "\n".join(format_result(result))
+    for message_id, by_rule in NOTE_OVERRIDES.items():
+        for rule_id, (_, reason) in by_rule.items():
+            assert f"{rule_id} <{message_id}> expects" in report and reason in report
+

@@ -35,8 +35,9 @@ below, each with the note's reason):
 * ``20231107214045.2172393-15-dw`` (io_uring/zcrx "introduce io_zc_get_rbuf_cqe"):
   labelled ``barrier_added`` (an auto label), but the smp_rmb() in the new helper
   is moved unchanged, with the statements around it, from the removed lines of
-  the same hunk: the lead's label decision follows the third review (no RB102
-  finding for a moved barrier).
+  the same hunk. The barrier was added by 12/20 of the same series (``-13``,
+  not labelled), where RB102 asks about it; asking again on the patch that
+  moves it would repeat the question (label decision, third review).
 
 A finding in any state counts as "found". This matters for RB201: the labels
 judge the message alone ("no numbers in this patch"), while issue 2 lets
@@ -88,8 +89,8 @@ NOTE_OVERRIDES: dict[str, dict[str, tuple[bool, str]]] = {
         "RB102": (True, "note: 'smp_store_release(&ctx->io_bl, bl) itself has no comment. Partially commented.'"),
     },
     "20231107214045.2172393-15-dw@davidwei.uk": {
-        "RB102": (False, "lead's label decision: the smp_rmb() is moved unchanged from the removed lines of the "
-                         "same hunk into the new helper, not added"),
+        "RB102": (False, "label decision: the smp_rmb() is moved unchanged from the removed lines of the same "
+                         "hunk into the new helper; it was added by 12/20 of the same series (-13), where RB102 asks"),
     },
 }
 
@@ -479,6 +480,11 @@ def format_result(result: EvalResult) -> Iterable[str]:
             yield f"  {d.rule_id} {d.kind} <{d.message_id}> {d.subject[:70]} ({d.reason})"
     else:
         yield "disagreements: none"
+    # an override is a reading of the label, never silent: each one is printed with its reason
+    yield "labels read from their notes (NOTE_OVERRIDES):"
+    for message_id, by_rule in NOTE_OVERRIDES.items():
+        for rule_id, (expected, reason) in by_rule.items():
+            yield f"  {rule_id} <{message_id}> expects {'a finding' if expected else 'none'}: {reason}"
 
 
 @click.command("eval")
