@@ -116,6 +116,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
+from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -254,7 +255,7 @@ NOT_SPEED_GOALS = frozenset({
 # when no speed or cost word is in the sentence
 ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
-NOT_HOT_PATH_RE = re.compile(
+NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
     r"\bnot\s+performance[\s-]+critical\b",
     re.IGNORECASE,
@@ -310,7 +311,7 @@ DOWNSIDE_HEADINGS = frozenset({
     "caveats",
 })
 # numbers promised for later: "[ Numbers hopefully forthcoming after more testing ]" (no finding: they come)
-PROMISED_NUMBERS_RE = re.compile(
+PROMISED_NUMBERS_RE = lazyre.compile(
     r"\b(?:numbers|results|benchmarks?|measurements|performance\s+data)\b[^.\n\]]{0,30}?"
     r"\b(?:forthcoming|to\s+follow|will\s+follow|to\s+come|coming\s+soon)\b|"
     r"\bwill\s+(?:post|send|share|provide|add)\s+(?:the\s+|some\s+)?(?:numbers|results|benchmarks?|measurements)\b",
@@ -339,16 +340,16 @@ RESULT_WORDS = frozenset({
 })
 REFERENCE_WORDS = ("cover letter", "cover-letter", "http://", "https://")
 # the compiler's mode, not this patch's gain: "when optimizing for performance", "-O2", "optimize for size"
-COMPILER_MODE_RE = re.compile(
+COMPILER_MODE_RE = lazyre.compile(
     r"\boptimi[sz]ing\s+for\s+(?:size|performance|speed)\b|\boptimi[sz]e\s+for\s+size\b|"
     r"(?<![\w-])-O[0-3s]\b|CC_OPTIMIZE_FOR|OPTIMIZE_FOR_(?:SIZE|PERFORMANCE)",
     re.IGNORECASE,
 )
 # a sentence about another commit: 'Commit 8a8fe42d765b ("ublk: ...") made an analogous optimization'
-OTHER_COMMIT_RE = re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
+OTHER_COMMIT_RE = lazyre.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
 # correctness is the reason: "This patch fixes ..." (a Fixes: trailer alone is not enough: a speed-up can
 # fix a regression)
-FIX_REASON_RE = re.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
+FIX_REASON_RE = lazyre.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
 # a small micro-optimisation whose reasoning the changelog already gives (the generated code, the call
 # it saves): a reviewer does not ask for a benchmark
 MICRO_REASON_PHRASES = (
@@ -488,7 +489,7 @@ def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True))
 
 
-_LOOKUP_TOKEN_RE = re.compile(r"[\w/µ%]+(?:[-'][\w/µ%]+)*")  # "mb/s", "w/o", "will-it-scale", "t/io_uring"
+_LOOKUP_TOKEN_RE = lazyre.compile(r"[\w/µ%]+(?:[-'][\w/µ%]+)*")  # "mb/s", "w/o", "will-it-scale", "t/io_uring"
 
 
 class WordFinder:
@@ -519,59 +520,59 @@ class WordFinder:
 
 
 # "cache line" -> "cache_line": same length, so offsets into the text stay valid
-_JOINED_TERMS_RE = re.compile(
+_JOINED_TERMS_RE = lazyre.compile(
     r"\bcache[ \t\n-]lines?\b|\bcache[ \t\n-]miss(?:es)?\b|\bfalse[ \t\n-]sharing\b|"
     r"\bcpu[ \t\n](?:time|usage|cycles|utili[sz]ation|caches?)\b|\bround[ \t\n-]trips?\b|\bindirect[ \t\n]calls\b|"
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\block[ \t\n]hold\b|\bcritical[ \t\n]section\b",
     re.IGNORECASE,
 )
-_TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
-_PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
+_TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
+_SENTENCE_SPLIT_RE = lazyre.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
+_PARAGRAPH_SPLIT_RE = lazyre.compile(r"\n[ \t]*\n")
 # a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
 _NEGATION_WORDS = "|".join([_alternation(NEGATIONS), *CONTRAST_PHRASES])
-_NEGATION_RE = re.compile(rf"(?:\b(?:{_NEGATION_WORDS})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
-_QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
-_TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
+_NEGATION_RE = lazyre.compile(rf"(?:\b(?:{_NEGATION_WORDS})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
+_QUOTED_TITLE_RE = lazyre.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
+_TRAILER_RE = lazyre.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
 # the version history under the changelog ("v2->v3: ...", "Changes in v2:", a "--" line)
-_VERSION_NOTES_RE = re.compile(
+_VERSION_NOTES_RE = lazyre.compile(
     r"^[ \t]*(?:v\d+[ \t]*(?:->|-|to|\.\.)[ \t]*v?\d+\b|changes[ \t]+(?:in|since|from)[ \t]+v\d+|v\d+[ \t]*:|--[ \t]*$)",
     re.IGNORECASE | re.MULTILINE,
 )
 # lines that are command output or code, not the author's prose: "$ fio ...", "# comment", "[  1.2] dmesg"
 _OUTPUT_LINE_PREFIXES = ("$", "#", "[", "|", "`", "//", "/*", "*/", "+", "<", "{", "}")
-_BULLET_RE = re.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
+_BULLET_RE = lazyre.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
 
 _NUM = r"(?<![\w./])\d+(?:[.,]\d+)?"  # not inside a word, version or path ("powerpc/64s")
 # a number and the (up to two) words after it: "25s", "1.2 ms", "20K IOPs", "9.4 Gbits/sec", "-44%"
-_NUMBER_UNIT_RE = re.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
+_NUMBER_UNIT_RE = lazyre.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
 _PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
-_ARROW_RE = re.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
-_CONFIG_BEFORE_RE = re.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
-_SHARE_AFTER_RE = re.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
-_SIZE_AFTER_RE = re.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
-_DIFFSTAT_RE = re.compile(
+_ARROW_RE = lazyre.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
+_CONFIG_BEFORE_RE = lazyre.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
+_SHARE_AFTER_RE = lazyre.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
+_SIZE_AFTER_RE = lazyre.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
+_DIFFSTAT_RE = lazyre.compile(
     r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+|Bin)\b|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
     r"(?:create|delete) mode \d+)"
 )
-_DMESG_RE = re.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
-_DECIMAL_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
-_LABELLED_NUMBER_RE = re.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
+_DMESG_RE = lazyre.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
+_DECIMAL_RE = lazyre.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
+_LABELLED_NUMBER_RE = lazyre.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
 _TOOLS = WordFinder(TOOL_NAMES)
 _COMPARISON = WordFinder(COMPARE_WORDS)
 _TABLE_LABELS = WordFinder(TABLE_WORDS)
 _METRICS = WordFinder(METRIC_WORDS)
 _ASKS = WordFinder(ASK_WORDS)
-_RATIO_RE = re.compile(
+_RATIO_RE = lazyre.compile(
     rf"\bfactor\s+(?:of\s+)?(?:about\s+|roughly\s+|around\s+|~\s*)?(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\b|"
     r"(?<![\w.])~?\d+(?:\.\d+)?[ \t]?[xX×](?![\w(])|"
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
-_PATCH_NUMBER_RE = re.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
-_LINK_RE = re.compile(r"https?://\S+|\[\d+\]")
-_DIGIT_RE = re.compile(r"\d")
-_CACHE_MENTION_RE = re.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
+_PATCH_NUMBER_RE = lazyre.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
+_LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
+_DIGIT_RE = lazyre.compile(r"\d")
+_CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 
 # Every claim needs one of these substrings: a text without any of them is skipped at once
 _CLAIM_HINTS = (
@@ -1057,7 +1058,7 @@ def _ratio_measured(text: str) -> bool:
 
 # numbers about size or memory footprint ("the used memory decreased by 20%", "free -h", "10.8 -> 8.6 MB"):
 # they do not answer a speed claim
-_SIZE_CONTEXT_RE = re.compile(
+_SIZE_CONTEXT_RE = lazyre.compile(
     r"\b(?:memory|footprint|size|sizes|bytes|ram|rss|mem)\b|free\s+-h|"
     r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
     re.IGNORECASE,
@@ -1310,25 +1311,25 @@ THREAD_WORDS = ThreadWords(
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
-    ("instructions", re.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
+    ("instructions", lazyre.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
                                 r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
-    ("cache", re.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
+    ("cache", lazyre.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
      "perf c2c output before and after, showing the contended cache lines going away"),
-    ("latency", re.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
+    ("latency", lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
      "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
      "only an average"),
-    ("throughput", re.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
+    ("throughput", lazyre.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
                               r"transactions|ops/s", re.I),
      "throughput numbers before and after from a benchmark that loads this path"),
-    ("instructions", re.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
+    ("instructions", lazyre.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
                                 r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
                                 r"function call|compiler", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
 )
 
 
-_SHORTLOG_RE = re.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
+_SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
 
 
 def _claim_sentence(text: str) -> str:
@@ -1353,7 +1354,7 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
-_HEADER_LINE_RE = re.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
+_HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
 
 
 def _sentence_at(text: str, pos: int) -> str:
