@@ -510,6 +510,10 @@ class WordFinder:
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
+        if not self.words.isdisjoint(tokens):
+            return True
+        if self.phrases.keys().isdisjoint(tokens):
+            return False  # no token starts a phrase
         for i, token in enumerate(tokens):
             if token in self.words:
                 return True
@@ -526,6 +530,8 @@ _JOINED_TERMS_RE = lazyre.compile(
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\block[ \t\n]hold\b|\bcritical[ \t\n]section\b",
     re.IGNORECASE,
 )
+# every term of _JOINED_TERMS_RE starts with one of these words
+_JOINED_TERMS_FIRST_WORDS = ("cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical")
 _TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
 _SENTENCE_SPLIT_RE = lazyre.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
 _PARAGRAPH_SPLIT_RE = lazyre.compile(r"\n[ \t]*\n")
@@ -616,6 +622,7 @@ def _blank_title(q: re.Match[str]) -> str:
     return m[:keep] + re.sub(r"\S", " ", m[keep:])
 
 
+@lru_cache(maxsize=256)
 def _prose(text: str) -> str:
     """``text`` with what is not the author's prose blanked, offsets kept.
 
@@ -651,11 +658,18 @@ def _prose(text: str) -> str:
 
 def _joined(text: str) -> str:
     """``text`` with multi-word terms joined ("cache line" -> "cache_line"), same length."""
+    low = text.lower()
+    if text.isascii() and not any(word in low for word in _JOINED_TERMS_FIRST_WORDS):
+        return text  # no term can start here (re's IGNORECASE folds a few non-ASCII letters too)
     return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
 
 
+@lru_cache(maxsize=1024)
 def _words(text: str) -> list[str]:
-    """The lower-case words of ``text``, multi-word terms joined."""
+    """The lower-case words of ``text``, multi-word terms joined.
+
+    Cached (the steps read the same sentence again): callers read the list, never change it.
+    """
     return _TOKEN_RE.findall(_joined(text).lower())
 
 
