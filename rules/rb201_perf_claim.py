@@ -503,10 +503,15 @@ class WordFinder:
             if " " in e:
                 parts = tuple(e.lower().split())
                 self.phrases.setdefault(parts[0], []).append(parts)
+        # a word is in the text before it is one of its tokens: looked for first, as plain substrings
+        self.needles = tuple(self.words | self.phrases.keys())
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
-        return self.in_tokens(_LOOKUP_TOKEN_RE.findall(text.lower()))
+        low = text.lower()
+        if not any(needle in low for needle in self.needles):
+            return False  # cheap: no word or phrase start anywhere, so no token to look up
+        return self.in_tokens(_LOOKUP_TOKEN_RE.findall(low))
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
@@ -910,9 +915,11 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
         compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
         for s_start, sentence in _sentences(paragraph):
+            words = _words(sentence)
+            if CLAIM_KEY_WORDS.isdisjoint(words):
+                continue  # no claim word in the sentence
             if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
-            words = _words(sentence)
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -1083,6 +1090,9 @@ def _evidence_lines(text: str) -> list[str]:
     """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
     lines = []
     for line in _own_lines(text):
+        if not line:
+            lines.append(line)  # a blank or blanked (quoted) line
+            continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
