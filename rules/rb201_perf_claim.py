@@ -1088,7 +1088,7 @@ _SIZE_CONTEXT_RE = lazyre.compile(
 
 def _evidence_lines(text: str) -> list[str]:
     """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
-    lines = []
+    lines: list[str] = []
     for line in _own_lines(text):
         if not line:
             lines.append(line)  # a blank or blanked (quoted) line
