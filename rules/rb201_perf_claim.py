@@ -615,7 +615,7 @@ def _own_lines(text: str) -> list[str]:
     out = []
     for line in text.splitlines():
         s = line.lstrip()
-        out.append("" if s.startswith(">") or _TRAILER_RE.match(s) else line)
+        out.append("" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line)  # a trailer has a ":"
     return out
 
 
