@@ -20,7 +20,6 @@ maps a glob to a list of rule ids or names.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -235,6 +234,8 @@ def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Setting
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # here: most runs read no config file
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

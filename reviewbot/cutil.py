@@ -19,6 +19,7 @@ Everything is linear in the length of the input; the regexes are compiled once.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from reviewbot.models import Hunk  # at run time too: joined_text tells a hunk from a file by its type
@@ -116,7 +117,16 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
 
 
 def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]:
-    """:func:`scan_line` over consecutive lines, carrying the block-comment state."""
+    """:func:`scan_line` over consecutive lines, carrying the block-comment state.
+
+    Cached by content: several rules, and several steps of one rule, scan the
+    same side of the same hunk.
+    """
+    return list(_scan_lines(tuple(lines), in_comment))
+
+
+@lru_cache(maxsize=512)
+def _scan_lines(lines: tuple[str, ...], in_comment: bool) -> tuple[LineScan, ...]:
     out: list[LineScan] = []
     append = out.append
     plain = tuple.__new__  # LineScan(text, "", False, False) without the NamedTuple call
@@ -130,7 +140,7 @@ def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]
         scan = scan_line(text, in_comment)
         in_comment = scan.in_comment_after
         append(scan)
-    return out
+    return tuple(out)
 
 
 _TEXT_CACHE: dict[tuple[int, "LineKind"], tuple[object, str]] = {}

@@ -20,11 +20,10 @@ and ``reply``, and a docstring with every heading of
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.metadata
 import importlib.util
 import logging
+import os
 import pkgutil
 import sys
 from dataclasses import dataclass
@@ -146,7 +145,39 @@ def _builtin_modules() -> Iterable[tuple[ModuleType, str]]:
             yield _import(full, full), full
 
 
+def _entry_points_declared() -> bool:
+    """Cheap: may an installed distribution declare rules (name the group in its ``entry_points.txt``)?
+
+    Importing ``importlib.metadata`` (zipfile, csv, email...) costs a ``reviewbot
+    check`` of one patch more than loading every built-in rule, and almost no
+    installation has a rule plugin. So it is asked only when a distribution's
+    metadata folder on ``sys.path`` names the group, or when the path holds
+    anything else it reads (a zip, an ``.egg``): then it decides.
+    """
+    group = ENTRY_POINT_GROUP.encode()
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as found:
+                for item in found:
+                    if item.name.endswith(".egg"):
+                        return True
+                    if item.name.endswith((".dist-info", ".egg-info")) and item.is_dir():
+                        try:
+                            with open(os.path.join(item.path, "entry_points.txt"), "rb") as fh:
+                                if group in fh.read():
+                                    return True
+                        except OSError:
+                            continue  # no entry points in this distribution
+        except NotADirectoryError:
+            return True  # a zip on the path
+        except OSError:
+            continue  # a path entry that does not exist
+    return False
+
+
 def _entry_point_modules() -> Iterable[tuple[ModuleType, str, str]]:
+    import importlib.metadata
+
     eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
     for ep in sorted(eps, key=lambda e: (e.name, e.value)):
         where = f"entry point {ep.name} = {ep.value}"
@@ -160,6 +191,8 @@ def _entry_point_modules() -> Iterable[tuple[ModuleType, str, str]]:
 
 
 def _dir_modules(directory: Path) -> Iterable[tuple[ModuleType, str]]:
+    import hashlib
+
     if not directory.is_dir():
         raise UsageError("rules directory does not exist", subject=str(directory))
     tag = hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:10]
@@ -220,7 +253,7 @@ def load_rules(
     loaded: list[LoadedRule] = []
     for module, where in _builtin_modules():
         loaded.append(_validate(module, "builtin", where))
-    if entry_points:
+    if entry_points and _entry_points_declared():
         for module, where, ep_name in _entry_point_modules():
             rule = _validate(module, "entry-point", where)
             if ep_name != rule.id:

@@ -95,6 +95,7 @@ import re
 from dataclasses import dataclass, field
 from typing import AbstractSet as Set, Iterable, Sequence
 
+from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, joined_text, member_names, scan_lines
 from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -112,8 +113,8 @@ RULE = RuleMeta(
     ),
 )
 
-_SECTION_STRUCT_RE = re.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
-_STRUCT_END_RE = re.compile(r"^\}")
+_SECTION_STRUCT_RE = lazyre.compile(r"\b(struct|union)\s+([A-Za-z_]\w*)\s*\{")
+_STRUCT_END_RE = lazyre.compile(r"^\}")
 
 # ------------------------------------------------------------------ word lists
 # Each list is what a reviewer reads in the changelog or in the struct. To fix a
@@ -137,7 +138,7 @@ CACHE_WORDS = (
     r"____cacheline_aligned",
     r"__cacheline_group",
 )
-_CACHE_MOTIVE_RE = re.compile("|".join(CACHE_WORDS), re.IGNORECASE)
+_CACHE_MOTIVE_RE = lazyre.compile("|".join(CACHE_WORDS), re.IGNORECASE)
 
 #: A count of cache lines is the struct's footprint (packing), not its cache behaviour:
 #: "from 19 to 18 cachelines", "fit within 3 cachelines", "fewer cachelines".
@@ -148,7 +149,7 @@ FOOTPRINT_PHRASES = (
     # "fits in one cache line": the struct's size after closing a hole
     r"\bfits?\s+(?:\w+\s+){0,2}(?:in|into|within)\s+(?:a\s+|one\s+|the\s+)?(?:single\s+)?cache[\s-]?line\b",
 )
-_FOOTPRINT_RE = re.compile("|".join(FOOTPRINT_PHRASES), re.IGNORECASE)
+_FOOTPRINT_RE = lazyre.compile("|".join(FOOTPRINT_PHRASES), re.IGNORECASE)
 
 #: A sentence holding one of these says the layout is NOT about caches.
 NEGATIONS = (
@@ -161,7 +162,7 @@ NEGATIONS = (
     r"\bnot\s+(?:in\s+)?(?:a|the|any)\s+hot\b",
     r"\bnot\s+(?:performance|speed|cache)[\s-]",
 )
-_NEGATED_RE = re.compile("|".join(NEGATIONS), re.IGNORECASE)
+_NEGATED_RE = lazyre.compile("|".join(NEGATIONS), re.IGNORECASE)
 
 #: pahole output quoted in a changelog: its "cacheline" words are the tool's, not the author's.
 PAHOLE_LINES = (
@@ -172,11 +173,11 @@ PAHOLE_LINES = (
     r"/\*\s*\d+\s+\d+\s*\*/",
     r"\b(?:members|sum\s+members|holes|padding)\s*:\s*\d",
 )
-_PAHOLE_LINE_RE = re.compile("|".join(PAHOLE_LINES), re.IGNORECASE)
+_PAHOLE_LINE_RE = lazyre.compile("|".join(PAHOLE_LINES), re.IGNORECASE)
 
 #: Another commit's title quoted in the changelog, and trailers: the words are not this patch's.
-_QUOTED_TITLE_RE = re.compile(r'\b[0-9a-f]{7,40}\s*\(\s*"[^"]*"\s*\)|\("[^"]*"\)', re.IGNORECASE)
-_TRAILER_LINE_RE = re.compile(r"^\s*(?:Fixes|Link|Closes|Reported-by|Suggested-by|Cc|[A-Z][a-z]+-by):\s", re.I)
+_QUOTED_TITLE_RE = lazyre.compile(r'\b[0-9a-f]{7,40}\s*\(\s*"[^"]*"\s*\)|\("[^"]*"\)', re.IGNORECASE)
+_TRAILER_LINE_RE = lazyre.compile(r"^\s*(?:Fixes|Link|Closes|Reported-by|Suggested-by|Cc|[A-Z][a-z]+-by):\s", re.I)
 
 #: The sentence speaks of the struct's layout (a speed claim there is about the new order).
 LAYOUT_WORDS = (
@@ -189,7 +190,7 @@ LAYOUT_WORDS = (
     r"\bcloser\b",
     r"\bplacement\b",
 )
-_LAYOUT_SENTENCE_RE = re.compile("|".join(LAYOUT_WORDS), re.IGNORECASE)
+_LAYOUT_SENTENCE_RE = lazyre.compile("|".join(LAYOUT_WORDS), re.IGNORECASE)
 
 #: The layout is explained as packing: holes, padding, the struct's size.
 PACKING_WORDS = (
@@ -204,7 +205,7 @@ PACKING_WORDS = (
     r"save[sd]?\s+\d+\s*bytes",
     r"\bbytes\b",
 )
-_PACKING_RE = re.compile("|".join(PACKING_WORDS), re.IGNORECASE)
+_PACKING_RE = lazyre.compile("|".join(PACKING_WORDS), re.IGNORECASE)
 
 #: A comment in (or right above) the struct that says its layout is deliberate.
 LAYOUT_COMMENT_WORDS = (
@@ -220,7 +221,7 @@ LAYOUT_COMMENT_WORDS = (
     r"same\s+line",
     r"frequently\s+(?:accessed|written|used)",
 )
-_LAYOUT_COMMENT_RE = re.compile("|".join(LAYOUT_COMMENT_WORDS), re.IGNORECASE)
+_LAYOUT_COMMENT_RE = lazyre.compile("|".join(LAYOUT_COMMENT_WORDS), re.IGNORECASE)
 
 #: An existing comment the moved members are put under, that says why they sit there: "Keep this last,
 #: we don't need it for the fast path", "rarely used fields", "slow path only" (the layout is documented).
@@ -229,8 +230,8 @@ EXISTING_LAYOUT_COMMENT_WORDS = LAYOUT_COMMENT_WORDS + (
     r"\bkeep\s+(?:this|these|them|it)\s+(?:last|first|at\s+the\s+(?:end|start|top|bottom)|together)\b",
     r"\b(?:rarely|seldom|infrequently|never)\s+(?:used|accessed|touched|read|written)\b",
 )
-_EXISTING_LAYOUT_COMMENT_RE = re.compile("|".join(EXISTING_LAYOUT_COMMENT_WORDS), re.IGNORECASE)
-_COMMENT_LINE_RE = re.compile(r"^\s*(?:/\*+|//|\*)\s*(.*?)\s*(?:\*+/)?\s*$")
+_EXISTING_LAYOUT_COMMENT_RE = lazyre.compile("|".join(EXISTING_LAYOUT_COMMENT_WORDS), re.IGNORECASE)
+_COMMENT_LINE_RE = lazyre.compile(r"^\s*(?:/\*+|//|\*)\s*(.*?)\s*(?:\*+/)?\s*$")
 
 #: "It saves a few bytes of memory and is more cache-line friendly": a vague cache word in a sentence about
 #: size is a by-product of the packing, not a cache-behaviour motive (the sentence must hold a packing word).
@@ -240,8 +241,8 @@ VAGUE_CACHE_PHRASES = (
     r"(?:\bmore\s+)?cache[\s-]?(?:lines?[\s-]?)?friendl(?:y|ier|iness)\b",
     r"\bbetter\s+for\s+(?:the\s+)?cache\b",
 )
-_VAGUE_CACHE_RE = re.compile("|".join(VAGUE_CACHE_PHRASES), re.IGNORECASE)
-_SIZE_SENTENCE_RE = re.compile(r"\bmemory\b|\bbytes?\b|\bsize\b|\bholes?\b|padding|\bshrink", re.IGNORECASE)
+_VAGUE_CACHE_RE = lazyre.compile("|".join(VAGUE_CACHE_PHRASES), re.IGNORECASE)
+_SIZE_SENTENCE_RE = lazyre.compile(r"\bmemory\b|\bbytes?\b|\bsize\b|\bholes?\b|padding|\bshrink", re.IGNORECASE)
 
 #: A comment added on a moved member that says why it sits there ("accessed together", "used with sc_qp").
 WHY_HERE_PHRASES = (
@@ -250,12 +251,12 @@ WHY_HERE_PHRASES = (
     r"\bkeep\s+(?:it\s+)?(?:near|close|with)\b",
     r"\bsits?\s+(?:here|with|next)\b",
 )
-_WHY_HERE_RE = re.compile("|".join(WHY_HERE_PHRASES), re.IGNORECASE)
+_WHY_HERE_RE = lazyre.compile("|".join(WHY_HERE_PHRASES), re.IGNORECASE)
 
 #: cache-line group markers (also the ``_aligned`` variants) and alignment annotations.
-_GROUP_MARKER_RE = re.compile(r"__cacheline_group_(?:begin|end)\w*\s*\(")
-_ALIGNED_RE = re.compile(r"\b_{2,4}cacheline_aligned\w*")
-_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_GROUP_MARKER_RE = lazyre.compile(r"__cacheline_group_(?:begin|end)\w*\s*\(")
+_ALIGNED_RE = lazyre.compile(r"\b_{2,4}cacheline_aligned\w*")
+_WORD_RE = lazyre.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass
@@ -328,12 +329,12 @@ class _Tracker:
         return self.current
 
 
-_NESTED_UNION_RE = re.compile(r"^\s*union\b[^;]*\{")
+_NESTED_UNION_RE = lazyre.compile(r"^\s*union\b[^;]*\{")
 
 
 # A match lies within one line; it is searched as "\n" + line in "\n" + text (the literal
 # "\n" lets the regex jump from line to line instead of testing "^" at every position).
-_DECL_NAME_RE = re.compile(
+_DECL_NAME_RE = lazyre.compile(
     r"\n[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;"
 )
 
@@ -350,7 +351,7 @@ def _may_reorder(fd: FileDiff) -> bool:
 
 # A line whose code opens a struct (STRUCT_OPEN_RE) has "struct"/"union" and then "{" in its
 # text too (the code is the text with comments and literal contents cut out)
-_OPEN_HINT_RE = re.compile(r"(?:struct|union)[^\n]*\{")
+_OPEN_HINT_RE = lazyre.compile(r"(?:struct|union)[^\n]*\{")
 
 
 def _may_open_struct(hunk: Hunk) -> bool:
@@ -512,7 +513,7 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
     return out
 
 
-_DEFINE_LINE_RE = re.compile(r"^\s*#\s*define\b")
+_DEFINE_LINE_RE = lazyre.compile(r"^\s*#\s*define\b")
 
 
 def _member_comments(patch: Patch, path: str, added: DiffLine) -> list[str]:
@@ -747,7 +748,7 @@ def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
     return False
 
 
-_GROUP_OPEN_RE = re.compile(r"^\s*struct\s*\{\s*$")
+_GROUP_OPEN_RE = lazyre.compile(r"^\s*struct\s*\{\s*$")
 
 
 def _in_labelled_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
@@ -837,7 +838,7 @@ GROUP_MACROS = ("struct_group(", "struct_group_tagged(", "struct_group_attr(", "
 
 #: The changelog says the members moved so they can be cleared together ("put the members they need
 #: cleared at the start of the struct", "so one memset() clears them").
-CLEAR_MOTIVE_RE = re.compile(r"\bmemset\b|\bneeds?\s+(?:\w+\s+)?clearing\b|\bneed\s+cleared\b", re.IGNORECASE)
+CLEAR_MOTIVE_RE = lazyre.compile(r"\bmemset\b|\bneeds?\s+(?:\w+\s+)?clearing\b|\bneed\s+cleared\b", re.IGNORECASE)
 
 
 def _grouped(patch: Patch) -> bool:

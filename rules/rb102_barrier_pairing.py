@@ -151,6 +151,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
+from reviewbot import lazyre
 from reviewbot.cutil import comment_above, joined_text, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -208,30 +209,30 @@ NOT_USE_PATHS = (
     r"tools/io_uring/.*",
     r"(?:src|test|examples)/.*",
 )
-_NOT_USE_PATH_RE = re.compile("^(?:" + "|".join(NOT_USE_PATHS) + ")$")
+_NOT_USE_PATH_RE = lazyre.compile("^(?:" + "|".join(NOT_USE_PATHS) + ")$")
 
 _SMP = "|".join(SMP_BARRIERS + RAW_SMP_BARRIERS + VIRT_BARRIERS)
 _DEVICE = "|".join(DEVICE_BARRIERS)
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
 # (the leading lookahead names the first letters of every barrier name: a quick skip for re)
-BARRIER_RE = re.compile(r"(?=[smvdrw_])(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
-_QUICK_RE = re.compile(r"mb\s*\(|smp_|virt_")
-_MB_CALL_RE = re.compile(r"mb\s*\(")  # the regex part of _QUICK_RE (literal prefix: a fast scan)
-_SMP_NAME_RE = re.compile(r"^(?:" + _SMP + r")$")
+BARRIER_RE = lazyre.compile(r"(?=[smvdrw_])(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
+_QUICK_RE = lazyre.compile(r"mb\s*\(|smp_|virt_")
+_MB_CALL_RE = lazyre.compile(r"mb\s*\(")  # the regex part of _QUICK_RE (literal prefix: a fast scan)
+_SMP_NAME_RE = lazyre.compile(r"^(?:" + _SMP + r")$")
 # "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
-_DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)")
-_FUNC_DEF_RE = re.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
-_PRIMITIVE_RE = re.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
-_BARRIER_HEADER_RE = re.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
+_DEFINE_RE = lazyre.compile(r"^\s*#\s*define\s+(\w+)")
+_FUNC_DEF_RE = lazyre.compile(r"^\s*(?:static\s+)?(?:inline\s+|__always_inline\s+)*[\w\s\*]*?\b(\w+)\s*\([^;]*$")
+_PRIMITIVE_RE = lazyre.compile(r"^(?:__)?(?:smp|dma|virt)_\w*(?:mb|acquire|release|barrier)\w*$")
+_BARRIER_HEADER_RE = lazyre.compile(r"(?:^|/)(?:barrier\.h|atomic[\w-]*\.h|cmpxchg[\w-]*\.h)$")
 # headers that implement the primitives themselves: their barriers are the implementation (lock
 # implementations such as spinlock.h/qspinlock.h are not: their barriers are uses that need a pairing comment)
-_PRIMITIVE_HEADER_RE = re.compile(
+_PRIMITIVE_HEADER_RE = lazyre.compile(
     r"^(?:arch/[^/]+/include/asm/|include/asm-generic/|tools/(?:arch/[^/]+/)?include/asm/)"
     r"(?:[\w/-]*/)?(?:barrier|atomic[\w-]*|cmpxchg[\w-]*|bitops[\w-]*|"
     r"rwonce|io|mmio[\w-]*|percpu)\.h$"
 )
-_CONTROL_RE = re.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
-_VOID_BARRIER_RE = re.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$")
+_CONTROL_RE = lazyre.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
+_VOID_BARRIER_RE = lazyre.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$")
 
 #: Phrases that say what a barrier pairs with ("pairs with", "see foo()", "the reader side").
 PAIRING_PHRASES = (
@@ -251,14 +252,14 @@ PAIRING_PHRASES = (
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt|kernel|application|app)[\s-]+sides?\b",
 )
-_PAIRING_RE = re.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
-_FUNC_NAMED_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
-_BARRIER_NAMED_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
-_WORD_RE = re.compile(r"[A-Za-z]{2,}")
-_TRIVIAL_RE = re.compile(r"^\s*(?:(?:full|memory|write|read|smp|dma|a|the)\s*)*(?:barrier|mb|rmb|wmb)s?\s*[.!]?\s*$", re.I)
+_PAIRING_RE = lazyre.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
+_FUNC_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
+_BARRIER_NAMED_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
+_WORD_RE = lazyre.compile(r"[A-Za-z]{2,}")
+_TRIVIAL_RE = lazyre.compile(r"^\s*(?:(?:full|memory|write|read|smp|dma|a|the)\s*)*(?:barrier|mb|rmb|wmb)s?\s*[.!]?\s*$", re.I)
 
 # operations documented to imply a full barrier or acquire/release ordering
-_IMPLYING_RE = re.compile(
+_IMPLYING_RE = lazyre.compile(
     r"\b(?:test_and_set_bit|test_and_clear_bit|test_and_change_bit|test_and_set_bit_lock|"
     r"xchg\w*|cmpxchg\w*|try_cmpxchg\w*|atomic\w*_(?:inc|dec|add|sub|and|or|xor|fetch)\w*_return\w*|"
     r"atomic\w*_fetch_\w+|atomic\w*_(?:inc|dec|sub|add)_and_test|atomic\w*_xchg|atomic\w*_cmpxchg|"
@@ -268,9 +269,9 @@ _IMPLYING_RE = re.compile(
 )
 
 
-_DEFINE_BODY_RE = re.compile(r"^\s*#\s*define\s+\w+(?:\(([^()]*)\))?[ \t]*(.*)$")
-_ONE_LINE_FUNC_RE = re.compile(r"^[A-Za-z_][\w\s\*]*\b\w+\s*\(([^;{}]*)\)\s*\{(.*)\}\s*$")
-_HEADER_PARAMS_RE = re.compile(r"\b\w+\s*\(([^;{}()]*)\)\s*\{?\s*$")
+_DEFINE_BODY_RE = lazyre.compile(r"^\s*#\s*define\s+\w+(?:\(([^()]*)\))?[ \t]*(.*)$")
+_ONE_LINE_FUNC_RE = lazyre.compile(r"^[A-Za-z_][\w\s\*]*\b\w+\s*\(([^;{}]*)\)\s*\{(.*)\}\s*$")
+_HEADER_PARAMS_RE = lazyre.compile(r"\b\w+\s*\(([^;{}()]*)\)\s*\{?\s*$")
 
 
 def _param_names(params: str) -> set[str]:
@@ -451,7 +452,7 @@ AWAITED_STORE_PHRASES = (
     r"\b(?:is|are|was|were|has\s+been|have\s+been|gets?|got)\s+(?:set|cleared|written|published|stored|released)\b",
     r"\b(?:set|cleared|written|published|stored|released)\s+by\b",
 )
-_AWAITED_STORE_RE = re.compile("|".join(AWAITED_STORE_PHRASES), re.IGNORECASE)
+_AWAITED_STORE_RE = lazyre.compile("|".join(AWAITED_STORE_PHRASES), re.IGNORECASE)
 
 
 def _names_awaited_store(text: str, name: str) -> bool:
@@ -464,7 +465,7 @@ def _names_awaited_store(text: str, name: str) -> bool:
 
 
 #: "... before the cpu parks", "after reading the status": the comment names the other access or event.
-_ORDERED_AGAINST_RE = re.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+", re.IGNORECASE)
+_ORDERED_AGAINST_RE = lazyre.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+", re.IGNORECASE)
 
 
 #: What a device barrier's comment names as the things it orders ("the descriptor writes before the
@@ -477,13 +478,13 @@ ORDERED_THINGS = (
     "header", "packets?", "frames?", "requests?", "responses?", "messages?", "bits?", "state", "sequence",
     "completion", "page", "table", "pte", "tlb", "cache", "writel", "readl", "iowrite\\d*", "ioread\\d*",
 )
-_ORDERED_THING_RE = re.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
+_ORDERED_THING_RE = lazyre.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
 
 
-_IDENT_RE = re.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an underscore), not a member
+_IDENT_RE = lazyre.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an underscore), not a member
 
 
-_CALL_ARGS_RE = re.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
+_CALL_ARGS_RE = lazyre.compile(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
 def _follows_open_or_comma(code: str, pos: int) -> bool:
@@ -643,7 +644,7 @@ def _function_bodies(patch: Patch) -> dict[str, list[str]]:
     return bodies
 
 
-_PAIR_TARGET_RE = re.compile(
+_PAIR_TARGET_RE = lazyre.compile(
     r"(?:\bpair(?:s|ed|ing)?\b|\bpair\s+is\b|\bmatch(?:es|ing)?\b|\bimplied\s+by\b|\bsee\b|\bcorresponding\b|"
     r"\bcounterpart\b|\bother\s+side\b)([^.;]*)",
     re.IGNORECASE,
@@ -682,8 +683,8 @@ def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
     return result
 
 
-_NON_RMW_RE = re.compile(r"\b(atomic(?:64|_long)?_(?:set|read)(?:_release|_acquire)?|WRITE_ONCE|READ_ONCE)\s*\(")
-_RMW_RE = re.compile(
+_NON_RMW_RE = lazyre.compile(r"\b(atomic(?:64|_long)?_(?:set|read)(?:_release|_acquire)?|WRITE_ONCE|READ_ONCE)\s*\(")
+_RMW_RE = lazyre.compile(
     r"\b(?:atomic(?:64|_long)?_(?!set\b|read\b)\w+|(?:__)?(?:set|clear|change)_bit|test_and_\w+|refcount_\w+|"
     r"\w*xchg\w*|\w+_inc|\w+_dec)\s*\("
 )
@@ -784,7 +785,7 @@ PRIMITIVE_MACROS = (
     r"(?:__|arch_)?[rw]?mb\w*",
     r"\w*barrier\w*",
 )
-_PRIMITIVE_MACRO_RE = re.compile("^(?:" + "|".join(PRIMITIVE_MACROS) + ")$")
+_PRIMITIVE_MACRO_RE = lazyre.compile("^(?:" + "|".join(PRIMITIVE_MACROS) + ")$")
 
 
 def _macro_start(scans, idx: int) -> int | None:
@@ -996,7 +997,7 @@ def _documented_pattern(use: _Use) -> bool:
 
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
 #: tools/ copy): a removed line that differs only in the barrier's name is the same barrier.
-_ANY_BARRIER_CALL_RE = re.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
+_ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
 
 
 def _renamed_in_place(use: _Use) -> bool:
@@ -1095,14 +1096,14 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
 
 
 #: A note away from the barrier counts only when it plainly says what pairs with what.
-_PAIRED_WITH_RE = re.compile(
+_PAIRED_WITH_RE = lazyre.compile(
     r"\bpair(?:s|ed|ing)?\s+(?:with|against)\b|\bcounterpart\b|\bimplied\s+by\b|\bmatch(?:es|ing)\s+\w+\(\)",
     re.IGNORECASE,
 )
 
 
-_THIS_BARRIER_RE = re.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
-_SEE_FUNCTION_RE = re.compile(r"\bsee\s+(?:the\s+)?\w+\(\)", re.IGNORECASE)
+_THIS_BARRIER_RE = lazyre.compile(r"\b(?:barriers?|below|following)\b", re.IGNORECASE)
+_SEE_FUNCTION_RE = lazyre.compile(r"\bsee\s+(?:the\s+)?\w+\(\)", re.IGNORECASE)
 
 
 def _names_object(note: str, use: _Use) -> bool:
@@ -1110,8 +1111,8 @@ def _names_object(note: str, use: _Use) -> bool:
     m = BARRIER_RE.search(use.code)
     words = re.findall(r"[A-Za-z_]\w*", _object_of(use.code, m.end() - 1)) if m else []
     return bool(words) and len(words[-1]) >= 3 and bool(re.search(rf"\b{re.escape(words[-1])}\b", note))
-_ACQUIRE_RE = re.compile(r"\b(\w*acquire\w*)\s*\(")
-_RELEASE_RE = re.compile(r"\b(\w*release\w*)\s*\(")
+_ACQUIRE_RE = lazyre.compile(r"\b(\w*acquire\w*)\s*\(")
+_RELEASE_RE = lazyre.compile(r"\b(\w*release\w*)\s*\(")
 
 
 def _object_of(code: str, start: int) -> str:
@@ -1223,7 +1224,7 @@ class _PatchPairs:
 #: explain the barrier.
 DOUBT_WORDS = (r"\?", r"\bhm+\b", r"\bhmm+\w*", r"\bnot\s+sure\b", r"\bunsure\b", r"\bno\s+idea\b", r"\bmaybe\b",
                r"\bXXX\b", r"\bFIXME\b")
-_DOUBT_RE = re.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
+_DOUBT_RE = lazyre.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
 
 
 #: io_uring ring indexes shared with userspace: the other side of a barrier on one of these is the application
@@ -1235,8 +1236,8 @@ USERSPACE_RING_INDEXES = (
     r"\brq_ring->(?:head|tail)",  # the zero-copy receive refill ring
     r"\b(?:br|buf_ring)->(?:head|tail)",  # struct io_uring_buf_ring, a provided-buffer ring the application fills
 )
-_USERSPACE_RING_PATH_RE = re.compile("^(?:" + "|".join(USERSPACE_RING_PATHS) + ")$")
-_USERSPACE_RING_INDEX_RE = re.compile("(?:" + "|".join(USERSPACE_RING_INDEXES) + ")$")
+_USERSPACE_RING_PATH_RE = lazyre.compile("^(?:" + "|".join(USERSPACE_RING_PATHS) + ")$")
+_USERSPACE_RING_INDEX_RE = lazyre.compile("(?:" + "|".join(USERSPACE_RING_INDEXES) + ")$")
 
 
 def _userspace_ring_index(use: _Use) -> str:
@@ -1253,9 +1254,9 @@ def _userspace_ring_index(use: _Use) -> str:
 #: ``wait_on_bit_io(...); smp_rmb();``) is the read side of a bit wait. A bit tested set (``if (test_bit(DONE))``)
 #: is not: its other side is whatever sets it.
 BIT_WAITS = (r"!\s*test_bit", r"wait_on_bit\w*", r"out_of_line_wait_on_bit\w*")
-_BIT_WAIT_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(BIT_WAITS) + r")\s*\(")
+_BIT_WAIT_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(BIT_WAITS) + r")\s*\(")
 #: Functions that are bit waits or lock-bit tests themselves (``__wait_on_bit()``, ``buffer_locked()``).
-_BIT_WAIT_FUNCTION_RE = re.compile(r"wait_on_bit|_locked$")
+_BIT_WAIT_FUNCTION_RE = lazyre.compile(r"wait_on_bit|_locked$")
 
 
 def _after_bit_test(use: _Use) -> bool:
@@ -1332,7 +1333,7 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing
     return None
 
 
-_CALLED_RE = re.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call (ops->fn(), s.fn())
+_CALLED_RE = lazyre.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call (ops->fn(), s.fn())
 _NOT_FUNCS = frozenset("if for while switch return sizeof typeof defined __attribute__".split())
 
 
@@ -1373,7 +1374,7 @@ class _PatchFunctions:
 
 
 #: A quilt or tarball prefix before the kernel tree (``linux-2.6/arch/...``): paths are matched without it.
-_TREE_PREFIX_RE = re.compile(r"^linux[\w.-]*/(?=(?:arch|include|kernel|drivers|mm|fs|lib|net|tools)/)")
+_TREE_PREFIX_RE = lazyre.compile(r"^linux[\w.-]*/(?=(?:arch|include|kernel|drivers|mm|fs|lib|net|tools)/)")
 
 
 def _tree_path(path: str) -> str:
@@ -1388,17 +1389,17 @@ BITOPS_PATHS = (
     r"include/linux/bitops\.h",
     r"(?:tools/)?arch/[^/]+/include/asm/bitops[\w/-]*\.h",
 )
-_BITOPS_PATH_RE = re.compile("^(?:" + "|".join(BITOPS_PATHS) + ")$")
+_BITOPS_PATH_RE = lazyre.compile("^(?:" + "|".join(BITOPS_PATHS) + ")$")
 #: The ordering a primitive's name promises: ``test_bit_acquire``, ``clear_bit_unlock``, ``__clear_bit_unlock``.
-_ORDERING_NAME_RE = re.compile(r"_(?:acquire|release|lock|unlock)$")
+_ORDERING_NAME_RE = lazyre.compile(r"_(?:acquire|release|lock|unlock)$")
 
 #: Lock implementations: the acquire in ``*_lock()``/``*_trylock()`` and the release in ``*_unlock()`` on
 #: the lock word are the lock's own acquire/release (the pair is the lock). Other barriers there (an
 #: ``smp_mb()`` in a slow path) are uses like any other.
 LOCK_FUNCTION = r"\w*_(?:try)?lock"
 UNLOCK_FUNCTION = r"\w*_unlock"
-_LOCK_FUNC_RE = re.compile("^" + LOCK_FUNCTION + "$")
-_UNLOCK_FUNC_RE = re.compile("^" + UNLOCK_FUNCTION + "$")
+_LOCK_FUNC_RE = lazyre.compile("^" + LOCK_FUNCTION + "$")
+_UNLOCK_FUNC_RE = lazyre.compile("^" + UNLOCK_FUNCTION + "$")
 
 
 def _function_params(use: _Use) -> set[str]:
@@ -1444,7 +1445,7 @@ def _is_primitive_or_lock(use: _Use) -> bool:
 #: orders memory against the device, not against another CPU.
 MMIO_WRITES = (r"(?:__raw_)?write[bwlq](?:_relaxed|_be|_rep)?", r"iowrite\d+(?:be|_rep)?", r"writes[bwlq]",
                r"lo_hi_writeq\w*", r"hi_lo_writeq\w*")
-_MMIO_WRITE_RE = re.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) + r")\s*\(")
+_MMIO_WRITE_RE = lazyre.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) + r")\s*\(")
 #: Only the SMP write barrier: a ``wmb()`` there is a device barrier, still asked what it orders (a comment like
 #: "make sure all write ops are in order" names nothing).
 _WRITE_BARRIERS = ("smp_wmb",)
@@ -1698,7 +1699,7 @@ THREAD_WORDS = ThreadWords(
 # the drafter prefers reply_point() to reply(). A write-side barrier pairs with a read-side one, acquire
 # with release, a full barrier with a full barrier (or one implied by an atomic); a device barrier says
 # what it orders.
-_ADDED_BARRIER_RE = re.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
+_ADDED_BARRIER_RE = lazyre.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
                                r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\(")
 _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "write": "an smp_rmb() or smp_load_acquire() on the reader side",
@@ -1728,7 +1729,7 @@ def _barrier_side(name: str) -> str:
     return "device"
 
 
-_DEFINITION_RE = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")
+_DEFINITION_RE = lazyre.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;]*$")
 
 
 def _function_around(hunk: Hunk, index: int) -> str:
@@ -1794,7 +1795,7 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     return None
 
 
-_STORED_RE = re.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,")
+_STORED_RE = lazyre.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,")
 
 
 def _code_around(hunk: Hunk, index: int, step: int, count: int = 3) -> list[str]:
@@ -1856,7 +1857,7 @@ IMPLIED_FULL_BARRIERS = (
     r"refcount_dec_and_test", r"wake_up\w*", r"try_to_wake_up", r"set_current_state", r"prepare_to_wait\w*",
     r"waitqueue_active", r"wq_has_sleeper",
 )
-_IMPLIES_FULL_RE = re.compile(r"(?<![\w.>])(?:" + "|".join(IMPLIED_FULL_BARRIERS) + r")\s*\(")
+_IMPLIES_FULL_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(IMPLIED_FULL_BARRIERS) + r")\s*\(")
 
 
 def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:

@@ -125,6 +125,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
+from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -257,7 +258,7 @@ NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "neither", "hardl
 CONTRAST_PHRASES = ("rather than", "instead of")
 # the benefit denied after the claim word: "It's an unusual optimization that doesn't help properly written
 # code" (said of something the patch drops)
-NEGATED_BENEFIT_RE = re.compile(
+NEGATED_BENEFIT_RE = lazyre.compile(
     r"^[^.;:]{0,40}?\b(?:doesn't|does\s+not|don't|do\s+not|didn't|did\s+not|won't|will\s+not|never)\s+"
     r"(?:really\s+)?(?:help|helps|matter|matters|benefit|improve|gain|pay\s+off)\b",
     re.IGNORECASE,
@@ -270,7 +271,7 @@ NOT_SPEED_GOALS = frozenset({
 # when no speed or cost word is in the sentence
 ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
-NOT_HOT_PATH_RE = re.compile(
+NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
     r"\bnot\s+performance[\s-]+critical\b",
     re.IGNORECASE,
@@ -326,7 +327,7 @@ DOWNSIDE_HEADINGS = frozenset({
     "caveats",
 })
 # numbers promised for later: "[ Numbers hopefully forthcoming after more testing ]" (no finding: they come)
-PROMISED_NUMBERS_RE = re.compile(
+PROMISED_NUMBERS_RE = lazyre.compile(
     r"\b(?:numbers|results|benchmarks?|measurements|performance\s+data)\b[^.\n\]]{0,30}?"
     r"\b(?:forthcoming|to\s+follow|will\s+follow|to\s+come|coming\s+soon)\b|"
     r"\bwill\s+(?:post|send|share|provide|add)\s+(?:the\s+|some\s+)?(?:numbers|results|benchmarks?|measurements)\b",
@@ -355,16 +356,16 @@ RESULT_WORDS = frozenset({
 })
 REFERENCE_WORDS = ("cover letter", "cover-letter", "http://", "https://")
 # the compiler's mode, not this patch's gain: "when optimizing for performance", "-O2", "optimize for size"
-COMPILER_MODE_RE = re.compile(
+COMPILER_MODE_RE = lazyre.compile(
     r"\boptimi[sz]ing\s+for\s+(?:size|performance|speed)\b|\boptimi[sz]e\s+for\s+size\b|"
     r"(?<![\w-])-O[0-3s]\b|CC_OPTIMIZE_FOR|OPTIMIZE_FOR_(?:SIZE|PERFORMANCE)",
     re.IGNORECASE,
 )
 # a sentence about another commit: 'Commit 8a8fe42d765b ("ublk: ...") made an analogous optimization'
-OTHER_COMMIT_RE = re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
+OTHER_COMMIT_RE = lazyre.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
 # correctness is the reason: "This patch fixes ..." (a Fixes: trailer alone is not enough: a speed-up can
 # fix a regression)
-FIX_REASON_RE = re.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
+FIX_REASON_RE = lazyre.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
 # a small micro-optimisation whose reasoning the changelog already gives (the generated code, the call
 # it saves): a reviewer does not ask for a benchmark
 MICRO_REASON_PHRASES = (
@@ -382,18 +383,18 @@ MICRO_REASON_PHRASES = (
 # more lines removed than added, one walk less costs nothing to weigh: no finding. ("This is much simpler, and
 # it improves performance" alone is still a claim: the labelled sets ask for numbers on library switches.)
 LOOP_WORDS = ("loop", "loops", "walk", "walks", "iteration", "iterations", "pass", "passes")
-MERGED_INTO_EXISTING_RE = re.compile(
+MERGED_INTO_EXISTING_RE = lazyre.compile(
     rf"\binto\s+(?:the\s+|an?\s+)?existing\s+(?:[\w-]+\s+)?(?:{'|'.join(LOOP_WORDS)})\b", re.IGNORECASE
 )
 # A sysfs attribute's show/store function: run when someone reads the file, no path to measure
 # ("save CPU cycles" in a *_show() that prints a cpumask)
-SYSFS_SECTION_RE = re.compile(
+SYSFS_SECTION_RE = lazyre.compile(
     r"\bstruct\s+(?:device|kobj|class|driver|bus)_attribute\b|"
     r"\b\w+_(?:show|store)\s*\(\s*struct\s+(?:device|kobject|class|device_driver|bus_type)\b"
 )
 SYSFS_CALLS = ("sysfs_emit(", "sysfs_emit_at(")
 # the author quotes size numbers (pahole, "864 bytes ... 13 cachelines"): the draft asks for runtime numbers only
-SIZE_NUMBERS_RE = re.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
+SIZE_NUMBERS_RE = lazyre.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
 
 # "allow X to optimize": someone else may optimize, later
 ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
@@ -523,7 +524,7 @@ def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(set(words), key=len, reverse=True))
 
 
-_LOOKUP_TOKEN_RE = re.compile(r"[\w/µ%]+(?:[-'][\w/µ%]+)*")  # "mb/s", "w/o", "will-it-scale", "t/io_uring"
+_LOOKUP_TOKEN_RE = lazyre.compile(r"[\w/µ%]+(?:[-'][\w/µ%]+)*")  # "mb/s", "w/o", "will-it-scale", "t/io_uring"
 
 
 class WordFinder:
@@ -537,13 +538,22 @@ class WordFinder:
             if " " in e:
                 parts = tuple(e.lower().split())
                 self.phrases.setdefault(parts[0], []).append(parts)
+        # a word is in the text before it is one of its tokens: looked for first, as plain substrings
+        self.needles = tuple(self.words | self.phrases.keys())
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
-        return self.in_tokens(_LOOKUP_TOKEN_RE.findall(text.lower()))
+        low = text.lower()
+        if not any(needle in low for needle in self.needles):
+            return False  # cheap: no word or phrase start anywhere, so no token to look up
+        return self.in_tokens(_LOOKUP_TOKEN_RE.findall(low))
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
+        if not self.words.isdisjoint(tokens):
+            return True
+        if self.phrases.keys().isdisjoint(tokens):
+            return False  # no token starts a phrase
         for i, token in enumerate(tokens):
             if token in self.words:
                 return True
@@ -554,59 +564,61 @@ class WordFinder:
 
 
 # "cache line" -> "cache_line": same length, so offsets into the text stay valid
-_JOINED_TERMS_RE = re.compile(
+_JOINED_TERMS_RE = lazyre.compile(
     r"\bcache[ \t\n-]lines?\b|\bcache[ \t\n-]miss(?:es)?\b|\bfalse[ \t\n-]sharing\b|"
     r"\bcpu[ \t\n](?:time|usage|cycles|utili[sz]ation|caches?)\b|\bround[ \t\n-]trips?\b|\bindirect[ \t\n]calls\b|"
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\block[ \t\n]hold\b|\bcritical[ \t\n]section\b",
     re.IGNORECASE,
 )
-_TOKEN_RE = re.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
-_PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t]*\n")
+# every term of _JOINED_TERMS_RE starts with one of these words
+_JOINED_TERMS_FIRST_WORDS = ("cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical")
+_TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
+_SENTENCE_SPLIT_RE = lazyre.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
+_PARAGRAPH_SPLIT_RE = lazyre.compile(r"\n[ \t]*\n")
 # a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
 _NEGATION_WORDS = "|".join([_alternation(NEGATIONS), *CONTRAST_PHRASES])
-_NEGATION_RE = re.compile(rf"(?:\b(?:{_NEGATION_WORDS})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
-_QUOTED_TITLE_RE = re.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
-_TRAILER_RE = re.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
+_NEGATION_RE = lazyre.compile(rf"(?:\b(?:{_NEGATION_WORDS})\b|n't\b)[^.;:,()]{{0,30}}$", re.IGNORECASE)
+_QUOTED_TITLE_RE = lazyre.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
+_TRAILER_RE = lazyre.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
 # the version history under the changelog ("v2->v3: ...", "Changes in v2:", a "--" line)
-_VERSION_NOTES_RE = re.compile(
+_VERSION_NOTES_RE = lazyre.compile(
     r"^[ \t]*(?:v\d+[ \t]*(?:->|-|to|\.\.)[ \t]*v?\d+\b|changes[ \t]+(?:in|since|from)[ \t]+v\d+|v\d+[ \t]*:|--[ \t]*$)",
     re.IGNORECASE | re.MULTILINE,
 )
 # lines that are command output or code, not the author's prose: "$ fio ...", "# comment", "[  1.2] dmesg"
 _OUTPUT_LINE_PREFIXES = ("$", "#", "[", "|", "`", "//", "/*", "*/", "+", "<", "{", "}")
-_BULLET_RE = re.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
+_BULLET_RE = lazyre.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
 
 _NUM = r"(?<![\w./])\d+(?:[.,]\d+)?"  # not inside a word, version or path ("powerpc/64s")
 # a number and the (up to two) words after it: "25s", "1.2 ms", "20K IOPs", "9.4 Gbits/sec", "-44%"
-_NUMBER_UNIT_RE = re.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
+_NUMBER_UNIT_RE = lazyre.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
 _PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
-_ARROW_RE = re.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
-_CONFIG_BEFORE_RE = re.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
-_SHARE_AFTER_RE = re.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
-_SIZE_AFTER_RE = re.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
-_DIFFSTAT_RE = re.compile(
+_ARROW_RE = lazyre.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
+_CONFIG_BEFORE_RE = lazyre.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
+_SHARE_AFTER_RE = lazyre.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
+_SIZE_AFTER_RE = lazyre.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
+_DIFFSTAT_RE = lazyre.compile(
     r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+|Bin)\b|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
     r"(?:create|delete) mode \d+)"
 )
-_DMESG_RE = re.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
-_DECIMAL_RE = re.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
-_LABELLED_NUMBER_RE = re.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
+_DMESG_RE = lazyre.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
+_DECIMAL_RE = lazyre.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
+_LABELLED_NUMBER_RE = lazyre.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
 _TOOLS = WordFinder(TOOL_NAMES)
 _COMPARISON = WordFinder(COMPARE_WORDS)
 _TABLE_LABELS = WordFinder(TABLE_WORDS)
 _METRICS = WordFinder(METRIC_WORDS)
 _ASKS = WordFinder(ASK_WORDS)
-_RATIO_RE = re.compile(
+_RATIO_RE = lazyre.compile(
     rf"\bfactor\s+(?:of\s+)?(?:about\s+|roughly\s+|around\s+|~\s*)?(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\b|"
     r"(?<![\w.])~?\d+(?:\.\d+)?[ \t]?[xX×](?![\w(])|"
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
-_PATCH_NUMBER_RE = re.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
-_LINK_RE = re.compile(r"https?://\S+|\[\d+\]")
-_DIGIT_RE = re.compile(r"\d")
-_CACHE_MENTION_RE = re.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
+_PATCH_NUMBER_RE = lazyre.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
+_LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
+_DIGIT_RE = lazyre.compile(r"\d")
+_CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 
 # Every claim needs one of these substrings: a text without any of them is skipped at once
 _CLAIM_HINTS = (
@@ -638,7 +650,7 @@ def _own_lines(text: str) -> list[str]:
     out = []
     for line in text.splitlines():
         s = line.lstrip()
-        out.append("" if s.startswith(">") or _TRAILER_RE.match(s) else line)
+        out.append("" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line)  # a trailer has a ":"
     return out
 
 
@@ -650,6 +662,7 @@ def _blank_title(q: re.Match[str]) -> str:
     return m[:keep] + re.sub(r"\S", " ", m[keep:])
 
 
+@lru_cache(maxsize=256)
 def _prose(text: str) -> str:
     """``text`` with what is not the author's prose blanked, offsets kept.
 
@@ -685,11 +698,18 @@ def _prose(text: str) -> str:
 
 def _joined(text: str) -> str:
     """``text`` with multi-word terms joined ("cache line" -> "cache_line"), same length."""
+    low = text.lower()
+    if text.isascii() and not any(word in low for word in _JOINED_TERMS_FIRST_WORDS):
+        return text  # no term can start here (re's IGNORECASE folds a few non-ASCII letters too)
     return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
 
 
+@lru_cache(maxsize=1024)
 def _words(text: str) -> list[str]:
-    """The lower-case words of ``text``, multi-word terms joined."""
+    """The lower-case words of ``text``, multi-word terms joined.
+
+    Cached (the steps read the same sentence again): callers read the list, never change it.
+    """
     return _TOKEN_RE.findall(_joined(text).lower())
 
 
@@ -932,9 +952,11 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
         compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
         for s_start, sentence in _sentences(paragraph):
+            words = _words(sentence)
+            if CLAIM_KEY_WORDS.isdisjoint(words):
+                continue  # no claim word in the sentence
             if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
-            words = _words(sentence)
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -1096,7 +1118,7 @@ def _ratio_measured(text: str) -> bool:
 
 # numbers about size or memory footprint ("the used memory decreased by 20%", "free -h", "10.8 -> 8.6 MB"):
 # they do not answer a speed claim
-_SIZE_CONTEXT_RE = re.compile(
+_SIZE_CONTEXT_RE = lazyre.compile(
     r"\b(?:memory|footprint|size|sizes|bytes|ram|rss|mem)\b|free\s+-h|"
     r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
     re.IGNORECASE,
@@ -1105,8 +1127,11 @@ _SIZE_CONTEXT_RE = re.compile(
 
 def _evidence_lines(text: str) -> list[str]:
     """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
-    lines = []
+    lines: list[str] = []
     for line in _own_lines(text):
+        if not line:
+            lines.append(line)  # a blank or blanked (quoted) line
+            continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
@@ -1375,25 +1400,25 @@ THREAD_WORDS = ThreadWords(
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
-    ("instructions", re.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
+    ("instructions", lazyre.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
                                 r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
-    ("cache", re.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
+    ("cache", lazyre.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
      "perf c2c output before and after, showing the contended cache lines going away"),
-    ("latency", re.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
+    ("latency", lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
      "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
      "only an average"),
-    ("throughput", re.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
+    ("throughput", lazyre.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
                               r"transactions|ops/s", re.I),
      "throughput numbers before and after from a benchmark that loads this path"),
-    ("instructions", re.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
+    ("instructions", lazyre.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
                                 r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
                                 r"function call|compiler", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
 )
 
 
-_SHORTLOG_RE = re.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
+_SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
 
 
 def _claim_sentence(text: str) -> str:
@@ -1418,7 +1443,7 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
-_HEADER_LINE_RE = re.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
+_HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
 
 
 def _sentence_at(text: str, pos: int) -> str:

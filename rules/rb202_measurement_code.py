@@ -56,6 +56,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
+from reviewbot import lazyre
 from reviewbot.cutil import joined_text, scan_lines
 from reviewbot.models import Finding, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -78,7 +79,7 @@ PRINT_WORDS = ("print", "pr_", "dev_")
 # names of the sample counters a harness averages ("static u64 total_ns, nr_calls;")
 COUNTER_WORDS = r"(?:total|sum|count|samples|nr_calls|calls|iters)"
 # Files that measure on purpose: self-tests, KUnit tests, test modules, benchmarks and tools
-MEASURING_PATH_RE = re.compile(
+MEASURING_PATH_RE = lazyre.compile(
     r"^(?:tools|samples|scripts)/"  # tools/testing/selftests, perf, samples
     r"|(?:^|/)tests?/"  # fs/btrfs/tests/, drivers/.../test/
     r"|(?:^|/)test_\w+\.c$|[_-]tests?\.c$|[_-]kunit\.c$|kunit"  # lib/test_bitmap.c, foo_test.c, foo_kunit.c
@@ -87,15 +88,15 @@ MEASURING_PATH_RE = re.compile(
 # added code that makes a file a test: KUnit suites, a test module's init
 TEST_MARKERS = ("<kunit/test.h>", "KUNIT_CASE", "kunit_test_suite", "KSTM_MODULE", "<linux/kselftest")
 
-_STAMP_RE = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*" + _CLOCK + r"\s*\(")
-_CLOCK_RE = re.compile(r"\b" + _CLOCK + r"\s*\(")
-_ASSIGN_RE = re.compile(r"\b([A-Za-z_]\w*)\s*[+-]?=(?!=)\s*(.*)")  # "d = t1 - t0", "sum += ...", not "=="
-_PRINT_RE = re.compile(r"\b(?:printk|pr_\w+|trace_printk|dev_(?:info|warn|err|dbg|notice))\s*\(")
-_STATIC_COUNTER_RE = re.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*" + COUNTER_WORDS + r"\w*)\b")
-_IRQ_OFF_RE = re.compile(r"\blocal_irq_(?:save|disable)\s*\(")
-_STATIC_PREFILTER_RE = re.compile(r"^\s*static\s+[\w\s]+?\b\w*" + COUNTER_WORDS + r"\w*\b", re.M)
-_WORDS_RE = re.compile(r"\w+")
-_MINUS_RE = re.compile(r"-(?![->=])")  # a subtraction, not "->", "--" or "-="
+_STAMP_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*=\s*" + _CLOCK + r"\s*\(")
+_CLOCK_RE = lazyre.compile(r"\b" + _CLOCK + r"\s*\(")
+_ASSIGN_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*[+-]?=(?!=)\s*(.*)")  # "d = t1 - t0", "sum += ...", not "=="
+_PRINT_RE = lazyre.compile(r"\b(?:printk|pr_\w+|trace_printk|dev_(?:info|warn|err|dbg|notice))\s*\(")
+_STATIC_COUNTER_RE = lazyre.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*" + COUNTER_WORDS + r"\w*)\b")
+_IRQ_OFF_RE = lazyre.compile(r"\blocal_irq_(?:save|disable)\s*\(")
+_STATIC_PREFILTER_RE = lazyre.compile(r"^\s*static\s+[\w\s]+?\b\w*" + COUNTER_WORDS + r"\w*\b", re.M)
+_WORDS_RE = lazyre.compile(r"\w+")
+_MINUS_RE = lazyre.compile(r"-(?![->=])")  # a subtraction, not "->", "--" or "-="
 _QUICK_WORDS = CLOCK_WORDS + ("static",)
 
 

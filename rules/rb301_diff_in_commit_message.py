@@ -48,9 +48,9 @@ References
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Sequence
 
+from reviewbot import lazyre
 from reviewbot.models import Finding, Patch
 from reviewbot.parse.patch import WARN_EMBEDDED_DIFF
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -66,9 +66,9 @@ RULE = RuleMeta(
 )
 
 # git mailinfo patchbreak(): "diff -", "Index: ", or "--- " followed by a non-space
-_BREAK_RE = re.compile(r"^(?:diff -|Index: |--- \S)")
-_DIFF_BODY_RE = re.compile(r"^(?:[-+ @\\]|diff |index |Index: |=+$|new file|deleted file|similarity|rename )")
-_TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):\s")
+_BREAK_RE = lazyre.compile(r"^(?:diff -|Index: |--- \S)")
+_DIFF_BODY_RE = lazyre.compile(r"^(?:[-+ @\\]|diff |index |Index: |=+$|new file|deleted file|similarity|rename )")
+_TRAILER_RE = lazyre.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):\s")
 
 
 def _break_line(lines: list[str]) -> int | None:

@@ -202,3 +202,24 @@ def test_entry_point_import_error_fails_closed(plugin_root: Path) -> None:
     _install_dist(plugin_root, "RB901 = rbtestplug.rb901_thing\n", "raise ImportError('needs libfoo')\n")
     with pytest.raises(RuleLoadError, match="entry point RB901 = rbtestplug.rb901_thing: cannot load: ImportError"):
         load_rules()
+
+
+def test_entry_points_asked_only_when_a_distribution_names_the_group(plugin_root: Path) -> None:
+    """importlib.metadata is imported only when some entry_points.txt on sys.path names reviewbot.rules.v1."""
+    from reviewbot.registry import _entry_points_declared
+
+    other = plugin_root / "otherpkg-1.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[console_scripts]\nother = other:main\n", encoding="utf-8")
+    assert _entry_points_declared() is False
+    _install_dist(plugin_root, "RB901 = rbtestplug.rb901_thing\n", rule_source())
+    assert _entry_points_declared() is True
+
+
+def test_a_zip_on_the_path_is_left_to_importlib_metadata(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewbot.registry import _entry_points_declared
+
+    archive = tmp_path / "plugins.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)  # an empty zip
+    monkeypatch.syspath_prepend(str(archive))
+    assert _entry_points_declared() is True
