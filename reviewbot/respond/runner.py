@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -148,43 +149,74 @@ def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Messa
     ]
 
 
+#: Lines of a mail body that name a person with a full address: an in-body ``From:`` of a patch and
+#: its trailers, also when quoted (``> Signed-off-by: Ada <ada@example.org>``).
+_BODY_ADDRESS_LINE = re.compile(
+    r"^(?:>\s?)*\s*(?:From|Signed-off-by|Co-developed-by|Reviewed-by|Acked-by|Tested-by|Reported-by"
+    r"|Suggested-by|Reported-and-tested-by|Cc):[ \t]*(\S[^<>\n]*<[^<>@\s]+@[^<>\s]+>)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE)
+
+
 def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
-    """Full From/To/Cc addresses of local mail files (mbox, Maildir, .eml, a folder of them).
+    """Full addresses of local mail files (mbox, Maildir, .eml, a folder of them): From/To/Cc, and the
+    ``Name <address>`` of in-body ``From:`` lines and trailers (Signed-off-by, Reviewed-by, ...; also
+    quoted), which give a patch's author when the mail was posted by someone else.
 
     Another source, besides the store, for completing the archive's
-    obfuscated addresses (e.g. your own mail archive of the list). Headers
-    only, decoded with the stdlib parser; unreadable messages are skipped.
-    Raises InputError (from the reader) for a path that cannot be read.
+    obfuscated addresses (e.g. your own mail archive of the list). Decoded
+    with the stdlib parser; unreadable messages are skipped. Raises
+    InputError (from the reader) for a path that cannot be read.
     """
     from email import policy as email_policy
     from email.header import decode_header, make_header
-    from email.parser import BytesHeaderParser
+    from email.parser import BytesParser
     from email.utils import getaddresses
 
     from reviewbot.fetch.mailfiles import read_path
 
-    parser = BytesHeaderParser(policy=email_policy.compat32)
+    parser = BytesParser(policy=email_policy.compat32)
     out: dict[tuple[str, str], Address] = {}  # each (address, display name) once: a name is evidence too
     for path in paths:
         for raw in read_path(path):
             if raw.kind != "rfc822":
                 continue
             try:
-                head = parser.parsebytes(raw.data)
-                values = [str(v) for key in ("From", "To", "Cc") for v in head.get_all(key, [])]
+                mail = parser.parsebytes(raw.data)
+                values = [str(v) for key in ("From", "To", "Cc") for v in mail.get_all(key, [])]
                 pairs = getaddresses(values)
             except Exception:  # one bad header must not stop the run
                 log.debug("%s: unreadable address headers", raw.source)
                 continue
-            for name, email in pairs:
-                try:
-                    name = str(make_header(decode_header(name))) if name else ""
-                except Exception:
-                    pass
+            pairs = [(n, e, True) for n, e in pairs] + [(n, e, False) for n, e in _body_addresses(mail)]
+            for name, email, encoded in pairs:
+                if encoded:
+                    try:
+                        name = str(make_header(decode_header(name))) if name else ""
+                    except Exception:
+                        pass
                 if email and "@" in email and "@..." not in email and " " not in email:
                     name = " ".join(name.split())
                     out.setdefault((email.lower(), name.casefold()), Address(name, email))
     return list(out.values())
+
+
+def _body_addresses(mail: Any) -> list[tuple[str, str]]:
+    """(name, address) of the in-body From:/trailer lines of a parsed mail's text/plain parts."""
+    from email.utils import getaddresses
+
+    out: list[tuple[str, str]] = []
+    try:
+        parts = [p for p in mail.walk() if p.get_content_type() == "text/plain"]
+        for part in parts:
+            data = part.get_payload(decode=True)
+            if not isinstance(data, bytes) or b"@" not in data:
+                continue
+            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+            for m in _BODY_ADDRESS_LINE.finditer(text):
+                out.extend((n, e) for n, e in getaddresses([m.group(1)]) if n and e)
+    except Exception:  # an odd part must not stop the run
+        log.debug("unreadable mail body", exc_info=True)
+    return out
 
 
 def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) -> tuple[str, ...]:
@@ -586,6 +618,15 @@ def _printable(text: str, limit: int = 200) -> str:
     return out + ("..." if len(text) > limit else "")
 
 
+def _header_sender(store: Any, patch: Patch) -> Address | None:
+    """The stored header From of ``patch``'s message (its sender; an in-body ``From:`` may name another
+    author), else None."""
+    row = store.message_row(patch.message_id) or {}
+    if not row.get("from_email"):
+        return None
+    return Address(row.get("from_name") or "", row["from_email"], bool(row.get("from_partial")))
+
+
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
                rules: Any, identity: Address, list_address: str, known: list[Address],
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
@@ -596,7 +637,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         draft = build_draft(patch, keep, rules, identity=identity, list_address=list_address,
                             store_addresses=known, clock=clock, make_msgid=make_msgid,
                             ancestry=_ancestry(thread_id, thread, patch), intro=intro,
-                            real_headers=real_headers)
+                            real_headers=real_headers, sender=_header_sender(store, patch))
         store.previews.append(render_message(draft))
         return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
                             None, patch.message_id, draft.subject)
@@ -612,6 +653,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         ancestry=_ancestry(thread_id, thread, patch),
         real_headers=real_headers,
         intro=intro,
+        sender=_header_sender(store, patch),
     )
     usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
     if usable != draft.references:  # an ancestor no header can carry is left out of References
