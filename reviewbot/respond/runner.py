@@ -85,7 +85,7 @@ class DraftRunSummary:
     findings of the same list/day range that earlier runs drafted or skipped;
     ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
     covers one or more of the ``drafted`` findings), ``incomplete`` of them
-    addressed to the list only.
+    with an address left out (named in a note on the draft's top).
     """
 
     findings: int = 0
@@ -118,7 +118,7 @@ class DraftRunSummary:
 
     @property
     def incomplete(self) -> int:
-        """Drafts written whose recipients could not all be completed (addressed to the list only)."""
+        """Drafts written whose recipients could not all be completed (the missing ones named on top)."""
         return sum(1 for w in self.written if not w.draft.recipients_complete)
 
     @property
