@@ -9,7 +9,10 @@ already raised or answered, and write one draft
 with the rest. Only the newest stored revision of a patch is drafted
 (:mod:`reviewbot.revisions` links them); a point raised or answered in an
 older revision's thread, or drafted or dismissed there, is not drafted again
-on a newer one while the code it is about is unchanged. A draft is written
+on a newer one while the code it is about is unchanged. When the author
+mailed a new version of the diff in a reply (not a fix-up on top), the rules
+run again on it: a point it fixed gets no draft (skip ``fixed-in-reply``), a
+point still there is answered on that reply. A draft is written
 outbox file first (temporary name + rename), then the Maildir
 copy, then the store row. A run killed between these steps is repaired by
 the next one: the draft's file name and Message-ID are derived from the patch
@@ -55,6 +58,7 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
+SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 
 __all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
@@ -79,7 +83,7 @@ class DraftRunSummary:
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
     applied), ``superseded`` (a newer revision gets the draft, or an earlier
-    one had it and the code is unchanged), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
+    one had it and the code is unchanged, or the author's re-posted diff fixed it), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
     Message-ID cannot go into a reply header; recorded as skips) or ``failed``
     (left for the next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
@@ -532,6 +536,114 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
     return out
 
 
+#: Lines too plain to tell a fix-up on top of the patch from a new version of it ("}", "break;").
+_PLAIN_LINE = 8
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def replaces_diff(original: Patch, repost: Patch) -> bool:
+    """True when ``repost`` (a diff the author mailed in a reply) is a new version of ``original``'s diff,
+    not a fix-up to apply on top of it: it touches one of the patch's files and none of its removed or
+    context lines is a line the patch added (a fix-up quotes those as its old side)."""
+    added: set[str] = set()
+    old_side: set[str] = set()
+    paths = set()
+    for fd in original.files:
+        paths |= {fd.path, fd.old_path, fd.new_path}
+        for h in fd.hunks:
+            for dl in h.lines:
+                text = _norm(dl.text)
+                if dl.kind.value == "+":
+                    added.add(text)
+                elif dl.kind.value in "- ":
+                    old_side.add(text)
+    added -= old_side
+    touched = False
+    for fd in repost.files:
+        if not ({fd.path, fd.old_path, fd.new_path} & (paths - {None})):
+            continue
+        touched = True
+        for h in fd.hunks:
+            for dl in h.lines:
+                text = _norm(dl.text)
+                if dl.kind.value in "- " and len(text) >= _PLAIN_LINE and text in added:
+                    return False
+    return touched
+
+
+def reposted_diff(patch: Patch, thread: Sequence[Message], *, authors: Sequence[Address],
+                  identity: Address | None = None) -> Patch | None:
+    """The newest diff the patch's author mailed in a reply about the patch as a new version of it (the
+    reply's own lines, quotes dropped, parsed as a patch; see :func:`replaces_diff`), else None."""
+    from dataclasses import replace
+
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.rule import later_replies, same_person
+
+    newest: Patch | None = None
+    for msg in later_replies(patch, thread, identity=identity):
+        if msg.subject.is_patch or not any(same_person(msg.from_addr, a) for a in authors):
+            continue
+        own = "\n".join(line for line in msg.body.split("\n") if not line.startswith(">"))
+        if "\ndiff --git " not in "\n" + own:
+            continue
+        try:
+            repost = parse_patch(replace(msg, body=own))
+        except Exception:  # a diff mangled in a reply is no new version
+            continue
+        if repost.files and replaces_diff(patch, repost) and (
+                newest is None or (msg.date and newest.message.date and msg.date >= newest.message.date)):
+            newest = repost
+    return newest
+
+
+def _rules_for(rules: Any, rule_ids: set[str]) -> list[Any]:
+    """The loaded rules of ``rule_ids`` (the built-in ones when ``rules`` is a mapping of reply functions)."""
+    loaded = [r for r in (rules or ()) if getattr(getattr(r, "meta", None), "id", None) in rule_ids] \
+        if not isinstance(rules, Mapping) else []
+    if not loaded:
+        from reviewbot.registry import load_rules
+
+        loaded = [r for r in load_rules(entry_points=False) if r.id in rule_ids]
+    return loaded
+
+
+def on_reposted_diff(store: Any, patch: Patch, keep: list[Finding], thread: Sequence[Message], *,
+                     rules: Any, identity: Address) -> tuple[Patch, list[Finding], dict[str, str]] | None:
+    """Findings on code the author re-posted in a reply (a new version of the diff in the thread): the rules
+    run again on that diff. Returns (the reply as a patch, the findings still standing there, located in
+    the reply's diff and carrying the original fingerprints; fingerprint -> reason of those on the code
+    the new diff fixed), or None when there is no such reply or it does not cover every finding on the code."""
+    from dataclasses import replace
+
+    from reviewbot.engine import check_patch
+
+    sender = _header_sender(store, patch)
+    authors = [a for a in (patch.message.from_addr, sender) if a is not None]
+    repost = reposted_diff(patch, thread, authors=authors, identity=identity)
+    if repost is None:
+        return None
+    paths = {p for fd in repost.files for p in (fd.path, fd.old_path, fd.new_path) if p}
+    on_code = [f for f in keep if f.hunk is not None]
+    if not on_code or any(f.path not in paths for f in on_code):
+        return None  # the reply re-posts another file: the findings stay on the patch
+    again = list(check_patch(repost, _rules_for(rules, {f.rule_id for f in on_code})).findings)
+    fixed: dict[str, str] = {}
+    standing: list[Finding] = []
+    for f in on_code:
+        match = next((g for g in again if same_point(f, g)), None)
+        if match is None:
+            fixed[f.fingerprint] = (f"{f.rule_id} finds nothing there in the diff the author re-posted in "
+                                    f"<{repost.message_id}>")
+            continue
+        again.remove(match)
+        standing.append(replace(match, fingerprint=f.fingerprint, message_id=patch.message_id))
+    return repost, standing, fixed
+
+
 def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *,
                    rules: Any, identity: Address
                    ) -> tuple[Patch, str | None, list[Message], list[Finding]] | None:
@@ -590,6 +702,22 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
                 continue
             _count_state(summary, state)
             store.record_skip(finding, state.value, reason)
+    moved = on_reposted_diff(store, patch, keep, thread, rules=rules, identity=identity) if keep else None
+    if moved is not None:  # the author mailed a new version of the diff in the thread: answer that one
+        repost, standing, fixed = moved
+        with store.transaction():
+            for finding in keep:
+                if finding.fingerprint in fixed:
+                    store.record_skip(finding, SKIP_REPOSTED, fixed[finding.fingerprint])
+                    summary.superseded += 1
+        keep = [f for f in keep if f.fingerprint not in fixed]
+        if not keep:
+            return None
+        if any(f.hunk is None for f in keep):  # a point on the changelog: the draft stays on the patch
+            return patch, thread_id, thread, keep
+        log.info("<%s>: answered on the diff re-posted in <%s>", message_id, repost.message_id)
+        rest = [patch.message, *(m for m in thread if m.message_id != repost.message_id)]
+        return repost, thread_id, rest, standing
     return (patch, thread_id, thread, keep) if keep else None
 
 
