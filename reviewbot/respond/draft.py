@@ -358,7 +358,8 @@ def resolve_recipients(
     sender: Address | None = None,
 ) -> RecipientResult:
     """To = the author (and the sender, when another person posted the patch: its header From with an
-    in-body ``From:`` of the author), Cc = the message's To + Cc minus ``identity``.
+    in-body ``From:`` of the author; the author's own other mailbox goes first in Cc), Cc = the
+    message's To + Cc minus ``identity``.
 
     Obfuscated addresses are completed from ``known`` (only when certain, see
     :func:`complete_address`), list addresses from :data:`LIST_HOSTS`, and an
@@ -404,12 +405,15 @@ def resolve_recipients(
     author = fix(message.from_addr)
     if author is not None and author.email.lower() != me:
         to.append(author)
+    cc: list[Address] = []
     if sender is not None and not same_mailbox(sender, message.from_addr):
         posted_by = fix(sender)
         if posted_by is not None and posted_by.email.lower() not in {me, *(a.email.lower() for a in to)}:
-            to.append(posted_by)
-    cc: list[Address] = []
-    seen = {a.email.lower() for a in to} | {me}
+            # the author's other mailbox (same name) in Cc, another person who posted the patch in To
+            same = author is not None and bool(author.name) and \
+                _same_name_key(author.name) == _same_name_key(posted_by.name)
+            (cc if same else to).append(posted_by)
+    seen = {a.email.lower() for a in (*to, *cc)} | {me}
     for addr in (*message.to, *message.cc):
         done = fix(addr)
         if done is None or done.email.lower() in seen:

@@ -150,6 +150,7 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     while len(groups) > 1 and sum(end - start for start, end in merged) > MAX_QUOTE:
         groups = groups[: max(1, len(groups) // 2)]  # a long finding: show its first places
         merged = _ranges(hunk, flat(groups), context)
+    merged = _merge([(_function_start(body, start), end) for start, end in merged])
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):
@@ -159,6 +160,27 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     if merged[-1][1] < len(body):
         out.append(CUT)
     return out
+
+
+#: How far above an excerpt a reply looks for the first line of the function the excerpt is in.
+FUNCTION_LOOKBACK = 6
+
+
+def _function_start(body: Sequence[DiffLine], start: int) -> int:
+    """``start``, or the index of the first line of the function definition the excerpt starting there
+    is in, when that line is at most :data:`FUNCTION_LOOKBACK` lines above in the hunk: a reader of the
+    reply sees which function (``static u32 foo(struct bar *b)``) the quoted ``{`` and body lines open,
+    which the ``@@`` line (the function before the hunk) does not say."""
+    for i in range(start - 1, max(-1, start - 1 - FUNCTION_LOOKBACK), -1):
+        dl = body[i]
+        if dl.kind is LineKind.REMOVED:
+            continue
+        text = dl.text
+        if text.startswith("}"):
+            return start  # the previous function ends above the excerpt
+        if text[:1].isalpha() or text[:1] == "_":
+            return i if "(" in text and not text.rstrip().endswith(";") else start
+    return start
 
 
 def _ranges(hunk: Hunk, targets: Sequence[int], context: int) -> list[tuple[int, int]]:
