@@ -1414,6 +1414,11 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
         return (f"The comment at {names} (\"{quoted}\") reads as an open question rather than an explanation. "
                 "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
                 f"operation on the other side it pairs with{usually}, and in which function?")
+    if ", " in names:  # several barriers: "The comments at smp_mb() and smp_wmb() say ..."
+        both = " and ".join(names.rsplit(", ", 1))
+        return (f"The comments at {both} say why a barrier is wanted, but not what they pair with. Would you "
+                f"mind naming the matching barrier or the operation that implies it{usually}, and the function "
+                "where it lives, in each of them?")
     return (f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
             f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
 
