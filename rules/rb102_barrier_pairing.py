@@ -1445,16 +1445,23 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
     parts: list[str] = [_mmio_paragraph(f) for f in findings if f.details.get("problem") == "before-mmio-write"]
-    for f in non_rmw:
-        op = str(f.details.get("op", ""))
-        kind = "load" if ("read" in op.lower()) else "store"
+    # one paragraph for all of them: "smp_mb__after_atomic() and smp_mb__before_atomic() only order ..."
+    barriers = list(dict.fromkeys(f"{f.details.get('barrier')}()" for f in non_rmw))
+    ops = list(dict.fromkeys(str(f.details.get("op", "")) for f in non_rmw))
+    if non_rmw:
+        kinds = ["load" if "read" in op.lower() else "store" for op in ops]
+        several = len(non_rmw) > 1
+        plain = (f"{ops[0]}() is a plain {kinds[0]}" if len(ops) == 1 else
+                 " and ".join(f"{op}()" for op in ops) + " are plain "
+                 + (f"{kinds[0]}s" if len(set(kinds)) == 1 else "accesses"))
+        this = "these" if several else "this"
         parts.append(
-            f"As far as I understand Documentation/atomic_t.txt, {f.details.get('barrier')}() only orders "
-            f"against a read-modify-write atomic, and {op}() is a plain {kind}. "
-            + ("Should this be smp_mb() (or an RMW atomic / a release-acquire pair)?"
-               if f.details.get("paired") else
-               "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
-               "say what it pairs with?")
+            f"As far as I understand Documentation/atomic_t.txt, {' and '.join(barriers)} only "
+            f"order{'' if len(barriers) > 1 else 's'} against a read-modify-write atomic, and {plain}. "
+            + (f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair)?"
+               if all(f.details.get("paired") for f in non_rmw) else
+               f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair), and could the "
+               f"comment{'s' if several else ''} say what {'they pair' if several else 'it pairs'} with?")
         )
 
     def names(fs: Sequence[Finding]) -> str:

@@ -50,3 +50,27 @@ def test_long_hunk_excerpts_share_one_hunk_header() -> None:
     assert quoted.count("> @@ -0,0 +1,100 @@") == 1
     assert "smp_wmb()" in quoted and "smp_rmb()" in quoted
     assert "> [...]\n> [...]" not in quoted
+
+
+def test_barriers_after_plain_atomics_make_one_paragraph() -> None:
+    """bcache "optimize barrier usage for atomic operations" (linux-kernel 2020/03/22): an
+    smp_mb__after_atomic() after atomic_set() and an smp_mb__before_atomic() before atomic_read(), twice
+    each; the draft said two paragraphs that differ in three words. Now one, naming both."""
+    from reviewbot.models import Finding, Severity
+    from rules.rb102_barrier_pairing import reply
+
+    def f(barrier: str, op: str, line: int) -> Finding:
+        return Finding(rule_id="RB102", rule_name="barrier-pairing", severity=Severity.WARNING, message="m",
+                       path="drivers/md/bcache/btree.c", line=line, lines=(line,),
+                       details={"barrier": barrier, "problem": "not-after-rmw", "op": op, "smp": True})
+
+    text = reply([f("smp_mb__after_atomic", "atomic_set", 1950), f("smp_mb__before_atomic", "atomic_read", 2034),
+                  f("smp_mb__after_atomic", "atomic_set", 857), f("smp_mb__before_atomic", "atomic_read", 935)],
+                 None)
+    assert text == ("As far as I understand Documentation/atomic_t.txt, smp_mb__after_atomic() and "
+                    "smp_mb__before_atomic() only order against a read-modify-write atomic, and atomic_set() and "
+                    "atomic_read() are plain accesses. Should these be smp_mb() (or an RMW atomic / a "
+                    "release-acquire pair), and could the comments say what they pair with?")
+    one = reply([f("smp_mb__after_atomic", "atomic_set", 1950)], None)
+    assert one.endswith("and atomic_set() is a plain store. Should this be smp_mb() (or an RMW atomic / a "
+                        "release-acquire pair), and could the comment say what it pairs with?")
