@@ -751,7 +751,7 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
     One paragraph per point (all findings of one rule), under the quotes of every place it is about;
-    a paragraph already said above is not said again. ``intro``: a sentence put before the
+    a paragraph already said above is not said again. ``intro``: a sentence put after the
     paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
     seen: set[str] = set()
@@ -761,11 +761,11 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
             continue
         parts.extend(_quotes(patch, group))
         parts.append("")
-        if intro:
-            parts.append(wrap_paragraphs(intro))
-            parts.append("")
         parts.append(text)
         parts.append("")
+        if intro:  # after the point it is about: "The same goes for patches 1/4 and 3/4."
+            parts.append(wrap_paragraphs(intro))
+            parts.append("")
     parts.append("Thanks,")
     parts.append(_first_name(identity))
     return "\n".join(parts) + "\n"

@@ -515,10 +515,10 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
             if len(on) >= 2 and len(on) * 2 > total:
                 idx = sorted(store.patch_row(m).get("idx") or 0 for m in on)
                 if len(idx) == total:
-                    intro = "The same point holds for every patch of this series:"
+                    intro = "The same goes for every patch of this series."
                 else:
                     names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
-                    intro = f"The same point holds for patches {names}:"
+                    intro = f"The same goes for patches {names}."
                 out.append((cover["message_id"], on, intro))
                 continue
             if rule_id != "RB201":
