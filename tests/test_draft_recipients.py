@@ -138,3 +138,18 @@ def test_in_body_author_completed_as_the_patch_s_own_cc_shows_it(shared_dir: Pat
 ])
 def test_same_mailbox(a: str, b: str, same: bool) -> None:
     assert same_mailbox(Address("", a, "@..." in a), Address("", b, "@..." in b)) is same
+
+
+def test_an_address_shown_as_a_name_gives_way_to_the_person_s_name() -> None:
+    """The archive shows ``"frederic@...nel.org" <frederic@...nel.org>``; mail files know the address with
+    the person's name and also as ``"frederic@kernel.org" <frederic@kernel.org>``: the draft says
+    ``Frederic Weisbecker <frederic@kernel.org>``, and a bare address when no name is known."""
+    from reviewbot.respond.draft import complete_address, complete_list_address
+
+    shown = Address("frederic@...nel.org", "frederic@...nel.org", True)
+    as_name = Address("frederic@kernel.org", "frederic@kernel.org")
+    person = Address("Frederic Weisbecker", "frederic@kernel.org")
+    assert complete_address(shown, [as_name, person]) == person
+    assert complete_address(shown, [as_name]) == Address("", "frederic@kernel.org")
+    lst = Address("linux-block@...r.kernel.org", "linux-block@...r.kernel.org", True)
+    assert complete_list_address(lst) == Address("", "linux-block@vger.kernel.org")

@@ -222,8 +222,8 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
         if len(c_domain) != len(tail) + 3 or not c_domain.lower().endswith(tail.lower()):
             continue
         key = cand.email.lower()
-        if key not in matches or (cand.name and not matches[key].name):
-            matches[key] = cand
+        if key not in matches or (_real_name(cand.name) and not _real_name(matches[key].name)):
+            matches[key] = cand  # a person's name over none or over an address used as a name
         if cand.name:
             names.setdefault(key, set()).add(_same_name_key(cand.name))
     if len(matches) != 1:
@@ -232,8 +232,14 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     shown = _same_name_key(partial.name) if "@..." not in partial.name else ""
     if shown and shown not in names.get(key, set()):
         return None  # the address fits, the person may not (never seen with this name): not certain
-    name = partial.name if partial.name and "@..." not in partial.name else found.name
-    return Address("" if "@..." in name else name, found.email)
+    name = partial.name if _real_name(partial.name) else found.name
+    return Address(name if _real_name(name) else "", found.email)
+
+
+def _real_name(name: str) -> bool:
+    """True for a display name that is a name, not an address shown as one (``"ada@example.org"``,
+    the archive's ``ada@...mple.org``): mail clients show the address anyway."""
+    return bool(name.strip()) and "@" not in name
 
 
 # Hosts that carry only mailing lists: an obfuscated list address (``linux-block@...r.kernel.org``)
@@ -270,7 +276,7 @@ def complete_list_address(partial: Address) -> Address | None:
     fits = [h for h in LIST_HOSTS if len(h) == len(tail) + 3 and h.endswith(tail.lower())]
     if len(fits) != 1:
         return None
-    name = partial.name if partial.name and "@..." not in partial.name else ""
+    name = partial.name if _real_name(partial.name) else ""
     return Address(name, f"{local}@{fits[0]}")
 
 
@@ -396,7 +402,7 @@ def resolve_recipients(
             unresolved.append(addr.email)
             missing.append(addr)
             return None
-        if "@..." in addr.name:  # an obfuscated address used as a display name
+        if addr.name and not _real_name(addr.name):  # an address used as a display name
             return Address("", addr.email)
         return addr
 
