@@ -39,7 +39,7 @@ from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
-from reviewbot.respond.quote import quote_finding, subject_quote
+from reviewbot.respond.quote import claim_quote, quote_finding, subject_quote
 
 log = logging.getLogger(__name__)
 
@@ -752,6 +752,28 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
     return out
 
 
+#: How a paragraph names what the patch says: ``The subject says "..."``, ``The changelog says "..."``.
+_SAYS_RE = re.compile(r'\bsays\s+"([^"]{8,})"')
+
+
+def _matching_quotes(patch: Patch, group: list[Finding], text: str) -> list[str]:
+    """The quotes of a point; for a point on the changelog (no hunk) whose paragraph cites a sentence
+    (``The subject says "..."``), the quote that shows that sentence, so the reader sees what is cited
+    (the subject's claim was quoted as the changelog paragraph holding the claim word)."""
+    quotes = _quotes(patch, group)
+    if any(f.hunk is not None for f in group):
+        return quotes
+    m = _SAYS_RE.search(" ".join(text.split()))
+    if m is None:
+        return quotes
+    cited = " ".join(m.group(1).split()).lower().rstrip(".")
+    shown = " ".join(" ".join(line[1:].split()) for q in quotes for line in q.split("\n")).lower()
+    if cited in shown:
+        return quotes
+    better = claim_quote(patch, m.group(1))
+    return ["\n".join(better)] if better else quotes
+
+
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address,
                intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
@@ -765,7 +787,7 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
         text = _without_repeats(_paragraph(group, patch, rules), seen)
         if not text:
             continue
-        parts.extend(_quotes(patch, group))
+        parts.extend(_matching_quotes(patch, group, text))
         parts.append("")
         parts.append(text)
         parts.append("")

@@ -24,7 +24,7 @@ DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
 MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
-__all__ = ["quote_line", "quote_finding", "subject_quote", "quote_hunk_lines", "find_file", "file_header"]
+__all__ = ["quote_line", "quote_finding", "subject_quote", "claim_quote", "quote_hunk_lines", "find_file", "file_header"]
 
 
 def quote_line(text: str) -> str:
@@ -256,6 +256,33 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
     if prose and chosen != prose[-1] and chosen in prose:
         out.append(CUT)
     return out
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def claim_quote(patch: Patch, sentence: str) -> list[str]:
+    """The quote that shows ``sentence`` (what a paragraph says the patch says, e.g. ``The subject says
+    "block: optimize x"``): the ``Subject:`` line when it is the subject's title, else the changelog
+    paragraph holding it (``[...]`` where text was cut), else nothing."""
+    want = _squash(sentence).rstrip(".")
+    if not want:
+        return []
+    if want == _squash(patch.subject.title).rstrip(".") or want == _squash(patch.subject.raw).rstrip("."):
+        return subject_quote(patch)
+    every = [p for p in re.split(r"\n[ \t]*\n", patch.commit_message.strip("\n")) if p.strip()]
+    for n, para in enumerate(every):
+        if want in _squash(para):
+            lines = para.split("\n")
+            if len(lines) > 12:
+                lines = lines[:12] + ["[...]"]
+            out = [CUT] if n else []
+            out.extend(quote_line(line) for line in lines)
+            if n < len(every) - 1 and not all(_TRAILER_PARA.match(p) for p in every[n + 1:]):
+                out.append(CUT)
+            return out
+    return []
 
 
 def quote_finding(patch: Patch, finding: Finding, *, context: int = DEFAULT_CONTEXT) -> str:
