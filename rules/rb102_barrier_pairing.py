@@ -1765,6 +1765,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     else:
         if smp:
             which = (f"the {names(smp)} here" if len(smp) == 1 and "," not in names(smp)
+                     else f"each {names(smp)} here" if "," not in names(smp)  # two smp_store_release()
                      else f"each of the new barriers here ({names(smp)})")
             hint = suggestion(smp)
             # "I could not find the other side" only when no hunk shows a barrier that could be it
@@ -1788,7 +1789,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         if not what:
             what.append("which accesses must not be reordered against which (e.g. the descriptor writes against "
                         "the doorbell write)")
-        parts.append(f"Could you add a short comment to the {names(device)} saying what it orders: "
+        each = "each" if len(device) > 1 and "," not in names(device) else "the"
+        parts.append(f"Could you add a short comment to {each} {names(device)} saying what it orders: "
                      + "; ".join(what) + "? It is not obvious to me from the patch alone.")
     if by["other-side-missing"]:
         parts.append(reply(by["other-side-missing"], patch))

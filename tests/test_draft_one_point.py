@@ -74,3 +74,34 @@ def test_barriers_after_plain_atomics_make_one_paragraph() -> None:
     one = reply([f("smp_mb__after_atomic", "atomic_set", 1950)], None)
     assert one.endswith("and atomic_set() is a plain store. Should this be smp_mb() (or an RMW atomic / a "
                         "release-acquire pair), and could the comment say what it pairs with?")
+
+
+def test_two_barriers_of_one_kind_are_counted_as_two() -> None:
+    """"fs: sys_ringbuffer() (WIP)" (linux-kernel 2024/05/30): an smp_store_release() in the read and one in
+    the write function, neither commented. The two findings say the same thing; merged into one, the
+    rule asked about "the smp_store_release() here" under two quoted places. Now "each ... here"."""
+    from reviewbot.engine import check_patch
+    from reviewbot.models import Address
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.registry import load_rules
+    from reviewbot.respond.draft import build_draft
+
+    fn = ("+static void ring_{0}(struct ring *rb, u32 v)\n+{{\n+\tu32 x = rb->{0} + v;\n+\n"
+          "+\trb->data[x & rb->mask] = v;\n+\tsmp_store_release(&rb->ptrs->{0}, x);\n+}}\n")
+    body = fn.format("head") + "+\n" + fn.format("tail")
+    mail = ("From: Ada Example <ada@example.org>\nTo: linux-kernel@vger.kernel.org\n"
+            "Date: Thu, 30 May 2024 23:53:49 -0400\nMessage-ID: <ring-1@example.org>\n"
+            "Subject: [PATCH] ring: add a ring buffer\n\nA ring buffer.\n\n"
+            "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+            "diff --git a/lib/ring.c b/lib/ring.c\nnew file mode 100644\n--- /dev/null\n+++ b/lib/ring.c\n"
+            f"@@ -0,0 +1,{body.count(chr(10))} @@\n{body}")
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    rules = load_rules(entry_points=False)
+    findings = [f for f in check_patch(patch, rules).findings if f.rule_id == "RB102"]
+    assert len(findings) == 2
+    draft = build_draft(patch, findings, rules, identity=Address("Zoë", "zoe@example.com"),
+                        list_address="linux-kernel@vger.kernel.org")
+    text = " ".join(draft.body.split())
+    assert "Could you add a comment to each smp_store_release() here" in text
+    assert draft.body.count("> +\tsmp_store_release(") == 2

@@ -629,10 +629,12 @@ def _one_point(group: list[Finding]) -> list[Finding]:
     from dataclasses import replace
 
     merged: dict[str, Finding] = {}
-    for f in group:
+    for n, f in enumerate(group):
         details = dict(f.details or {})
         plain = {k: v for k, v in details.items() if not isinstance(v, (list, tuple, dict))}
         key = repr(sorted(plain.items(), key=lambda kv: kv[0])) + f.severity.value
+        if not any(isinstance(v, (list, tuple)) for v in details.values()):
+            key += f"#{n}"  # nothing to join (two smp_store_release() of one kind): the rule counts both
         if key not in merged:
             merged[key] = f
             continue
