@@ -153,3 +153,17 @@ def test_an_address_shown_as_a_name_gives_way_to_the_person_s_name() -> None:
     assert complete_address(shown, [as_name]) == Address("", "frederic@kernel.org")
     lst = Address("linux-block@...r.kernel.org", "linux-block@...r.kernel.org", True)
     assert complete_list_address(lst) == Address("", "linux-block@vger.kernel.org")
+
+
+def test_the_note_names_each_missing_mailbox_once() -> None:
+    """Without mail files, "block: Optimize bio io priority setting" misses its in-body author, who is in
+    the patch's Cc too (nameless there): the note names her once, with her name."""
+    from reviewbot.respond.draft import RecipientResult, missing_note
+
+    rcpt = RecipientResult((Address("", LIST),), (), False, ("x",),
+                           (Address("Hongyu Jin", "hongyu.jin@...soc.com", True), Address("", "agk@...hat.com", True),
+                            Address("", "hongyu.jin@...soc.com", True)))
+    assert " ".join(missing_note(rcpt).split()) == (
+        "[Before sending: 2 people are not in To/Cc, as the archive hides part of their addresses and no mail "
+        "file, stored message or MAINTAINERS entry completes them: Hongyu Jin <hongyu.jin@...soc.com>, "
+        "agk@...hat.com. Add the addresses by hand, then delete this note.]")

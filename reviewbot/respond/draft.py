@@ -448,7 +448,12 @@ def missing_note(rcpt: RecipientResult) -> str:
     if rcpt.complete:
         return ""
     hidden, bare = [], []
+    named: dict[str, Address] = {}  # each mailbox once, with its name when one showing has it
     for addr in rcpt.missing:
+        key = addr.email.lower() or addr.name
+        if key not in named or (_real_name(addr.name) and not _real_name(named[key].name)):
+            named[key] = addr
+    for addr in named.values():
         if is_obfuscated(addr.email):
             hidden.append(f"{addr.name} <{addr.email}>" if addr.name and "@..." not in addr.name else addr.email)
         else:
