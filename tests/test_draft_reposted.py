@@ -106,3 +106,18 @@ def test_real_thread_the_re_posted_diff_keeps_the_barrier_comment(shared_dir: Pa
     body = written.draft.body
     assert "> @@ -7608,11 +7608,12 @@ static int io_sq_thread(void *data)" in body
     assert "> -\t\t\t\tif ((ctx->flags & IORING_SETUP_IOPOLL) &&" in body
+
+
+def test_a_re_posted_other_part_of_the_file_leaves_the_point_on_the_patch(tmp_path: Path, rules) -> None:
+    """The author re-posts a hunk far from the barrier (another function of ring.c): that says nothing
+    about the barrier, which is answered on the patch."""
+    text = (THREADS / "barrier-reposted-fixed.mbox").read_text()
+    head, reply = text.split("\nFrom ada@example.org Wed Mar 12 17:00:00 2025\n")
+    other = ("@@ -90,3 +90,4 @@ static u32 foo_ring_read(struct foo_ring *r)\n \tu32 v;\n \n"
+             "+\t/* nothing to see */\n \treturn v;\n-- \n2.43.0\n")
+    reply = reply.split("@@ -40,9", 1)[0] + other
+    mbox = tmp_path / "other.mbox"
+    mbox.write_text(head + "\nFrom ada@example.org Wed Mar 12 17:00:00 2025\n" + reply)
+    summary, skips = _run(tmp_path, rules, read_mbox_messages(mbox))
+    [written] = summary.written
+    assert written.draft.in_reply_to == PATCH_ID and skips == []

@@ -600,6 +600,21 @@ def reposted_diff(patch: Patch, thread: Sequence[Message], *, authors: Sequence[
     return newest
 
 
+def _covers(repost: Patch, finding: Finding) -> bool:
+    """True when ``repost`` (a new version of the diff, on the same base) has a hunk of the finding's file
+    over the lines of the original the finding's hunk changed (old-side ranges overlap)."""
+    h = finding.hunk
+    if h is None:
+        return False
+    lo, hi = h.old_start, h.old_start + max(h.old_len, 1)
+    for fd in repost.files:
+        if finding.path not in (fd.path, fd.old_path, fd.new_path):
+            continue
+        if any(r.old_start < hi and lo < r.old_start + max(r.old_len, 1) for r in fd.hunks):
+            return True
+    return False
+
+
 def _rules_for(rules: Any, rule_ids: set[str]) -> list[Any]:
     """The loaded rules of ``rule_ids`` (the built-in ones when ``rules`` is a mapping of reply functions)."""
     loaded = [r for r in (rules or ()) if getattr(getattr(r, "meta", None), "id", None) in rule_ids] \
@@ -626,10 +641,9 @@ def on_reposted_diff(store: Any, patch: Patch, keep: list[Finding], thread: Sequ
     repost = reposted_diff(patch, thread, authors=authors, identity=identity)
     if repost is None:
         return None
-    paths = {p for fd in repost.files for p in (fd.path, fd.old_path, fd.new_path) if p}
     on_code = [f for f in keep if f.hunk is not None]
-    if not on_code or any(f.path not in paths for f in on_code):
-        return None  # the reply re-posts another file: the findings stay on the patch
+    if not on_code or not all(_covers(repost, f) for f in on_code):
+        return None  # the reply re-posts another file or another part of it: the findings stay on the patch
     again = list(check_patch(repost, _rules_for(rules, {f.rule_id for f in on_code})).findings)
     fixed: dict[str, str] = {}
     standing: list[Finding] = []
