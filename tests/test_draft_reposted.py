@@ -121,3 +121,21 @@ def test_a_re_posted_other_part_of_the_file_leaves_the_point_on_the_patch(tmp_pa
     summary, skips = _run(tmp_path, rules, read_mbox_messages(mbox))
     [written] = summary.written
     assert written.draft.in_reply_to == PATCH_ID and skips == []
+
+
+def test_draft_again_writes_the_re_posted_answer_anew(tmp_path: Path, rules) -> None:
+    """``draft --again PATCH`` forgets the draft answering the author's re-posted diff too (it replies to the
+    author's mail, not to the patch), so it is written again."""
+    msgs = read_mbox_messages(THREADS / "barrier-reposted-again.mbox")
+    with Store(tmp_path / "db.sqlite") as store:
+        load_thread(store, msgs, rules)
+        first = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
+                              outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        [written] = first.written
+        written.path.unlink()
+        assert store.forget_drafts_of(PATCH_ID) == 1
+        again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
+                              outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, only=PATCH_ID)
+    [rewritten] = again.written
+    assert rewritten.path == written.path and rewritten.path.is_file()
+    assert rewritten.draft.in_reply_to == "20250312170000.4444-1-ada@example.org"
