@@ -24,7 +24,8 @@ DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
 MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
-__all__ = ["quote_line", "quote_finding", "subject_quote", "claim_quote", "quote_hunk_lines", "find_file", "file_header"]
+__all__ = ["quote_line", "quote_finding", "subject_quote", "claim_quote", "quote_hunk_lines", "find_file",
+           "file_header"]
 
 
 def quote_line(text: str) -> str:

@@ -83,7 +83,8 @@ class DraftRunSummary:
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
     applied), ``superseded`` (a newer revision gets the draft, or an earlier
-    one had it and the code is unchanged, or the author's re-posted diff fixed it), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
+    one had it and the code is unchanged, or the author's re-posted diff fixed it), ``dismissed`` (skips
+    recorded now), ``unusable`` (the patch's
     Message-ID cannot go into a reply header; recorded as skips) or ``failed``
     (left for the next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
@@ -191,8 +192,8 @@ def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
             except Exception:  # one bad header must not stop the run
                 log.debug("%s: unreadable address headers", raw.source)
                 continue
-            pairs = [(n, e, True) for n, e in pairs] + [(n, e, False) for n, e in _body_addresses(mail)]
-            for name, email, encoded in pairs:
+            found = [(n, e, True) for n, e in pairs] + [(n, e, False) for n, e in _body_addresses(mail)]
+            for name, email, encoded in found:
                 if encoded:
                     try:
                         name = str(make_header(decode_header(name))) if name else ""
