@@ -31,7 +31,12 @@ Counts (each a number of drafts unless said otherwise):
   the store links them as revisions (:meth:`Store.revisions_of`: a subject
   renamed between versions with the same code); ``old_revision_drafts``:
   drafts answering a message that is not the newest stored revision;
-* ``incomplete_recipients``: drafts addressed to the list only;
+* ``incomplete_recipients``: drafts silently incomplete: an address the
+  archive hides could not be completed and the draft does not say so where
+  the person sending it looks (the note on its top naming who is missing,
+  :data:`reviewbot.respond.draft.MISSING_NOTE`; the ``X-Reviewbot-Recipients``
+  header alone is not seen in a mail client); ``flagged_incomplete``: drafts
+  incomplete with that note;
 * ``to_patch_lists``: drafts whose To/Cc hold every mailing list the patch
   was sent to (list addresses as the archive shows them, matched by local
   part and visible domain tail), out of ``drafts``.
@@ -58,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 from reviewbot.parse.patch import parse_patch  # noqa: E402
 from reviewbot.parse.subject import parse_subject  # noqa: E402
 from reviewbot.parse.threads import about_patch  # noqa: E402
+from reviewbot.respond.draft import MISSING_NOTE  # noqa: E402
 from reviewbot.revisions import normalised_title  # noqa: E402
 from reviewbot.store import Store, message_from_row  # noqa: E402
 
@@ -179,7 +185,8 @@ def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
 def measure(db: Path, outbox: Path, identity: str = "") -> dict:
     counts = {"drafts": 0, "repeats_reviewer": 0, "repeats_paragraph": 0, "lookalike_paragraphs": 0,
               "repeated_hunk_headers": 0, "bad_hunk_headers": 0, "bad_hunk_lines": 0,
-              "titles_on_two_revisions": 0, "old_revision_drafts": 0, "incomplete_recipients": 0, "to_patch_lists": 0}
+              "titles_on_two_revisions": 0, "old_revision_drafts": 0, "incomplete_recipients": 0, "flagged_incomplete": 0,
+              "to_patch_lists": 0}
     which: dict[str, list[str]] = defaultdict(list)
     drafted: dict[str, str] = {}  # answered Message-ID -> its subject, for the revision count
     with Store(db) as store:
@@ -222,9 +229,11 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                 counts["bad_hunk_lines"] += len(bad)
                 which["bad_hunk_headers"].append(f"{name}: {bad[0]}")
             # recipients
-            if not d.get("recipients_complete"):
-                counts["incomplete_recipients"] += 1
-                which["incomplete_recipients"].append(name)
+            if not d.get("recipients_complete") or mail.get("X-Reviewbot-Recipients"):
+                flagged = body.lstrip().startswith(MISSING_NOTE)
+                key = "flagged_incomplete" if flagged else "incomplete_recipients"
+                counts[key] += 1
+                which[key].append(name)
             rcpt = [a.lower() for _, a in getaddresses([str(v) for k in ("To", "Cc") for v in mail.get_all(k, [])])]
             wanted = patch_list_addresses(row)
             if all(any(r.startswith(local + "@") and r.endswith(dom) for r in rcpt) for local, dom in wanted):

@@ -475,7 +475,7 @@ class Draft:
 
     ``references`` are Message-IDs without brackets, oldest first, ending with
     ``in_reply_to``. ``recipients_complete`` is False when an obfuscated
-    address could not be completed; the draft then goes to the list only.
+    address could not be completed; it is left out and the body starts with a note naming it.
     """
 
     in_reply_to: str

@@ -1562,6 +1562,11 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
         return (f"The comment at {names} (\"{quoted}\") reads as an open question rather than an explanation. "
                 "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
                 f"operation on the other side it pairs with{usually}, and in which function?")
+    if ", " in names:  # several barriers: "The comments at smp_mb() and smp_wmb() say ..."
+        both = " and ".join(names.rsplit(", ", 1))
+        return (f"The comments at {both} say why a barrier is wanted, but not what they pair with. Would you "
+                f"mind naming the matching barrier or the operation that implies it{usually}, and the function "
+                "where it lives, in each of them?")
     return (f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
             f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
 
@@ -1617,16 +1622,23 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
     parts: list[str] = [_mmio_paragraph(f) for f in findings if f.details.get("problem") == "before-mmio-write"]
-    for f in non_rmw:
-        op = str(f.details.get("op", ""))
-        kind = "load" if ("read" in op.lower()) else "store"
+    # one paragraph for all of them: "smp_mb__after_atomic() and smp_mb__before_atomic() only order ..."
+    barriers = list(dict.fromkeys(f"{f.details.get('barrier')}()" for f in non_rmw))
+    ops = list(dict.fromkeys(str(f.details.get("op", "")) for f in non_rmw))
+    if non_rmw:
+        kinds = ["load" if "read" in op.lower() else "store" for op in ops]
+        several = len(non_rmw) > 1
+        plain = (f"{ops[0]}() is a plain {kinds[0]}" if len(ops) == 1 else
+                 " and ".join(f"{op}()" for op in ops) + " are plain "
+                 + (f"{kinds[0]}s" if len(set(kinds)) == 1 else "accesses"))
+        this = "these" if several else "this"
         parts.append(
-            f"As far as I understand Documentation/atomic_t.txt, {f.details.get('barrier')}() only orders "
-            f"against a read-modify-write atomic, and {op}() is a plain {kind}. "
-            + ("Should this be smp_mb() (or an RMW atomic / a release-acquire pair)?"
-               if f.details.get("paired") else
-               "Should this be smp_mb() (or an RMW atomic / a release-acquire pair), and could the comment "
-               "say what it pairs with?")
+            f"As far as I understand Documentation/atomic_t.txt, {' and '.join(barriers)} only "
+            f"order{'' if len(barriers) > 1 else 's'} against a read-modify-write atomic, and {plain}. "
+            + (f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair)?"
+               if all(f.details.get("paired") for f in non_rmw) else
+               f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair), and could the "
+               f"comment{'s' if several else ''} say what {'they pair' if several else 'it pairs'} with?")
         )
 
     def names(fs: Sequence[Finding]) -> str:
@@ -1940,6 +1952,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     else:
         if smp:
             which = (f"the {names(smp)} here" if len(smp) == 1 and "," not in names(smp)
+                     else f"each {names(smp)} here" if "," not in names(smp)  # two smp_store_release()
                      else f"each of the new barriers here ({names(smp)})")
             hint = suggestion(smp)
             # "I could not find the other side" only when no hunk shows a barrier that could be it
@@ -1963,7 +1976,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         if not what:
             what.append("which accesses must not be reordered against which (e.g. the descriptor writes against "
                         "the doorbell write)")
-        parts.append(f"Could you add a short comment to the {names(device)} saying what it orders: "
+        each = "each" if len(device) > 1 and "," not in names(device) else "the"
+        parts.append(f"Could you add a short comment to {each} {names(device)} saying what it orders: "
                      + "; ".join(what) + "? It is not obvious to me from the patch alone.")
     if by["other-side-missing"]:
         parts.append(reply(by["other-side-missing"], patch))

@@ -231,9 +231,12 @@ def test_obfuscated_author_completed_from_another_source(tmp_path: Path, rules) 
     from reviewbot.respond.draft import resolve_recipients
 
     rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
-    # Ada and the list complete; Bob Sample (bob@...nel.example) and Carol do not: list only
-    assert rcpt.complete is False and rcpt.to == (Address("", LIST_ADDRESS),)
+    # Ada and the list complete; Bob Sample (bob@...nel.example) and Carol do not: Ada in To, the list in
+    # Cc, the two others left out and named for the note on top of the draft
+    assert rcpt.complete is False and rcpt.to == (Address("Ada Example", "ada@example.org"),)
+    assert rcpt.cc == (Address("", LIST_ADDRESS),)
     assert set(rcpt.unresolved) == {"bob@...nel.example", "carol@...mple.net"}
+    assert {a.name for a in rcpt.missing} == {"Bob Sample", "Carol Test"}
     known += [Address("Bob Sample", "bob@kernel.example"), Address("Carol Test", "carol@example.net")]
     rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
     assert rcpt.complete and rcpt.to == (Address("Ada Example", "ada@example.org"),)

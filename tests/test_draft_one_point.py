@@ -50,3 +50,58 @@ def test_long_hunk_excerpts_share_one_hunk_header() -> None:
     assert quoted.count("> @@ -0,0 +1,100 @@") == 1
     assert "smp_wmb()" in quoted and "smp_rmb()" in quoted
     assert "> [...]\n> [...]" not in quoted
+
+
+def test_barriers_after_plain_atomics_make_one_paragraph() -> None:
+    """bcache "optimize barrier usage for atomic operations" (linux-kernel 2020/03/22): an
+    smp_mb__after_atomic() after atomic_set() and an smp_mb__before_atomic() before atomic_read(), twice
+    each; the draft said two paragraphs that differ in three words. Now one, naming both."""
+    from reviewbot.models import Finding, Severity
+    from reviewbot.rules.rb102_barrier_pairing import reply
+
+    def f(barrier: str, op: str, line: int) -> Finding:
+        return Finding(rule_id="RB102", rule_name="barrier-pairing", severity=Severity.WARNING, message="m",
+                       path="drivers/md/bcache/btree.c", line=line, lines=(line,),
+                       details={"barrier": barrier, "problem": "not-after-rmw", "op": op, "smp": True})
+
+    text = reply([f("smp_mb__after_atomic", "atomic_set", 1950), f("smp_mb__before_atomic", "atomic_read", 2034),
+                  f("smp_mb__after_atomic", "atomic_set", 857), f("smp_mb__before_atomic", "atomic_read", 935)],
+                 None)
+    assert text == ("As far as I understand Documentation/atomic_t.txt, smp_mb__after_atomic() and "
+                    "smp_mb__before_atomic() only order against a read-modify-write atomic, and atomic_set() and "
+                    "atomic_read() are plain accesses. Should these be smp_mb() (or an RMW atomic / a "
+                    "release-acquire pair), and could the comments say what they pair with?")
+    one = reply([f("smp_mb__after_atomic", "atomic_set", 1950)], None)
+    assert one.endswith("and atomic_set() is a plain store. Should this be smp_mb() (or an RMW atomic / a "
+                        "release-acquire pair), and could the comment say what it pairs with?")
+
+
+def test_two_barriers_of_one_kind_are_counted_as_two() -> None:
+    """"fs: sys_ringbuffer() (WIP)" (linux-kernel 2024/05/30): an smp_store_release() in the read and one in
+    the write function, neither commented. The two findings say the same thing; merged into one, the
+    rule asked about "the smp_store_release() here" under two quoted places. Now "each ... here"."""
+    from reviewbot.engine import check_patch
+    from reviewbot.models import Address
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.registry import load_rules
+    from reviewbot.respond.draft import build_draft
+
+    fn = ("+static void ring_{0}(struct ring *rb, u32 v)\n+{{\n+\tu32 x = rb->{0} + v;\n+\n"
+          "+\trb->data[x & rb->mask] = v;\n+\tsmp_store_release(&rb->ptrs->{0}, x);\n+}}\n")
+    body = fn.format("head") + "+\n" + fn.format("tail")
+    mail = ("From: Ada Example <ada@example.org>\nTo: linux-kernel@vger.kernel.org\n"
+            "Date: Thu, 30 May 2024 23:53:49 -0400\nMessage-ID: <ring-1@example.org>\n"
+            "Subject: [PATCH] ring: add a ring buffer\n\nA ring buffer.\n\n"
+            "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+            "diff --git a/lib/ring.c b/lib/ring.c\nnew file mode 100644\n--- /dev/null\n+++ b/lib/ring.c\n"
+            f"@@ -0,0 +1,{body.count(chr(10))} @@\n{body}")
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    rules = load_rules(entry_points=False)
+    findings = [f for f in check_patch(patch, rules).findings if f.rule_id == "RB102"]
+    assert len(findings) == 2
+    draft = build_draft(patch, findings, rules, identity=Address("Zoë", "zoe@example.com"),
+                        list_address="linux-kernel@vger.kernel.org")
+    text = " ".join(draft.body.split())
+    assert "Could you add a comment to each smp_store_release() here" in text
+    assert draft.body.count("> +\tsmp_store_release(") == 2

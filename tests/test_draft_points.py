@@ -339,3 +339,32 @@ def test_findings_open_after_draft_and_dry_run_says_why(tmp_path: Path, rules, m
     out = cli.invoke(main, ["dismiss", "<p1@example.org>", "--reason", "sent by hand", "--db", str(db)])
     assert out.exit_code == 0, out.output
     assert "0 finding(s)" in cli.invoke(main, ["findings", "--db", str(db), "--state", "open"]).output
+
+
+def test_the_quote_shows_what_the_paragraph_cites() -> None:
+    """"block: cleanup and optimize bvec_gap_to_prev" (linux-kernel 2025/10/10): RB201 cites the subject
+    (the changelog's "... using two tricks:" only introduces a list), so the draft quotes the Subject line,
+    not the changelog paragraph holding the word "optimize"."""
+    from reviewbot.models import Address
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.respond.draft import build_draft
+    from reviewbot.rule import RuleContext
+    from reviewbot.rules import rb201_perf_claim as rb201
+
+    mail = ("From: Ada Example <ada@example.org>\nTo: linux-block@vger.kernel.org\n"
+            "Date: Fri, 10 Oct 2025 20:07:29 +0900\nMessage-ID: <gap-1@example.org>\n"
+            "Subject: [PATCH] block: cleanup and optimize qux_gap_to_prev\n\n"
+            "Micro-optimize the code in qux_gap_to_prev using two tricks:\n\n"
+            " - OR the offset and the length so that one branch checks both.\n"
+            " - Always OR in the boundary mask, as that instruction is cheaper than\n   the branch.\n\n"
+            "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+            "diff --git a/block/qux.c b/block/qux.c\n--- a/block/qux.c\n+++ b/block/qux.c\n"
+            "@@ -1,3 +1,3 @@ int qux_gap_to_prev(void)\n {\n-\treturn a || b;\n+\treturn a | b;\n }\n")
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    findings = list(rb201.check(patch, RuleContext()))
+    draft = build_draft(patch, findings, {"RB201": rb201.reply_point}, identity=Address("Zoë", "zoe@example.com"),
+                        list_address="linux-kernel@vger.kernel.org")
+    quoted = [line for line in draft.body.split("\n") if line.startswith(">")]
+    assert 'The subject says "block: cleanup and optimize qux_gap_to_prev"' in " ".join(draft.body.split())
+    assert quoted == ["> Subject: [PATCH] block: cleanup and optimize qux_gap_to_prev"]

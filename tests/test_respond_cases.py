@@ -146,7 +146,9 @@ def test_quote_single_finding_per_line(rules) -> None:
     assert only40[:3] == ["> --- a/drivers/foo/ring.c", "> +++ b/drivers/foo/ring.c", "> @@ -10,5 +10,40 @@"]
     assert only40[3] == "> [...]" and only40[-1] == "> [...]"
     assert "> +\tsmp_mb();" in only40
-    assert len(only40) == 3 + 1 + 7 + 1
+    # the excerpt (3 context lines each side) starts with the first line of its function, 4 lines up
+    assert only40[4] == "> +static void foo_ring_kick(struct foo_ring *r)"
+    assert len(only40) == 3 + 1 + 4 + 7 + 1
 
 
 # --------------------------------------------------------------------- C17

@@ -42,11 +42,20 @@ def test_from_without_address_is_never_a_recipient(tmp_path: Path, rules, header
         summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
                                 outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
     [written] = summary.written
-    assert written.draft.to == (Address("", LIST_ADDRESS),) and written.draft.cc == ()
+    # the list in To; the people the mail names with full addresses kept in Cc
+    assert written.draft.to == (Address("", LIST_ADDRESS),)
+    assert [a.email for a in written.draft.cc] == [a.email for a in (*msgs[0].to, *msgs[0].cc)
+                                                   if a.email != LIST_ADDRESS]
     assert not written.draft.recipients_complete
     text = written.path.read_text(encoding="utf-8")
-    head = text.split("\n\n", 1)[0]
+    head, body = text.split("\n\n", 1)
     assert "X-Reviewbot-Recipients: incomplete" in head
+    # ... and the person sending it reads why at the top of the body
+    note = body.split("\n\n", 1)[0]
+    assert note.startswith("[Before sending:") and note.endswith("then delete this note.]")
+    name = author[0].name if author else ""
+    assert (f'"{name or author[0].email}" has no e-mail address' if author and (name or author[0].email)
+            else "the patch has no From") in " ".join(note.split())
     assert "root" not in head.replace("Subject:", "").split("To:", 1)[1].split("\n")[0]
 
 
@@ -72,7 +81,7 @@ def test_look_alike_under_another_name_is_not_a_completion(tmp_path: Path) -> No
     msg = dataclasses.replace(msg, from_addr=LINUS, obfuscated=True)
     rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=spam)
     assert not rcpt.complete and rcpt.to == (Address("", LIST_ADDRESS),)
-    assert rcpt.unresolved == ("torvalds@...ux-foundation.org",)
+    assert rcpt.unresolved == ("torvalds@...ux-foundation.org",) and rcpt.missing == (LINUS,)
 
 
 def test_nameless_archive_address_still_completes_from_one_candidate() -> None:

@@ -51,6 +51,15 @@ def load_all_rules(settings: Any) -> Any:
     return load_rules(rules_dirs=settings.rules_dirs, select=settings.select, ignore=settings.ignore)
 
 
+def _missing_count(draft: Any) -> str:
+    """``"1 address"``/``"3 addresses"``: how many the note on top of an incomplete draft names."""
+    from reviewbot.respond.draft import MISSING_NOTE
+
+    note = draft.body.split("\n\n", 1)[0] if draft.body.startswith(MISSING_NOTE) else ""
+    n = max(1, note.count("@...") + note.count("has no e-mail address") + note.count("has no From"))
+    return f"{n} address" if n == 1 else f"{n} addresses"
+
+
 def summary_lines(summary: Any) -> list[str]:
     """Human lines for a :class:`reviewbot.respond.runner.DraftRunSummary`.
 
@@ -61,7 +70,8 @@ def summary_lines(summary: Any) -> list[str]:
     """
     out = []
     for w in summary.written:
-        mark = "" if w.draft.recipients_complete else "  [recipients incomplete: addressed to the list only]"
+        mark = "" if w.draft.recipients_complete else \
+            f"  [recipients incomplete: {_missing_count(w.draft)} to add by hand, named at the top of the draft]"
         out.append(f"draft: {w.path}{mark}")
     parts = [
         f"{summary.drafted} drafted now",
@@ -125,7 +135,7 @@ def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool 
 def lore_options(func: Any) -> Any:
     """``--lore-url URL`` and ``--no-lore``: where the drafts' real addresses come from (draft and cron)."""
     func = click.option("--no-lore", is_flag=True,
-                        help="Never ask lore for real addresses (drafts with obfuscated ones go to the list only).")(func)
+                        help="Never ask lore for real addresses (obfuscated ones not completed otherwise are left out and named in the draft).")(func)
     return click.option("--lore-url", metavar="URL",
                         help="public-inbox host giving the real headers of archived messages "
                              "[config lore-url, https://lore.kernel.org].")(func)

@@ -64,7 +64,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         if draft is not None:
             click.echo(f"  draft: {draft.path}{_gone(draft)}")
     for d in drafts:
-        extra = "" if d.recipients_complete else " (recipients incomplete: list only)"
+        extra = "" if d.recipients_complete else " (recipients incomplete: see the note on top of the draft)"
         extra += _gone(d)
         click.echo(f"Draft <{d.message_id}>: {d.path}{extra}")
     if body:

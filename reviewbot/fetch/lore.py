@@ -368,7 +368,7 @@ class AddressCompleter:
         out = [f"lore ({self.lookup.lore_url}): real addresses for {done} of {len(self.results)} draft(s) "
                f"({self.lookup.requests} HTTP requests, {self.lookup.from_cache} raw message(s) from the cache)"]
         if self.unreachable:
-            out.append(f"lore could not be reached ({self.unreachable}): those drafts go to the list only, "
+            out.append(f"lore could not be reached ({self.unreachable}): those drafts name the addresses left out, "
                        "marked incomplete")
         for r in self.results:
             if not r.completed and not (self.unreachable and r.reason.startswith("lore lookup failed")):

@@ -12,9 +12,10 @@ what a kernel reviewer's mail client would produce for a reply:
 
 Addresses the archive obfuscated (``ada@...mple.org``) are completed only when
 certain: a unique full address of the same mailbox from the store (mail files,
-other sources) or from a MAINTAINERS file. Otherwise the draft goes to the list
-address only and is marked ``recipients_complete=False``. An address
-containing ``@...`` never reaches a header.
+other sources) or from a MAINTAINERS file. An address that stays uncertain is
+left out, the draft is marked ``recipients_complete=False`` and starts with a
+note naming who is missing, for the person sending it. An address containing
+``@...`` never reaches a header.
 
 The body: ``On <Date as sent>, <Name> wrote:``, then for each group of
 findings the trimmed quote of the lines it is about and the rule's reply
@@ -28,7 +29,7 @@ import logging
 import re
 import subprocess
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from email.utils import getaddresses, make_msgid as _email_make_msgid
 from pathlib import Path
@@ -38,7 +39,7 @@ from reviewbot.config import Settings
 from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
-from reviewbot.respond.quote import quote_finding, subject_quote
+from reviewbot.respond.quote import claim_quote, quote_finding, subject_quote
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,9 @@ __all__ = [
     "stable_msgid",
     "RecipientResult",
     "resolve_recipients",
+    "same_mailbox",
+    "missing_note",
+    "MISSING_NOTE",
 ]
 
 
@@ -218,8 +222,8 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
         if len(c_domain) != len(tail) + 3 or not c_domain.lower().endswith(tail.lower()):
             continue
         key = cand.email.lower()
-        if key not in matches or (cand.name and not matches[key].name):
-            matches[key] = cand
+        if key not in matches or (_real_name(cand.name) and not _real_name(matches[key].name)):
+            matches[key] = cand  # a person's name over none or over an address used as a name
         if cand.name:
             names.setdefault(key, set()).add(_same_name_key(cand.name))
     if len(matches) != 1:
@@ -228,8 +232,14 @@ def complete_address(partial: Address, known: Iterable[Address]) -> Address | No
     shown = _same_name_key(partial.name) if "@..." not in partial.name else ""
     if shown and shown not in names.get(key, set()):
         return None  # the address fits, the person may not (never seen with this name): not certain
-    name = partial.name if partial.name and "@..." not in partial.name else found.name
-    return Address("" if "@..." in name else name, found.email)
+    name = partial.name if _real_name(partial.name) else found.name
+    return Address(name if _real_name(name) else "", found.email)
+
+
+def _real_name(name: str) -> bool:
+    """True for a display name that is a name, not an address shown as one (``"ada@example.org"``,
+    the archive's ``ada@...mple.org``): mail clients show the address anyway."""
+    return bool(name.strip()) and "@" not in name
 
 
 # Hosts that carry only mailing lists: an obfuscated list address (``linux-block@...r.kernel.org``)
@@ -266,7 +276,7 @@ def complete_list_address(partial: Address) -> Address | None:
     fits = [h for h in LIST_HOSTS if len(h) == len(tail) + 3 and h.endswith(tail.lower())]
     if len(fits) != 1:
         return None
-    name = partial.name if partial.name and "@..." not in partial.name else ""
+    name = partial.name if _real_name(partial.name) else ""
     return Address(name, f"{local}@{fits[0]}")
 
 
@@ -315,12 +325,34 @@ def parse_maintainers(path: Path) -> list[Address]:
 
 @dataclass(frozen=True)
 class RecipientResult:
-    """To/Cc of a draft; ``complete`` False when an obfuscated address could not be completed."""
+    """To/Cc of a draft; ``complete`` False when an obfuscated address could not be completed.
+
+    ``unresolved``: the addresses left out, as the archive shows them; ``missing``: the same as
+    addresses (display name kept), for the note a draft carries at its top (:func:`missing_note`)."""
 
     to: tuple[Address, ...]
     cc: tuple[Address, ...]
     complete: bool
     unresolved: tuple[str, ...] = ()
+    missing: tuple[Address, ...] = ()
+
+
+def same_mailbox(a: Address | None, b: Address | None) -> bool:
+    """True when ``a`` and ``b`` are one mailbox, either of them possibly as the archive shows it
+    (``ada@...mple.org`` is ``ada@example.org``: same local part, the visible tail, three characters
+    dropped)."""
+    if a is None or b is None or not a.email or not b.email:
+        return False
+    x, y = a.email.lower(), b.email.lower()
+    if x == y:
+        return True
+    if is_obfuscated(x) == is_obfuscated(y):
+        return False
+    part, full = (x, y) if is_obfuscated(x) else (y, x)
+    p_local, p_domain = _split(part)
+    f_local, f_domain = _split(full)
+    tail = p_domain[3:] if p_domain.startswith("...") else p_domain
+    return p_local == f_local and len(f_domain) == len(tail) + 3 and f_domain.endswith(tail)
 
 
 def resolve_recipients(
@@ -329,28 +361,48 @@ def resolve_recipients(
     identity: Address,
     list_address: str,
     known: Sequence[Address] = (),
+    sender: Address | None = None,
 ) -> RecipientResult:
-    """To = the author, Cc = the message's To + Cc minus ``identity``, obfuscated ones completed or not.
+    """To = the author (and the sender, when another person posted the patch: its header From with an
+    in-body ``From:`` of the author; the author's own other mailbox goes first in Cc), Cc = the
+    message's To + Cc minus ``identity``.
 
-    Obfuscated list addresses are completed from :data:`LIST_HOSTS`. When any
-    address stays uncertain the result addresses the lists only (``To:
-    list_address``, ``Cc:`` the patch's other lists) and ``complete`` is False.
+    Obfuscated addresses are completed from ``known`` (only when certain, see
+    :func:`complete_address`), list addresses from :data:`LIST_HOSTS`, and an
+    address shown with a name that the message's own headers also show without
+    one (the in-body author also in Cc) as that header completes. An address
+    that stays uncertain is left out and named in ``missing``; ``complete`` is
+    then False and the draft says so at its top. Without an author the patch's
+    list is in To.
     """
     pool = list(known) + [Address("", list_address)]
     unresolved: list[str] = []
+    missing: list[Address] = []
+    own_headers = [a for a in (sender, *message.to, *message.cc) if a is not None and a.email]
+
+    def from_own_headers(addr: Address) -> Address | None:
+        for other in own_headers:
+            if other.email.lower() != addr.email.lower() or (other.name and "@..." not in other.name):
+                continue
+            done = complete_address(Address("", other.email, True), pool)
+            if done is not None:
+                return Address(addr.name if "@..." not in addr.name else "", done.email)
+        return None
 
     def fix(addr: Address | None) -> Address | None:
         if addr is None or not addr.email:
             return None
         if addr.partial or is_obfuscated(addr.email):
-            done = complete_address(addr, pool) or complete_list_address(addr)
+            done = complete_address(addr, pool) or complete_list_address(addr) or from_own_headers(addr)
             if done is None:
                 unresolved.append(addr.email)
+                missing.append(addr)
             return done
         if not usable_email(addr.email):  # "root", "Just A Name": no address at all
             unresolved.append(addr.email)
+            missing.append(addr)
             return None
-        if "@..." in addr.name:  # an obfuscated address used as a display name
+        if addr.name and not _real_name(addr.name):  # an address used as a display name
             return Address("", addr.email)
         return addr
 
@@ -360,23 +412,65 @@ def resolve_recipients(
     if author is not None and author.email.lower() != me:
         to.append(author)
     cc: list[Address] = []
-    seen = {a.email.lower() for a in to} | {me}
+    if sender is not None and not same_mailbox(sender, message.from_addr):
+        posted_by = fix(sender)
+        if posted_by is not None and posted_by.email.lower() not in {me, *(a.email.lower() for a in to)}:
+            # the author's other mailbox (same name) in Cc, another person who posted the patch in To
+            same = author is not None and bool(author.name) and \
+                _same_name_key(author.name) == _same_name_key(posted_by.name)
+            (cc if same else to).append(posted_by)
+    seen = {a.email.lower() for a in (*to, *cc)} | {me}
     for addr in (*message.to, *message.cc):
         done = fix(addr)
         if done is None or done.email.lower() in seen:
             continue
         seen.add(done.email.lower())
         cc.append(done)
-    if unresolved or author is None:
-        if author is None and (message.from_addr is None or not message.from_addr.email):
-            unresolved.append("(no From)")
-        lists = [a for a in cc if is_list_address(a)]  # the patch's own lists, not only ours
-        if not any(a.email.lower() == list_address.lower() for a in lists):
-            lists.insert(0, Address("", list_address))
-        return RecipientResult((lists[0],), tuple(lists[1:]), False, tuple(unresolved))
-    if not to:  # replying to ourselves: keep the list in To
-        to, cc = cc[:1] or [Address("", list_address)], cc[1:]
-    return RecipientResult(tuple(to), tuple(cc), True)
+    if author is None and (message.from_addr is None or not message.from_addr.email):
+        unresolved.append("(no From)")
+        if message.from_addr is not None and message.from_addr.name:  # a name without an address
+            missing.append(message.from_addr)
+    if not to:  # no author to write to (unknown, or ourselves): the patch's list in To
+        lists = [a for a in cc if is_list_address(a)]
+        first = next((a for a in lists if a.email.lower() == list_address.lower()), None) \
+            or (lists[0] if lists else Address("", list_address))
+        to, cc = [first], [a for a in cc if a != first]
+    return RecipientResult(tuple(to), tuple(cc), not unresolved, tuple(unresolved), tuple(missing))
+
+
+#: First words of the note on top of a draft whose recipients are incomplete (tools look for it).
+MISSING_NOTE = "[Before sending:"
+
+
+def missing_note(rcpt: RecipientResult) -> str:
+    """The note on top of an incomplete draft, naming who is left out and why, to be deleted by hand
+    before sending; empty when the recipients are complete."""
+    if rcpt.complete:
+        return ""
+    hidden, bare = [], []
+    named: dict[str, Address] = {}  # each mailbox once, with its name when one showing has it
+    for addr in rcpt.missing:
+        key = addr.email.lower() or addr.name
+        if key not in named or (_real_name(addr.name) and not _real_name(named[key].name)):
+            named[key] = addr
+    for addr in named.values():
+        if is_obfuscated(addr.email):
+            hidden.append(f"{addr.name} <{addr.email}>" if addr.name and "@..." not in addr.name else addr.email)
+        else:
+            bare.append(addr.name or addr.email)
+    said = []
+    if len(hidden) == 1:
+        said.append(f"{hidden[0]} is not in To/Cc: the archive hides part of the address and no mail file, "
+                    "stored message or MAINTAINERS entry completes it.")
+    elif hidden:
+        said.append(f"{len(hidden)} people are not in To/Cc, as the archive hides part of their addresses and "
+                    f"no mail file, stored message or MAINTAINERS entry completes them: {', '.join(hidden)}.")
+    for name in bare:
+        said.append(f'the patch\'s author "{name}" has no e-mail address, so is not in To.')
+    if not hidden and not bare:
+        said.append("the patch has no From, so its author is not in To.")
+    what = "the addresses" if len(hidden) + len(bare) > 1 else "the address"
+    return wrap_paragraphs(f"{MISSING_NOTE} {' '.join(said)} Add {what} by hand, then delete this note.]")
 
 
 # ------------------------------------------------------------------ wording
@@ -540,10 +634,12 @@ def _one_point(group: list[Finding]) -> list[Finding]:
     from dataclasses import replace
 
     merged: dict[str, Finding] = {}
-    for f in group:
+    for n, f in enumerate(group):
         details = dict(f.details or {})
         plain = {k: v for k, v in details.items() if not isinstance(v, (list, tuple, dict))}
         key = repr(sorted(plain.items(), key=lambda kv: kv[0])) + f.severity.value
+        if not any(isinstance(v, (list, tuple)) for v in details.values()):
+            key += f"#{n}"  # nothing to join (two smp_store_release() of one kind): the rule counts both
         if key not in merged:
             merged[key] = f
             continue
@@ -662,12 +758,34 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
     return out
 
 
+#: How a paragraph names what the patch says: ``The subject says "..."``, ``The changelog says "..."``.
+_SAYS_RE = re.compile(r'\bsays\s+"([^"]{8,})"')
+
+
+def _matching_quotes(patch: Patch, group: list[Finding], text: str) -> list[str]:
+    """The quotes of a point; for a point on the changelog (no hunk) whose paragraph cites a sentence
+    (``The subject says "..."``), the quote that shows that sentence, so the reader sees what is cited
+    (the subject's claim was quoted as the changelog paragraph holding the claim word)."""
+    quotes = _quotes(patch, group)
+    if any(f.hunk is not None for f in group):
+        return quotes
+    m = _SAYS_RE.search(" ".join(text.split()))
+    if m is None:
+        return quotes
+    cited = " ".join(m.group(1).split()).lower().rstrip(".")
+    shown = " ".join(" ".join(line[1:].split()) for q in quotes for line in q.split("\n")).lower()
+    if cited in shown:
+        return quotes
+    better = claim_quote(patch, m.group(1))
+    return ["\n".join(better)] if better else quotes
+
+
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address,
                intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
     One paragraph per point (all findings of one rule), under the quotes of every place it is about;
-    a paragraph already said above is not said again. ``intro``: a sentence put before the
+    a paragraph already said above is not said again. ``intro``: a sentence put after the
     paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
     seen: set[str] = set()
@@ -675,13 +793,13 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
         text = _without_repeats(_paragraph(group, patch, rules), seen)
         if not text:
             continue
-        parts.extend(_quotes(patch, group))
+        parts.extend(_matching_quotes(patch, group, text))
         parts.append("")
-        if intro:
-            parts.append(wrap_paragraphs(intro))
-            parts.append("")
         parts.append(text)
         parts.append("")
+        if intro:  # after the point it is about: "The same goes for patches 1/4 and 3/4."
+            parts.append(wrap_paragraphs(intro))
+            parts.append("")
     parts.append("Thanks,")
     parts.append(_first_name(identity))
     return "\n".join(parts) + "\n"
@@ -942,6 +1060,7 @@ def build_draft(
     ancestry: Sequence[str] = (),
     real_headers: Callable[[Message], Message] | None = None,
     intro: str = "",
+    sender: Address | None = None,
 ) -> Draft:
     """One reply Draft to ``patch`` about ``findings`` (all of them; filter states before).
 
@@ -955,7 +1074,9 @@ def build_draft(
     no References/In-Reply-To. ``real_headers`` (lore's
     :class:`~reviewbot.fetch.lore.AddressCompleter`) may give the message's real
     From/To/Cc/References in place of obfuscated ones. Raises UsageError when ``findings``
-    is empty or the identity has no e-mail address.
+    is empty or the identity has no e-mail address. ``sender``: the message's header From when an
+    in-body ``From:`` made another person the patch's author (it gets the reply too). A draft whose
+    recipients stay incomplete starts with a note naming who is missing (:func:`missing_note`).
     """
     if not findings:
         raise UsageError("no findings to draft a reply about", subject=patch.message_id)
@@ -967,7 +1088,13 @@ def build_draft(
     elif maintainers:
         known.extend(maintainers)
     message = real_headers(patch.message) if real_headers is not None else patch.message
-    rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known)
+    if message is not patch.message and message.from_addr is not None:
+        # lore's real headers: their From is the sender; an in-body From: (another author) stays the author
+        sender = message.from_addr
+        if patch.message.from_addr is not None and not same_mailbox(patch.message.from_addr, sender):
+            message = replace(message, from_addr=patch.message.from_addr)
+    rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known,
+                              sender=sender)
     now = (clock or (lambda: datetime.now(timezone.utc)))()
     domain = identity.email.rpartition("@")[2]
     fingerprints = tuple(dict.fromkeys(f.fingerprint for f in findings if f.fingerprint))
@@ -984,10 +1111,13 @@ def build_draft(
         from_addr=identity,
         to=rcpt.to,
         cc=rcpt.cc,
-        body=build_body(patch, findings, rules, identity, intro),
+        body=_with_note(missing_note(rcpt), build_body(patch, findings, rules, identity, intro)),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,
         date=now,
     )
 
+
+def _with_note(note: str, body: str) -> str:
+    return f"{note}\n\n{body}" if note else body

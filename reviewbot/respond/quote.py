@@ -24,7 +24,8 @@ DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
 MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
-__all__ = ["quote_line", "quote_finding", "subject_quote", "quote_hunk_lines", "find_file", "file_header"]
+__all__ = ["quote_line", "quote_finding", "subject_quote", "claim_quote", "quote_hunk_lines", "find_file",
+           "file_header"]
 
 
 def quote_line(text: str) -> str:
@@ -150,6 +151,7 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     while len(groups) > 1 and sum(end - start for start, end in merged) > MAX_QUOTE:
         groups = groups[: max(1, len(groups) // 2)]  # a long finding: show its first places
         merged = _ranges(hunk, flat(groups), context)
+    merged = _merge([(_function_start(body, start), end) for start, end in merged])
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):
@@ -159,6 +161,27 @@ def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT
     if merged[-1][1] < len(body):
         out.append(CUT)
     return out
+
+
+#: How far above an excerpt a reply looks for the first line of the function the excerpt is in.
+FUNCTION_LOOKBACK = 6
+
+
+def _function_start(body: Sequence[DiffLine], start: int) -> int:
+    """``start``, or the index of the first line of the function definition the excerpt starting there
+    is in, when that line is at most :data:`FUNCTION_LOOKBACK` lines above in the hunk: a reader of the
+    reply sees which function (``static u32 foo(struct bar *b)``) the quoted ``{`` and body lines open,
+    which the ``@@`` line (the function before the hunk) does not say."""
+    for i in range(start - 1, max(-1, start - 1 - FUNCTION_LOOKBACK), -1):
+        dl = body[i]
+        if dl.kind is LineKind.REMOVED:
+            continue
+        text = dl.text
+        if text.startswith("}"):
+            return start  # the previous function ends above the excerpt
+        if text[:1].isalpha() or text[:1] == "_":
+            return i if "(" in text and not text.rstrip().endswith(";") else start
+    return start
 
 
 def _ranges(hunk: Hunk, targets: Sequence[int], context: int) -> list[tuple[int, int]]:
@@ -234,6 +257,33 @@ def _commit_quote(patch: Patch, finding: Finding) -> list[str]:
     if prose and chosen != prose[-1] and chosen in prose:
         out.append(CUT)
     return out
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def claim_quote(patch: Patch, sentence: str) -> list[str]:
+    """The quote that shows ``sentence`` (what a paragraph says the patch says, e.g. ``The subject says
+    "block: optimize x"``): the ``Subject:`` line when it is the subject's title, else the changelog
+    paragraph holding it (``[...]`` where text was cut), else nothing."""
+    want = _squash(sentence).rstrip(".")
+    if not want:
+        return []
+    if want == _squash(patch.subject.title).rstrip(".") or want == _squash(patch.subject.raw).rstrip("."):
+        return subject_quote(patch)
+    every = [p for p in re.split(r"\n[ \t]*\n", patch.commit_message.strip("\n")) if p.strip()]
+    for n, para in enumerate(every):
+        if want in _squash(para):
+            lines = para.split("\n")
+            if len(lines) > 12:
+                lines = lines[:12] + ["[...]"]
+            out = [CUT] if n else []
+            out.extend(quote_line(line) for line in lines)
+            if n < len(every) - 1 and not all(_TRAILER_PARA.match(p) for p in every[n + 1:]):
+                out.append(CUT)
+            return out
+    return []
 
 
 def quote_finding(patch: Patch, finding: Finding, *, context: int = DEFAULT_CONTEXT) -> str:

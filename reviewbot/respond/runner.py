@@ -9,7 +9,10 @@ already raised or answered, and write one draft
 with the rest. Only the newest stored revision of a patch is drafted
 (:mod:`reviewbot.revisions` links them); a point raised or answered in an
 older revision's thread, or drafted or dismissed there, is not drafted again
-on a newer one while the code it is about is unchanged. A draft is written
+on a newer one while the code it is about is unchanged. When the author
+mailed a new version of the diff in a reply (not a fix-up on top), the rules
+run again on it: a point it fixed gets no draft (skip ``fixed-in-reply``), a
+point still there is answered on that reply. A draft is written
 outbox file first (temporary name + rename), then the Maildir
 copy, then the store row. A run killed between these steps is repaired by
 the next one: the draft's file name and Message-ID are derived from the patch
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -54,6 +58,7 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
+SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 
 __all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
@@ -78,13 +83,14 @@ class DraftRunSummary:
     before it); each ends in exactly one of ``drafted`` (covered by a draft
     written now), ``raised``, ``answered``, ``applied`` (the patch was already
     applied), ``superseded`` (a newer revision gets the draft, or an earlier
-    one had it and the code is unchanged), ``dismissed`` (skips recorded now), ``unusable`` (the patch's
+    one had it and the code is unchanged, or the author's re-posted diff fixed it), ``dismissed`` (skips
+    recorded now), ``unusable`` (the patch's
     Message-ID cannot go into a reply header; recorded as skips) or ``failed``
     (left for the next run after an error), so they add up to ``findings``. ``before``:
     findings of the same list/day range that earlier runs drafted or skipped;
     ``total`` = ``findings`` + ``before``. Drafts: ``drafts`` written (each
     covers one or more of the ``drafted`` findings), ``incomplete`` of them
-    addressed to the list only.
+    with an address left out (named in a note on the draft's top).
     """
 
     findings: int = 0
@@ -117,7 +123,7 @@ class DraftRunSummary:
 
     @property
     def incomplete(self) -> int:
-        """Drafts written whose recipients could not all be completed (addressed to the list only)."""
+        """Drafts written whose recipients could not all be completed (the missing ones named on top)."""
         return sum(1 for w in self.written if not w.draft.recipients_complete)
 
     @property
@@ -140,43 +146,74 @@ def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Messa
     ]
 
 
+#: Lines of a mail body that name a person with a full address: an in-body ``From:`` of a patch and
+#: its trailers, also when quoted (``> Signed-off-by: Ada <ada@example.org>``).
+_BODY_ADDRESS_LINE = re.compile(
+    r"^(?:>\s?)*\s*(?:From|Signed-off-by|Co-developed-by|Reviewed-by|Acked-by|Tested-by|Reported-by"
+    r"|Suggested-by|Reported-and-tested-by|Cc):[ \t]*(\S[^<>\n]*<[^<>@\s]+@[^<>\s]+>)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE)
+
+
 def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
-    """Full From/To/Cc addresses of local mail files (mbox, Maildir, .eml, a folder of them).
+    """Full addresses of local mail files (mbox, Maildir, .eml, a folder of them): From/To/Cc, and the
+    ``Name <address>`` of in-body ``From:`` lines and trailers (Signed-off-by, Reviewed-by, ...; also
+    quoted), which give a patch's author when the mail was posted by someone else.
 
     Another source, besides the store, for completing the archive's
-    obfuscated addresses (e.g. your own mail archive of the list). Headers
-    only, decoded with the stdlib parser; unreadable messages are skipped.
-    Raises InputError (from the reader) for a path that cannot be read.
+    obfuscated addresses (e.g. your own mail archive of the list). Decoded
+    with the stdlib parser; unreadable messages are skipped. Raises
+    InputError (from the reader) for a path that cannot be read.
     """
     from email import policy as email_policy
     from email.header import decode_header, make_header
-    from email.parser import BytesHeaderParser
+    from email.parser import BytesParser
     from email.utils import getaddresses
 
     from reviewbot.fetch.mailfiles import read_path
 
-    parser = BytesHeaderParser(policy=email_policy.compat32)
+    parser = BytesParser(policy=email_policy.compat32)
     out: dict[tuple[str, str], Address] = {}  # each (address, display name) once: a name is evidence too
     for path in paths:
         for raw in read_path(path):
             if raw.kind != "rfc822":
                 continue
             try:
-                head = parser.parsebytes(raw.data)
-                values = [str(v) for key in ("From", "To", "Cc") for v in head.get_all(key, [])]
+                mail = parser.parsebytes(raw.data)
+                values = [str(v) for key in ("From", "To", "Cc") for v in mail.get_all(key, [])]
                 pairs = getaddresses(values)
             except Exception:  # one bad header must not stop the run
                 log.debug("%s: unreadable address headers", raw.source)
                 continue
-            for name, email in pairs:
-                try:
-                    name = str(make_header(decode_header(name))) if name else ""
-                except Exception:
-                    pass
+            found = [(n, e, True) for n, e in pairs] + [(n, e, False) for n, e in _body_addresses(mail)]
+            for name, email, encoded in found:
+                if encoded:
+                    try:
+                        name = str(make_header(decode_header(name))) if name else ""
+                    except Exception:
+                        pass
                 if email and "@" in email and "@..." not in email and " " not in email:
                     name = " ".join(name.split())
                     out.setdefault((email.lower(), name.casefold()), Address(name, email))
     return list(out.values())
+
+
+def _body_addresses(mail: Any) -> list[tuple[str, str]]:
+    """(name, address) of the in-body From:/trailer lines of a parsed mail's text/plain parts."""
+    from email.utils import getaddresses
+
+    out: list[tuple[str, str]] = []
+    try:
+        parts = [p for p in mail.walk() if p.get_content_type() == "text/plain"]
+        for part in parts:
+            data = part.get_payload(decode=True)
+            if not isinstance(data, bytes) or b"@" not in data:
+                continue
+            text = data.decode(part.get_content_charset() or "utf-8", errors="replace")
+            for m in _BODY_ADDRESS_LINE.finditer(text):
+                out.extend((n, e) for n, e in getaddresses([m.group(1)]) if n and e)
+    except Exception:  # an odd part must not stop the run
+        log.debug("unreadable mail body", exc_info=True)
+    return out
 
 
 def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) -> tuple[str, ...]:
@@ -467,10 +504,10 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
             if len(on) >= 2 and len(on) * 2 > total:
                 idx = sorted(store.patch_row(m).get("idx") or 0 for m in on)
                 if len(idx) == total:
-                    intro = "The same point holds for every patch of this series:"
+                    intro = "The same goes for every patch of this series."
                 else:
                     names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
-                    intro = f"The same point holds for patches {names}:"
+                    intro = f"The same goes for patches {names}."
                 out.append((cover["message_id"], on, intro))
                 continue
             if rule_id != "RB201":
@@ -486,6 +523,128 @@ def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[M
             if lifted:
                 out.append((cover["message_id"], lifted, ""))
     return out
+
+
+#: Lines too plain to tell a fix-up on top of the patch from a new version of it ("}", "break;").
+_PLAIN_LINE = 8
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def replaces_diff(original: Patch, repost: Patch) -> bool:
+    """True when ``repost`` (a diff the author mailed in a reply) is a new version of ``original``'s diff,
+    not a fix-up to apply on top of it: it touches one of the patch's files and none of its removed or
+    context lines is a line the patch added (a fix-up quotes those as its old side)."""
+    added: set[str] = set()
+    old_side: set[str] = set()
+    paths = set()
+    for fd in original.files:
+        paths |= {fd.path, fd.old_path, fd.new_path}
+        for h in fd.hunks:
+            for dl in h.lines:
+                text = _norm(dl.text)
+                if dl.kind.value == "+":
+                    added.add(text)
+                elif dl.kind.value in "- ":
+                    old_side.add(text)
+    added -= old_side
+    touched = False
+    for fd in repost.files:
+        if not ({fd.path, fd.old_path, fd.new_path} & (paths - {None})):
+            continue
+        touched = True
+        for h in fd.hunks:
+            for dl in h.lines:
+                text = _norm(dl.text)
+                if dl.kind.value in "- " and len(text) >= _PLAIN_LINE and text in added:
+                    return False
+    return touched
+
+
+def reposted_diff(patch: Patch, thread: Sequence[Message], *, authors: Sequence[Address],
+                  identity: Address | None = None) -> Patch | None:
+    """The newest diff the patch's author mailed in a reply about the patch as a new version of it (the
+    reply's own lines, quotes dropped, parsed as a patch; see :func:`replaces_diff`), else None."""
+    from dataclasses import replace
+
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.rule import later_replies, same_person
+
+    newest: Patch | None = None
+    for msg in later_replies(patch, thread, identity=identity):
+        if msg.subject.is_patch or not any(same_person(msg.from_addr, a) for a in authors):
+            continue
+        own = "\n".join(line for line in msg.body.split("\n") if not line.startswith(">"))
+        if "\ndiff --git " not in "\n" + own:
+            continue
+        try:
+            repost = parse_patch(replace(msg, body=own))
+        except Exception:  # a diff mangled in a reply is no new version
+            continue
+        if repost.files and replaces_diff(patch, repost) and (
+                newest is None or (msg.date and newest.message.date and msg.date >= newest.message.date)):
+            newest = repost
+    return newest
+
+
+def _covers(repost: Patch, finding: Finding) -> bool:
+    """True when ``repost`` (a new version of the diff, on the same base) has a hunk of the finding's file
+    over the lines of the original the finding's hunk changed (old-side ranges overlap)."""
+    h = finding.hunk
+    if h is None:
+        return False
+    lo, hi = h.old_start, h.old_start + max(h.old_len, 1)
+    for fd in repost.files:
+        if finding.path not in (fd.path, fd.old_path, fd.new_path):
+            continue
+        if any(r.old_start < hi and lo < r.old_start + max(r.old_len, 1) for r in fd.hunks):
+            return True
+    return False
+
+
+def _rules_for(rules: Any, rule_ids: set[str]) -> list[Any]:
+    """The loaded rules of ``rule_ids`` (the built-in ones when ``rules`` is a mapping of reply functions)."""
+    loaded = [r for r in (rules or ()) if getattr(getattr(r, "meta", None), "id", None) in rule_ids] \
+        if not isinstance(rules, Mapping) else []
+    if not loaded:
+        from reviewbot.registry import load_rules
+
+        loaded = [r for r in load_rules(entry_points=False) if r.id in rule_ids]
+    return loaded
+
+
+def on_reposted_diff(store: Any, patch: Patch, keep: list[Finding], thread: Sequence[Message], *,
+                     rules: Any, identity: Address) -> tuple[Patch, list[Finding], dict[str, str]] | None:
+    """Findings on code the author re-posted in a reply (a new version of the diff in the thread): the rules
+    run again on that diff. Returns (the reply as a patch, the findings still standing there, located in
+    the reply's diff and carrying the original fingerprints; fingerprint -> reason of those on the code
+    the new diff fixed), or None when there is no such reply or it does not cover every finding on the code."""
+    from dataclasses import replace
+
+    from reviewbot.engine import check_patch
+
+    sender = _header_sender(store, patch)
+    authors = [a for a in (patch.message.from_addr, sender) if a is not None]
+    repost = reposted_diff(patch, thread, authors=authors, identity=identity)
+    if repost is None:
+        return None
+    on_code = [f for f in keep if f.hunk is not None]
+    if not on_code or not all(_covers(repost, f) for f in on_code):
+        return None  # the reply re-posts another file or another part of it: the findings stay on the patch
+    again = list(check_patch(repost, _rules_for(rules, {f.rule_id for f in on_code})).findings)
+    fixed: dict[str, str] = {}
+    standing: list[Finding] = []
+    for f in on_code:
+        match = next((g for g in again if same_point(f, g)), None)
+        if match is None:
+            fixed[f.fingerprint] = (f"{f.rule_id} finds nothing there in the diff the author re-posted in "
+                                    f"<{repost.message_id}>")
+            continue
+        again.remove(match)
+        standing.append(replace(match, fingerprint=f.fingerprint, message_id=patch.message_id))
+    return repost, standing, fixed
 
 
 def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *,
@@ -546,6 +705,22 @@ def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary
                 continue
             _count_state(summary, state)
             store.record_skip(finding, state.value, reason)
+    moved = on_reposted_diff(store, patch, keep, thread, rules=rules, identity=identity) if keep else None
+    if moved is not None:  # the author mailed a new version of the diff in the thread: answer that one
+        repost, standing, fixed = moved
+        with store.transaction():
+            for finding in keep:
+                if finding.fingerprint in fixed:
+                    store.record_skip(finding, SKIP_REPOSTED, fixed[finding.fingerprint])
+                    summary.superseded += 1
+        keep = [f for f in keep if f.fingerprint not in fixed]
+        if not keep:
+            return None
+        if any(f.hunk is None for f in keep):  # a point on the changelog: the draft stays on the patch
+            return patch, thread_id, thread, keep
+        log.info("<%s>: answered on the diff re-posted in <%s>", message_id, repost.message_id)
+        rest = [patch.message, *(m for m in thread if m.message_id != repost.message_id)]
+        return repost, thread_id, rest, standing
     return (patch, thread_id, thread, keep) if keep else None
 
 
@@ -574,6 +749,15 @@ def _printable(text: str, limit: int = 200) -> str:
     return out + ("..." if len(text) > limit else "")
 
 
+def _header_sender(store: Any, patch: Patch) -> Address | None:
+    """The stored header From of ``patch``'s message (its sender; an in-body ``From:`` may name another
+    author), else None."""
+    row = store.message_row(patch.message_id) or {}
+    if not row.get("from_email"):
+        return None
+    return Address(row.get("from_name") or "", row["from_email"], bool(row.get("from_partial")))
+
+
 def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
                rules: Any, identity: Address, list_address: str, known: list[Address],
                clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
@@ -584,7 +768,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         draft = build_draft(patch, keep, rules, identity=identity, list_address=list_address,
                             store_addresses=known, clock=clock, make_msgid=make_msgid,
                             ancestry=_ancestry(thread_id, thread, patch), intro=intro,
-                            real_headers=real_headers)
+                            real_headers=real_headers, sender=_header_sender(store, patch))
         store.previews.append(render_message(draft))
         return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
                             None, patch.message_id, draft.subject)
@@ -600,6 +784,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
         ancestry=_ancestry(thread_id, thread, patch),
         real_headers=real_headers,
         intro=intro,
+        sender=_header_sender(store, patch),
     )
     usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
     if usable != draft.references:  # an ancestor no header can carry is left out of References

@@ -155,8 +155,14 @@ class DraftStore(FindingStore):
         return True
 
     def forget_drafts_of(self, message_id: str) -> int:
-        """Forget the drafts replying to ``message_id`` (their findings become undrafted again); the count."""
+        """Forget the drafts replying to ``message_id`` or covering its findings (a draft answering the diff
+        the author re-posted in a reply); their findings become undrafted again; the count."""
         rows = self.drafts_for(message_id)
+        seen = {d.message_id for d in rows}
+        rows += [draft_from_row(r) for r in self._rows(
+            "SELECT DISTINCT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
+            "JOIN findings f ON f.fingerprint = x.fingerprint WHERE f.message_id = ?", [message_id])
+            if r["message_id"] not in seen]
         with self.transaction():
             for d in rows:
                 self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d.message_id,))
