@@ -37,6 +37,9 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    a separate pass merged into an existing loop with more lines removed than
    added ("by merging the checks into existing loops": one walk less).
    "Performance of eFEM modules" is radio performance (``NOT_SPEED_QUALIFIERS``).
+   "Optimise packing" is size (``MEMORY_WORDS``); "optimize cacheline to minimize HW race condition"
+   names a correctness goal (``GOAL_VERBS``, ``NOT_SPEED_TARGETS``); "the lock protecting them to share the
+   same cache line" says where members sit, a claim only with a gain or cost named (``PLACEMENT_GAIN_WORDS``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -243,12 +246,22 @@ CACHE_HOT_WORDS = frozenset({
 })
 NOT_CPU_CACHE_BEFORE = frozenset({"page", "buffer", "dentry", "inode", "swap", "slab", "folio", "write", "read"})
 STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
+# "the struct also contains the lock protecting them to share the same cache line": where members sit,
+# described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
+SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
 
 # every word a claim can hang on: words outside this set are skipped at once
 CLAIM_KEY_WORDS = (
     SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | OPTIMIZED | BOTTLENECK_WORDS | MORE_WORDS | LESS_VERBS
     | COST_NOUNS | MORE_VERBS | GOOD_NOUNS | LARGE_COSTS | PURPOSE_NOUNS | HARM_VERBS | EXPENSIVE_WORDS
     | PATH_TERMS | CACHE_LINE_TERMS | CACHE_WORDS | STANDALONE_CACHE_TERMS
+)
+# a gain or a cost that makes a shared cache line a claim: "... to share the same cache line, which saves a cache
+# miss on every ioctl", "share the same cache line and bounce between CPUs"
+PLACEMENT_GAIN_WORDS = (
+    SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | BOTTLENECK_WORDS | LESS_VERBS | COST_NOUNS | MORE_VERBS
+    | GOOD_NOUNS | HARM_VERBS | EXPENSIVE_WORDS | PATH_TERMS | STANDALONE_CACHE_TERMS | CACHE_AFTER_WORDS
+    | {"hot", "hotter", "hottest", "bounce", "bounces", "thrash", "thrashing", "contended"}
 )
 
 # Not a claim of this patch ------------------------------------------------------------
@@ -269,6 +282,14 @@ NOT_SPEED_GOALS = frozenset({
 # "Optimize the code to support the range which crosses memory zones": "optimize" meaning make it work,
 # when no speed or cost word is in the sentence
 ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
+# "optimize cacheline to minimize HW race condition": the goal named after "to <verb>" is correctness, not speed
+# (no speed or cost word in the sentence); a reviewer asks about the race, not for a benchmark
+GOAL_VERBS = frozenset({
+    "minimize", "minimise", "avoid", "prevent", "reduce", "close", "narrow", "shrink", "eliminate", "fix",
+})
+NOT_SPEED_TARGETS = frozenset({
+    "race", "races", "racy", "glitch", "glitches", "deadlock", "deadlocks", "corruption", "spurious", "errors",
+})
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
 NOT_HOT_PATH_RE = re.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
@@ -293,6 +314,8 @@ EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "suppo
 MEMORY_WORDS = frozenset({
     "memory", "size", "sizes", "footprint", "padding", "hole", "holes", "layout", "space", "stack", "bytes",
     "binary", "image",
+    # "reorder struct raw_sock's members to optimise packing" (pahole, "save 8 bytes")
+    "packing",
 })
 # "memory barriers", "memory ordering": about speed or correctness, not memory size
 NOT_SIZE_AFTER_MEMORY = frozenset({
@@ -741,6 +764,8 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
     if to is not None and words[to + 1 : to + 2] and words[to + 1] in ENABLING_GOALS \
             and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS):
         return None  # "Optimize the code to support the range ...": made to work, no speed said
+    if to is not None and _goal_not_speed(words, to):
+        return None  # "optimize cacheline to minimize HW race condition": a race closed, no speed said
     if (w in OPTIMIZE_VERBS or w in OPTIMIZED) and words[i + 1 : i + 2] == ["for"] \
             and words[i + 2 : i + 3] and words[i + 2] in NOT_SPEED_GOALS:
         return None  # "optimized for simplicity rather than performance"
@@ -752,6 +777,14 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
         up = _find(words, i + 1, i + 4, frozenset(UP_WORDS))
         return (i, up) if up is not None else None
     return None
+
+
+def _goal_not_speed(words: Sequence[str], to: int) -> bool:
+    """True when "optimize X to <verb> <goal>" names a correctness goal ("to minimize HW race condition", see
+    GOAL_VERBS, NOT_SPEED_TARGETS) and the sentence says nothing of speed or cost."""
+    if words[to + 1 : to + 2] and words[to + 1] in GOAL_VERBS and _find(words, to + 2, to + 6, NOT_SPEED_TARGETS) is not None:
+        return not set(words) & (COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS)
+    return False
 
 
 def _more_efficient(words: Sequence[str], i: int) -> Span | None:
@@ -849,11 +882,21 @@ def _cache_placement(words: Sequence[str], i: int) -> Span | None:
     if w in CACHE_LINE_TERMS and _find(words, i - 4, i, NOT_CPU_CACHE_WORDS) is None:
         if nxt in CACHE_AFTER_WORDS:
             return max(0, i - 3), i + 1
+        if _placement_described(words, i):
+            return None  # "... the lock protecting them to share the same cache line": no gain named
         if _find(words, i - 3, i, CACHE_PLACE_WORDS) is not None:
             return max(0, i - 3), i
     if w in CACHE_WORDS and nxt in CACHE_HOT_WORDS and (i == 0 or words[i - 1] not in NOT_CPU_CACHE_BEFORE):
         return i, i + 1
     return None
+
+
+def _placement_described(words: Sequence[str], i: int) -> bool:
+    """True when the cache line ``words[i]`` is only said to be shared ("to share the same cache line", SHARE_VERBS)
+    and the sentence names no gain or cost (PLACEMENT_GAIN_WORDS): where members sit, no benefit claimed."""
+    if _find(words, i - 4, i, SHARE_VERBS) is None:
+        return False
+    return not set(words) & PLACEMENT_GAIN_WORDS
 
 
 CLAIM_FORMS = (
