@@ -782,9 +782,11 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
 def _goal_not_speed(words: Sequence[str], to: int) -> bool:
     """True when "optimize X to <verb> <goal>" names a correctness goal ("to minimize HW race condition", see
     GOAL_VERBS, NOT_SPEED_TARGETS) and the sentence says nothing of speed or cost."""
-    if words[to + 1 : to + 2] and words[to + 1] in GOAL_VERBS and _find(words, to + 2, to + 6, NOT_SPEED_TARGETS) is not None:
-        return not set(words) & (COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS)
-    return False
+    if not words[to + 1 : to + 2] or words[to + 1] not in GOAL_VERBS:
+        return False
+    if _find(words, to + 2, to + 6, NOT_SPEED_TARGETS) is None:
+        return False
+    return not set(words) & (COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS)
 
 
 def _more_efficient(words: Sequence[str], i: int) -> Span | None:
