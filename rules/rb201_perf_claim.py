@@ -40,6 +40,8 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    "Optimise packing" is size (``MEMORY_WORDS``); "optimize cacheline to minimize HW race condition"
    names a correctness goal (``GOAL_VERBS``, ``NOT_SPEED_TARGETS``); "the lock protecting them to share the
    same cache line" says where members sit, a claim only with a gain or cost named (``PLACEMENT_GAIN_WORDS``).
+   Hot members grouped into one cache line are a claim wherever the cache line word stands ("All the io path
+   hot members can fit within the first 64-bytes, which is a common cacheline": ``HOT_WORDS``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -246,6 +248,10 @@ CACHE_HOT_WORDS = frozenset({
 })
 NOT_CPU_CACHE_BEFORE = frozenset({"page", "buffer", "dentry", "inode", "swap", "slab", "folio", "write", "read"})
 STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
+# "All the io path hot members can fit within the first 64-bytes, which is a common cacheline": the hot members
+# grouped into one cache line, a cache claim even far from the cache line word
+HOT_WORDS = frozenset({"hot", "hotter", "hottest"})
+HOT_GROUP_NOUNS = frozenset({"members", "fields", "variables"})  # not "hot data": data temperature
 # "the struct also contains the lock protecting them to share the same cache line": where members sit,
 # described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
 SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
@@ -886,10 +892,21 @@ def _cache_placement(words: Sequence[str], i: int) -> Span | None:
             return max(0, i - 3), i + 1
         if _placement_described(words, i):
             return None  # "... the lock protecting them to share the same cache line": no gain named
+        hot = _hot_members(words)
+        if hot is not None:
+            return hot, hot + 1  # "the io path hot members can fit within the first 64-bytes, ... a cacheline"
         if _find(words, i - 3, i, CACHE_PLACE_WORDS) is not None:
             return max(0, i - 3), i
     if w in CACHE_WORDS and nxt in CACHE_HOT_WORDS and (i == 0 or words[i - 1] not in NOT_CPU_CACHE_BEFORE):
         return i, i + 1
+    return None
+
+
+def _hot_members(words: Sequence[str]) -> int | None:
+    """Where the sentence names its hot members ("hot members", "hot fields": HOT_WORDS, HOT_GROUP_NOUNS), or None."""
+    for k in range(len(words) - 1):
+        if words[k] in HOT_WORDS and words[k + 1] in HOT_GROUP_NOUNS:
+            return k
     return None
 
 

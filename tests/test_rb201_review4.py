@@ -2,7 +2,8 @@
 
 * "optimise packing" is about size (DX053, "save 8 bytes" with pahole);
 * "optimize X to minimize HW race condition" names a correctness goal, not speed (DX057);
-* "... the lock protecting them to share the same cache line" says where members sit, no gain (DX088).
+* "... the lock protecting them to share the same cache line" says where members sit, no gain (DX088);
+* missed claim: "the io path hot members can fit within the first 64-bytes, which is a common cacheline" (DX092).
 
 Each kind has a near miss that stays a claim. The sentences are our own, modelled on the labelled mails.
 """
@@ -42,3 +43,19 @@ def test_not_a_speed_claim(text: str) -> None:
 def test_near_misses_stay_claims(text: str, claim: str) -> None:
     found = rb201.find_claim(text)
     assert found is not None and found.text == claim
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "All the io path hot members can fit within the first 64-bytes, which is a common cacheline.",
+        "Put the hot fields of struct qux_host together so they share one cacheline.",
+    ],
+)
+def test_hot_members_in_one_cache_line_are_a_claim(text: str) -> None:
+    found = rb201.find_claim(text)
+    assert found is not None and found.text.lower().startswith("hot")
+
+
+def test_hot_data_is_data_temperature_not_a_claim() -> None:
+    assert rb201.find_claim("Keep hot data and cold data apart; the header of each zone fits in one cacheline.") is None
