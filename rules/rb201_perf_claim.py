@@ -632,7 +632,8 @@ _RATIO_RE = re.compile(
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
-_PATCH_NUMBER_RE = re.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
+# "patch 3", "patches 12 and 13", "patches 1-3", "patches 1+2": the first two numbers, read as a range
+_PATCH_NUMBER_RE = re.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE)
 _LINK_RE = re.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = re.compile(r"\d")
 _CACHE_MENTION_RE = re.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)

@@ -59,3 +59,11 @@ def test_hot_members_in_one_cache_line_are_a_claim(text: str) -> None:
 
 def test_hot_data_is_data_temperature_not_a_claim() -> None:
     assert rb201.find_claim("Keep hot data and cold data apart; the header of each zone fits in one cacheline.") is None
+
+
+def test_patches_one_plus_two_names_patch_two_of_the_cover_letter() -> None:
+    # "My measurements have shown that patches 1+2 really improve the situation" (DX057's cover letter): the
+    # paragraph is about patch 2 as well, so its numbers count for it
+    paragraph = "My measurements have shown that patches 1+2 really improve the situation. Before, 2us; after, 7us."
+    assert not rb201._about_other_patches(paragraph, 2)
+    assert rb201._about_other_patches(paragraph, 3)
