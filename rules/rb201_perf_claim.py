@@ -252,6 +252,9 @@ STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
 # grouped into one cache line, a cache claim even far from the cache line word
 HOT_WORDS = frozenset({"hot", "hotter", "hottest"})
 HOT_GROUP_NOUNS = frozenset({"members", "fields", "variables"})  # not "hot data": data temperature
+# how far (in words) the hot members or a gain word may stand from the cache line word: bounded, so a long
+# run-on text costs linear time
+NEAR_WORDS = 20
 # "the struct also contains the lock protecting them to share the same cache line": where members sit,
 # described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
 SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
@@ -262,6 +265,8 @@ CLAIM_KEY_WORDS = (
     | COST_NOUNS | MORE_VERBS | GOOD_NOUNS | LARGE_COSTS | PURPOSE_NOUNS | HARM_VERBS | EXPENSIVE_WORDS
     | PATH_TERMS | CACHE_LINE_TERMS | CACHE_WORDS | STANDALONE_CACHE_TERMS
 )
+# a speed or cost word that keeps "optimize X to minimize races and latency" a claim
+SPEED_OR_COST_WORDS = COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS
 # a gain or a cost that makes a shared cache line a claim: "... to share the same cache line, which saves a cache
 # miss on every ioctl", "share the same cache line and bounce between CPUs"
 PLACEMENT_GAIN_WORDS = (
@@ -788,12 +793,12 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
 
 def _goal_not_speed(words: Sequence[str], to: int) -> bool:
     """True when "optimize X to <verb> <goal>" names a correctness goal ("to minimize HW race condition", see
-    GOAL_VERBS, NOT_SPEED_TARGETS) and the sentence says nothing of speed or cost."""
+    GOAL_VERBS, NOT_SPEED_TARGETS) and nothing near it says speed or cost (SPEED_OR_COST_WORDS, NEAR_WORDS)."""
     if not words[to + 1 : to + 2] or words[to + 1] not in GOAL_VERBS:
         return False
     if _find(words, to + 2, to + 6, NOT_SPEED_TARGETS) is None:
         return False
-    return not set(words) & (COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS)
+    return _find(words, to - NEAR_WORDS, to + NEAR_WORDS, SPEED_OR_COST_WORDS) is None
 
 
 def _more_efficient(words: Sequence[str], i: int) -> Span | None:
@@ -893,7 +898,7 @@ def _cache_placement(words: Sequence[str], i: int) -> Span | None:
             return max(0, i - 3), i + 1
         if _placement_described(words, i):
             return None  # "... the lock protecting them to share the same cache line": no gain named
-        hot = _hot_members(words)
+        hot = _hot_members(words, i)
         if hot is not None:
             return hot, hot + 1  # "the io path hot members can fit within the first 64-bytes, ... a cacheline"
         if _find(words, i - 3, i, CACHE_PLACE_WORDS) is not None:
@@ -903,9 +908,10 @@ def _cache_placement(words: Sequence[str], i: int) -> Span | None:
     return None
 
 
-def _hot_members(words: Sequence[str]) -> int | None:
-    """Where the sentence names its hot members ("hot members", "hot fields": HOT_WORDS, HOT_GROUP_NOUNS), or None."""
-    for k in range(len(words) - 1):
+def _hot_members(words: Sequence[str], i: int) -> int | None:
+    """Where hot members ("hot members", "hot fields": HOT_WORDS, HOT_GROUP_NOUNS) are named near the cache line
+    ``words[i]`` (NEAR_WORDS), or None."""
+    for k in range(max(0, i - NEAR_WORDS), min(len(words), i + NEAR_WORDS) - 1):
         if words[k] in HOT_WORDS and words[k + 1] in HOT_GROUP_NOUNS:
             return k
     return None
@@ -913,10 +919,10 @@ def _hot_members(words: Sequence[str]) -> int | None:
 
 def _placement_described(words: Sequence[str], i: int) -> bool:
     """True when the cache line ``words[i]`` is only said to be shared ("to share the same cache line", SHARE_VERBS)
-    and the sentence names no gain or cost (PLACEMENT_GAIN_WORDS): where members sit, no benefit claimed."""
+    and no gain or cost is named near it (PLACEMENT_GAIN_WORDS, NEAR_WORDS): where members sit, no benefit claimed."""
     if _find(words, i - 4, i, SHARE_VERBS) is None:
         return False
-    return not set(words) & PLACEMENT_GAIN_WORDS
+    return _find(words, i - NEAR_WORDS, i + NEAR_WORDS, PLACEMENT_GAIN_WORDS) is None
 
 
 CLAIM_FORMS = (
