@@ -37,6 +37,11 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    a separate pass merged into an existing loop with more lines removed than
    added ("by merging the checks into existing loops": one walk less).
    "Performance of eFEM modules" is radio performance (``NOT_SPEED_QUALIFIERS``).
+   "Optimise packing" is size (``MEMORY_WORDS``); "optimize cacheline to minimize HW race condition"
+   names a correctness goal (``GOAL_VERBS``, ``NOT_SPEED_TARGETS``); "the lock protecting them to share the
+   same cache line" says where members sit, a claim only with a gain or cost named (``PLACEMENT_GAIN_WORDS``).
+   Hot members grouped into one cache line are a claim wherever the cache line word stands ("All the io path
+   hot members can fit within the first 64-bytes, which is a common cacheline": ``HOT_WORDS``).
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -244,12 +249,31 @@ CACHE_HOT_WORDS = frozenset({
 })
 NOT_CPU_CACHE_BEFORE = frozenset({"page", "buffer", "dentry", "inode", "swap", "slab", "folio", "write", "read"})
 STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
+# "All the io path hot members can fit within the first 64-bytes, which is a common cacheline": the hot members
+# grouped into one cache line, a cache claim even far from the cache line word
+HOT_WORDS = frozenset({"hot", "hotter", "hottest"})
+HOT_GROUP_NOUNS = frozenset({"members", "fields", "variables"})  # not "hot data": data temperature
+# how far (in words) the hot members or a gain word may stand from the cache line word: bounded, so a long
+# run-on text costs linear time
+NEAR_WORDS = 20
+# "the struct also contains the lock protecting them to share the same cache line": where members sit,
+# described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
+SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
 
 # every word a claim can hang on: words outside this set are skipped at once
 CLAIM_KEY_WORDS = (
     SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | OPTIMIZED | BOTTLENECK_WORDS | MORE_WORDS | LESS_VERBS
     | COST_NOUNS | MORE_VERBS | GOOD_NOUNS | LARGE_COSTS | PURPOSE_NOUNS | HARM_VERBS | EXPENSIVE_WORDS
     | PATH_TERMS | CACHE_LINE_TERMS | CACHE_WORDS | STANDALONE_CACHE_TERMS
+)
+# a speed or cost word that keeps "optimize X to minimize races and latency" a claim
+SPEED_OR_COST_WORDS = COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS
+# a gain or a cost that makes a shared cache line a claim: "... to share the same cache line, which saves a cache
+# miss on every ioctl", "share the same cache line and bounce between CPUs"
+PLACEMENT_GAIN_WORDS = (
+    SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | BOTTLENECK_WORDS | LESS_VERBS | COST_NOUNS | MORE_VERBS
+    | GOOD_NOUNS | HARM_VERBS | EXPENSIVE_WORDS | PATH_TERMS | STANDALONE_CACHE_TERMS | CACHE_AFTER_WORDS
+    | {"hot", "hotter", "hottest", "bounce", "bounces", "thrash", "thrashing", "contended"}
 )
 
 # Not a claim of this patch ------------------------------------------------------------
@@ -270,6 +294,14 @@ NOT_SPEED_GOALS = frozenset({
 # "Optimize the code to support the range which crosses memory zones": "optimize" meaning make it work,
 # when no speed or cost word is in the sentence
 ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
+# "optimize cacheline to minimize HW race condition": the goal named after "to <verb>" is correctness, not speed
+# (no speed or cost word in the sentence); a reviewer asks about the race, not for a benchmark
+GOAL_VERBS = frozenset({
+    "minimize", "minimise", "avoid", "prevent", "reduce", "close", "narrow", "shrink", "eliminate", "fix",
+})
+NOT_SPEED_TARGETS = frozenset({
+    "race", "races", "racy", "glitch", "glitches", "deadlock", "deadlocks", "corruption", "spurious", "errors",
+})
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
 NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
@@ -294,6 +326,8 @@ EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "suppo
 MEMORY_WORDS = frozenset({
     "memory", "size", "sizes", "footprint", "padding", "hole", "holes", "layout", "space", "stack", "bytes",
     "binary", "image",
+    # "reorder struct raw_sock's members to optimise packing" (pahole, "save 8 bytes")
+    "packing",
 })
 # "memory barriers", "memory ordering": about speed or correctness, not memory size
 NOT_SIZE_AFTER_MEMORY = frozenset({
@@ -615,7 +649,8 @@ _RATIO_RE = lazyre.compile(
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
-_PATCH_NUMBER_RE = lazyre.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&)[ \t]*#?(\d+))?", re.IGNORECASE)
+# "patch 3", "patches 12 and 13", "patches 1-3", "patches 1+2": the first two numbers, read as a range
+_PATCH_NUMBER_RE = lazyre.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
@@ -761,6 +796,8 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
     if to is not None and words[to + 1 : to + 2] and words[to + 1] in ENABLING_GOALS \
             and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS):
         return None  # "Optimize the code to support the range ...": made to work, no speed said
+    if to is not None and _goal_not_speed(words, to):
+        return None  # "optimize cacheline to minimize HW race condition": a race closed, no speed said
     if (w in OPTIMIZE_VERBS or w in OPTIMIZED) and words[i + 1 : i + 2] == ["for"] \
             and words[i + 2 : i + 3] and words[i + 2] in NOT_SPEED_GOALS:
         return None  # "optimized for simplicity rather than performance"
@@ -772,6 +809,16 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
         up = _find(words, i + 1, i + 4, frozenset(UP_WORDS))
         return (i, up) if up is not None else None
     return None
+
+
+def _goal_not_speed(words: Sequence[str], to: int) -> bool:
+    """True when "optimize X to <verb> <goal>" names a correctness goal ("to minimize HW race condition", see
+    GOAL_VERBS, NOT_SPEED_TARGETS) and nothing near it says speed or cost (SPEED_OR_COST_WORDS, NEAR_WORDS)."""
+    if not words[to + 1 : to + 2] or words[to + 1] not in GOAL_VERBS:
+        return False
+    if _find(words, to + 2, to + 6, NOT_SPEED_TARGETS) is None:
+        return False
+    return _find(words, to - NEAR_WORDS, to + NEAR_WORDS, SPEED_OR_COST_WORDS) is None
 
 
 def _more_efficient(words: Sequence[str], i: int) -> Span | None:
@@ -869,11 +916,33 @@ def _cache_placement(words: Sequence[str], i: int) -> Span | None:
     if w in CACHE_LINE_TERMS and _find(words, i - 4, i, NOT_CPU_CACHE_WORDS) is None:
         if nxt in CACHE_AFTER_WORDS:
             return max(0, i - 3), i + 1
+        if _placement_described(words, i):
+            return None  # "... the lock protecting them to share the same cache line": no gain named
+        hot = _hot_members(words, i)
+        if hot is not None:
+            return hot, hot + 1  # "the io path hot members can fit within the first 64-bytes, ... a cacheline"
         if _find(words, i - 3, i, CACHE_PLACE_WORDS) is not None:
             return max(0, i - 3), i
     if w in CACHE_WORDS and nxt in CACHE_HOT_WORDS and (i == 0 or words[i - 1] not in NOT_CPU_CACHE_BEFORE):
         return i, i + 1
     return None
+
+
+def _hot_members(words: Sequence[str], i: int) -> int | None:
+    """Where hot members ("hot members", "hot fields": HOT_WORDS, HOT_GROUP_NOUNS) are named near the cache line
+    ``words[i]`` (NEAR_WORDS), or None."""
+    for k in range(max(0, i - NEAR_WORDS), min(len(words), i + NEAR_WORDS) - 1):
+        if words[k] in HOT_WORDS and words[k + 1] in HOT_GROUP_NOUNS:
+            return k
+    return None
+
+
+def _placement_described(words: Sequence[str], i: int) -> bool:
+    """True when the cache line ``words[i]`` is only said to be shared ("to share the same cache line", SHARE_VERBS)
+    and no gain or cost is named near it (PLACEMENT_GAIN_WORDS, NEAR_WORDS): where members sit, no benefit claimed."""
+    if _find(words, i - 4, i, SHARE_VERBS) is None:
+        return False
+    return _find(words, i - NEAR_WORDS, i + NEAR_WORDS, PLACEMENT_GAIN_WORDS) is None
 
 
 CLAIM_FORMS = (
