@@ -329,6 +329,12 @@ MEMORY_WORDS = frozenset({
     # "reorder struct raw_sock's members to optimise packing" (pahole, "save 8 bytes")
     "packing",
 })
+# "optimize" meaning tidy the source: one of these follows within a few words ("Optimize coding convention",
+# "optimize code style"); the generated code is the same, so there is nothing to measure
+STYLE_WORDS = frozenset({
+    "convention", "conventions", "style", "readability", "naming", "indentation", "formatting", "wording",
+    "comment", "comments", "documentation", "kerneldoc", "spelling",
+})
 # "memory barriers", "memory ordering": about speed or correctness, not memory size
 NOT_SIZE_AFTER_MEMORY = frozenset({
     "barrier", "barriers", "ordering", "access", "accesses", "bandwidth", "latency", "model", "fence", "fences",
@@ -986,6 +992,8 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
     if w in OPTIMIZE_VERBS or w in OPTIMIZED:
         if _about_memory(words[i + 1 : i + 7]):
             return True  # optimize memory, size, layout
+        if set(words[i + 1 : i + 5]) & STYLE_WORDS:
+            return True  # optimize coding convention, code style
         if cues.compiler:
             return True  # what the compiler optimizes
         if prev == "to" and any(b in ENABLE_WORDS for b in words[max(0, i - 4) : i - 1]):
