@@ -642,7 +642,11 @@ _DIFFSTAT_RE = lazyre.compile(
     r"(?:create|delete) mode \d+)"
 )
 _DMESG_RE = lazyre.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
-_DECIMAL_RE = lazyre.compile(r"(?<![\w.:/-])\d+(?:\.\d+)?(?![\w:/-]|\.\d)")
+# a number in a table row: "31210", "1.2", or with a magnitude ("~30M" NOPs/sec, "20K")
+MAGNITUDE_SUFFIXES = "KMG"
+_DECIMAL_RE = lazyre.compile(rf"(?<![\w.:/-])\d+(?:\.\d+)?[{MAGNITUDE_SUFFIXES}]?(?![\w:/-]|\.\d)")
+# a column header that is a rate of anything: "NOPs/sec", "pkts/s", "IOs per second"
+_RATE_HEADER_RE = lazyre.compile(r"\w/s(?:ec)?\b|\bper\s+sec(?:ond)?\b", re.IGNORECASE)
 _LABELLED_NUMBER_RE = lazyre.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
 _TOOLS = WordFinder(TOOL_NAMES)
 _COMPARISON = WordFinder(COMPARE_WORDS)
@@ -1172,7 +1176,8 @@ def _results_block(lines: Sequence[str]) -> bool:
     if sum(numeric) == 0:
         return False
     compare = [bool(line) and _COMPARISON.search(line) for line in lines]
-    labelled = [c or (bool(line) and _TABLE_LABELS.search(line)) for c, line in zip(compare, lines)]
+    labelled = [c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None))
+                for c, line in zip(compare, lines)]
     for i, is_row in enumerate(numeric):
         if not is_row:
             continue
