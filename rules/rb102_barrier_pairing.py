@@ -1969,9 +1969,7 @@ class _Site:
 
 
 def _field_sites(patch: Patch) -> list[_Site]:
-    """Every write-side or read-side barrier the patch adds, with the fields it orders. An smp_wmb()/smp_rmb()
-    counts only where the hunk shows its function's opening: its field is read off the lines around it, and
-    two barriers of one function are no pair."""
+    """Every write-side or read-side barrier the patch adds, with the fields it orders."""
     sites: list[_Site] = []
     nth = 0
     for fd in patch.files:
@@ -1987,8 +1985,6 @@ def _field_sites(patch: Patch) -> list[_Site]:
                     if _barrier_side(m.group(1)) not in ("write", "release", "read", "acquire"):
                         continue
                     func = _function_around(h, i)
-                    if _FIELD_FENCE_RE.match(m.group(1)) and not func:
-                        continue
                     fields = _fields_ordered(h, i, code, m)
                     if fields:
                         sites.append(_Site(m.group(1), func, (fd.path, dl.new_no), nth, fields))
@@ -1996,9 +1992,13 @@ def _field_sites(patch: Patch) -> list[_Site]:
 
 
 def _apart(a: _Site, b: _Site) -> bool:
-    """Two places that can be the two sides: different functions, or different hunks when a function is unknown."""
+    """Two places that can be the two sides: different functions, or different hunks when a function is unknown.
+    An smp_wmb()/smp_rmb() counts only where the hunk shows its function's opening: its field is read off the
+    lines around it, and two barriers of one function are no pair."""
     if a.func and b.func:
         return a.func != b.func
+    if _FIELD_FENCE_RE.match(a.barrier) or _FIELD_FENCE_RE.match(b.barrier):
+        return False
     return a.hunk != b.hunk
 
 
@@ -2043,9 +2043,10 @@ def _field_pair_paragraph(writers: Sequence[_Site], readers: Sequence[_Site], fi
     """Both sides of one field are in the patch: say they look like a pair and ask each comment to name the other."""
     a, b = _sides_text(writers), _sides_text(readers)
     if len(writers) == 1 and len(readers) == 1:
+        example = f", e.g. \"Pairs with {b}\"," if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
         return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
-                f"the other, e.g. \"Pairs with {b}\", and saying what ordering they provide? That helps the next "
-                "person who touches either side.")
+                f"the other{example} and saying what ordering they provide? That helps the next person who touches "
+                "either side.")
     return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like the write and read sides of one pairing. Could "
             "each of them get a comment naming the barrier on the other side it pairs with, and saying what "
             "ordering it provides? That helps the next person who touches either side.")
