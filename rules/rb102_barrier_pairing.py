@@ -66,7 +66,15 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    barrier and its function ("Paired with smp_load_acquire() in foo()"), a
    comment here saying what it orders is enough. When the patch adds both a
    release and the matching acquire on the same object and this one has no
-   comment, the finding names that other side.
+   comment, the finding names that other side. The draft goes further
+   (``_field_pair_in_patch``): a write side (``smp_wmb()``, a release) and a
+   read side (``smp_rmb()``, an acquire) in two functions that reach one
+   field by its member names (``zd->stats.seq`` and ``s->seq``,
+   ``sk->sk_lock.owned`` through two pointers, a ``trigger_ptr`` parameter
+   (``POINTER_SUFFIXES``) for ``&ctx->trigger``) "look like a pair", and each
+   comment is asked to name the other. An ``smp_wmb()``/``smp_rmb()`` orders
+   the members stored/loaded on the ``FIELD_NEIGHBOUR_LINES`` code lines
+   around it, and counts only where the hunk shows its function's opening.
 7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
@@ -78,7 +86,12 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
    orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
    code name, or "before/after X"; "Make sure that all write ops are in order"
-   does not.
+   does not. ``_cpu_ordering``: a plain ``mb()``/``rmb()``/``wmb()`` in SMP
+   or CPU hotplug code (``CPU_CODE_PATHS``: ``arch/*/kernel/smp.c``;
+   ``CPU_CODE_FUNCTIONS``: ``*_cpu_die()``, ``play_dead()``) with no device
+   access (``DEVICE_ACCESSES``: ``readl``, ``iowrite32``, dma, descriptor,
+   doorbell) within ``DEVICE_ACCESS_LINES`` lines orders against another CPU:
+   the draft asks what it orders against that CPU, with no device example.
 8. Beyond checkpatch: when the comment names the other side ("pairs with
    smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
    added whole by this patch, or its hunk loses a barrier, the rule looks at
@@ -135,7 +148,10 @@ is left to the reviewer. A barrier whose arguments change in the same hunk is
 taken for an edit of the old one, even when the patch means a new ordering.
 A pairing comment at the other end is matched per comment line. A device
 barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
-as a device barrier: a comment saying what it orders is enough.
+as a device barrier: a comment saying what it orders is enough (outside SMP and
+hotplug code the draft still gives a device example). Two sides of one field
+are matched by member names only: two structs with a member of the same name
+can be taken for one field.
 
 References
 ----------
