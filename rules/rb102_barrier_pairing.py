@@ -66,7 +66,15 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    barrier and its function ("Paired with smp_load_acquire() in foo()"), a
    comment here saying what it orders is enough. When the patch adds both a
    release and the matching acquire on the same object and this one has no
-   comment, the finding names that other side.
+   comment, the finding names that other side. The draft goes further
+   (``_field_pair_in_patch``): a write side (``smp_wmb()``, a release) and a
+   read side (``smp_rmb()``, an acquire) in two functions that reach one
+   field by its member names (``zd->stats.seq`` and ``s->seq``,
+   ``sk->sk_lock.owned`` through two pointers, a ``trigger_ptr`` parameter
+   (``POINTER_SUFFIXES``) for ``&ctx->trigger``) "look like a pair", and each
+   comment is asked to name the other. An ``smp_wmb()``/``smp_rmb()`` orders
+   the members stored/loaded on the ``FIELD_NEIGHBOUR_LINES`` code lines
+   around it, and counts only where the hunk shows its function's opening.
 7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
@@ -78,7 +86,12 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
    orders: a thing (``ORDERED_THINGS``: descriptor, doorbell, index...), a
    code name, or "before/after X"; "Make sure that all write ops are in order"
-   does not.
+   does not. ``_cpu_ordering``: a plain ``mb()``/``rmb()``/``wmb()`` in SMP
+   or CPU hotplug code (``CPU_CODE_PATHS``: ``arch/*/kernel/smp.c``;
+   ``CPU_CODE_FUNCTIONS``: ``*_cpu_die()``, ``play_dead()``) with no device
+   access (``DEVICE_ACCESSES``: ``readl``, ``iowrite32``, dma, descriptor,
+   doorbell) within ``DEVICE_ACCESS_LINES`` lines orders against another CPU:
+   the draft asks what it orders against that CPU, with no device example.
 8. Beyond checkpatch: when the comment names the other side ("pairs with
    smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
    added whole by this patch, or its hunk loses a barrier, the rule looks at
@@ -135,7 +148,10 @@ is left to the reviewer. A barrier whose arguments change in the same hunk is
 taken for an edit of the old one, even when the patch means a new ordering.
 A pairing comment at the other end is matched per comment line. A device
 barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
-as a device barrier: a comment saying what it orders is enough.
+as a device barrier: a comment saying what it orders is enough (outside SMP and
+hotplug code the draft still gives a device example). Two sides of one field
+are matched by member names only: two structs with a member of the same name
+can be taken for one field.
 
 References
 ----------
@@ -1269,6 +1285,41 @@ def _after_bit_test(use: _Use) -> bool:
     return any(_BIT_WAIT_RE.search(c) for c in near if c)
 
 
+#: CPU code: SMP bring-up and CPU hotplug. A plain ``mb()``/``rmb()``/``wmb()`` there, with no device access
+#: near it, orders against another CPU (the one waiting for a dying CPU's state), not against a device.
+CPU_CODE_PATHS = (
+    r"arch/[^/]+/(?:[\w-]+/)*smp[\w-]*\.c",  # arch/*/kernel/smp.c, arch/loongarch/loongson64/smp.c
+    r"arch/[^/]+/(?:[\w-]+/)*(?:cpu_?)?hotplug[\w-]*\.c",
+    r"kernel/(?:cpu|smp)\.c",
+)
+#: Functions of CPU bring-up and hotplug, wherever they live.
+CPU_CODE_FUNCTIONS = (r"\w*cpu_die\w*", r"\w*play_dead\w*", r"\w*cpu_disable\w*", r"\w*cpu_kill\w*",
+                      r"\w*cpu_(?:up|down)\w*", r"\w*secondary\w*", r"\w*hotplug\w*")
+#: Device accesses: near one of these, a mandatory barrier orders against the device after all.
+DEVICE_ACCESSES = (
+    r"(?:__raw_)?(?:read|write)[bwlq](?:_relaxed|_be)?", r"io(?:read|write)\d+\w*", r"\w*iocsr\w*", r"\w*mmio\w*",
+    r"\w*dma\w*", r"\w*desc\w*", r"\w*doorbell\w*", r"\w*mailbox\w*", r"__iomem", r"ioremap\w*",
+)
+#: Lines before and after the barrier looked at for a device access.
+DEVICE_ACCESS_LINES = 8
+_CPU_CODE_PATH_RE = lazyre.compile("^(?:" + "|".join(CPU_CODE_PATHS) + ")$")
+_CPU_CODE_FUNCTION_RE = lazyre.compile("^(?:" + "|".join(CPU_CODE_FUNCTIONS) + ")$")
+_DEVICE_ACCESS_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(DEVICE_ACCESSES) + r")\b", re.IGNORECASE)
+_PLAIN_MANDATORY = ("mb", "rmb", "wmb")
+_HOTPLUG_RE = lazyre.compile(r"die|dead|disable|kill|down|hotplug|offline")  # the example the draft gives
+
+
+def _cpu_ordering(use: _Use) -> bool:
+    """Is a plain ``mb()``/``rmb()``/``wmb()`` a CPU ordering barrier: in SMP or CPU hotplug code (by path or
+    function), with no device access within DEVICE_ACCESS_LINES lines of it?"""
+    if use.name not in _PLAIN_MANDATORY:
+        return False
+    if not (_CPU_CODE_PATH_RE.match(_tree_path(use.path)) or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")):
+        return False
+    near = use.scans[max(0, use.idx - DEVICE_ACCESS_LINES): use.idx + DEVICE_ACCESS_LINES + 1]
+    return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1278,6 +1329,8 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
         details["bit_test"] = True
+    if not smp and _cpu_ordering(use):
+        details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
     ring = _userspace_ring_index(use) if smp and partner is None else ""
     if ring:
         if text.strip() and _says_what_it_orders(text):
@@ -1552,6 +1605,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
     """The paragraph for barriers whose comment does not say what they pair with: a comment that is a question
     or a doubt ("hmmm? del_rcu followed by add_rcu?") is worded as a barrier without an explanation."""
+    if all(f.details.get("cpu_ordering") for f in weak):  # mb() in CPU hotplug code: ordering against a CPU
+        return (f"The comment at {names} does not say what it orders. Could it name the accesses, and what they are "
+                "ordered against on the other CPU (e.g. the per-CPU state this CPU reads before going on, and the "
+                "CPU that writes it)?")
     if not any(f.details.get("smp") for f in weak):  # device barriers: what they order, not what they pair with
         return (f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
                 "descriptor or ring writes that must be visible before the doorbell or register write?")
@@ -1596,6 +1653,19 @@ def _ring_paragraph(fs: Sequence[Finding]) -> str:
             f"of the ring (liburing or the program itself), which shares {'these indexes' if many else 'that index'}"
             f" with the kernel. Could a short comment say so, e.g. {'; '.join(examples)}? Then the next reader "
             "does not go looking for the other side in the kernel.")
+
+
+def _cpu_paragraph(fs: Sequence[Finding]) -> str:
+    """The question for a plain mb()/rmb()/wmb() in CPU bring-up or hotplug code that touches no device: it
+    orders against another CPU, so the comment says what it orders against that CPU (no device example)."""
+    names = sorted({f"{f.details.get('barrier', 'mb')}()" for f in fs})
+    each = "each" if len(fs) > 1 and len(names) == 1 else "the"
+    example = ("the CPU state read in the wait loop before the dying CPU is powered off"
+               if any(f.details.get("cpu_ordering") == "hotplug" for f in fs)
+               else "the boot data written here before the secondary CPU is released to read it")
+    return (f"Could you add a short comment to {each} {', '.join(names)} saying what it orders against the other "
+            "CPU: which accesses here must be done or visible before which, and which code on the other CPU "
+            f"relies on it (e.g. {example})? It is not obvious to me from the patch alone.")
 
 
 def _mmio_paragraph(f: Finding) -> str:
@@ -1666,6 +1736,8 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 ask + " but a comment naming the other side and its function would help the next person "
                 "who touches this code."
             )
+        elif all(f.details.get("cpu_ordering") for f in no_comment):
+            parts.append(_cpu_paragraph(no_comment))
         else:
             parts.append(
                 f"Could you add a short comment to the {names(no_comment)} saying which accesses it "
@@ -1809,6 +1881,194 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
 
 _STORED_RE = lazyre.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,")
 
+# ------------------------------------------------------------------ both sides of one field in the patch
+# A write side (smp_wmb(), a release) and a read side (smp_rmb(), an acquire) that the patch adds on the same
+# field look like a pair, however each side spells the field: ``vd->seq`` and ``vd[CS_RAW].seq``,
+# ``sk->sk_lock.owned`` and ``c->sk_lock.owned``, ``&ctx->psi.trigger`` and a ``void **trigger_ptr`` parameter.
+# The field is matched by its member names from the last one back, never by the variable that reaches it.
+
+#: Suffixes of a pointer parameter named after the field it points to (``trigger_ptr`` for ``&ctx->trigger``).
+POINTER_SUFFIXES = ("_ptr", "_pp", "_p")
+#: Code lines looked at before and after an smp_wmb()/smp_rmb() for the field it orders (within its function).
+FIELD_NEIGHBOUR_LINES = 2
+
+# a member access: a variable, then at least one ``->f``/``.f`` (subscripts allowed): ``vd[CS_RAW].seq``
+_MEMBER_ACCESS_RE = lazyre.compile(
+    r"(?<![\w.>\]])([A-Za-z_]\w*(?:\s*\[[^\]]*\])*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*)+)")
+# a member stored: ``x->f = v``, ``x->f += v``, ``x->f++``, ``WRITE_ONCE(x->f, v)``, ``atomic_set(&x->f, v)``
+_MEMBER_STORE_RE = lazyre.compile(
+    r"(?:^|[;{(]\s*|\*\s*)([A-Za-z_][\w\[\]\s.>-]*?)\s*(?:[-+|&^]?=(?!=)|\+\+|--)"
+    r"|\b(?:WRITE_ONCE|atomic\w*_set|smp_store_\w+)\s*\(\s*&?\s*([^,()]+?)\s*,")
+_FIELD_FENCE_RE = lazyre.compile(r"^(?:smp_wmb|smp_rmb)$")
+
+
+def _field_path(expr: str) -> tuple[str, ...]:
+    """The member names of an access, the variable dropped (``zd->stats.seq`` -> ``('stats', 'seq')``); a plain
+    variable gives ``(name,)`` marked by a leading "" (``('', 'trigger_ptr')``)."""
+    expr = re.sub(r"\[[^\]]*\]", "", expr.strip().lstrip("&*( ").rstrip(") "))
+    parts = [p for p in re.split(r"\s*(?:->|\.)\s*", expr) if p]
+    if not parts or not all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts):
+        return ()
+    return tuple(parts[1:]) if len(parts) > 1 else ("", parts[0])
+
+
+def _same_field(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Do two accesses reach one field? The last member names agree (the one before too when both have one); a
+    pointer parameter named after the field (``trigger_ptr``) stands for it; two plain variables must be one."""
+    if not a or not b:
+        return False
+    if a[0] == "" and b[0] == "":
+        return a == b
+    if a[0] == "" or b[0] == "":
+        plain, member = (a, b) if a[0] == "" else (b, a)
+        return any(plain[1] == member[-1] + s for s in POINTER_SUFFIXES)
+    if a[-1] != b[-1]:
+        return False
+    return len(a) < 2 or len(b) < 2 or a[-2] == b[-2]
+
+
+def _neighbour_code(hunk: Hunk, index: int, step: int) -> list[str]:
+    """The code of up to FIELD_NEIGHBOUR_LINES new-side lines before (-1) or after (+1) a line, nearest first,
+    stopping at the function's edge (a line opening or closing at column 0)."""
+    lines = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
+    texts = [dl.text for dl in lines]
+    scans = scan_lines(texts, starts_in_comment(texts))
+    j = lines.index(hunk.lines[index]) + step
+    out: list[str] = []
+    while 0 <= j < len(lines) and len(out) < FIELD_NEIGHBOUR_LINES:
+        if texts[j][:1] in ("}", "{") or _DEFINITION_RE.match(texts[j]):
+            break
+        code = scans[j].code.strip()
+        if code:
+            out.append(code)
+        j += step
+    return out
+
+
+def _fields_ordered(hunk: Hunk, index: int, code: str, m: re.Match) -> list[tuple[str, tuple[str, ...]]]:
+    """(text, field path) of what a barrier orders: the object of an acquire/release; for an smp_wmb() the members
+    stored on the lines around it, for an smp_rmb() the members loaded there (nearest first, the lines before
+    first)."""
+    if not _FIELD_FENCE_RE.match(m.group(1)):
+        obj = _object_of(code, m.end() - 1)
+        path = _field_path(obj)
+        return [(obj, path)] if path else []
+    write = m.group(1) == "smp_wmb"
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for line in _neighbour_code(hunk, index, -1) + _neighbour_code(hunk, index, 1):
+        stored = [normalise(x.group(1) or x.group(2)) for x in _MEMBER_STORE_RE.finditer(line)]
+        if write:
+            found = stored
+        else:
+            found = [normalise(x.group(1)) for x in _MEMBER_ACCESS_RE.finditer(line)]
+            found = [x for x in found if x not in stored]
+        for text in found:
+            path = _field_path(text)
+            if path and path[0] != "" and (text, path) not in out:
+                out.append((text, path))
+    return out
+
+
+@dataclass
+class _Site:
+    """One added write-side or read-side barrier and the fields it orders."""
+
+    barrier: str
+    func: str
+    where: tuple[str, int | None]
+    hunk: int
+    fields: list[tuple[str, tuple[str, ...]]]
+
+    @property
+    def writer(self) -> bool:
+        return _barrier_side(self.barrier) in ("write", "release")
+
+
+def _field_sites(patch: Patch) -> list[_Site]:
+    """Every write-side or read-side barrier the patch adds, with the fields it orders."""
+    sites: list[_Site] = []
+    nth = 0
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for h in fd.hunks:
+            nth += 1
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED:
+                    continue
+                code = scan_line(dl.text).code
+                for m in _ADDED_BARRIER_RE.finditer(code):
+                    if _barrier_side(m.group(1)) not in ("write", "release", "read", "acquire"):
+                        continue
+                    func = _function_around(h, i)
+                    fields = _fields_ordered(h, i, code, m)
+                    if fields:
+                        sites.append(_Site(m.group(1), func, (fd.path, dl.new_no), nth, fields))
+    return sites
+
+
+def _apart(a: _Site, b: _Site) -> bool:
+    """Two places that can be the two sides: different functions, or different hunks when a function is unknown.
+    An smp_wmb()/smp_rmb() counts only where the hunk shows its function's opening: its field is read off the
+    lines around it, and two barriers of one function are no pair."""
+    if a.func and b.func:
+        return a.func != b.func
+    if _FIELD_FENCE_RE.match(a.barrier) or _FIELD_FENCE_RE.match(b.barrier):
+        return False
+    return a.hunk != b.hunk
+
+
+def _field_pair_in_patch(
+    findings: Sequence[Finding], patch: Patch
+) -> tuple[list[_Site], list[_Site], str, set[tuple[str, int | None]]] | None:
+    """(write sides, read sides, the field as written, their (path, line)s) when the patch adds both sides of one
+    field and one of them is a finding: the sides are complementary (a write barrier or release against a read
+    barrier or acquire) and sit apart, and they reach the same field by its member names."""
+    wanted = {(f.path, n) for f in findings for n in (f.lines or (f.line,))}
+    if not wanted:
+        return None
+    sites = _field_sites(patch)
+    for mine in (s for s in sites if s.where in wanted):
+        for text, path in mine.fields:
+            def touches(s: _Site) -> bool:
+                return any(_same_field(path, p) for _, p in s.fields)
+
+            others = [s for s in sites if s.writer != mine.writer and _apart(s, mine) and touches(s)]
+            if not others:
+                continue
+            group = [s for s in sites if touches(s)]
+            writers = [s for s in group if s.writer]
+            readers = [s for s in group if not s.writer]
+            names = [t for s in group for t, p in s.fields if _same_field(path, p) and p[0] != ""]
+            shown = min(names or [text], key=lambda t: (len(t), t))
+            return writers, readers, shown, {s.where for s in group}
+    return None
+
+
+def _sides_text(sites: Sequence[_Site]) -> str:
+    """``the smp_wmb() in foo() and bar()``; ``the smp_store_release() and the smp_wmb() in baz()``."""
+    by: dict[str, list[str]] = {}
+    for s in sites:
+        by.setdefault(s.barrier, [])
+        if s.func and f"{s.func}()" not in by[s.barrier]:
+            by[s.barrier].append(f"{s.func}()")
+    return " and ".join(f"the {b}()" + (f" in {' and '.join(fs)}" if fs else "") for b, fs in by.items())
+
+
+def _field_pair_paragraph(writers: Sequence[_Site], readers: Sequence[_Site], field: str) -> str:
+    """Both sides of one field are in the patch: say they look like a pair and ask each comment to name the other."""
+    a, b = _sides_text(writers), _sides_text(readers)
+    if len(writers) == 1 and len(readers) == 1:
+        example = f", e.g. \"Pairs with {b}\"," if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
+        return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
+                f"the other{example} and saying what ordering they provide? That helps the next person who touches "
+                "either side.")
+    return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like the write and read sides of one pairing. Could "
+            "each of them get a comment naming the barrier on the other side it pairs with, and saying what "
+            "ordering it provides? That helps the next person who touches either side.")
+
+
+
 
 def _code_around(hunk: Hunk, index: int, step: int, count: int = 3) -> list[str]:
     """The code (comments cut) of up to ``count`` non-blank new-side lines before (step -1) or after (+1) a line."""
@@ -1928,7 +2188,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                                                                                 "comment-without-pairing")], patch)
     ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
     smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
-    device = [f for f in by["no-comment"] if not f.details.get("smp")]
+    device = [f for f in by["no-comment"] if not f.details.get("smp") and not f.details.get("cpu_ordering")]
+    cpu = [f for f in by["no-comment"] if not f.details.get("smp") and f.details.get("cpu_ordering")]
     if ring:
         parts.append(_ring_paragraph(ring))
     weak = by["comment-without-pairing"]
@@ -1939,6 +2200,12 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             f"The smp_mb() {a_at} and the smp_mb() {b_at} look like a pair: {var} is stored before the first and "
             "read after the second. Could each of them get a comment naming the other, and saying what ordering "
             "they provide? That helps the next person who touches either side.")
+        smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
+        weak = [f for f in weak if (f.path, f.line) not in both]
+    field_pair = _field_pair_in_patch(smp + weak, patch) if pair is None and full_pair is None else None
+    if field_pair is not None:
+        writers, readers, field, both = field_pair
+        parts.append(_field_pair_paragraph(writers, readers, field))
         smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
         weak = [f for f in weak if (f.path, f.line) not in both]
     if pair is not None and (smp or weak):
@@ -1979,6 +2246,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         each = "each" if len(device) > 1 and "," not in names(device) else "the"
         parts.append(f"Could you add a short comment to {each} {names(device)} saying what it orders: "
                      + "; ".join(what) + "? It is not obvious to me from the patch alone.")
+    if cpu:
+        parts.append(_cpu_paragraph(cpu))
     if by["other-side-missing"]:
         parts.append(reply(by["other-side-missing"], patch))
     return "\n\n".join(p for p in parts if p)
