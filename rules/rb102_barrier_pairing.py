@@ -2030,13 +2030,10 @@ def _field_pair_in_patch(
     sites = _field_sites(patch)
     for mine in (s for s in sites if s.where in wanted):
         for text, path in mine.fields:
-            def touches(s: _Site) -> bool:
-                return any(_same_field(path, p) for _, p in s.fields)
-
-            others = [s for s in sites if s.writer != mine.writer and _apart(s, mine) and touches(s)]
+            group = [s for s in sites if any(_same_field(path, p) for _, p in s.fields)]
+            others = [s for s in group if s.writer != mine.writer and _apart(s, mine)]
             if not others:
                 continue
-            group = [s for s in sites if touches(s)]
             writers = [s for s in group if s.writer]
             readers = [s for s in group if not s.writer]
             names = [t for s in group for t, p in s.fields if _same_field(path, p) and p[0] != ""]
