@@ -42,24 +42,36 @@ class HunkView:
         return self.hunk.lines
 
     @cached_property
+    def _changed(self) -> tuple[tuple[DiffLine, ...], tuple[DiffLine, ...]]:
+        """(added lines, removed lines), sorted out in one pass over the hunk."""
+        added: list[DiffLine] = []
+        removed: list[DiffLine] = []
+        for dl in self.hunk.lines:
+            if dl.kind is LineKind.ADDED:
+                added.append(dl)
+            elif dl.kind is LineKind.REMOVED:
+                removed.append(dl)
+        return tuple(added), tuple(removed)
+
+    @property
     def added(self) -> tuple[DiffLine, ...]:
         """The added lines (``Hunk.added``), in order."""
-        return self.hunk.added
+        return self._changed[0]
 
-    @cached_property
+    @property
     def removed(self) -> tuple[DiffLine, ...]:
         """The removed lines (``Hunk.removed``), in order."""
-        return self.hunk.removed
+        return self._changed[1]
 
     @cached_property
     def added_text(self) -> str:
         """The texts of the added lines joined by newlines: one search tells whether any line can match."""
-        return "\n".join([dl.text for dl in self.added])
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.ADDED])
 
     @cached_property
     def removed_text(self) -> str:
         """The texts of the removed lines joined by newlines."""
-        return "\n".join([dl.text for dl in self.removed])
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.REMOVED])
 
     @cached_property
     def context_text(self) -> str:
@@ -88,12 +100,12 @@ class FileView:
     @cached_property
     def added_text(self) -> str:
         """The texts of the file's added lines (all hunks) joined by newlines."""
-        return "\n".join([h.added_text for h in self.hunks if h.added])
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.ADDED])
 
     @cached_property
     def removed_text(self) -> str:
         """The texts of the file's removed lines (all hunks) joined by newlines."""
-        return "\n".join([h.removed_text for h in self.hunks if h.removed])
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.REMOVED])
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the file's ``kind`` lines."""
