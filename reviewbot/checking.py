@@ -28,7 +28,6 @@ HTML parser is imported for a saved archive page only.
 
 from __future__ import annotations
 
-import gc
 import logging
 import operator
 import re
@@ -678,19 +677,9 @@ def check_messages(
     (replies) are counted in ``skipped``. Messages that fail to parse become
     ``problems`` (ParseError naming the message and line); the rest is checked.
     """
-    # A run builds hundreds of thousands of small acyclic objects (diff lines) that
-    # live until the report is printed: the cyclic collector would scan them again
-    # and again for nothing (a third of a batch's time). Paused for the run only.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        return _check_messages(
-            items, rules, strict=strict, per_path_ignores=per_path_ignores, options=options, problems=problems
-        )
-    finally:
-        if paused:
-            gc.enable()
+    return _check_messages(
+        items, rules, strict=strict, per_path_ignores=per_path_ignores, options=options, problems=problems
+    )
 
 
 def _check_messages(

@@ -20,18 +20,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple, Sequence
-
-from reviewbot.models import Hunk  # at run time too: joined_text tells a hunk from a file by its type
-
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reviewbot.models import FileDiff, LineKind
+from typing import NamedTuple, Sequence
 
 __all__ = [
     "LineScan",
     "scan_line",
     "scan_lines",
-    "joined_text",
     "comment_above",
     "is_comment_only",
     "starts_in_comment",
@@ -141,30 +135,6 @@ def _scan_lines(lines: tuple[str, ...], in_comment: bool) -> tuple[LineScan, ...
         in_comment = scan.in_comment_after
         append(scan)
     return tuple(out)
-
-
-_TEXT_CACHE: dict[tuple[int, "LineKind"], tuple[object, str]] = {}
-
-
-def joined_text(diff: "FileDiff | Hunk", kind: "LineKind") -> str:
-    """``"\\n".join`` of the texts of the ``kind`` lines of a hunk or of a file's hunks.
-
-    Several rules test the added (or removed) text of the same file or hunk
-    before looking line by line; the join is made once per object (a small
-    cache keyed by identity, cleared as it grows).
-    """
-    key = (id(diff), kind)
-    hit = _TEXT_CACHE.get(key)
-    if hit is not None and hit[0] is diff:
-        return hit[1]
-    if len(_TEXT_CACHE) >= 1024:
-        _TEXT_CACHE.clear()
-    if isinstance(diff, Hunk):
-        text = "\n".join([dl.text for dl in diff.lines if dl.kind is kind])
-    else:
-        text = "\n".join([dl.text for h in diff.hunks for dl in h.lines if dl.kind is kind])
-    _TEXT_CACHE[key] = (diff, text)
-    return text
 
 
 def starts_in_comment(lines: Sequence[str]) -> bool:

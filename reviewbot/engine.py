@@ -23,6 +23,7 @@ from typing import Sequence
 from reviewbot.models import CheckReport, Finding, Patch, RuleFailure, Severity
 from reviewbot.registry import LoadedRule
 from reviewbot.rule import RuleContext
+from reviewbot.view import PatchView
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ def _sort_key(f: Finding) -> tuple[str, int, str]:
 def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | None = None) -> CheckReport:
     """Run ``rules`` on ``patch`` and return the sorted, fingerprinted findings and any rule crashes."""
     ctx = ctx or RuleContext()
+    ctx = ctx.with_(view=PatchView(patch))  # the shared per-hunk work, done once for all rules
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
     seen: dict[tuple[str, str, str], int] = {}

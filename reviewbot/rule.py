@@ -28,9 +28,12 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.view import PatchView
 
 __all__ = [
     "DOC_HEADINGS",
@@ -121,6 +124,8 @@ class RuleContext:
       (replies, the author's answers), when known; empty for a local check.
     * ``earlier``: earlier versions of this patch, when known.
     * ``options``: per-rule options from configuration.
+    * ``view``: the engine's :class:`~reviewbot.view.PatchView` of the patch (its hunks' added and
+      removed text, worked out once for all rules); read it with :func:`reviewbot.view.patch_view`.
     """
 
     strict: bool = False
@@ -129,6 +134,7 @@ class RuleContext:
     thread: tuple[Message, ...] = ()
     earlier: tuple[Patch, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    view: "PatchView | None" = field(default=None, repr=False, compare=False)
 
     def with_(self, **changes: Any) -> "RuleContext":
         """A copy with some fields replaced."""

@@ -96,7 +96,8 @@ from dataclasses import dataclass, field
 from typing import AbstractSet as Set, Iterable, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import STRUCT_OPEN_RE, joined_text, member_names, scan_lines
+from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
+from reviewbot.view import FileView, HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 from reviewbot.rules.rb201_perf_claim import find_claim
@@ -339,12 +340,12 @@ _DECL_NAME_RE = lazyre.compile(
 )
 
 
-def _may_reorder(fd: FileDiff) -> bool:
+def _may_reorder(fd: FileView) -> bool:
     """Cheap test: does a declaration-like line leave and come back with the same name in this file's hunks?"""
-    removed = joined_text(fd, LineKind.REMOVED)
+    removed = fd.removed_text
     if not removed:
         return False
-    added = joined_text(fd, LineKind.ADDED)
+    added = fd.added_text
     names = set(_DECL_NAME_RE.findall("\n" + removed))
     return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall("\n" + added))
 
@@ -354,10 +355,10 @@ def _may_reorder(fd: FileDiff) -> bool:
 _OPEN_HINT_RE = lazyre.compile(r"(?:struct|union)[^\n]*\{")
 
 
-def _may_open_struct(hunk: Hunk) -> bool:
+def _may_open_struct(hunk: HunkView) -> bool:
     """True when a line of the hunk (any side) may open a struct or union."""
     for kind in (LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT):
-        text = joined_text(hunk, kind)
+        text = hunk.text(kind)
         if "{" in text and ("struct" in text or "union" in text) and _OPEN_HINT_RE.search(text):
             return True
     return False
@@ -472,18 +473,18 @@ class _Collector:
                 side.added[member] = dl
 
 
-def _collect(patch: Patch) -> list[tuple[str, _StructSide]]:
+def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
     """Members of each struct the patch's C hunks show (see :class:`_Collector`)."""
     collector = _Collector()
-    for fd in patch.files:
-        if not fd.path.endswith((".c", ".h")):
+    for fv in view.files:
+        if not fv.path.endswith((".c", ".h")):
             continue
         # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
-        if not _may_reorder(fd):
+        if not _may_reorder(fv):
             continue
-        for hunk in fd.hunks:
-            if _struct_from_section(hunk.section) is not None or _may_open_struct(hunk):
-                collector.hunk(fd, hunk)
+        for hv in fv.hunks:
+            if _struct_from_section(hv.section) is not None or _may_open_struct(hv):
+                collector.hunk(fv.diff, hv.hunk)
     return collector.result()
 
 
@@ -816,7 +817,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         return []
     findings: list[Finding] = []
     motive = None
-    for path, side in _collect(patch):
+    for path, side in _collect(patch_view(patch, ctx)):
         moved = _moved_members(side)
         if not moved:
             continue

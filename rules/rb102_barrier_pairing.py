@@ -168,7 +168,8 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import comment_above, joined_text, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.cutil import comment_above, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.view import HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -418,7 +419,7 @@ def _is_c(path: str) -> bool:
     return path.endswith((".c", ".h"))
 
 
-def _new_side(hunk: Hunk) -> list:
+def _new_side(hunk: Hunk | HunkView) -> list:
     return [dl for dl in hunk.lines if dl.kind in (LineKind.CONTEXT, LineKind.ADDED)]
 
 
@@ -531,11 +532,11 @@ def _moved_keys(code: str) -> list[str]:
     return keys
 
 
-def _removed_counter(patch: Patch) -> Counter:
+def _removed_counter(view: PatchView) -> Counter:
     counter: Counter = Counter()
-    for fd in patch.files:
+    for fd in view.files:
         for hunk in fd.hunks:
-            if not BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED)):
+            if not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
             removed = [d.text for d in hunk.lines if d.kind is LineKind.REMOVED]
             if not removed or not any(BARRIER_RE.search(t) for t in removed):
@@ -619,7 +620,7 @@ def _removed_bodies(patch: Patch) -> frozenset:
     return frozenset(out)
 
 
-def _function_bodies(patch: Patch) -> dict[str, list[str]]:
+def _function_bodies(view: PatchView) -> dict[str, list[str]]:
     """Functions the patch adds whole: name -> code lines of the body (new side).
 
     A function counts when its header (at column 0, possibly over several
@@ -627,11 +628,11 @@ def _function_bodies(patch: Patch) -> dict[str, list[str]]:
     a function interleaved with context lines is not judged.
     """
     bodies: dict[str, list[str]] = {}
-    for fd in patch.files:
+    for fd in view.files:
         if not _is_c(fd.path):
             continue
         for hunk in fd.hunks:
-            added = joined_text(hunk, LineKind.ADDED)
+            added = hunk.added_text
             if "(" not in added or "{" not in added or "}" not in added:
                 continue  # no added header "name(", opening "{" and closing "}": no whole function
             new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
@@ -679,15 +680,15 @@ def _pair_targets(comment: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _hunks_losing_barrier(patch: Patch) -> dict[str, bool]:
+def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
     """Function name (from hunk sections) -> True when its hunks remove a barrier and add none."""
     result: dict[str, bool] = {}
-    for fd in patch.files:
+    for fd in view.files:
         for hunk in fd.hunks:
             m = re.search(r"\b(\w+)\s*\(", hunk.section or "")
             if not m:
                 continue
-            removed = bool(BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED))) and any(
+            removed = bool(BARRIER_RE.search(hunk.removed_text)) and any(
                 BARRIER_RE.search(d.text) for d in hunk.removed
             )
             # "kept" only matters for a hunk that loses a barrier
@@ -740,6 +741,7 @@ class _Use:
     name: str
     code: str
     barrier_header: bool
+    view: HunkView  # the engine's view of ``hunk``: per-hunk answers are kept by it
 
     @property
     def line(self) -> DiffLine:
@@ -750,21 +752,22 @@ class _Use:
         return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
 
 
-def _may_add_barrier(patch: Patch) -> bool:
+def _may_add_barrier(view: PatchView) -> bool:
     """Cheap test: can an added line of a C file hold a barrier call at all?"""
-    added_text = "\n".join([joined_text(fd, LineKind.ADDED) for fd in patch.files if _is_c(fd.path)])
+    added_text = "\n".join([fd.added_text for fd in view.files if _is_c(fd.path)])
     return "smp_" in added_text or "virt_" in added_text or bool(_MB_CALL_RE.search(added_text))
 
 
-def _barrier_uses(patch: Patch) -> Iterator[_Use]:
+def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
-    for fd in patch.files:
+    for fd in view.files:
         tree_path = _tree_path(fd.path)
         if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
-        for hunk in fd.hunks:
-            hunk_added = joined_text(hunk, LineKind.ADDED)
+        for hv in fd.hunks:
+            hunk = hv.hunk
+            hunk_added = hv.added_text
             if "mb" not in hunk_added and "smp_" not in hunk_added and "virt_" not in hunk_added:
                 continue  # _QUICK_RE needs one of these
             if not (
@@ -789,7 +792,7 @@ def _barrier_uses(patch: Patch) -> Iterator[_Use]:
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header) and c not in NO_ORDERING]
                 if calls:
-                    yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header)
+                    yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header, hv)
 
 
 #: Macros that implement a primitive (a tools/ copy of ``READ_ONCE``, an arch ``__smp_mb``): their
@@ -873,32 +876,33 @@ class _Moves:
       ``acpi_mp_wake_mailbox->command`` -> ``mailbox->command``): edited in place.
     """
 
-    def __init__(self, patch: Patch) -> None:
+    def __init__(self, patch: Patch, view: PatchView) -> None:
         self.patch = patch
-        self.removed = _removed_counter(patch)
+        self.view = view
+        self.removed = _removed_counter(view)
         self.removed_bodies: frozenset | None = None
         self.whole_keys: Counter | None = None
-        self.fresh: dict[int, list[bool]] = {}
-        self.in_hunk: dict[int, Counter] = {}
+        self.fresh: dict[HunkView, list[bool]] = {}  # per hunk: is each new-side line in a function the patch adds
+        self.in_hunk: dict[HunkView, Counter] = {}  # per hunk: barriers its removed lines call
         self.removed_comments: str | None = None
         self.removed_neighbours: set[tuple[str, str]] | None = None
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
         moved = bool(keys) and all(self.removed.get(k, 0) > 0 for k in keys)
-        edits = self.in_hunk.get(id(use.hunk))
+        edits = self.in_hunk.get(use.view)
         if edits is None:
-            edits = self.in_hunk[id(use.hunk)] = Counter(
+            edits = self.in_hunk[use.view] = Counter(
                 m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
             )
         if not moved and not edits.get(use.name, 0):
             return False  # nothing of the kind removed: new
         if self.removed_bodies is None:
             self.removed_bodies = _removed_bodies(self.patch)
-            self.whole_keys = _removed_whole_keys(self.patch)
-        fresh = self.fresh.get(id(use.hunk))
+            self.whole_keys = _removed_whole_keys(self.view)
+        fresh = self.fresh.get(use.view)
         if fresh is None:
-            fresh = self.fresh[id(use.hunk)] = _in_new_function(use.new, self.removed_bodies)
+            fresh = self.fresh[use.view] = _in_new_function(use.new, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
         if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
                       or self._comment_moved_too(use) or self._statement_moved_too(use)):
@@ -965,14 +969,14 @@ STATEMENTS_THAT_SAY_NOTHING = frozenset({"{", "}", "};", "else", "else {", "} el
                                          "continue;", "return 0;"})
 
 
-def _removed_whole_keys(patch: Patch) -> Counter:
+def _removed_whole_keys(view: PatchView) -> Counter:
     """Barrier keys (see :func:`_moved_keys`) inside the functions the patch removes whole."""
     out: Counter = Counter()
-    for fd in patch.files:
+    for fd in view.files:
         if not _is_c(fd.path):
             continue
         for hunk in fd.hunks:
-            if not BARRIER_RE.search(joined_text(hunk, LineKind.REMOVED)):
+            if not BARRIER_RE.search(hunk.removed_text):
                 continue
             old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
             scans = scan_lines([d.text for d in old])
@@ -1150,18 +1154,19 @@ class _PatchPairs:
       saying it could not be found.
     """
 
-    def __init__(self, patch: Patch) -> None:
+    def __init__(self, patch: Patch, view: PatchView) -> None:
         self.patch = patch
+        self.view = view
         self._calls: tuple[dict[str, str], dict[str, str]] | None = None
         self._comments: dict[str, list[str]] = {}
 
     def _added_scans(self, wanted: Sequence[str]) -> Iterator:
         """Scans of the added lines of the C hunks whose added text holds one of ``wanted``."""
-        for fd in self.patch.files:
+        for fd in self.view.files:
             if not _is_c(fd.path):
                 continue
             for hunk in fd.hunks:
-                added = joined_text(hunk, LineKind.ADDED)
+                added = hunk.added_text
                 if not any(w in added for w in wanted):
                     continue
                 texts = [d.text for d in hunk.added]
@@ -1204,11 +1209,11 @@ class _PatchPairs:
         if partner is None:
             return False
         call, obj = partner
-        for fd in self.patch.files:
+        for fd in self.view.files:
             if not _is_c(fd.path):
                 continue
             for hunk in fd.hunks:
-                if call not in joined_text(hunk, LineKind.ADDED):
+                if call not in hunk.added_text:
                     continue
                 new = _new_side(hunk)
                 texts = [d.text for d in new]
@@ -1397,8 +1402,8 @@ class _PatchFunctions:
     holds are looked up, in the lines that contain them.
     """
 
-    def __init__(self, patch: Patch) -> None:
-        self.patch = patch
+    def __init__(self, view: PatchView) -> None:
+        self.view = view
         self.cache: dict[str, bool] = {}
 
     def __contains__(self, name: object) -> bool:
@@ -1411,14 +1416,14 @@ class _PatchFunctions:
 
     def _lookup(self, name: str) -> bool:
         call = re.compile(rf"(?<![.>\w]){re.escape(name)}\s*\(")
-        for fd in self.patch.files:
+        for fd in self.view.files:
             if not _is_c(fd.path):
                 continue
             for hunk in fd.hunks:
                 if call.search(hunk.section or ""):
                     return True
                 for kind in (LineKind.ADDED, LineKind.CONTEXT, LineKind.REMOVED):
-                    if name not in joined_text(hunk, kind):
+                    if name not in hunk.text(kind):
                         continue
                     texts = [d.text for d in hunk.lines if d.kind is kind]
                     if any(name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))):
@@ -1553,15 +1558,18 @@ def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
-    if not patch.files or not _may_add_barrier(patch):
+    if not patch.files:
         return []
-    moves = _Moves(patch)
+    view = patch_view(patch, ctx)
+    if not _may_add_barrier(view):
+        return []
+    moves = _Moves(patch, view)
     findings: list[Finding] = []
     pairs: _PatchPairs | None = None
     known: _PatchFunctions | None = None
     bodies: dict[str, list[str]] | None = None
     losing: dict[str, bool] = {}
-    for use in _barrier_uses(patch):
+    for use in _barrier_uses(view):
         if _is_definition(use) or _is_primitive_or_lock(use):
             continue
         mmio = _before_mmio_write(use)
@@ -1583,8 +1591,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         text = " ".join(t for t in (own, note) if t)
         if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
             if known is None or pairs is None:
-                known = _PatchFunctions(patch)
-                pairs = _PatchPairs(patch)
+                known = _PatchFunctions(view)
+                pairs = _PatchPairs(patch, view)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
                 continue  # the other end names this one, or is plain to see and commented too
             finding = _comment_finding(patch, use, text, known, pairs.partner(use))
@@ -1594,8 +1602,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if not _is_smp(use.name):
             continue
         if bodies is None:
-            bodies = _function_bodies(patch)
-            losing = _hunks_losing_barrier(patch)
+            bodies = _function_bodies(view)
+            losing = _hunks_losing_barrier(view)
         finding = _other_side_finding(patch, use, text, bodies, losing)
         if finding is not None:
             findings.append(finding)

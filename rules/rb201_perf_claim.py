@@ -1352,9 +1352,11 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
 def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
     """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
     checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
+    if MERGED_INTO_EXISTING_RE.search(" ".join(_prose(own_body).split())) is None:
+        return False
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
-    return removed > added and MERGED_INTO_EXISTING_RE.search(" ".join(_prose(own_body).split())) is not None
+    return removed > added
 
 
 def _only_sysfs_handlers(patch: Patch) -> bool:

@@ -57,7 +57,8 @@ import re
 from typing import Iterable, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import joined_text, scan_lines
+from reviewbot.cutil import scan_lines
+from reviewbot.view import patch_view
 from reviewbot.models import Finding, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -197,18 +198,20 @@ class _Harness:
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report the print line of a timing harness (one finding per hunk)."""
     findings: list[Finding] = []
-    for fd in patch.files:
+    for fv in patch_view(patch, ctx).files:
+        fd = fv.diff
         if not fd.path.endswith((".c", ".h")):
             continue
-        text = joined_text(fd, LineKind.ADDED)
+        text = fv.added_text
         if not any(word in text for word in _QUICK_WORDS) or not _may_harness(text):
             continue
         if _measures_on_purpose(fd.path, text) or _file_measures_already(fd):
             continue
-        for hunk in fd.hunks:
-            if not _may_harness(joined_text(hunk, LineKind.ADDED)):
+        for hv in fv.hunks:
+            if not _may_harness(hv.added_text):
                 continue  # stamps and their print do not cross hunks
-            added = [d for d in hunk.lines if d.kind is LineKind.ADDED]
+            hunk = hv.hunk
+            added = list(hv.added)
             codes = [s.code for s in scan_lines([d.text for d in added])]
             harness = _Harness(codes)
             if not (harness.stamps or harness.deltas or harness.counters):

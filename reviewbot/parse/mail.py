@@ -681,6 +681,9 @@ def _decode_bytes(data: bytes, charset: str | None) -> str:
 
 
 def _part_filename(part: EmailMessage) -> str | None:
+    """The part's file name: Content-Disposition's ``filename``, else Content-Type's ``name`` parameter."""
+    if part.get("content-disposition") is None and "name" not in _header_text(part, "content-type").lower():
+        return None  # neither header can give a name (most parts): no parameter parsing
     try:
         name = part.get_filename()
     except Exception:

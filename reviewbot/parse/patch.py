@@ -29,7 +29,6 @@ numbers wherever it appears (C04).
 
 from __future__ import annotations
 
-import gc
 import logging
 import re
 from dataclasses import dataclass
@@ -749,17 +748,8 @@ def parse_diff(
     """
     from unidiff import PatchSet  # imported here: only messages with a diff pay for it
 
-    # The diff lines are many small acyclic objects: the cyclic collector would only
-    # rescan them while they are built, so it waits until the diff is read.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        pad = obfuscated if restore_tail is None else restore_tail
-        return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet, pad)
-    finally:
-        if paused:
-            gc.enable()
+    pad = obfuscated if restore_tail is None else restore_tail
+    return _parse_diff(lines, start, first_line, subject, obfuscated, PatchSet, pad)
 
 
 class _BadHunkHeader(Exception):
@@ -904,56 +894,27 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
     i = at + 1
     n = len(lines)
     added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
-    # DiffLine is a plain frozen dataclass (no __post_init__): filling the instance
-    # dict in field order gives the object DiffLine(...) gives (equal, same repr and
-    # hash) at under half the cost of the frozen __init__ and its six
-    # object.__setattr__ calls; a batch builds hundreds of thousands of them
-    make = object.__new__
     complete = False
     while i < n:
         line = lines[i]
         c = line[:1]
-        dl = make(DiffLine)
-        d = dl.__dict__
         if c == " ":  # the most common kind first
-            d["kind"] = context
-            d["text"] = text = line[1:]
-            d["old_no"] = old_no
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
+            text = line[1:]
+            dl = DiffLine(context, text, old_no, new_no, i + offset, obfuscated and "@..." in text)
             old_no += 1
             new_no += 1
         elif c == "+":
-            d["kind"] = added
-            d["text"] = text = line[1:]
-            d["old_no"] = None
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
+            text = line[1:]
+            dl = DiffLine(added, text, None, new_no, i + offset, obfuscated and "@..." in text)
             new_no += 1
         elif c == "-":
-            d["kind"] = removed
-            d["text"] = text = line[1:]
-            d["old_no"] = old_no
-            d["new_no"] = None
-            d["input_line"] = i + offset
-            d["altered"] = obfuscated and "@..." in text
+            text = line[1:]
+            dl = DiffLine(removed, text, old_no, None, i + offset, obfuscated and "@..." in text)
             old_no += 1
         elif c == "\\":
-            d["kind"] = marker
-            d["text"] = line[1:]
-            d["old_no"] = None
-            d["new_no"] = None
-            d["input_line"] = i + offset
-            d["altered"] = False
+            dl = DiffLine(marker, line[1:], None, None, i + offset, False)
         elif c == "" or c == "\r":  # an empty context line (unidiff: a line starting with CR too)
-            d["kind"] = context
-            d["text"] = "" if c == "" else line
-            d["old_no"] = old_no
-            d["new_no"] = new_no
-            d["input_line"] = i + offset
-            d["altered"] = False
+            dl = DiffLine(context, "" if c == "" else line, old_no, new_no, i + offset, False)
             old_no += 1
             new_no += 1
         else:

@@ -1,0 +1,133 @@
+"""What several rules read of one patch, worked out once: the engine's shared work per file and hunk.
+
+The parsed :class:`~reviewbot.models.Patch` is a frozen value; the rules ask
+the same questions of it again and again (the added text of a hunk, its
+removed lines, its new side). A :class:`PatchView` is built once per patch by
+the engine (:func:`reviewbot.engine.check_patch`) and handed to every rule as
+``RuleContext.view``; each answer is computed on first use
+(``functools.cached_property``) and kept while the patch is checked. The
+views are plain objects owned by one check: nothing is written into the
+frozen patch, and nothing outlives the check.
+
+A rule called on its own (a test, a benchmark) gets a fresh view from
+:func:`patch_view`.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reviewbot.rule import RuleContext
+
+__all__ = ["FileView", "HunkView", "PatchView", "patch_view"]
+
+
+class HunkView:
+    """One hunk of one file, and its added/removed lines and texts."""
+
+    def __init__(self, path: str, hunk: Hunk) -> None:
+        self.path = path
+        self.hunk = hunk
+
+    @property
+    def section(self) -> str:
+        return self.hunk.section
+
+    @property
+    def lines(self) -> tuple[DiffLine, ...]:
+        return self.hunk.lines
+
+    @cached_property
+    def _changed(self) -> tuple[tuple[DiffLine, ...], tuple[DiffLine, ...]]:
+        """(added lines, removed lines), sorted out in one pass over the hunk."""
+        added: list[DiffLine] = []
+        removed: list[DiffLine] = []
+        for dl in self.hunk.lines:
+            if dl.kind is LineKind.ADDED:
+                added.append(dl)
+            elif dl.kind is LineKind.REMOVED:
+                removed.append(dl)
+        return tuple(added), tuple(removed)
+
+    @property
+    def added(self) -> tuple[DiffLine, ...]:
+        """The added lines (``Hunk.added``), in order."""
+        return self._changed[0]
+
+    @property
+    def removed(self) -> tuple[DiffLine, ...]:
+        """The removed lines (``Hunk.removed``), in order."""
+        return self._changed[1]
+
+    @cached_property
+    def added_text(self) -> str:
+        """The texts of the added lines joined by newlines: one search tells whether any line can match."""
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.ADDED])
+
+    @cached_property
+    def removed_text(self) -> str:
+        """The texts of the removed lines joined by newlines."""
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.REMOVED])
+
+    @cached_property
+    def context_text(self) -> str:
+        """The texts of the context lines joined by newlines."""
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.CONTEXT])
+
+    def text(self, kind: LineKind) -> str:
+        """The joined text of the ``kind`` lines (added, removed or context)."""
+        if kind is LineKind.ADDED:
+            return self.added_text
+        if kind is LineKind.REMOVED:
+            return self.removed_text
+        if kind is LineKind.CONTEXT:
+            return self.context_text
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is kind])
+
+
+class FileView:
+    """One file's diff and the views of its hunks."""
+
+    def __init__(self, diff: FileDiff) -> None:
+        self.diff = diff
+        self.path = diff.path
+        self.hunks = tuple(HunkView(diff.path, h) for h in diff.hunks)
+
+    @cached_property
+    def added_text(self) -> str:
+        """The texts of the file's added lines (all hunks) joined by newlines."""
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.ADDED])
+
+    @cached_property
+    def removed_text(self) -> str:
+        """The texts of the file's removed lines (all hunks) joined by newlines."""
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.REMOVED])
+
+    def text(self, kind: LineKind) -> str:
+        """The joined text of the file's ``kind`` lines."""
+        if kind is LineKind.ADDED:
+            return self.added_text
+        if kind is LineKind.REMOVED:
+            return self.removed_text
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is kind])
+
+
+class PatchView:
+    """A patch and the views of its files, for one check of it."""
+
+    def __init__(self, patch: Patch) -> None:
+        self.patch = patch
+        self.files = tuple(FileView(fd) for fd in patch.files)
+
+
+def patch_view(patch: Patch, ctx: "RuleContext | None" = None) -> PatchView:
+    """The engine's view of ``patch`` from ``ctx``, or a new one when the rule runs on its own."""
+    view = ctx.view if ctx is not None else None
+    if view is not None and view.patch is patch:
+        return view
+    return PatchView(patch)
+
