@@ -28,11 +28,23 @@ cacheline placement").
   while adding a field). A reader cannot tell whether the new order matters;
   the CHECK suggests saying so in the struct.
 
+Which members the finding names (``_named_members``): when the changelog places a
+few members by name for cache ("we want ->comp_list in the second cacheline",
+"move .bd_inode into the 1st cache line", ``PLACEMENT_VERBS`` up to the
+``ANCHOR_PHRASES``), those, not the members that only shift because of it; a
+member moved "to make room" (``MAKE_ROOM_PHRASES``) gets no question; a member
+marked as going away (``DYING_MARKERS``: "/* will die */") needs no comment.
+Members placed by name get a request for a short comment at them (a big struct
+such as task_struct is not cache-line ordered as a whole); other cache reorders
+a request for a comment on the struct's layout.
+
 The rule is satisfied by layout documentation the patch adds: a comment inside
 the struct (or above its opening line, also with ``#define`` lines between)
 that says the layout is cache-line ordered (mentions cache lines, hot/cold or
 read-mostly grouping, false sharing, "layout"); ``__cacheline_group_begin()``/
-``__cacheline_group_end()`` markers (also the ``_aligned`` variants); a new
+``__cacheline_group_end()`` markers (also the ``_aligned`` variants); a member
+moved within or into an existing ``struct { ... } ____cacheline_aligned_in_smp;``
+group (the groups are the documentation); a new
 ``____cacheline_aligned`` annotation with a comment of a few words on the
 group; or a comment added on each moved member saying why it sits there
 ("accessed together with sc_qp"). A comment that only moved with its member
@@ -1066,9 +1078,10 @@ def _local_comment_request(struct: str, members: Sequence[str]) -> str:
     which = _some_members(members)
     many = len(members) > 1
     return (f"Since {which} {'are' if many else 'is'} placed in {struct} for cache behaviour, could you add a "
-            f"short comment at {'them' if many else 'it'} saying why {'they sit' if many else 'it sits'} there "
-            "(which cache line, and what it shares it with)? Otherwise the next change that adds a field "
-            "without thinking about cache lines will quietly undo this.")
+            f"short comment at {'them' if many else 'it'} (or a marker at the cache-line boundary) saying why "
+            f"{'they sit' if many else 'it sits'} there: which cache line, and what {'they share' if many else 'it shares'} "
+            "it with? Otherwise the next change that adds a field without thinking about cache lines will "
+            "quietly undo this.")
 
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
