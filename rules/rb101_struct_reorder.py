@@ -28,11 +28,23 @@ cacheline placement").
   while adding a field). A reader cannot tell whether the new order matters;
   the CHECK suggests saying so in the struct.
 
+Which members the finding names (``_named_members``): when the changelog places a
+few members by name for cache ("we want ->comp_list in the second cacheline",
+"move .bd_inode into the 1st cache line", ``PLACEMENT_VERBS`` up to the
+``ANCHOR_PHRASES``), those, not the members that only shift because of it; a
+member moved "to make room" (``MAKE_ROOM_PHRASES``) gets no question; a member
+marked as going away (``DYING_MARKERS``: "/* will die */") needs no comment.
+Members placed by name get a request for a short comment at them (a big struct
+such as task_struct is not cache-line ordered as a whole); other cache reorders
+a request for a comment on the struct's layout.
+
 The rule is satisfied by layout documentation the patch adds: a comment inside
 the struct (or above its opening line, also with ``#define`` lines between)
 that says the layout is cache-line ordered (mentions cache lines, hot/cold or
 read-mostly grouping, false sharing, "layout"); ``__cacheline_group_begin()``/
-``__cacheline_group_end()`` markers (also the ``_aligned`` variants); a new
+``__cacheline_group_end()`` markers (also the ``_aligned`` variants); a member
+moved within or into an existing ``struct { ... } ____cacheline_aligned_in_smp;``
+group (the groups are the documentation); a new
 ``____cacheline_aligned`` annotation with a comment of a few words on the
 group; or a comment added on each moved member saying why it sits there
 ("accessed together with sc_qp"). A comment that only moved with its member
@@ -253,6 +265,52 @@ WHY_HERE_PHRASES = (
     r"\bsits?\s+(?:here|with|next)\b",
 )
 _WHY_HERE_RE = lazyre.compile("|".join(WHY_HERE_PHRASES), re.IGNORECASE)
+
+#: The changelog places a member for cache behaviour ("we want ->comp_list in the second cacheline", "move
+#: .bd_inode into the 1st cache line", "put psi_flags together with in_memstall"): the members named after
+#: one of these verbs, in a sentence with a cache word, are the ones placed; the finding names them.
+PLACEMENT_VERBS = (
+    r"\bmov(?:e|es|ed|ing)\b",
+    r"\bput(?:s|ting)?\b",
+    r"\bplac(?:e|es|ed|ing)\b",
+    r"\bkeep(?:s|ing)?\b",
+    r"\bwants?\b",
+    r"\bbring(?:s|ing)?\b",
+    r"\bgroup(?:s|ed|ing)?\b",
+)
+_PLACEMENT_VERB_RE = lazyre.compile("|".join(PLACEMENT_VERBS), re.IGNORECASE)
+
+#: What a placed member is put next to ("next to ->lock", "together with in_memstall"): the member named
+#: after these is the anchor, which stays where it was; it is not named.
+ANCHOR_PHRASES = (
+    r"\bnext\s+to\b",
+    r"\btogether\s+with\b",
+    r"\bclose(?:r)?\s+to\b",
+    r"\bbeside\b",
+    r"\bnear\b",
+    r"\balongside\b",
+    r"\bwith\b",
+)
+_ANCHOR_RE = lazyre.compile("|".join(ANCHOR_PHRASES), re.IGNORECASE)
+
+#: The changelog says a member moves only to make room for another ("move ->stats down only to make room
+#: for it"): no question about that member.
+MAKE_ROOM_PHRASES = (
+    r"\bmake\s+(?:some\s+)?(?:room|space|way)\b",
+    r"\bout\s+of\s+the\s+way\b",
+    r"\bfree\s+up\s+(?:the\s+)?(?:room|space|slot)\b",
+)
+_MAKE_ROOM_RE = lazyre.compile("|".join(MAKE_ROOM_PHRASES), re.IGNORECASE)
+
+#: A member marked as going away ("/* will die */"): its place needs no layout comment.
+DYING_MARKERS = (
+    r"\bwill\s+(?:die|go\s+away|be\s+removed)\b",
+    r"\bgoing\s+away\b",
+    r"\bto\s+be\s+removed\b",
+    r"\bdeprecated\b",
+    r"\bobsolete\b",
+)
+_DYING_RE = lazyre.compile("|".join(DYING_MARKERS), re.IGNORECASE)
 
 #: cache-line group markers (also the ``_aligned`` variants) and alignment annotations.
 _GROUP_MARKER_RE = lazyre.compile(r"__cacheline_group_(?:begin|end)\w*\s*\(")
@@ -749,23 +807,14 @@ def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
     return False
 
 
-_GROUP_OPEN_RE = lazyre.compile(r"^\s*struct\s*\{\s*$")
-
-
-def _in_labelled_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
+def _in_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
     """True when the added member ``added`` lands in an existing anonymous ``struct { ... }
-    ____cacheline_aligned_in_smp;`` group of a struct already split into such groups under label comments
-    ("/* submission data */ struct {"): the groups are the layout's documentation."""
+    ____cacheline_aligned_in_smp;`` group (its closing line is unchanged context): the struct is already split
+    into cache-line groups ("/* submission data */ struct {", io_ring_ctx's SQ and CQ groups), and those
+    groups are the layout's documentation. The group may close in a later hunk."""
     for fd in patch.files:
         if fd.path != path:
             continue
-        labelled = False
-        for hunk in fd.hunks:
-            shown = [d for d in hunk.lines if d.kind is LineKind.CONTEXT and d.text.strip()]
-            labelled = labelled or any(
-                _COMMENT_LINE_RE.match(a.text) is not None and _GROUP_OPEN_RE.match(b.text) is not None
-                for a, b in zip(shown, shown[1:])
-            )
         lines = [d for hunk in fd.hunks for d in hunk.lines]  # the group may close in a later hunk
         at = next((k for k, d in enumerate(lines) if d is added), None)
         if at is None:
@@ -776,7 +825,10 @@ def _in_labelled_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool
                 continue
             text = d.text.strip()
             if text.startswith("}") and depth == 0:
-                return labelled and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
+                # a nested group closes indented; the outer struct's own "} ____cacheline_aligned;" at column 0
+                # aligns the whole struct and says nothing of its order
+                nested = d.text[:1] in (" ", "\t")
+                return nested and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
             depth += text.count("{") - text.count("}")
         return False
     return False
@@ -794,8 +846,8 @@ def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[s
         return True
     if moved and all(_under_layout_comment(patch, path, side.added[m]) for m in moved):
         return True  # moved under the existing "Keep this last, we don't need it for the fast path"
-    if moved and all(_in_labelled_aligned_group(patch, path, side.added[m]) for m in moved):
-        return True  # moved into the existing labelled "/* submission data */ struct { } ____cacheline_aligned_in_smp;"
+    if moved and all(_in_aligned_group(patch, path, side.added[m]) for m in moved):
+        return True  # moved into an existing "struct { ... } ____cacheline_aligned_in_smp;" group
     if side.aligned > 0 and any(len(_WORD_RE.findall(c)) >= 3 for c in comments):
         return True
     removed_text = set(side.removed_comments)
@@ -824,12 +876,96 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         comments = _new_comments(patch, path, side)
         if _layout_documented(patch, path, side, moved, comments):
             continue
+        named, placed = _named_members(patch, path, side, moved)
+        if not named or all(_going_away(side, m) for m in named):
+            continue  # only moved to make room, or marked "/* will die */": nothing to ask
         if motive is None:
             motive = _motivation(patch)
             if _grouped(patch) and not (motive == "cache" and _names_cache(patch)):
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
-        findings.append(_finding(patch, path, side, moved, _severity(motive), motive))
+        findings.append(_finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed))
     return findings
+
+
+def _shifted_members(side: _StructSide) -> list[str]:
+    """Members seen on both sides whose order against another one changed: the moved ones and those a move
+    shifted (``->link`` moved below ``->comp_list`` shifts comp_list up), in their new order."""
+    old_pos: dict[str, int] = {}
+    for m, _ in side.old:
+        old_pos.setdefault(m, len(old_pos))
+    new_order = list(dict.fromkeys(m for m, _ in side.new if m in old_pos))
+    new_pos = {m: i for i, m in enumerate(new_order)}
+    return [
+        m for m in new_order
+        if any((old_pos[m] < old_pos[o]) != (new_pos[m] < new_pos[o]) for o in new_order if o != m)
+    ]
+
+
+def _mentions(text: str, member: str) -> bool:
+    """True when ``text`` names the member (``->comp_list``, ``.bd_inode``, ``psi_flags``); a plain word such
+    as ``link`` counts only written as ``->link`` or ``.link``."""
+    for name in member.split(","):
+        bare = "_" in name or any(c.isdigit() for c in name)
+        prefix = r"(?:->|\.|(?<![\w>.-]))" if bare else r"(?:->|(?<![\w.])\.)"
+        if re.search(prefix + re.escape(name) + r"\b", text):
+            return True
+    return False
+
+
+#: A changelog placing more members than this by name reorders the struct as a whole: the finding names the
+#: moved members and asks for a comment on the struct's layout, not one at each member.
+LOCAL_MEMBERS = 3
+
+
+def _named_members(patch: Patch, path: str, side: _StructSide, moved: list[str]) -> tuple[list[str], bool]:
+    """Step 3: the members the finding names, and whether the changelog placed them by name.
+
+    As a reviewer reads it: a member named after a placement verb (``PLACEMENT_VERBS``) in a sentence with a
+    cache word ("we want ->comp_list in the second cacheline", "move .bd_inode into the 1st cache line", "put
+    psi_flags together with in_memstall"), before the anchor it is put next to (``ANCHOR_PHRASES``), is
+    placed for cache; when the changelog places a few (``LOCAL_MEMBERS``) moved or shifted members, those are
+    named, not the ones that only shift because of it (more: a whole-struct reorder, the moved ones are named). A member named in a sentence saying it moves to make room
+    (``MAKE_ROOM_PHRASES``) gets no question, nor one placed into an existing cache-line aligned group (the
+    group documents it). Else the moved members are named.
+    """
+    eligible = _shifted_members(side)
+    placed: set[str] = set()
+    room: set[str] = set()
+    for sentence in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")):
+        if _NEGATED_RE.search(sentence):
+            continue
+        if _MAKE_ROOM_RE.search(sentence):
+            room.update(m for m in eligible if _mentions(sentence, m))
+            continue
+        if not _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence))):
+            continue
+        verbs = list(_PLACEMENT_VERB_RE.finditer(sentence))
+        for verb, after in zip(verbs, verbs[1:] + [None]):
+            # "group a and b with c, and move d onto the next cache line": each verb's objects up to its anchor
+            rest = sentence[verb.end() : after.start() if after else len(sentence)]
+            anchor = _ANCHOR_RE.search(rest)
+            placed.update(m for m in eligible if _mentions(rest[: anchor.start()] if anchor else rest, m))
+    named = [m for m in eligible if m in placed and m not in room]
+    if named and len(named) <= LOCAL_MEMBERS:
+        # placed into an existing "struct { } ____cacheline_aligned_in_smp" group: the group documents it
+        line = {m: _new_line(side, m) for m in named}
+        named = [m for m in named if not (line[m] and _in_aligned_group(patch, path, line[m]))]
+        return named, True
+    return [m for m in moved if m not in room], False
+
+
+def _new_line(side: _StructSide, member: str) -> DiffLine | None:
+    """The member's line on the new side (added, or context when only shifted)."""
+    return side.added.get(member) or next((dl for m, dl in side.new if m == member), None)
+
+
+def _going_away(side: _StructSide, member: str) -> bool:
+    """True when the member's line says it is going away ("/* will die */", ``DYING_MARKERS``)."""
+    dl = _new_line(side, member)
+    if dl is None:
+        return False
+    comment = scan_lines([dl.text])[0].comment
+    return bool(comment) and _DYING_RE.search(comment) is not None
 
 
 #: Members moved into a named group so they can be cleared or copied together (``memset(&s->grp, ...)``),
@@ -862,19 +998,37 @@ def _names_cache(patch: Patch) -> bool:
     return any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences)
 
 
-def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], severity: Severity, motive: str) -> Finding:
-    """Step 4: the finding, quoting the moved member next to where it came from."""
+def _finding(
+    patch: Patch,
+    path: str,
+    side: _StructSide,
+    moved: list[str],
+    severity: Severity,
+    motive: str,
+    *,
+    named: list[str] | None = None,
+    placed: bool = False,
+) -> Finding:
+    """Step 4: the finding, naming ``named`` (default: the moved members) and quoting the moved member next to
+    where it came from."""
+    named = named or moved
     lines = sorted(n for n in (side.added[m].new_no for m in moved) if n is not None)
     first = side.added[moved[0]]
     first_line = lines[0] if lines else first.new_no
+    if placed:
+        at = [n for n in (getattr(_new_line(side, m), "new_no", None) for m in named) if n is not None]
+        if at:
+            first_line = min(at)
+            lines = sorted(set(lines) | set(at))
     input_lines = [n for n in (side.added[m].input_line for m in moved) if n is not None]
-    members = [m.replace(",", ", ") for m in moved]
+    members = [m.replace(",", ", ") for m in named]
     what = f"{side.kind} {side.name}"
-    message = (
-        f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
-        if severity is Severity.WARNING
-        else f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
-    )
+    if placed and severity is Severity.WARNING:
+        message = f"{what}: members {', '.join(members)} placed for cache behaviour without a comment saying why"
+    elif severity is Severity.WARNING:
+        message = f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
+    else:
+        message = f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
     if side.randomized:
         message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
     hunk = None
@@ -900,6 +1054,7 @@ def _finding(patch: Patch, path: str, side: _StructSide, moved: list[str], sever
             "struct": what,
             "members": members,
             "motivation": motive,
+            "placed": placed,
             "randomize_layout": side.randomized,
         },
     )
@@ -918,6 +1073,18 @@ def _some_members(members: Sequence[str]) -> str:
     return (", ".join(members[:-1]) + f" and {members[-1]}") if len(members) > 1 else members[0]
 
 
+def _local_comment_request(struct: str, members: Sequence[str]) -> str:
+    """The changelog placed these members by name (one cache line of a big struct not ordered as a whole):
+    ask for a short comment at them, not for a whole-struct "cache-line ordered" comment."""
+    which = _some_members(members)
+    many = len(members) > 1
+    return (f"Since {which} {'are' if many else 'is'} placed in {struct} for cache behaviour, could you add a "
+            f"short comment at {'them' if many else 'it'} (or a marker at the cache-line boundary) saying why "
+            f"{'they sit' if many else 'it sits'} there: which cache line, and what {'they share' if many else 'it shares'} "
+            "it with? Otherwise the next change that adds a field without thinking about cache lines will "
+            "quietly undo this.")
+
+
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """Ask for a layout comment, as the ``struct file`` reviewer did."""
     parts: list[str] = []
@@ -926,7 +1093,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         members = f.details.get("members", [])
         which = _some_members(members)
         motive = f.details.get("motivation")
-        if f.severity is Severity.WARNING and motive == "cache":
+        if f.severity is Severity.WARNING and motive == "cache" and f.details.get("placed"):
+            text = _local_comment_request(struct, members)
+        elif f.severity is Severity.WARNING and motive == "cache":
             text = (
                 f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add "
                 "a comment to the struct saying that its members are cache-line ordered and which fields "
@@ -980,6 +1149,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         if all(f.severity is Severity.CHECK for f in fs):
             text = (f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
                     f"so a later change does not move {them} back?")
+        elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
+            text = _local_comment_request(struct, members)
         elif "cache" in motivation:
             text = (f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add a "
                     "comment to the struct saying that its members are cache-line ordered and which fields are "

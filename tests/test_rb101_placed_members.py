@@ -1,0 +1,102 @@
+"""RB101 names the members placed for cache, sees existing cache-line groups, and asks for a local comment.
+
+Kinds from a fresh reading of whole-mirror drafts (each with its example patches in rules/examples/RB101/):
+
+* (a) The changelog names the member placed for cache ("we want ->done_list in the first cacheline; swap it
+  with ->parent"): the finding names done_list, not parent, which only moved out of its way. A member the
+  changelog moves "only to make room" gets no question.
+* (b) A member moved within (or into) an existing ``struct { ... } ____cacheline_aligned_in_smp;`` group: the
+  groups document the layout.
+* (c) A member placed into one cache line of a big struct not ordered as a whole: the draft asks for a short
+  comment at the member, not for a whole-struct "cache-line ordered" comment; a member marked
+  ``/* will die */`` needs no layout comment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.models import Severity
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.rule import RuleContext
+from reviewbot.rules import rb101_struct_reorder as rb101
+
+EXAMPLES = Path(rb101.__file__).resolve().parent / "examples" / "RB101"
+
+
+def _findings(name: str):
+    path = EXAMPLES / name
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    return patch, list(rb101.check(patch, RuleContext(strict=True)))
+
+
+def test_the_member_placed_for_cache_is_named_not_the_displaced_one() -> None:
+    _, (f,) = _findings("bad-names-member-placed-for-cache.patch")
+    assert f.details["members"] == ["done_list"]
+    assert f.details["placed"] is True
+    assert f.severity is Severity.WARNING
+    assert f.line == 15  # done_list's line in the new file, not parent's
+
+
+def test_a_member_moved_only_to_make_room_gets_no_question() -> None:
+    assert _findings("good-moved-to-make-room.patch")[1] == []
+
+
+def test_a_member_moved_within_an_existing_aligned_group_is_documented() -> None:
+    assert _findings("good-moved-within-aligned-group.patch")[1] == []
+
+
+def test_a_member_moved_out_of_the_aligned_groups_still_asks() -> None:
+    _, (f,) = _findings("bad-moved-out-of-aligned-group.patch")
+    assert f.details["members"] == ["sqes"]
+    assert f.details["placed"] is False
+
+
+def test_a_member_marked_will_die_needs_no_layout_comment() -> None:
+    assert _findings("good-member-that-will-die.patch")[1] == []
+
+
+def test_a_member_placed_in_a_big_struct_gets_a_local_comment_request() -> None:
+    patch, findings = _findings("bad-member-placed-in-big-struct.patch")
+    assert [f.details["members"] for f in findings] == [["stall_flags"]]
+    for text in (rb101.reply_point(findings, patch), rb101.reply(findings, patch)):
+        assert "short comment at it (or a marker at the cache-line boundary) saying why it sits there" in text
+        assert "stall_flags" in text and "struct task_struct" in text
+        assert "cache-line ordered" not in text
+
+
+def test_a_whole_struct_reorder_still_asks_for_a_struct_comment() -> None:
+    # the struct file model review: several members regrouped, a comment on the struct's layout
+    patch, (f,) = _findings("bad-randomize-layout.patch")
+    assert f.details["placed"] is False
+    assert f.details["members"] == ["f_path", "f_inode", "f_op", "f_flags"]
+    assert "its members are cache-line ordered" in rb101.reply_point([f], patch)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "member", "named"),
+    [
+        ("We want ->comp_list in the second cacheline.", "comp_list", True),
+        ("Swap the field with ->link, which is not as hot.", "link", False),  # no placement verb
+        ("Put stall_flags next to in_memstall so the hook touches one cache line.", "in_memstall", False),  # anchor
+        ("So swap .bd_inode with .bd_openers to move .bd_inode into the 1st cache line.", "bd_inode", True),
+    ],
+)
+def test_placement_reads_the_verb_and_stops_at_the_anchor(sentence: str, member: str, named: bool) -> None:
+    verbs = list(rb101._PLACEMENT_VERB_RE.finditer(sentence))
+    placed = False
+    for verb, after in zip(verbs, verbs[1:] + [None]):
+        rest = sentence[verb.end() : after.start() if after else len(sentence)]
+        anchor = rb101._ANCHOR_RE.search(rest)
+        placed = placed or rb101._mentions(rest[: anchor.start()] if anchor else rest, member)
+    assert placed is named
+
+
+def test_a_plain_word_member_needs_an_arrow_or_dot() -> None:
+    assert rb101._mentions("swap it with ->link", "link")
+    assert not rb101._mentions("unless there is a link", "link")
+    assert rb101._mentions("put psi_flags there", "psi_flags")
+    assert not rb101._mentions("put xpsi_flags there", "psi_flags")
