@@ -949,7 +949,7 @@ def _named_members(patch: Patch, path: str, side: _StructSide, moved: list[str])
     if named and len(named) <= LOCAL_MEMBERS:
         # placed into an existing "struct { } ____cacheline_aligned_in_smp" group: the group documents it
         line = {m: _new_line(side, m) for m in named}
-        named = [m for m in named if not (line[m] and _in_aligned_group(patch, path, line[m]))]
+        named = [m for m in named if not ((dl := line[m]) is not None and _in_aligned_group(patch, path, dl))]
         return named, True
     return [m for m in moved if m not in room], False
 
