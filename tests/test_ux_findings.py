@@ -78,3 +78,24 @@ def test_dry_run_says_which_findings_would_be_drafted(tmp_path: Path, rules, mon
     out = _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"), "--msgid", mid, "--dry-run")
     assert f"<{mid.strip('<>')}>: RB102 " in out and f"would be drafted (in reply to <{mid.strip('<>')}>)" in out
     assert out.rstrip().endswith("1 draft(s) shown, nothing written (--dry-run)")
+
+
+def test_again_on_a_dismissed_finding_keeps_the_draft_and_says_dismissed_once(tmp_path: Path, rules,
+                                                                               monkeypatch) -> None:
+    cli_env(tmp_path, monkeypatch)
+    db = _db(tmp_path, PLAIN, rules)
+    outbox = tmp_path / "outbox"
+    _run("draft", "--db", str(db), "--outbox", str(outbox))
+    (row,) = json.loads(_run("findings", "--db", str(db), "--format", "json"))
+    mid, path = row["message_id"], Path(row["draft"])
+    assert path.is_file()
+    _run("dismiss", mid, "--reason", "the pair is in the next patch", "--db", str(db))
+    out = _run("draft", "--db", str(db), "--outbox", str(outbox), "--again", mid)
+    assert "dismissed: the pair is in the next patch" in out and "dismissed: dismissed" not in out, out
+    assert str(path) in out  # the file the person may delete by hand is named
+    with Store(db) as store:  # the draft record is kept, nothing forgotten silently
+        assert [d.path for d in store.drafts_for(mid.strip("<>"))] == [str(path)]
+    assert path.is_file()
+    out = _run("draft", "--db", str(db), "--outbox", str(outbox), "--msgid", mid, "--dry-run")
+    assert "--again" not in out and "dismissed: the pair is in the next patch" in out, out
+    assert "dismissed: dismissed" not in out

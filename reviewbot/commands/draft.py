@@ -135,6 +135,11 @@ def _dismissed(finding: Any, skip: Any) -> bool:
     return finding.state is FindingState.DISMISSED or (skip is not None and skip.state == FindingState.DISMISSED.value)
 
 
+def _again_has_findings(store: Any, message_id: str) -> bool:
+    """True when ``draft --again`` has something to draft anew for the patch: a finding not dismissed."""
+    return any(not _dismissed(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id))
+
+
 def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool = False,
                  fallback: bool = True) -> list[str]:
     """Why ``draft --msgid`` has nothing to draft for one patch, and what to do: its drafts (the file,
@@ -250,6 +255,12 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                 if only is None:
                     fail("draft", f"{key}: no such message in {settings.db_path}")
             if again is not None and only is not None:
+                if not _again_has_findings(store, only):
+                    # every finding is dismissed: nothing would be drafted anew, so the draft record
+                    # (and its file) is kept, not forgotten while the .eml stays in the outbox
+                    for line in why_no_draft(settings.db_path, only, again):
+                        click.echo(line)
+                    return
                 store.forget_drafts_of(only)
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
