@@ -99,3 +99,16 @@ def test_again_on_a_dismissed_finding_keeps_the_draft_and_says_dismissed_once(tm
     out = _run("draft", "--db", str(db), "--outbox", str(outbox), "--msgid", mid, "--dry-run")
     assert "--again" not in out and "dismissed: the pair is in the next patch" in out, out
     assert "dismissed: dismissed" not in out
+
+
+def test_findings_text_shows_why_a_drafted_finding_was_dismissed(tmp_path: Path, rules, monkeypatch) -> None:
+    cli_env(tmp_path, monkeypatch)
+    db = _db(tmp_path, PLAIN, rules)
+    _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"))
+    (row,) = json.loads(_run("findings", "--db", str(db), "--format", "json"))
+    _run("dismiss", row["fingerprint"], "--reason", "sent by hand", "--db", str(db))
+    out = _run("findings", "--db", str(db))
+    assert f"draft: {row['draft']}" in out and "    dismissed: sent by hand" in out, out
+    assert " dismissed " in out.splitlines()[0]
+    out = _run("findings", "--db", str(tmp_path / "reviewbot.db"), "--state", "dismissed")
+    assert "dismissed: sent by hand" in out and "1 finding(s)" in out

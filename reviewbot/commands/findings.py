@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from reviewbot.commands import fail
-from reviewbot.commands.draft import settings_from
+from reviewbot.commands.draft import settings_from, state_and_reason
 
 STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
 
@@ -48,6 +48,7 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
         click.echo(f"    {r.subject}  ({r.where})")
         if r.draft:
             click.echo(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)"))
-        elif r.skip_reason:
-            click.echo(f"    {r.skip_reason}")
+        if r.skip_reason and (not r.draft or r.status == "dismissed"):
+            # why it gets no draft; a dismissal's reason also when a draft was written before it
+            click.echo(f"    {state_and_reason(r.skip_state or r.status, r.skip_reason)}")
     click.echo(f"{len(rows)} finding(s)")
