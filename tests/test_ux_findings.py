@@ -112,3 +112,29 @@ def test_findings_text_shows_why_a_drafted_finding_was_dismissed(tmp_path: Path,
     assert " dismissed " in out.splitlines()[0]
     out = _run("findings", "--db", str(tmp_path / "reviewbot.db"), "--state", "dismissed")
     assert "dismissed: sent by hand" in out and "1 finding(s)" in out
+
+
+def test_show_help_and_output_say_what_is_printed(tmp_path: Path, rules, monkeypatch) -> None:
+    cli_env(tmp_path, monkeypatch)
+    db = _db(tmp_path, RAISED, rules)
+    help_text = " ".join(_run("show", "--help").split())
+    assert "the body only with --body" in help_text
+    out = _run("show", f"<{RAISED_PATCH}>", "--db", str(db))
+    assert "Bob" not in out and "smp_wmb" not in out.split("\n\n", 1)[0]  # headers, no body
+    body = _run("show", RAISED_PATCH, "--db", str(db), "--body")
+    assert "diff --git a/drivers/foo/ring.c" in body and "diff --git" not in out
+    _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"))
+    out = _run("show", f"<{RAISED_PATCH}>", "--db", str(db))
+    assert "  state: raised: already commented on under the quoted code in <87bob5678.fsf@example.com>" in out
+
+
+def test_message_id_convention_text_brackets_json_bare(tmp_path: Path, rules, monkeypatch) -> None:
+    cli_env(tmp_path, monkeypatch)
+    db = _db(tmp_path, RAISED, rules)
+    (row,) = json.loads(_run("findings", "--db", str(db), "--format", "json"))
+    assert row["message_id"] == RAISED_PATCH
+    assert f"<{RAISED_PATCH}>" in _run("findings", "--db", str(db))
+    assert "json gives the bare id@host" in " ".join(_run("findings", "--help").split())
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "JSON\n(`findings --format json`, `check --format json`) gives the bare `id@host`" in readme
+    assert "python3 -m venv .venv && . .venv/bin/activate" in readme

@@ -20,7 +20,8 @@ STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "supe
                    "drafted (the draft is in the outbox, maybe not sent) and not dismissed.")
 @click.option("--rule", metavar="ID", help="Only findings of this rule (e.g. RB102).")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
+              help="text writes Message-IDs as in mail headers (<id@host>); json gives the bare id@host.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 def command(state: str | None, rule: str | None, since: str | None, fmt: str, db: Path | None) -> None:
     """List findings: Message-ID, date, rule, subject, state, draft file (fingerprint for `dismiss`)."""
