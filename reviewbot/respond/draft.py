@@ -885,7 +885,7 @@ def thread_state(
 
     def judged(f: Finding) -> tuple[FindingState, str]:
         if callable(own):
-            return own(f, patch, thread, identity=identity)  # type: ignore[no-any-return]
+            return own(f, patch, thread, identity=identity)
         return point_in_thread(f, patch, thread, getattr(module, "THREAD_WORDS", None), identity=identity)
 
     if finding.state is not FindingState.OPEN:
