@@ -121,6 +121,8 @@ def test_show_help_and_output_say_what_is_printed(tmp_path: Path, rules, monkeyp
     assert "the body only with --body" in help_text
     out = _run("show", f"<{RAISED_PATCH}>", "--db", str(db))
     assert "Bob" not in out and "smp_wmb" not in out.split("\n\n", 1)[0]  # headers, no body
+    # open, but the next draft run skips it: show points at the dry run that says so
+    assert f"`reviewbot draft --msgid '<{RAISED_PATCH}>' --dry-run` says whether a run drafts or skips it" in out
     body = _run("show", RAISED_PATCH, "--db", str(db), "--body")
     assert "diff --git a/drivers/foo/ring.c" in body and "diff --git" not in out
     _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"))
