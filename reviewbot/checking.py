@@ -712,8 +712,9 @@ def _check_messages(
         entry = entry_at[ordered[reviewed.index][0]]
         patch = reviewed.patch
         # the parser numbers lines from the message's first line (Message.body_start_line);
-        # the input counts from its own first line
-        verbatim = patch.message.body_start_line > 1
+        # the input counts from its own first line; a bare diff (`git diff`, `git show`) is its
+        # own body from line 1, not encoded: its lines are input lines as checkpatch.pl counts them
+        verbatim = patch.message.body_start_line > 1 or patch.message.bare_diff
         subject_line = _header_line(entry.item.raw.data, b"subject:")
         report = _relocate(reviewed.report, entry.item.offset, verbatim, subject_line)
         notes = _notes_of(patch, report.findings, rules)

@@ -103,15 +103,55 @@ def summary_lines(summary: Any) -> list[str]:
     return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
 
 
-def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool = False) -> list[str]:
+def finding_label(f: Any) -> str:
+    """``RB102 drivers/foo/ring.c:45`` (``commit message`` for a finding on the changelog)."""
+    where = f.path or "commit message"
+    if f.path and f.line is not None:
+        where += f":{f.line}"
+    return f"{f.rule_id} {where}"
+
+
+def state_and_reason(state: str, reason: str | None) -> str:
+    """``raised: already asked in <...>``; a reason that starts with its state says it once
+    (a dismissal is stored as ``dismissed: <why>``)."""
+    reason = (reason or "").strip()
+    if not reason:
+        return state
+    return reason if reason.startswith(f"{state}:") else f"{state}: {reason}"
+
+
+def decision_lines(decisions: Any) -> list[str]:
+    """--dry-run: one line per finding, what a real run would decide and why."""
+    out = []
+    for f, state, reason in decisions:
+        what = f"would be drafted ({reason})" if state == "drafted" else f"no draft, {state_and_reason(state, reason)}"
+        out.append(f"<{f.message_id}>: {finding_label(f)}: {what}")
+    return out
+
+
+def _dismissed(finding: Any, skip: Any) -> bool:
+    from reviewbot.models import FindingState
+
+    return finding.state is FindingState.DISMISSED or (skip is not None and skip.state == FindingState.DISMISSED.value)
+
+
+def _again_has_findings(store: Any, message_id: str) -> bool:
+    """True when ``draft --again`` has something to draft anew for the patch: a finding not dismissed."""
+    return any(not _dismissed(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id))
+
+
+def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool = False,
+                 fallback: bool = True) -> list[str]:
     """Why ``draft --msgid`` has nothing to draft for one patch, and what to do: its drafts (the file,
-    printed when ``show_file`` and it exists) and ``--again``, or each skipped finding's state and reason."""
+    printed when ``show_file`` and it exists) and ``--again`` (not when every finding is dismissed), or
+    each skipped finding's state and reason. ``fallback``: say so when there is nothing of either."""
     from reviewbot.store import Store
 
     out: list[str] = []
     with Store(db_path) as store:
         drafts = store.drafts_for(message_id)
         skips = [(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id)]
+    live = [f for f, skip in skips if not _dismissed(f, skip)]
     arg = named if named.startswith(("http://", "https://")) else f"'<{message_id}>'"
     for d in drafts:
         path = Path(d.path or "")
@@ -120,16 +160,24 @@ def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool 
                    + ("" if there else " (file deleted)"))
         if show_file and there:
             out.append(path.read_text(encoding="utf-8", errors="replace"))
-    if drafts:
+    if drafts and live:
         out.append(f"nothing new to draft for it; `reviewbot draft --again {arg}` writes the draft anew "
                    "(e.g. after its file was deleted)")
+    elif drafts:
+        out.append("nothing to draft for it: its findings are dismissed; delete the draft file by hand "
+                   "if it should not be sent")
     for f, skip in skips:
         if skip is not None and skip.state:
-            out.append(f"<{message_id}>: {f.rule_id} {f.path or 'commit message'}: no draft, "
-                       f"{skip.state}: {skip.reason or ''}".rstrip())
-    if not out:
+            out.append(f"<{message_id}>: {finding_label(f)}: no draft, {state_and_reason(skip.state, skip.reason)}")
+    if not out and fallback:
         out.append(f"<{message_id}>: no finding to draft (see `reviewbot show {arg}`)")
     return out
+
+
+def summary_lines_dry(summary: Any) -> list[str]:
+    """--dry-run: each finding's decision, then the errors (nothing is recorded)."""
+    lines = decision_lines(summary.decisions) + [f"error: {err}" for err in summary.errors]
+    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in lines]
 
 
 def lore_options(func: Any) -> Any:
@@ -174,7 +222,7 @@ def _date(value: str | None) -> date | None:
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 @click.option("--msgid", metavar="ID", help="Draft only this patch (Message-ID or archive URL).")
 @click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Only findings of this rule (repeatable).")
-@click.option("--dry-run", is_flag=True, help="Print the drafts instead of writing them; nothing is recorded.")
+@click.option("--dry-run", is_flag=True, help="Print the drafts instead of writing them and, per finding, what a real run would decide and why (drafted, raised or answered in <Message-ID>, applied, dismissed); nothing is written or recorded.")
 @click.option("--again", metavar="ID", help="Write the draft for this patch anew (e.g. its file was deleted).")
 @lore_options
 def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
@@ -207,6 +255,12 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                 if only is None:
                     fail("draft", f"{key}: no such message in {settings.db_path}")
             if again is not None and only is not None:
+                if not _again_has_findings(store, only):
+                    # every finding is dismissed: nothing would be drafted anew, so the draft record
+                    # (and its file) is kept, not forgotten while the .eml stays in the outbox
+                    for line in why_no_draft(settings.db_path, only, again):
+                        click.echo(line)
+                    return
                 store.forget_drafts_of(only)
             summary = draft_pending(
                 store, rules=rules, identity=identity, list_address=settings.list_address,
@@ -220,8 +274,11 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
     if dry_run:
         for data in summary.previews:
             click.echo(data.decode("utf-8", errors="replace"))
-        if only is not None and not summary.previews:
-            for line in why_no_draft(settings.db_path, only, msgid or only, show_file=True):
+        for line in summary_lines_dry(summary):
+            click.echo(line)
+        if only is not None:  # what earlier runs decided for it (its draft file, skips, dismissals)
+            for line in why_no_draft(settings.db_path, only, msgid or only, show_file=not summary.previews,
+                                     fallback=not summary.decisions):
                 click.echo(line)
         click.echo(f"{len(summary.previews)} draft(s) shown, nothing written (--dry-run)")
         return

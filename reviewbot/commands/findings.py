@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from reviewbot.commands import fail
-from reviewbot.commands.draft import settings_from
+from reviewbot.commands.draft import settings_from, state_and_reason
 
 STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
 
@@ -20,7 +20,8 @@ STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "supe
                    "drafted (the draft is in the outbox, maybe not sent) and not dismissed.")
 @click.option("--rule", metavar="ID", help="Only findings of this rule (e.g. RB102).")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
+              help="text writes Message-IDs as in mail headers (<id@host>); json gives the bare id@host.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 def command(state: str | None, rule: str | None, since: str | None, fmt: str, db: Path | None) -> None:
     """List findings: Message-ID, date, rule, subject, state, draft file (fingerprint for `dismiss`)."""
@@ -48,6 +49,7 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
         click.echo(f"    {r.subject}  ({r.where})")
         if r.draft:
             click.echo(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)"))
-        elif r.skip_reason:
-            click.echo(f"    {r.skip_reason}")
+        if r.skip_reason and (not r.draft or r.status == "dismissed"):
+            # why it gets no draft; a dismissal's reason also when a draft was written before it
+            click.echo(f"    {state_and_reason(r.skip_state or r.status, r.skip_reason)}")
     click.echo(f"{len(rows)} finding(s)")

@@ -236,8 +236,8 @@ def _print_summary(summary, settings, demo=None) -> None:
 
         with Store(settings.db_path) as store:
             _print_findings(out, store.findings_in_range(summary.list_name, summary.since, summary.until))
-    if summary.host_unreachable:
-        out.print(f"note: {settings.base_url} could not be reached; pages came from the cache only")
+    # an unreachable host is said once, by the warning when it was found ("... continuing from the cache
+    # only"); the pages it left unread are counted in one line below (error_lines)
     if demo is not None:
         shown, rows = demo
         why = "host unreachable" if summary.host_unreachable else "offline"

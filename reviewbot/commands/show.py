@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from reviewbot.commands import fail
-from reviewbot.commands.draft import existing_db, settings_from
+from reviewbot.commands.draft import existing_db, settings_from, state_and_reason
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.store import DraftRecord
@@ -17,9 +17,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 @click.command("show")
 @click.argument("msgid")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
-@click.option("--body/--no-body", default=False, help="Also print the message body.")
+@click.option("--body/--no-body", default=False, help="Also print the message body (not printed without it).")
 def command(msgid: str, db: Path | None, body: bool) -> None:
-    """Print the message MSGID (with or without <>, or its archive URL), its findings, state and draft."""
+    """Print the headers of message MSGID (with or without <>, or its archive URL), its findings, their state and
+    draft; the body only with --body."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.store import Store
 
@@ -57,12 +58,18 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         state = f.state.value
         skip = skips.get(f.fingerprint)
         if skip is not None:
-            state = f"{skip.state} ({skip.reason})"
+            state = state_and_reason(skip.state, skip.reason)
         click.echo(f"{f.rule_id} {f.severity.value} {where}: {f.message}")
         click.echo(f"  state: {state}")
         draft = covering.get(f.fingerprint)
         if draft is not None:
             click.echo(f"  draft: {draft.path}{_gone(draft)}")
+    undecided = [f for f in findings if f.state.value == "open" and skips.get(f.fingerprint) is None
+                 and covering.get(f.fingerprint) is None]
+    if undecided:  # the thread may still settle them: say where to see what a draft run would decide
+        click.echo(f"open: no draft run has decided {'it' if len(undecided) == 1 else 'them'} yet; "
+                   f"`reviewbot draft --msgid '<{safe(key)}>' --dry-run` says whether a run drafts or skips "
+                   f"{'it' if len(undecided) == 1 else 'each'} and why")
     for d in drafts:
         extra = "" if d.recipients_complete else " (recipients incomplete: see the note on top of the draft)"
         extra += _gone(d)

@@ -5,8 +5,9 @@ The root page (``https://lists.openwall.net/``) links every list as
 names are cached in the host's cache directory (``list-index.txt``, one name
 a line) for :data:`MAX_AGE` seconds, so a scan asks for the page at most once
 a week. When the page cannot be had or lists nothing (a mirror holding one
-list, the host down, ``--offline`` without a cached copy), nothing is refused:
-the scan goes on as before.
+list, the host down), nothing is refused: the scan goes on as before. With
+``--offline`` and no cached index, the lists the cache holds (its list
+directories; a mirror given as ``--cache-dir``) are the known names.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def known_lists(
     if cached and (offline or age < MAX_AGE):
         return cached
     if offline:
-        return cached
+        return cached or cached_lists(settings)
     url = settings.base_url.rstrip("/") + "/"
     try:
         if get is None:
@@ -87,11 +88,29 @@ def known_lists(
     return names or cached
 
 
+_LIST_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_YEAR = re.compile(r"(19|20)\d\d")
+
+
+def cached_lists(settings: "Settings") -> tuple[str, ...]:
+    """The lists whose pages the cache (or a mirror given as ``--cache-dir``) holds: its directories named
+    like a list with a year directory inside (``linux-kernel/2024/``), sorted; () when there are none."""
+    root = settings.host_cache_dir()
+    try:
+        found = [d.name for d in root.iterdir()
+                 if d.is_dir() and _LIST_NAME.fullmatch(d.name)
+                 and any(y.is_dir() and _YEAR.fullmatch(y.name) for y in d.iterdir())]
+    except OSError:
+        return ()
+    return tuple(sorted(found))
+
+
 def check_list_name(settings: "Settings", name: str, *, offline: bool = False,
                     get: Callable[[str], bytes] | None = None) -> None:
     """Raise UsageError naming ``name`` and the known lists when the archive's index lacks it."""
     names = known_lists(settings, offline=offline, get=get)
     if names and name not in names:
-        raise UsageError(
-            f"no such list in the archive's list index; known lists: {', '.join(names)}", subject=repr(name)
-        )
+        where = "the archive's list index"
+        if offline and not _read_cache(_cache_path(settings))[0]:
+            where = f"the cache {settings.host_cache_dir()} (--offline)"
+        raise UsageError(f"no such list in {where}; known lists: {', '.join(names)}", subject=repr(name))

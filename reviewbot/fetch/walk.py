@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 from reviewbot.config import Settings
 from reviewbot.context import Clock
-from reviewbot.errors import FetchError, ParseError, ReviewbotError
+from reviewbot.errors import FetchError, HostUnreachable, ParseError, ReviewbotError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.store.rows import FailedPage
@@ -119,7 +119,12 @@ class ArchiveWalk:
             if empty_ok and str(getattr(exc, "reason", "")).lower().startswith("no messages"):
                 self.ok(url)
                 return b""
-            self.fail(url, kind, exc.message if exc.message else str(exc), getattr(exc, "attempts", 1))
+            error = exc.message if exc.message else str(exc)
+            if isinstance(exc, HostUnreachable):
+                # the request that found the host down: its cause is said once (the archive's warning);
+                # the page is missing for the same reason as every later one, and counted with them
+                error = "not in the cache (host unreachable)"
+            self.fail(url, kind, error, getattr(exc, "attempts", 1))
             return None
         if page.from_cache:
             self.from_cache += 1

@@ -880,16 +880,50 @@ def thread_state(
     """
     from reviewbot.rule import point_in_thread
 
+    module = _rule_module(rules, finding.rule_id)
+    own = getattr(module, "thread_state", None)
+
+    def judged(f: Finding) -> tuple[FindingState, str]:
+        if callable(own):
+            return own(f, patch, thread, identity=identity)
+        return point_in_thread(f, patch, thread, getattr(module, "THREAD_WORDS", None), identity=identity)
+
     if finding.state is not FindingState.OPEN:
         source = finding.evidence_where
         if finding.state is FindingState.ANSWERED and source:
-            return finding.state, f"already answered: the numbers are in the {source}"
-        return finding.state, f"state {finding.state.value} set by {finding.rule_id}"
-    module = _rule_module(rules, finding.rule_id)
-    own = getattr(module, "thread_state", None)
-    if callable(own):
-        return own(finding, patch, thread, identity=identity)
-    return point_in_thread(finding, patch, thread, getattr(module, "THREAD_WORDS", None), identity=identity)
+            reason = f"the numbers are in the {source}"
+        else:
+            reason = f"state {finding.state.value} set by {finding.rule_id}"
+        if finding.state in (FindingState.ANSWERED, FindingState.RAISED) and source in ("", "author's reply"):
+            # the rule saw it in a reply: name that reply, as the thread check does
+            reply = _reply_naming(finding, patch, thread, identity, judged)
+            if reply:
+                reason += f" <{reply}>" if source else f" (in <{reply}>)"
+        return finding.state, reason
+    return judged(finding)
+
+
+def _reply_naming(finding: Finding, patch: Patch, thread: Sequence[Message], identity: Address | None,
+                  judged: Any) -> str | None:
+    """The Message-ID of the reply that settled a finding whose state its rule set (raised by a reviewer,
+    answered by the author): the one the thread check names, else the newest later reply of the author
+    (answered) or of someone else (raised) about the patch; None when there is none."""
+    from dataclasses import replace
+
+    from reviewbot.rule import later_replies, same_person
+
+    try:
+        state, reason = judged(replace(finding, state=FindingState.OPEN))
+    except Exception:  # naming the reply is a courtesy; the state stands without it
+        state, reason = FindingState.OPEN, ""
+    m = re.search(r"<([^<>\s]+@[^<>\s]+)>", reason)
+    if state is finding.state and m:
+        return m.group(1)
+    author = patch.message.from_addr
+    want_author = finding.state is FindingState.ANSWERED
+    found = [msg for msg in later_replies(patch, thread, identity=identity)
+             if not msg.subject.is_patch and same_person(msg.from_addr, author) == want_author]
+    return found[-1].message_id if found else None
 
 
 # A line of a maintainer's "it is in my tree" reply: "Applied, thanks!", "Applied.", "Applied",

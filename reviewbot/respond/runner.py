@@ -108,6 +108,9 @@ class DraftRunSummary:
     before: int = 0
     errors: list[str] = field(default_factory=list)
     previews: list[bytes] = field(default_factory=list)
+    #: --dry-run: what a real run would decide for each finding, in order: (finding, state, reason), the
+    #: state ``drafted`` or a skip state (raised, answered, applied, dismissed, superseded, ...)
+    decisions: list[tuple[Finding, str, str]] = field(default_factory=list)
 
     @property
     def handled(self) -> int:
@@ -345,21 +348,24 @@ def draft_pending(
         log.info("draft for <%s> written to %s", message_id, written.path)
     if isinstance(store, _ReadOnly):
         summary.previews = store.previews
+        summary.decisions = store.decisions
     return summary
 
 
 class _ReadOnly:
-    """The store seen by a dry run: reads pass through, drafting records are dropped."""
+    """The store seen by a dry run: reads pass through, drafting records are kept in memory only
+    (``decisions``: what a real run would record, shown to the person)."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
         self.previews: list[bytes] = []
+        self.decisions: list[tuple[Finding, str, str]] = []
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def record_skip(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    def record_skip(self, finding: Finding, state: str, reason: str) -> None:
+        self.decisions.append((finding, state, reason))
 
     def record_draft(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -770,6 +776,7 @@ def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | N
                             ancestry=_ancestry(thread_id, thread, patch), intro=intro,
                             real_headers=real_headers, sender=_header_sender(store, patch))
         store.previews.append(render_message(draft))
+        store.decisions.extend((f, "drafted", f"in reply to <{patch.message_id}>") for f in keep)
         return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
                             None, patch.message_id, draft.subject)
     draft = build_draft(
