@@ -42,6 +42,11 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    same cache line" says where members sit, a claim only with a gain or cost named (``PLACEMENT_GAIN_WORDS``).
    Hot members grouped into one cache line are a claim wherever the cache line word stands ("All the io path
    hot members can fit within the first 64-bytes, which is a common cacheline": ``HOT_WORDS``).
+   Not this patch's claim either: an optimisation imagined or offered to others ("As a trivial optimization, X
+   could use ...", "can use a nice batch optimization", "any of these optimizations": ``MODAL_WORDS``,
+   ``ANY_WORDS``), one argued harmless ("this optimization is likely harmless": ``SAFE_WORDS``), the cost of the
+   road not taken ("While the whole struct could be cleared by memset(), ... unnecessary overhead":
+   ``CONCESSIVE_WORDS``), work "in the works".
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -317,8 +322,24 @@ FUTURE_PHRASES = (
     ("on", "top"), ("down", "the", "road"), ("next", "step"), ("if", "we", "ever"), ("if", "we", "are", "ever"),
     ("if", "we", "were"), ("can", "be", "optimized"), ("could", "be", "optimized"), ("can", "be", "optimised"),
     ("could", "be", "optimised"), ("could", "be", "improved"), ("can", "be", "improved"), ("could", "be", "done"),
-    ("can", "be", "done"), ("may", "be", "optimized"), ("might", "be", "optimized"),
+    ("can", "be", "done"), ("may", "be", "optimized"), ("might", "be", "optimized"), ("in", "the", "works"),
 )
+# Kind: the sentence names an optimisation that is not this patch's gain (a reviewer reads it as context):
+# an optimisation offered or imagined: "As a trivial optimization, mmgrab() could use a relaxed atomic", "the
+# fast path can use a nice batch optimization", "allow architectures to override it as an optimization": an
+# optimisation with "a"/"an" and a modal or an enabling verb in the same sentence. "This is a small
+# optimization that can save ..." stays a claim: the modal comes after the optimisation and no "as a" fronts it.
+MODAL_WORDS = frozenset({"could", "would", "might", "may", "can"})
+INDEFINITE_WORDS = frozenset({"a", "an"})
+ANY_WORDS = frozenset({"any", "whatever", "whichever"})  # "any of these optimizations": one that might be done
+ARTICLE_GAP = 3  # adjectives between "a" and "optimization": "a nice batch optimization"
+# the optimisation argued harmless: "this optimization is likely harmless because ...": a correctness argument
+SAFE_WORDS = frozenset({"harmless", "safe", "correct", "valid", "legal", "benign", "fine", "ok", "okay"})
+# the road not taken: "While the whole struct could get cleared by memset(), ... this may cause unnecessary
+# overhead": a sentence that opens with a concession about what the patch could have done weighs the
+# alternative's cost, not this patch's gain
+CONCESSIVE_WORDS = frozenset({"while", "although", "though", "whilst"})
+ALTERNATIVE_MODALS = frozenset({"could", "would"})
 # the sentence describes an existing option or feature ("The nobarrier option ..., improving performance")
 EXISTING_WORDS = frozenset({"option"})
 EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "supposed"), ("are", "supposed"))
@@ -1015,11 +1036,49 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
         (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
         if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
             return True  # "the has_sleepers optimization": an identifier names it
+        if _offered_optimization(words, i):
+            return True  # "As a trivial optimization, X could use ...": imagined or offered, not this patch's
+        if _argued_safe(words, i):
+            return True  # "this optimization is likely harmless": a correctness argument
         if "used" in words[max(0, i - 6) : i]:
             k = max(0, i - 6) + words[max(0, i - 6) : i].index("used")
             if k + 1 < i and words[k + 1] in ("for", "by"):
                 return True  # "used for ... optimizations": what existing code is for
     return False
+
+
+def _offered_optimization(words: Sequence[str], i: int) -> bool:
+    """True when the noun ``words[i]`` ("optimization") is an optimisation imagined or offered to others: "any of
+    these optimizations", or "a"/"an"
+    before it and either "as a ..." with a modal or enabling verb anywhere in the sentence ("As a trivial
+    optimization, mmgrab() could use ...", "allow architectures to override it as an optimization"), or a modal
+    just before the article ("the fast path can use a nice batch optimization")."""
+    if not words[i].endswith(("ation", "ations")):
+        return False
+    if ANY_WORDS & set(words[max(0, i - 3) : i]):
+        return True  # "Doing any of these optimizations while ...": whichever might be done, not this patch's
+    article = next((k for k in range(i - 1, max(-1, i - 1 - ARTICLE_GAP), -1) if words[k] in INDEFINITE_WORDS), None)
+    if article is None:
+        return False
+    if article > 0 and words[article - 1] == "as":
+        return any(w in MODAL_WORDS or w in ENABLE_WORDS for w in words)
+    return any(w in MODAL_WORDS for w in words[max(0, article - 3) : article])
+
+
+def _argued_safe(words: Sequence[str], i: int) -> bool:
+    """True when the optimisation ``words[i]`` is said to be harmless or safe ("this optimization is likely
+    harmless"): the sentence argues correctness, not speed."""
+    after = words[i + 1 : i + 5]
+    return bool(IS_WORDS & set(after[:2])) and bool(SAFE_WORDS & set(after))
+
+
+def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
+    """True when the sentence opens with a concession about what could have been done instead ("While the whole
+    struct could get cleared by memset() in that case, ... this may cause unnecessary overhead"): its cost words
+    are the alternative's."""
+    if not words or words[0] not in CONCESSIVE_WORDS or "," not in sentence:
+        return False
+    return bool(ALTERNATIVE_MODALS & set(_words(sentence[: sentence.index(",")])))
 
 
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
@@ -1038,6 +1097,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 continue  # no claim word in the sentence
             if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
+            if _road_not_taken(words, sentence):
+                continue  # "While X could be done, it may cause overhead": the alternative's cost
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
