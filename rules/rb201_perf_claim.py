@@ -47,6 +47,10 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    ``ANY_WORDS``), one argued harmless ("this optimization is likely harmless": ``SAFE_WORDS``), the cost of the
    road not taken ("While the whole struct could be cleared by memset(), ... unnecessary overhead":
    ``CONCESSIVE_WORDS``), work "in the works".
+   The author calling the gain small ("this optimization provides limited efficiency improvements", often below
+   ``---``: ``LIMITED_WORDS``) means no finding. "optimize X" said only in the subject of a small change
+   (``SMALL_CHANGE_LINES``) whose changelog names no speed or cost ("Check badblocks_empty earlier ...":
+   ``SPEED_HINT_WORDS``) is a CHECK, not a WARNING: the word may mean tidy as well as faster.
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -340,6 +344,21 @@ SAFE_WORDS = frozenset({"harmless", "safe", "correct", "valid", "legal", "benign
 # alternative's cost, not this patch's gain
 CONCESSIVE_WORDS = frozenset({"while", "although", "though", "whilst"})
 ALTERNATIVE_MODALS = frozenset({"could", "would"})
+# Kind: the author weighs the gain himself: "I know this optimization provides limited efficiency improvements"
+# (often below ``---``): a gain word within LIMITED_GAP words after one of these; numbers are the wrong question
+LIMITED_WORDS = frozenset({"limited", "marginal", "negligible", "minor", "slight", "tiny", "modest"})
+GAIN_NOUNS = frozenset({"improvement", "improvements", "gain", "gains", "benefit", "benefits", "speedup", "win"})
+LIMITED_GAP = 3
+# Kind: "optimize X" said only in the subject of a small change whose changelog names no speed or cost
+# ("badblocks: optimize _badblocks_check()" over "Check badblocks_empty earlier ... Clean up redundant check"):
+# "optimize" may mean tidy as well as faster; a CHECK, not a WARNING. Any of these words in the changelog (or the
+# rest of the subject) keeps the WARNING: "a cheaper cpumask_copy()", "help the branch predictor", "the fast path"
+SPEED_HINT_WORDS = frozenset({
+    "cheap", "cheaper", "cheapest", "slow", "slower", "slowpath", "slow_path", "expensive", "costly", "cost",
+    "costs", "predictor", "mispredict", "mispredicts", "prefetch", "hot", "fast",
+    "efficient", "efficiently", "bottleneck", "scalable", "micro", "microoptimization", "microoptimisation",
+})
+SMALL_CHANGE_LINES = 40  # lines added plus removed: a change a reviewer reads at a glance
 # the sentence describes an existing option or feature ("The nobarrier option ..., improving performance")
 EXISTING_WORDS = frozenset({"option"})
 EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "supposed"), ("are", "supposed"))
@@ -1410,6 +1429,28 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
     return _MICRO_REASON.search(_prose(own_body))
 
 
+def _gain_called_limited(text: str) -> bool:
+    """True when the author calls the gain small ("this optimization provides limited efficiency improvements"):
+    the speed case is not made, there is nothing to ask numbers for."""
+    words = _words(text)
+    for i, w in enumerate(words):
+        if w in LIMITED_WORDS and not GAIN_NOUNS.isdisjoint(words[i + 1 : i + 1 + LIMITED_GAP]):
+            return True
+    return False
+
+
+def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, patch: Patch) -> bool:
+    """True when the only claim is the subject's and the changelog names no speed or cost at all ("badblocks:
+    optimize _badblocks_check()" over "Check badblocks_empty earlier ..."): the subject word may mean "tidy" as
+    well as "faster", and a small change explains itself. Not told apart cleanly: CHECK, not WARNING."""
+    if body_claim is not None or claim.text.lower() not in OPTIMIZE_VERBS:
+        return False  # "Improve performance", "avoid spanning cachelines", "faster" say speed in so many words
+    if sum(fd.added_count + fd.removed_count for fd in patch.files) > SMALL_CHANGE_LINES:
+        return False
+    words = set(_words(_prose(own_body))) | set(_words(patch.subject.title))
+    return not words & (SPEED_OR_COST_WORDS | SPEED_HINT_WORDS | PATH_TERMS | CACHE_LINE_TERMS)
+
+
 def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
     """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
     checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
@@ -1446,6 +1487,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
+    if _gain_called_limited(own_body + "\n" + patch.notes):
+        return []  # "this optimization provides limited efficiency improvements": the author weighed it already
+    severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
     if NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
@@ -1480,6 +1524,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             line=line,
             symbol="perf-claim",
             state=state,
+            severity=severity,
             details={
                 "claim": claim.text,
                 "evidence": grade,

@@ -44,3 +44,56 @@ def test_not_this_patchs_claim(text: str) -> None:
 def test_near_misses_stay_claims(text: str, claim: str) -> None:
     found = rb201.find_claim(text)
     assert found is not None and found.text == claim
+
+
+# Kind (b): "optimize X" only in the subject of a small change whose changelog names no speed or cost is a CHECK
+# (the word may mean tidy as well as faster); a speed word in the changelog ("a cheaper copy") keeps the WARNING;
+# the author calling the gain marginal below ``---`` means no finding.
+from pathlib import Path  # noqa: E402
+
+from reviewbot.engine import check_patch  # noqa: E402
+from reviewbot.models import Severity  # noqa: E402
+from reviewbot.parse.mail import parse_rfc822  # noqa: E402
+from reviewbot.parse.patch import parse_patch  # noqa: E402
+from reviewbot.registry import load_rules  # noqa: E402
+from reviewbot.rule import RuleContext  # noqa: E402
+
+_RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB201")
+
+
+def _findings(name: str, *, strict: bool = True) -> list:
+    path = Path(_RULE.examples_dir) / name
+    patch = parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+    return list(check_patch(patch, [_RULE], RuleContext(strict=strict)).findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "severity"),
+    [
+        ("bad-subject-only-optimize-check.patch", Severity.CHECK),
+        ("bad-subject-only-claim.patch", Severity.CHECK),
+        ("bad-subject-optimize-cheaper.patch", Severity.WARNING),
+        ("bad-speed-up.patch", Severity.WARNING),
+    ],
+)
+def test_subject_only_optimize_is_a_check(name: str, severity: Severity) -> None:
+    findings = _findings(name)
+    assert [f.severity for f in findings] == [severity]
+    assert len(_findings(name, strict=False)) == (0 if severity is Severity.CHECK else 1)
+
+
+def test_author_calls_the_gain_marginal() -> None:
+    assert _findings("good-limited-gain.patch") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "limited"),
+    [
+        ("I know this optimization provides limited efficiency improvements in this case.", True),
+        ("This gives only marginal improvements here.", True),
+        ("The limited queue depth improves throughput by avoiding retries.", False),
+        ("This gives a small improvement on every call.", False),
+    ],
+)
+def test_gain_called_limited(text: str, limited: bool) -> None:
+    assert rb201._gain_called_limited(text) is limited
