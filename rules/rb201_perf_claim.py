@@ -1130,6 +1130,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
                     continue  # "no performance change"; "an optimization that doesn't help"
+                if not NEGATIONS.isdisjoint(words[span[0] : span[1] + 1]):
+                    continue  # "vdso_time_data is not cacheline aligned at the moment": the old state, stated
                 if words[:2] == ["now", "that"] and a < sentence.find(","):
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
@@ -1551,7 +1553,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     else:
         ideas.append("a macro benchmark of a workload that hits this path")
     if f.details.get("cache_lines") and not f.details.get("size_numbers"):
-        ideas.append("perf c2c output showing less cache-line contention")
+        contended = CONTENDED_LINES_RE.search(patch.subject.title + "\n" + patch.commit_message) is not None
+        ideas.append("perf c2c output showing less cache-line contention" if contended
+                     else "cache misses per call (perf stat -e cache-misses)")
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
     # the draft quotes the changelog's claim when it has one, else the Subject line
     in_body = f.line is not None or find_claim(patch.commit_message) is not None
@@ -1585,14 +1589,27 @@ THREAD_WORDS = ThreadWords(
 )
 
 
+# cache lines contended between CPUs (false sharing, bouncing, contention named with a cache line): perf c2c
+# fits; a field moved into a hot line or an array aligned touches fewer lines, which perf c2c does not show
+_LINE = r"cache[ -]?lines?|cachelines?"
+CONTENDED_LINES_RE = lazyre.compile(
+    rf"false[ -]shar|\bc2c\b|bounc|ping[ -]?pong|(?:{_LINE})[\s\S]{{0,200}}?conten(?:d|tion)|conten(?:d|tion)[\s\S]{{0,200}}?(?:{_LINE})",
+    re.I,
+)
+
+
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
     ("instructions", lazyre.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
                                 r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
-    ("cache", lazyre.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
+    # false sharing, lines bouncing between CPUs: what perf c2c shows
+    ("contended cache lines", CONTENDED_LINES_RE,
      "perf c2c output before and after, showing the contended cache lines going away"),
+    # a field moved into a hot cache line, an array aligned: fewer lines touched, no contention to show
+    ("cache lines touched", lazyre.compile(r"cache[ -]?lines?|cacheline", re.I),
+     "cache misses before and after (perf stat -e cache-misses) under a benchmark that loads this path"),
     ("latency", lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
      "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
      "only an average"),
@@ -1631,11 +1648,30 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
+def _cost_sentence(text: str) -> str:
+    """The first sentence of the changelog ``text`` that names a speed or a cost without being a claim form
+    ("in this case we can use a cheaper cpumask_copy() instead of cpumask_and()"), else "": under a claim said
+    only in the subject, the draft quotes the author's reason rather than the subject line."""
+    prose = _prose(text)
+    hints = SPEED_OR_COST_WORDS | SPEED_HINT_WORDS | PATH_TERMS
+    for p_start, paragraph in _paragraphs(prose):
+        for s_start, sentence in _sentences(paragraph):
+            if sentence.rstrip().endswith(":"):
+                return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
+            if not hints.isdisjoint(_words(sentence)) and not _HEADER_LINE_RE.match(sentence.lstrip()):
+                return _sentence_at(prose, p_start + s_start + len(sentence) - len(sentence.lstrip()))
+    return ""
+
+
 _HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
 
 
+QUOTE_WORDS = 45  # the longest sentence a draft quotes whole
+QUOTE_MIN_WORDS = 15  # a cut sentence keeps at least this many words
+
+
 def _sentence_at(text: str, pos: int) -> str:
-    """The sentence of ``text`` holding the character at ``pos``, at most 30 words; a list item is a sentence
+    """The sentence of ``text`` holding the character at ``pos``, at most QUOTE_WORDS words; a list item is a sentence
     of its own (no quote spliced across bullets), its bullet left out."""
     start, end = 0, len(text)
     for m in _SENTENCE_SPLIT_RE.finditer(text):
@@ -1645,7 +1681,19 @@ def _sentence_at(text: str, pos: int) -> str:
             end = m.start()
             break
     words = _BULLET_RE.sub("", " ".join(text[start:end].split()), count=1).split(" ")
-    return " ".join(words[:30]) + ("..." if len(words) > 30 else "")
+    if len(words) <= QUOTE_WORDS:
+        return " ".join(words)
+    # a long sentence is cut at the last clause end (",", ";") within QUOTE_WORDS, never mid-clause ("the fast..."),
+    # and the cut is shown as "[...]"
+    claim_k = len(text[start:pos].split())  # the claim's word: the quote keeps it and a few words after
+    lead = ""
+    if claim_k + 4 > QUOTE_WORDS:
+        words, claim_k, lead = words[claim_k - QUOTE_MIN_WORDS :], QUOTE_MIN_WORDS, "[...] "
+        if len(words) <= QUOTE_WORDS:
+            return lead + " ".join(words)
+    first = max(QUOTE_MIN_WORDS, claim_k + 3)
+    cut = max((k + 1 for k in range(first, QUOTE_WORDS) if words[k].endswith((",", ";"))), default=QUOTE_WORDS)
+    return lead + " ".join(words[:cut]).rstrip(",;") + " [...]"
 
 
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
@@ -1666,6 +1714,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 sentence = ""  # a "Subject:"/"From:" header line quoted in the body: never quote it, use the subject
             if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
                 sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
+        else:
+            sentence = _cost_sentence(own)  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
     else:
         sentence = _claim_sentence(patch.commit_message)
     text_for_kind = f"{sentence} {f.details.get('claim', '')}"
@@ -1679,7 +1729,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
             ask = what
-            if kind == "throughput":
+            if kind in ("throughput", "cache lines touched"):
                 ask += f" ({f.details['suggest']}, or the workload that showed the problem)" \
                     if f.details.get("suggest") else " (the workload that showed the problem)"
             break

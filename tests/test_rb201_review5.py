@@ -18,6 +18,7 @@ from reviewbot.rules import rb201_perf_claim as rb201
     [
         "As a cheap optimization, the get side could use a relaxed increment on architectures that have one.",
         "Larger optimizations are in the works.",
+        "qux_time_data is not cacheline aligned at the moment.",
         "Doing any of these optimizations while keeping the full barrier would complicate the code.",
         "Add an explicit smp_mb() and allow architectures to override it as an optimization if they want to.",
         "The array layout is chosen so that the page backed pools can use a nice batch optimization.",
@@ -97,3 +98,35 @@ def test_author_calls_the_gain_marginal() -> None:
 )
 def test_gain_called_limited(text: str, limited: bool) -> None:
     assert rb201._gain_called_limited(text) is limited
+
+
+# Kind (c): the words of the draft. perf c2c only where cache lines are contended; a field moved into the first
+# cache line touches fewer lines; a claim said only in the subject quotes the changelog's reason when it has one.
+from test_rb201_reply import _reply  # noqa: E402
+
+
+def test_a_field_moved_into_the_first_cache_line_gets_no_perf_c2c() -> None:
+    text = _reply("[PATCH] qux: move qux_inode into the first cacheline of qux_dev", """
+The .qux_inode field is used in the I/O fast path of qux_write_iter(), so it is
+more efficient to keep it in the first cacheline.
+""", path="block/qux.c")
+    assert "perf c2c" not in text and "contended" not in text
+    assert "cache misses before and after" in text
+
+
+def test_false_sharing_still_gets_perf_c2c() -> None:
+    text = _reply("[PATCH] qux: move the counters apart", """
+Put the producer and consumer counters on separate cache lines to stop
+false sharing between the two CPUs.
+""")
+    assert "perf c2c" in text
+
+
+def test_subject_only_claim_quotes_the_changelogs_reason() -> None:
+    text = _reply("[PATCH] qux: optimize qux_send_many()", """
+The function is mostly called with the online mask, and then a cheaper
+copy of the mask does instead of an intersection.
+""")
+    assert text.startswith('The changelog says "The function is mostly called with the online mask, and then a '
+                           'cheaper copy of the mask does instead of an intersection"')
+    assert "The subject says" not in text
