@@ -1729,7 +1729,9 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
             ask = what
-            if kind in ("throughput", "cache lines touched"):
+            if kind == "cache lines touched" and f.details.get("suggest"):
+                ask += f" ({f.details['suggest']})"
+            if kind == "throughput":
                 ask += f" ({f.details['suggest']}, or the workload that showed the problem)" \
                     if f.details.get("suggest") else " (the workload that showed the problem)"
             break
