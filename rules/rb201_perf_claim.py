@@ -42,6 +42,15 @@ Reads the subject and the commit message as a reviewer does, in three steps:
    same cache line" says where members sit, a claim only with a gain or cost named (``PLACEMENT_GAIN_WORDS``).
    Hot members grouped into one cache line are a claim wherever the cache line word stands ("All the io path
    hot members can fit within the first 64-bytes, which is a common cacheline": ``HOT_WORDS``).
+   Not this patch's claim either: an optimisation imagined or offered to others ("As a trivial optimization, X
+   could use ...", "can use a nice batch optimization", "any of these optimizations": ``MODAL_WORDS``,
+   ``ANY_WORDS``), one argued harmless ("this optimization is likely harmless": ``SAFE_WORDS``), the cost of the
+   road not taken ("While the whole struct could be cleared by memset(), ... unnecessary overhead":
+   ``CONCESSIVE_WORDS``), work "in the works".
+   The author calling the gain small ("this optimization provides limited efficiency improvements", often below
+   ``---``: ``LIMITED_WORDS``) means no finding. "optimize X" said only in the subject of a small change
+   (``SMALL_CHANGE_LINES``) whose changelog names no speed or cost ("Check badblocks_empty earlier ...":
+   ``SPEED_HINT_WORDS``) is a CHECK, not a WARNING: the word may mean tidy as well as faster.
    The word lists at the top of the module are the whole vocabulary: a false
    positive is fixed by adding a word there and an example patch.
 
@@ -317,8 +326,39 @@ FUTURE_PHRASES = (
     ("on", "top"), ("down", "the", "road"), ("next", "step"), ("if", "we", "ever"), ("if", "we", "are", "ever"),
     ("if", "we", "were"), ("can", "be", "optimized"), ("could", "be", "optimized"), ("can", "be", "optimised"),
     ("could", "be", "optimised"), ("could", "be", "improved"), ("can", "be", "improved"), ("could", "be", "done"),
-    ("can", "be", "done"), ("may", "be", "optimized"), ("might", "be", "optimized"),
+    ("can", "be", "done"), ("may", "be", "optimized"), ("might", "be", "optimized"), ("in", "the", "works"),
 )
+# Kind: the sentence names an optimisation that is not this patch's gain (a reviewer reads it as context):
+# an optimisation offered or imagined: "As a trivial optimization, mmgrab() could use a relaxed atomic", "the
+# fast path can use a nice batch optimization", "allow architectures to override it as an optimization": an
+# optimisation with "a"/"an" and a modal or an enabling verb in the same sentence. "This is a small
+# optimization that can save ..." stays a claim: the modal comes after the optimisation and no "as a" fronts it.
+MODAL_WORDS = frozenset({"could", "would", "might", "may", "can"})
+INDEFINITE_WORDS = frozenset({"a", "an"})
+ANY_WORDS = frozenset({"any", "whatever", "whichever"})  # "any of these optimizations": one that might be done
+ARTICLE_GAP = 3  # adjectives between "a" and "optimization": "a nice batch optimization"
+# the optimisation argued harmless: "this optimization is likely harmless because ...": a correctness argument
+SAFE_WORDS = frozenset({"harmless", "safe", "correct", "valid", "legal", "benign", "fine", "ok", "okay"})
+# the road not taken: "While the whole struct could get cleared by memset(), ... this may cause unnecessary
+# overhead": a sentence that opens with a concession about what the patch could have done weighs the
+# alternative's cost, not this patch's gain
+CONCESSIVE_WORDS = frozenset({"while", "although", "though", "whilst"})
+ALTERNATIVE_MODALS = frozenset({"could", "would"})
+# Kind: the author weighs the gain himself: "I know this optimization provides limited efficiency improvements"
+# (often below ``---``): a gain word within LIMITED_GAP words after one of these; numbers are the wrong question
+LIMITED_WORDS = frozenset({"limited", "marginal", "negligible", "minor", "slight", "tiny", "modest"})
+GAIN_NOUNS = frozenset({"improvement", "improvements", "gain", "gains", "benefit", "benefits", "speedup", "win"})
+LIMITED_GAP = 3
+# Kind: "optimize X" said only in the subject of a small change whose changelog names no speed or cost
+# ("badblocks: optimize _badblocks_check()" over "Check badblocks_empty earlier ... Clean up redundant check"):
+# "optimize" may mean tidy as well as faster; a CHECK, not a WARNING. Any of these words in the changelog (or the
+# rest of the subject) keeps the WARNING: "a cheaper cpumask_copy()", "help the branch predictor", "the fast path"
+SPEED_HINT_WORDS = frozenset({
+    "cheap", "cheaper", "cheapest", "slow", "slower", "slowpath", "slow_path", "expensive", "costly", "cost",
+    "costs", "predictor", "mispredict", "mispredicts", "prefetch", "hot", "fast",
+    "efficient", "efficiently", "bottleneck", "scalable", "micro", "microoptimization", "microoptimisation",
+})
+SMALL_CHANGE_LINES = 40  # lines added plus removed: a change a reviewer reads at a glance
 # the sentence describes an existing option or feature ("The nobarrier option ..., improving performance")
 EXISTING_WORDS = frozenset({"option"})
 EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "supposed"), ("are", "supposed"))
@@ -1015,11 +1055,49 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
         (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
         if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
             return True  # "the has_sleepers optimization": an identifier names it
+        if _offered_optimization(words, i):
+            return True  # "As a trivial optimization, X could use ...": imagined or offered, not this patch's
+        if _argued_safe(words, i):
+            return True  # "this optimization is likely harmless": a correctness argument
         if "used" in words[max(0, i - 6) : i]:
             k = max(0, i - 6) + words[max(0, i - 6) : i].index("used")
             if k + 1 < i and words[k + 1] in ("for", "by"):
                 return True  # "used for ... optimizations": what existing code is for
     return False
+
+
+def _offered_optimization(words: Sequence[str], i: int) -> bool:
+    """True when the noun ``words[i]`` ("optimization") is an optimisation imagined or offered to others: "any of
+    these optimizations", or "a"/"an"
+    before it and either "as a ..." with a modal or enabling verb anywhere in the sentence ("As a trivial
+    optimization, mmgrab() could use ...", "allow architectures to override it as an optimization"), or a modal
+    just before the article ("the fast path can use a nice batch optimization")."""
+    if not words[i].endswith(("ation", "ations")):
+        return False
+    if ANY_WORDS & set(words[max(0, i - 3) : i]):
+        return True  # "Doing any of these optimizations while ...": whichever might be done, not this patch's
+    article = next((k for k in range(i - 1, max(-1, i - 1 - ARTICLE_GAP), -1) if words[k] in INDEFINITE_WORDS), None)
+    if article is None:
+        return False
+    if article > 0 and words[article - 1] == "as":
+        return any(w in MODAL_WORDS or w in ENABLE_WORDS for w in words)
+    return any(w in MODAL_WORDS for w in words[max(0, article - 3) : article])
+
+
+def _argued_safe(words: Sequence[str], i: int) -> bool:
+    """True when the optimisation ``words[i]`` is said to be harmless or safe ("this optimization is likely
+    harmless"): the sentence argues correctness, not speed."""
+    after = words[i + 1 : i + 5]
+    return bool(IS_WORDS & set(after[:2])) and bool(SAFE_WORDS & set(after))
+
+
+def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
+    """True when the sentence opens with a concession about what could have been done instead ("While the whole
+    struct could get cleared by memset() in that case, ... this may cause unnecessary overhead"): its cost words
+    are the alternative's."""
+    if not words or words[0] not in CONCESSIVE_WORDS or "," not in sentence:
+        return False
+    return bool(ALTERNATIVE_MODALS & set(_words(sentence[: sentence.index(",")])))
 
 
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
@@ -1038,6 +1116,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 continue  # no claim word in the sentence
             if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
+            if _road_not_taken(words, sentence):
+                continue  # "While X could be done, it may cause overhead": the alternative's cost
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -1050,6 +1130,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
                     continue  # "no performance change"; "an optimization that doesn't help"
+                if not NEGATIONS.isdisjoint(words[span[0] : span[1] + 1]):
+                    continue  # "vdso_time_data is not cacheline aligned at the moment": the old state, stated
                 if words[:2] == ["now", "that"] and a < sentence.find(","):
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
@@ -1349,6 +1431,28 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
     return _MICRO_REASON.search(_prose(own_body))
 
 
+def _gain_called_limited(text: str) -> bool:
+    """True when the author calls the gain small ("this optimization provides limited efficiency improvements"):
+    the speed case is not made, there is nothing to ask numbers for."""
+    words = _words(text)
+    for i, w in enumerate(words):
+        if w in LIMITED_WORDS and not GAIN_NOUNS.isdisjoint(words[i + 1 : i + 1 + LIMITED_GAP]):
+            return True
+    return False
+
+
+def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, patch: Patch) -> bool:
+    """True when the only claim is the subject's and the changelog names no speed or cost at all ("badblocks:
+    optimize _badblocks_check()" over "Check badblocks_empty earlier ..."): the subject word may mean "tidy" as
+    well as "faster", and a small change explains itself. Not told apart cleanly: CHECK, not WARNING."""
+    if body_claim is not None or claim.text.lower() not in OPTIMIZE_VERBS:
+        return False  # "Improve performance", "avoid spanning cachelines", "faster" say speed in so many words
+    if sum(fd.added_count + fd.removed_count for fd in patch.files) > SMALL_CHANGE_LINES:
+        return False
+    words = set(_words(_prose(own_body))) | set(_words(patch.subject.title))
+    return not words & (SPEED_OR_COST_WORDS | SPEED_HINT_WORDS | PATH_TERMS | CACHE_LINE_TERMS)
+
+
 def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
     """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
     checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
@@ -1387,6 +1491,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
+    if _gain_called_limited(own_body + "\n" + patch.notes):
+        return []  # "this optimization provides limited efficiency improvements": the author weighed it already
+    severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
     if NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
@@ -1421,6 +1528,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             line=line,
             symbol="perf-claim",
             state=state,
+            severity=severity,
             details={
                 "claim": claim.text,
                 "evidence": grade,
@@ -1447,7 +1555,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     else:
         ideas.append("a macro benchmark of a workload that hits this path")
     if f.details.get("cache_lines") and not f.details.get("size_numbers"):
-        ideas.append("perf c2c output showing less cache-line contention")
+        contended = CONTENDED_LINES_RE.search(patch.subject.title + "\n" + patch.commit_message) is not None
+        ideas.append("perf c2c output showing less cache-line contention" if contended
+                     else "cache misses per call (perf stat -e cache-misses)")
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
     # the draft quotes the changelog's claim when it has one, else the Subject line
     in_body = f.line is not None or find_claim(patch.commit_message) is not None
@@ -1481,14 +1591,27 @@ THREAD_WORDS = ThreadWords(
 )
 
 
+# cache lines contended between CPUs (false sharing, bouncing, contention named with a cache line): perf c2c
+# fits; a field moved into a hot line or an array aligned touches fewer lines, which perf c2c does not show
+_LINE = r"cache[ -]?lines?|cachelines?"
+CONTENDED_LINES_RE = lazyre.compile(
+    rf"false[ -]shar|\bc2c\b|bounc|ping[ -]?pong|(?:{_LINE})[\s\S]{{0,200}}?conten(?:d|tion)|conten(?:d|tion)[\s\S]{{0,200}}?(?:{_LINE})",
+    re.I,
+)
+
+
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
     ("instructions", lazyre.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
                                 r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
      "cycles per call before and after, or a micro-benchmark of the function"),
-    ("cache", lazyre.compile(r"cache[ -]?lines?|false[ -]shar|cacheline|\bc2c\b", re.I),
+    # false sharing, lines bouncing between CPUs: what perf c2c shows
+    ("contended cache lines", CONTENDED_LINES_RE,
      "perf c2c output before and after, showing the contended cache lines going away"),
+    # a field moved into a hot cache line, an array aligned: fewer lines touched, no contention to show
+    ("cache lines touched", lazyre.compile(r"cache[ -]?lines?|cacheline", re.I),
+     "cache misses before and after (perf stat -e cache-misses) under a benchmark that loads this path"),
     ("latency", lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
      "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
      "only an average"),
@@ -1527,11 +1650,30 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
+def _cost_sentence(text: str) -> str:
+    """The first sentence of the changelog ``text`` that names a speed or a cost without being a claim form
+    ("in this case we can use a cheaper cpumask_copy() instead of cpumask_and()"), else "": under a claim said
+    only in the subject, the draft quotes the author's reason rather than the subject line."""
+    prose = _prose(text)
+    hints = SPEED_OR_COST_WORDS | SPEED_HINT_WORDS | PATH_TERMS
+    for p_start, paragraph in _paragraphs(prose):
+        for s_start, sentence in _sentences(paragraph):
+            if sentence.rstrip().endswith(":"):
+                return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
+            if not hints.isdisjoint(_words(sentence)) and not _HEADER_LINE_RE.match(sentence.lstrip()):
+                return _sentence_at(prose, p_start + s_start + len(sentence) - len(sentence.lstrip()))
+    return ""
+
+
 _HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
 
 
+QUOTE_WORDS = 45  # the longest sentence a draft quotes whole
+QUOTE_MIN_WORDS = 15  # a cut sentence keeps at least this many words
+
+
 def _sentence_at(text: str, pos: int) -> str:
-    """The sentence of ``text`` holding the character at ``pos``, at most 30 words; a list item is a sentence
+    """The sentence of ``text`` holding the character at ``pos``, at most QUOTE_WORDS words; a list item is a sentence
     of its own (no quote spliced across bullets), its bullet left out."""
     start, end = 0, len(text)
     for m in _SENTENCE_SPLIT_RE.finditer(text):
@@ -1541,7 +1683,19 @@ def _sentence_at(text: str, pos: int) -> str:
             end = m.start()
             break
     words = _BULLET_RE.sub("", " ".join(text[start:end].split()), count=1).split(" ")
-    return " ".join(words[:30]) + ("..." if len(words) > 30 else "")
+    if len(words) <= QUOTE_WORDS:
+        return " ".join(words)
+    # a long sentence is cut at the last clause end (",", ";") within QUOTE_WORDS, never mid-clause ("the fast..."),
+    # and the cut is shown as "[...]"
+    claim_k = len(text[start:pos].split())  # the claim's word: the quote keeps it and a few words after
+    lead = ""
+    if claim_k + 4 > QUOTE_WORDS:
+        words, claim_k, lead = words[claim_k - QUOTE_MIN_WORDS :], QUOTE_MIN_WORDS, "[...] "
+        if len(words) <= QUOTE_WORDS:
+            return lead + " ".join(words)
+    first = max(QUOTE_MIN_WORDS, claim_k + 3)
+    cut = max((k + 1 for k in range(first, QUOTE_WORDS) if words[k].endswith((",", ";"))), default=QUOTE_WORDS)
+    return lead + " ".join(words[:cut]).rstrip(",;") + " [...]"
 
 
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
@@ -1562,6 +1716,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 sentence = ""  # a "Subject:"/"From:" header line quoted in the body: never quote it, use the subject
             if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
                 sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
+        else:
+            sentence = _cost_sentence(own)  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
     else:
         sentence = _claim_sentence(patch.commit_message)
     text_for_kind = f"{sentence} {f.details.get('claim', '')}"
@@ -1575,6 +1731,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
             ask = what
+            if kind == "cache lines touched" and f.details.get("suggest"):
+                ask += f" ({f.details['suggest']})"
             if kind == "throughput":
                 ask += f" ({f.details['suggest']}, or the workload that showed the problem)" \
                     if f.details.get("suggest") else " (the workload that showed the problem)"

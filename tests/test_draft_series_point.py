@@ -24,7 +24,8 @@ def _mail(n: int, subject: str, body: str) -> str:
 
 
 def _patch(n: int, func: str) -> str:
-    body = (f"Use the bitmap API in {func}() directly.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+    # "cheaper" names the cost: a bare subject "optimize" over a changelog naming none is only a CHECK (RB201)
+    body = (f"Use the cheaper bitmap API in {func}() directly.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
             f"diff --git a/lib/f{n}.c b/lib/f{n}.c\n--- a/lib/f{n}.c\n+++ b/lib/f{n}.c\n"
             f"@@ -1,3 +1,3 @@ int {func}(void)\n {{\n-\treturn slow_{n}();\n+\treturn fast_{n}();\n }}\n-- \n2.43.0\n")
     return _mail(n, f"[PATCH {n}/3] lib: optimize {func}()", body)
