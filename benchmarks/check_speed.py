@@ -64,22 +64,41 @@ def regular_install(tmp: Path) -> list[str] | None:
     import sysconfig
 
     dist = tmp / "dist"
-    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "-q", "--outdir", str(dist), str(ROOT)],
-                           capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "-q", "--outdir", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     wheels = sorted(dist.glob("reviewbot-*.whl"))
     if built.returncode != 0 or not wheels:
-        print(f"regular install: building the wheel failed ({built.stderr.strip().splitlines()[-1:]}),"
-              " measuring the development venv's script instead")
+        print(
+            f"regular install: building the wheel failed ({built.stderr.strip().splitlines()[-1:]}),"
+            " measuring the development venv's script instead"
+        )
         return None
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     purelib = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
     (purelib / "reviewbot-deps.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target",
-                    str(purelib), str(wheels[-1])], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(purelib),
+            str(wheels[-1]),
+        ],
+        check=True,
+    )
     script = venv / "bin" / "reviewbot"
-    script.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom reviewbot.cli import main\nsys.exit(main())\n",
-                      encoding="utf-8")
+    script.write_text(
+        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom reviewbot.cli import main\nsys.exit(main())\n", encoding="utf-8"
+    )
     script.chmod(0o755)
     return [str(script)]
 
@@ -102,9 +121,21 @@ def wall(cmd: list[str], runs: int, cwd: Path) -> tuple[float, int]:
 
 
 WATCHED = (
-    "site", "click", "logging", "reviewbot.models", "reviewbot.report", "reviewbot.checking",
-    "reviewbot.registry", "importlib.metadata", "hashlib", "reviewbot.parse.mail", "reviewbot.parse.patch",
-    "unidiff", "reviewbot.fetch.mailfiles", "reviewbot.config", "reviewbot.cutil",
+    "site",
+    "click",
+    "logging",
+    "reviewbot.models",
+    "reviewbot.report",
+    "reviewbot.checking",
+    "reviewbot.registry",
+    "importlib.metadata",
+    "hashlib",
+    "reviewbot.parse.mail",
+    "reviewbot.parse.patch",
+    "unidiff",
+    "reviewbot.fetch.mailfiles",
+    "reviewbot.config",
+    "reviewbot.cutil",
 )
 
 
@@ -195,8 +226,14 @@ def batch_runs(mbox: Path, runs: int, cwd: Path) -> list[dict]:
     """``runs`` whole batch checks of ``mbox``, each in a fresh child process (timed inside it)."""
     out = []
     for _ in range(runs):
-        proc = subprocess.run([sys.executable, "-c", BATCH_CHILD, str(mbox)], cwd=cwd, env=CHILD_ENV,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", BATCH_CHILD, str(mbox)],
+            cwd=cwd,
+            env=CHILD_ENV,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     return out
 
@@ -259,8 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-runs", type=int, default=3, help="fresh processes for the batch figure (best, median)")
     ap.add_argument("--checkpatch-batch", type=int, default=100, help="corpus patches given to checkpatch.pl")
     ap.add_argument("--no-checkpatch", action="store_true")
-    ap.add_argument("--dev-venv", action="store_true",
-                    help="time this venv's reviewbot script (an editable install) instead of a wheel in a fresh venv")
+    ap.add_argument(
+        "--dev-venv",
+        action="store_true",
+        help="time this venv's reviewbot script (an editable install) instead of a wheel in a fresh venv",
+    )
     args = ap.parse_args(argv)
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -283,8 +323,10 @@ def main(argv: list[str] | None = None) -> int:
         floor, _ = wall([python, "-c", "pass"], args.runs, tmp)
         print(f"python startup floor: median {floor:.3f} s (`python -c pass` of that venv)")
         single, status = wall(cmd, args.runs, tmp)
-        print(f"single: median {single:.3f} s wall over {args.runs} runs of `reviewbot check <{lines}-line patch>`"
-              f" (exit {status}; target <= 0.110 s; {single - floor:.3f} s above the interpreter floor)")
+        print(
+            f"single: median {single:.3f} s wall over {args.runs} runs of `reviewbot check <{lines}-line patch>`"
+            f" (exit {status}; target <= 0.110 s; {single - floor:.3f} s above the interpreter floor)"
+        )
         print("  slowest imports of one run (ms, cumulative, -X importtime): " + import_profile(cmd, tmp))
 
         runs = batch_runs(args.mbox, max(1, args.batch_runs), tmp)
@@ -322,7 +364,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         cp_cmd = ["perl", str(checkpatch), "--no-tree", "-q", str(patch_file)]
         cp_single, _ = wall(cp_cmd, args.runs, tmp)
-        print(f"checkpatch.pl --no-tree: single median {cp_single:.3f} s; reviewbot/checkpatch = {single / cp_single:.2f}")
+        print(
+            f"checkpatch.pl --no-tree: single median {cp_single:.3f} s; reviewbot/checkpatch = {single / cp_single:.2f}"
+        )
         sample = [i for i in items if b"\ndiff --git " in i.raw.data][: args.checkpatch_batch]
         files = []
         for n, item in enumerate(sample):
@@ -330,12 +374,18 @@ def main(argv: list[str] | None = None) -> int:
             f.write_bytes(item.raw.data)
             files.append(str(f))
         t0 = time.perf_counter()
-        subprocess.run(["perl", str(checkpatch), "--no-tree", "-q", *files], cwd=tmp,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            ["perl", str(checkpatch), "--no-tree", "-q", *files],
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         cp_elapsed = time.perf_counter() - t0
         cp_rate = len(files) / cp_elapsed
-        print(f"checkpatch.pl --no-tree: batch {len(files)} patches in {cp_elapsed:.2f} s = {cp_rate:,.1f} patches/s;"
-              f" reviewbot is {rate / cp_rate:,.0f}x faster per patch")
+        print(
+            f"checkpatch.pl --no-tree: batch {len(files)} patches in {cp_elapsed:.2f} s = {cp_rate:,.1f} patches/s;"
+            f" reviewbot is {rate / cp_rate:,.0f}x faster per patch"
+        )
         summary.append(
             f"checkpatch.pl --no-tree: single {cp_single:.3f} s (reviewbot/checkpatch = {single / cp_single:.2f});"
             f" batch {cp_rate:,.1f} patches/s (reviewbot {rate / cp_rate:,.0f}x faster)"

@@ -69,18 +69,64 @@ from reviewbot.store import Store, message_from_row  # noqa: E402
 
 # how a reviewer asks each rule's question (lower case, searched in the reply's own text)
 QUESTIONS = {
-    "RB101": ("cache line", "cacheline", "cache-line", "layout", "false sharing", "randstruct", "randomize_layout",
-              "comment", "hot field", "reorder"),
-    "RB102": ("pair with", "pairs with", "paired", "pairing", "what does this barrier", "which barrier",
-              "what ordering", "why is this barrier", "barrier needed", "add a comment", "memory-barriers.txt",
-              "in a comment", "explain this barrier", "a good comment", "against what"),
-    "RB201": ("numbers", "benchmark", "measure", "performance data", "perf data", "how much", "any data",
-              "what is the gain", "improvement", "results", "cycles"),
+    "RB101": (
+        "cache line",
+        "cacheline",
+        "cache-line",
+        "layout",
+        "false sharing",
+        "randstruct",
+        "randomize_layout",
+        "comment",
+        "hot field",
+        "reorder",
+    ),
+    "RB102": (
+        "pair with",
+        "pairs with",
+        "paired",
+        "pairing",
+        "what does this barrier",
+        "which barrier",
+        "what ordering",
+        "why is this barrier",
+        "barrier needed",
+        "add a comment",
+        "memory-barriers.txt",
+        "in a comment",
+        "explain this barrier",
+        "a good comment",
+        "against what",
+    ),
+    "RB201": (
+        "numbers",
+        "benchmark",
+        "measure",
+        "performance data",
+        "perf data",
+        "how much",
+        "any data",
+        "what is the gain",
+        "improvement",
+        "results",
+        "cycles",
+    ),
     "RB202": ("timing code", "debug code", "leftover", "left over", "measurement code", "get_cycles", "ktime"),
 }
-LIST_HOST_TAILS = ("r.kernel.org", "ts.infradead.org", "ts.linux.dev", "ts.ozlabs.org", "kvack.org",
-                   "ts.freedesktop.org", "ts.sourceforge.net", "ts.linuxfoundation.org", "ts.linaro.org",
-                   "ts.osuosl.org", "ts.xenproject.org", "ts.linux-foundation.org")
+LIST_HOST_TAILS = (
+    "r.kernel.org",
+    "ts.infradead.org",
+    "ts.linux.dev",
+    "ts.ozlabs.org",
+    "kvack.org",
+    "ts.freedesktop.org",
+    "ts.sourceforge.net",
+    "ts.linuxfoundation.org",
+    "ts.linaro.org",
+    "ts.osuosl.org",
+    "ts.xenproject.org",
+    "ts.linux-foundation.org",
+)
 
 
 def own_paragraphs(body: str) -> list[str]:
@@ -183,10 +229,20 @@ def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
 
 
 def measure(db: Path, outbox: Path, identity: str = "") -> dict:
-    counts = {"drafts": 0, "repeats_reviewer": 0, "repeats_paragraph": 0, "lookalike_paragraphs": 0,
-              "repeated_hunk_headers": 0, "bad_hunk_headers": 0, "bad_hunk_lines": 0,
-              "titles_on_two_revisions": 0, "old_revision_drafts": 0, "incomplete_recipients": 0, "flagged_incomplete": 0,
-              "to_patch_lists": 0}
+    counts = {
+        "drafts": 0,
+        "repeats_reviewer": 0,
+        "repeats_paragraph": 0,
+        "lookalike_paragraphs": 0,
+        "repeated_hunk_headers": 0,
+        "bad_hunk_headers": 0,
+        "bad_hunk_lines": 0,
+        "titles_on_two_revisions": 0,
+        "old_revision_drafts": 0,
+        "incomplete_recipients": 0,
+        "flagged_incomplete": 0,
+        "to_patch_lists": 0,
+    }
     which: dict[str, list[str]] = defaultdict(list)
     drafted: dict[str, str] = {}  # answered Message-ID -> its subject, for the revision count
     with Store(db) as store:
@@ -222,8 +278,11 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                 which["repeated_hunk_headers"].append(name)
             # @@ lines
             headers = {h.header.strip() for fd in patch.files for h in fd.hunks}
-            bad = [ln for ln in body.split("\n") if ln.startswith("> @@")
-                   and ln[2:].strip() not in headers and not _computed_ok(ln[2:], patch)]
+            bad = [
+                ln
+                for ln in body.split("\n")
+                if ln.startswith("> @@") and ln[2:].strip() not in headers and not _computed_ok(ln[2:], patch)
+            ]
             if bad:
                 counts["bad_hunk_headers"] += 1
                 counts["bad_hunk_lines"] += len(bad)
@@ -245,8 +304,11 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
             findings = [store._rows("SELECT * FROM findings WHERE fingerprint = ?", [fp]) for fp in fps]
             thread = []
             if row.get("thread_id"):
-                thread = [message_from_row(r, parse_subject) for r in store.thread_members(row["thread_id"])
-                          if r["message_id"] != message.message_id]
+                thread = [
+                    message_from_row(r, parse_subject)
+                    for r in store.thread_members(row["thread_id"])
+                    if r["message_id"] != message.message_id
+                ]
             author = (message.from_addr.email if message.from_addr else "").lower()
             for rows in findings:
                 if not rows:
@@ -279,7 +341,7 @@ def _lookalike(paras: list[str]) -> bool:
 
     words = [p.split() for p in paras if len(p.split()) >= 12]
     for i, a in enumerate(words):
-        for b in words[i + 1:]:
+        for b in words[i + 1 :]:
             if difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.8:
                 return True
     return False
@@ -329,8 +391,12 @@ def _computed_ok(line: str, patch) -> bool:
     o, ol, n, nl = int(m.group(1)), int(m.group(2) or 1), int(m.group(3)), int(m.group(4) or 1)
     for fd in patch.files:
         for h in fd.hunks:
-            if h.old_start <= o and o + ol <= h.old_start + h.old_len and \
-               h.new_start <= n and n + nl <= h.new_start + h.new_len:
+            if (
+                h.old_start <= o
+                and o + ol <= h.old_start + h.old_len
+                and h.new_start <= n
+                and n + nl <= h.new_start + h.new_len
+            ):
                 return True
     return False
 

@@ -75,7 +75,9 @@ def linear_figures() -> None:
     lines100k = big_patch(100_000)
     p = timed(f"100,000-line patch ({len(lines100k) / 1e6:.1f} MB) parse+split", parse_all, lines100k, "100k")
     assert sum(f.added_count + f.removed_count for f in p.files) == 100_000
-    long_line = (HEAD.format(extra="") + "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+" + "x" * 10_000_000 + "\n").encode()
+    long_line = (
+        HEAD.format(extra="") + "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+" + "x" * 10_000_000 + "\n"
+    ).encode()
     timed("one 10 MB diff line", parse_all, long_line, "longline")
     prose = (HEAD.format(extra="").replace("---\n", "") + ("word " * 2_000_000) + "\n").encode()
     timed("10 MB single prose line, no diff", parse_all, prose, "prose")
@@ -96,7 +98,9 @@ def linear_figures() -> None:
     timed("subject: 200,000 'Re: ' prefixes", parse_subject, "Re: " * 200_000 + "x")
     quotes = head + b"\nContent-Type: text/plain; format=flowed\n\n" + (">" * 1_000_000 + " \n" * 3).encode()
     timed("1,000,000 quote marks on one flowed line", parse_rfc822, quotes, "quotes")
-    mbox = b"".join(b"From a@b Fri Mar 14 10:00:00 2025\nFrom: a@b.cd\nSubject: s\n\n>From x\n\n" for _ in range(100_000))
+    mbox = b"".join(
+        b"From a@b Fri Mar 14 10:00:00 2025\nFrom: a@b.cd\nSubject: s\n\n>From x\n\n" for _ in range(100_000)
+    )
     raws = timed(f"mbox split, 100,000 small messages ({len(mbox) / 1e6:.1f} MB)", split_mbox_bytes, mbox, "m")
     assert len(raws) == 100_000
 
@@ -122,14 +126,20 @@ def corpus_figures(path: Path) -> None:
     t5 = time.perf_counter()
     size = path.stat().st_size
     n = len(raws)
-    print(f"messages: {n}, with a diff: {len(with_diff)}, diff lines: "
-          f"{sum(len(h.lines) for p in with_diff for f in p.files for h in f.hunks)}")
+    print(
+        f"messages: {n}, with a diff: {len(with_diff)}, diff lines: "
+        f"{sum(len(h.lines) for p in with_diff for f in p.files for h in f.hunks)}"
+    )
     print(f"mbox split            {t1 - t0:7.3f} s   ({size / 1e6 / (t1 - t0):.0f} MB/s)")
     print(f"mail decoding         {t2 - t1:7.3f} s   ({n / (t2 - t1):.0f} msg/s)")
     print(f"git-am split + diff   {t3 - t2:7.3f} s   ({n / (t3 - t2):.0f} msg/s)")
-    print(f"end to end            {t3 - t0:7.3f} s   ({n / (t3 - t0):.0f} msg/s; CPU {c3 - c0:.3f} s, {n / (c3 - c0):.0f} msg/s)")
-    print(f"patches with a diff, mail+patch parse: {len(with_diff) / (t5 - t4):.0f} patches/s "
-          f"({(t5 - t4) / len(with_diff) * 1000:.2f} ms each)")
+    print(
+        f"end to end            {t3 - t0:7.3f} s   ({n / (t3 - t0):.0f} msg/s; CPU {c3 - c0:.3f} s, {n / (c3 - c0):.0f} msg/s)"
+    )
+    print(
+        f"patches with a diff, mail+patch parse: {len(with_diff) / (t5 - t4):.0f} patches/s "
+        f"({(t5 - t4) / len(with_diff) * 1000:.2f} ms each)"
+    )
 
 
 RAW_BY_ID: dict = {}
@@ -142,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     import reviewbot.parse.patch  # noqa: F401  (import cost of the parse stage)
+
     print(f"python {sys.version.split()[0]}")
     if not args.skip_linear:
         linear_figures()

@@ -31,7 +31,7 @@ def load(mirror: Path) -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]
     for path in sorted(mirror.glob("*/[12][0-9][0-9][0-9]/[01][0-9]/[0-3][0-9]/*")):
         rel = path.relative_to(mirror).as_posix()
         if path.name == "index.html":
-            days.append((f"{BASE}/{rel[:-len('index.html')]}", path.read_bytes()))
+            days.append((f"{BASE}/{rel[: -len('index.html')]}", path.read_bytes()))
         elif path.suffix == ".html" and path.stem.isdigit():
             messages.append((f"{BASE}/{rel[:-5]}", path.read_bytes()))
     return messages, days
@@ -52,8 +52,9 @@ def timed(label: str, items: list[tuple[str, bytes]], fn, repeat: int) -> tuple[
     rate = len(items) / best if best else float("inf")
     cpu_rate = len(items) / best_cpu if best_cpu else float("inf")
     mb = sum(len(b) for _, b in items) / 1e6
-    print(f"{label:<34} {len(items):>6} pages {mb:7.1f} MB {best:7.2f} s {rate:9.0f} pages/s "
-          f"{cpu_rate:9.0f} pages/CPU-s")
+    print(
+        f"{label:<34} {len(items):>6} pages {mb:7.1f} MB {best:7.2f} s {rate:9.0f} pages/s {cpu_rate:9.0f} pages/CPU-s"
+    )
     return rate, cpu_rate
 
 
@@ -78,45 +79,61 @@ def fetch_over_loopback(mirror: Path, messages: list[tuple[str, bytes]]) -> None
     with MirrorServer(mirror) as server, tempfile.TemporaryDirectory() as tmp:
         settings = Settings(base_url=server.base_url, cache_dir=Path(tmp), rate=0, obey_robots=True)
         archive = Archive(settings, clock=lambda: datetime.now(timezone.utc))
-        urls = [server.base_url + url[len(BASE):] for url, _ in messages]
+        urls = [server.base_url + url[len(BASE) :] for url, _ in messages]
         start = time.perf_counter()
         for url in urls:
             archive.fetch(url)
         took = time.perf_counter() - start
         stats = archive.stats
-        print(f"{'Archive.fetch over loopback':<34} {len(urls):>6} pages {took:17.2f} s "
-              f"{len(urls) / took:9.0f} pages/s  requests/page {stats.requests / len(urls):.3f}")
+        print(
+            f"{'Archive.fetch over loopback':<34} {len(urls):>6} pages {took:17.2f} s "
+            f"{len(urls) / took:9.0f} pages/s  requests/page {stats.requests / len(urls):.3f}"
+        )
         start = time.perf_counter()
         for url in urls:
             archive.fetch(url)
         took = time.perf_counter() - start
-        print(f"{'Archive.fetch again (cache)':<34} {len(urls):>6} pages {took:17.2f} s "
-              f"{len(urls) / took:9.0f} pages/s  new requests {archive.stats.requests - stats.requests}")
+        print(
+            f"{'Archive.fetch again (cache)':<34} {len(urls):>6} pages {took:17.2f} s "
+            f"{len(urls) / took:9.0f} pages/s  new requests {archive.stats.requests - stats.requests}"
+        )
 
 
 def _msg(inner: str) -> bytes:
-    return ('<a href=".">[day]</a>\n<pre style="white-space: pre-wrap">\n' + inner
-            + "</pre>\n<p>Powered by blists\n").encode()
+    return (
+        '<a href=".">[day]</a>\n<pre style="white-space: pre-wrap">\n' + inner + "</pre>\n<p>Powered by blists\n"
+    ).encode()
 
 
 HOSTILE = {
-    "attachment name full of markers": lambda n: ow.parse_message_page(_msg(
-        'Subject: x\n\n<span style="font-family: times;"><strong>View attachment "</strong>'
-        '<a href="1/1">' + '" of type "' * n + '</a><strong>" of type "</strong>text/plain'
-        '<strong>" (5 bytes)</strong></span>\n'), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+    "attachment name full of markers": lambda n: ow.parse_message_page(
+        _msg(
+            'Subject: x\n\n<span style="font-family: times;"><strong>View attachment "</strong>'
+            '<a href="1/1">' + '" of type "' * n + '</a><strong>" of type "</strong>text/plain'
+            '<strong>" (5 bytes)</strong></span>\n'
+        ),
+        BASE + "/linux-kernel/2023/06/01/1",
+        "linux-kernel",
+    ),
     "unclosed <a href= in a calendar": lambda n: ow.parse_month_page(
         ("<p><h2>x</h2><table class=cal_mon>" + "<a href=" * n + "</table>Powered by blists").encode(),
-        BASE + "/linux-kernel/2023/06/"),
+        BASE + "/linux-kernel/2023/06/",
+    ),
     "unclosed <table": lambda n: ow.parse_month_page(
-        ("<p><h2>x</h2>" + "<table " * n + "Powered by blists").encode(), BASE + "/linux-kernel/2023/06/"),
+        ("<p><h2>x</h2>" + "<table " * n + "Powered by blists").encode(), BASE + "/linux-kernel/2023/06/"
+    ),
     "unclosed <li><a> entries": lambda n: ow.parse_day_page(
         ("<p><h2>x</h2><ul>" + '<li><a href="1">' * n + "Powered by blists").encode(),
-        BASE + "/linux-kernel/2023/06/01/"),
+        BASE + "/linux-kernel/2023/06/01/",
+    ),
     "header folded n times": lambda n: ow.parse_message_page(
-        _msg("Cc: a\n" + " b,\n" * n + "\nbody\n"), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+        _msg("Cc: a\n" + " b,\n" * n + "\nbody\n"), BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"
+    ),
     "nav line of n links": lambda n: ow.parse_message_page(
         ('<a href="x">[day]</a> ' * n + "\n").encode() + _msg("\nx\n"),
-        BASE + "/linux-kernel/2023/06/01/1", "linux-kernel"),
+        BASE + "/linux-kernel/2023/06/01/1",
+        "linux-kernel",
+    ),
     "looks_like_patch on n '['": lambda n: ow.looks_like_patch("[" * n + "\nx"),
 }
 
@@ -145,8 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mirror not found: {args.mirror}", file=sys.stderr)
         return 2
     messages, days = load(args.mirror)
-    rate, cpu_rate = timed("parse_message_page", messages,
-                 lambda b, u: ow.parse_message_page(b, u, "linux-kernel"), args.repeat)
+    rate, cpu_rate = timed(
+        "parse_message_page", messages, lambda b, u: ow.parse_message_page(b, u, "linux-kernel"), args.repeat
+    )
     timed("parse_day_page", days, ow.parse_day_page, args.repeat)
     if args.bs4:
         timed("bs4+lxml whole page (comparison)", messages, bs4_whole_page, 1)
@@ -154,9 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         fetch_over_loopback(args.mirror, messages)
     hostile()
     load_avg = os.getloadavg()[0]
-    print(f"target >= {TARGET} message pages/s: {'met' if rate >= TARGET else 'NOT met'} "
-          f"({rate:.0f}/s wall clock, {cpu_rate:.0f}/s CPU time, "
-          f"load average {load_avg:.1f} on {os.cpu_count()} cores)")
+    print(
+        f"target >= {TARGET} message pages/s: {'met' if rate >= TARGET else 'NOT met'} "
+        f"({rate:.0f}/s wall clock, {cpu_rate:.0f}/s CPU time, "
+        f"load average {load_avg:.1f} on {os.cpu_count()} cores)"
+    )
     return 0
 
 

@@ -63,8 +63,12 @@ def extract(repo: Path, subdir: str, dest: Path) -> Path:
     if (repo / subdir).is_dir():
         return repo / subdir
     git_dir = repo / ".git" if (repo / ".git").exists() else repo
-    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", "--", subdir],
-                             capture_output=True, check=True, env=GIT_ENV).stdout
+    archive = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "archive", "HEAD", "--", subdir],
+        capture_output=True,
+        check=True,
+        env=GIT_ENV,
+    ).stdout
     dest.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     return dest / subdir
@@ -93,8 +97,9 @@ def git_mailinfo(mail: bytes, work: Path) -> tuple[dict[str, str], bytes] | None
     if proc.returncode != 0 and b"cannot convert from" in proc.stderr:
         # an unknown charset: patchwork falls back to other encodings (its test_invalid_charset
         # expects the diff); git mailinfo -n reads the mail without converting
-        proc = subprocess.run(["git", "mailinfo", "-n", str(msg), str(patch)], input=mail, capture_output=True,
-                              env=GIT_ENV)
+        proc = subprocess.run(
+            ["git", "mailinfo", "-n", str(msg), str(patch)], input=mail, capture_output=True, env=GIT_ENV
+        )
     if proc.returncode != 0:
         return None
     info: dict[str, str] = {}
@@ -109,12 +114,14 @@ def git_numstat(patch: bytes) -> tuple[str, list[tuple[int, int, str]]]:
     if not patch.strip():
         return "empty", []
     with tempfile.TemporaryDirectory() as tmp:  # outside any repository: plain git apply rules
-        proc = subprocess.run(["git", "apply", "--numstat", "-"], input=patch, capture_output=True, cwd=tmp,
-                              env=GIT_ENV)
+        proc = subprocess.run(
+            ["git", "apply", "--numstat", "-"], input=patch, capture_output=True, cwd=tmp, env=GIT_ENV
+        )
         if proc.returncode != 0 and b"lacks filename information" in proc.stderr:
             # a diff made with diff.noprefix ("diff --git f f"): git apply -p0 reads it
-            proc = subprocess.run(["git", "apply", "-p0", "--numstat", "-"], input=patch, capture_output=True,
-                                  cwd=tmp, env=GIT_ENV)
+            proc = subprocess.run(
+                ["git", "apply", "-p0", "--numstat", "-"], input=patch, capture_output=True, cwd=tmp, env=GIT_ENV
+            )
     if proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace")
         # "corrupt binary patch" is followed by "No valid patches": the corruption is what counts
@@ -288,8 +295,9 @@ def _stdlib_reading(mail: bytes):
         except Exception:  # noqa: BLE001 - the peer's own failure: nothing to compare
             return None
 
-    msgid = field(lambda: (str(em["Message-ID"]).strip().strip("<>").strip() if em["Message-ID"] else ""))
+    msgid = field(lambda: str(em["Message-ID"]).strip().strip("<>").strip() if em["Message-ID"] else "")
     subject = field(lambda: _norm(str(em["Subject"] or "")))
+
     def first_sender():
         if not (em["From"] and em["From"].addresses):
             return None
@@ -339,8 +347,10 @@ def check_email_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
             kinds.append("Subject")
         if sender and (sender[0] or sender[1]):
             got = msg.from_addr
-            if got is None or got.email.lower() != sender[0].lower() or (
-                not sender[0] and _norm(got.name) != _norm(sender[1])
+            if (
+                got is None
+                or got.email.lower() != sender[0].lower()
+                or (not sender[0] and _norm(got.name) != _norm(sender[1]))
             ):
                 kinds.append("From")
         body = _norm(msg.body)
@@ -357,15 +367,23 @@ def check_email_input(path: Path, rules, work: Path) -> tuple[list[str], bool]:
 def suites(args, tmp: Path):
     if args.git:
         t = extract(Path(args.git), "t", tmp / "git")
-        t5100 = sorted(p for p in (t / "t5100").iterdir()
-                       if re.fullmatch(r"msg\d{4}|.*\.mbox|.*\.in|0\d{3}mboxrd|nul-plain", p.name))
+        t5100 = sorted(
+            p
+            for p in (t / "t5100").iterdir()
+            if re.fullmatch(r"msg\d{4}|.*\.mbox|.*\.in|0\d{3}mboxrd|nul-plain", p.name)
+        )
         yield "git t/t5100", "mail", t5100
-        applies = sorted([*(t / "t4100").glob("*.patch"), *(t / "t4109").glob("*.patch"), *(t / "t4110").glob("*.patch")])
+        applies = sorted(
+            [*(t / "t4100").glob("*.patch"), *(t / "t4109").glob("*.patch"), *(t / "t4110").glob("*.patch")]
+        )
         yield "git t/t4100,t4109,t4110", "git-apply", applies
     if args.patchwork:
         d = extract(Path(args.patchwork), "patchwork/tests/data", tmp / "patchwork")
-        yield "patchwork mail,series,patches", "mail", sorted(
-            p for sub in ("mail", "series", "patches") for p in (d / sub).iterdir() if p.is_file())
+        yield (
+            "patchwork mail,series,patches",
+            "mail",
+            sorted(p for sub in ("mail", "series", "patches") for p in (d / sub).iterdir() if p.is_file()),
+        )
         yield "patchwork fuzz (no crash)", "fuzz", sorted(p for p in (d / "fuzz").iterdir() if p.is_file())
     if args.b4:
         d = extract(Path(args.b4), "src/tests/samples", tmp / "b4")
@@ -378,8 +396,11 @@ def suites(args, tmp: Path):
         yield "public-inbox t/", "mail", sorted(p for p in d.rglob("*") if p.suffix in (".eml", ".patch"))
     if args.cpython:
         d = extract(Path(args.cpython), "Lib/test/test_email/data", tmp / "cpython")
-        yield "cpython test_email/data", "email", sorted(
-            p for p in d.iterdir() if re.fullmatch(r"msg_\w+\.txt|.*\.mbox", p.name))
+        yield (
+            "cpython test_email/data",
+            "email",
+            sorted(p for p in d.iterdir() if re.fullmatch(r"msg_\w+\.txt|.*\.mbox", p.name)),
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -421,8 +442,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {k}: {' '.join(names)}")
             total.update(inputs=len(inputs), agree=agree, crashes=crashes)
         if total["inputs"]:
-            print(f"{'all':32} {total['inputs']:6} {total['agree']:7} {total['crashes']:7}  "
-                  f"({100 * total['agree'] / total['inputs']:.1f}% read as the peer reads them)")
+            print(
+                f"{'all':32} {total['inputs']:6} {total['agree']:7} {total['crashes']:7}  "
+                f"({100 * total['agree'] / total['inputs']:.1f}% read as the peer reads them)"
+            )
     return 1 if total["crashes"] else 0
 
 

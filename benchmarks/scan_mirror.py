@@ -80,26 +80,48 @@ def main() -> int:
     from reviewbot.config import Settings
     from reviewbot.scan import scan
 
-    proc = subprocess.Popen([sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests"), mirror=str(mirror))],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests"), mirror=str(mirror))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         base_url = proc.stdout.readline().strip()
         with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(base_url=base_url, db_path=Path(tmp) / "db.sqlite", cache_dir=Path(tmp) / "cache",
-                                rate=0.0, retries=1, backoff=0.0)
+            settings = Settings(
+                base_url=base_url,
+                db_path=Path(tmp) / "db.sqlite",
+                cache_dir=Path(tmp) / "cache",
+                rate=0.0,
+                retries=1,
+                backoff=0.0,
+            )
             now = datetime(2026, 11, 30, tzinfo=timezone.utc)
             profiler = cProfile.Profile() if args.profile else None
             start = time.perf_counter()
             if profiler:
                 profiler.enable()
-            summary = scan(settings, "linux-kernel", date.fromisoformat(args.since), date.fromisoformat(args.until),
-                           fetch_all=True, clock=lambda: now)
+            summary = scan(
+                settings,
+                "linux-kernel",
+                date.fromisoformat(args.since),
+                date.fromisoformat(args.until),
+                fetch_all=True,
+                clock=lambda: now,
+            )
             if profiler:
                 profiler.disable()
             elapsed = time.perf_counter() - start
             start = time.perf_counter()
-            again = scan(settings, "linux-kernel", date.fromisoformat(args.since), date.fromisoformat(args.until),
-                         fetch_all=True, clock=lambda: now)
+            again = scan(
+                settings,
+                "linux-kernel",
+                date.fromisoformat(args.since),
+                date.fromisoformat(args.until),
+                fetch_all=True,
+                clock=lambda: now,
+            )
             rerun = time.perf_counter() - start
     finally:
         proc.stdin.close()

@@ -289,8 +289,11 @@ def _read_bounded(stream: BinaryIO, name: str) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
         if size > MAX_INPUT_BYTES:
-            raise InputError(f"more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB: not a mail input "
-                             "(split the mbox, or check fewer patches at a time)", subject=name)
+            raise InputError(
+                f"more than {MAX_INPUT_BYTES // (1024 * 1024)} MiB: not a mail input "
+                "(split the mbox, or check fewer patches at a time)",
+                subject=name,
+            )
 
 
 def _read_file(path: Path, name: str) -> bytes:
@@ -340,7 +343,8 @@ def read_input(name: str, *, stdin: BinaryIO | None = None) -> list[InputMessage
                 raise InputError("empty Maildir", subject=name)
         else:
             entries = sorted(
-                p for p in path.iterdir()
+                p
+                for p in path.iterdir()
                 if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in MAIL_SUFFIXES
             )
         if not entries:
@@ -659,8 +663,6 @@ def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseErr
     return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)
 
 
-
-
 def check_messages(
     items: Iterable[InputMessage],
     rules: Sequence["LoadedRule"],
@@ -703,8 +705,12 @@ def _check_messages(
     ordered.extend(context)
     ordered.sort(key=operator.itemgetter(0))
     reviews = review(
-        [m for _, m in ordered], rules, strict=strict, options=options,
-        per_path_ignores=per_path_ignores, settle=True,
+        [m for _, m in ordered],
+        rules,
+        strict=strict,
+        options=options,
+        per_path_ignores=per_path_ignores,
+        settle=True,
     )
     entry_at = {e.pos: e for e in parsed}
     results: list[CheckedPatch] = []
@@ -723,16 +729,13 @@ def _check_messages(
             notes += page_notes(patch, entry.item.raw)
         if not verbatim and any(f.input_line is None for f in report.findings):
             notes += (
-                (
-                    "the input is a saved archive page, so findings give the line in the file, "
-                    "not in the page"
-                )
+                ("the input is a saved archive page, so findings give the line in the file, not in the page")
                 if page
                 else (
                     "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
                     "so findings give the line in the file, not in the input"
-                )
-            ,)
+                ),
+            )
         data = entry.item.raw.data
         commit = None
         if entry.item.input.startswith("git:"):
@@ -792,8 +795,14 @@ def _check_messages(
         patches=tuple(results),
         rules=tuple(rules),
         # a cover letter without 0/N (C21) is read as the thread's root, not reported as a skipped message
-        skipped=len(skipped) - len({r.cover.message_id for r in reviews if r.cover is not None
-                                    and not r.cover.subject.is_cover_letter and r.cover.message_id in skipped_ids}),
+        skipped=len(skipped)
+        - len(
+            {
+                r.cover.message_id
+                for r in reviews
+                if r.cover is not None and not r.cover.subject.is_cover_letter and r.cover.message_id in skipped_ids
+            }
+        ),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
         replies=sum(replies.values()),
@@ -824,8 +833,10 @@ def page_notes(patch: Patch, raw: RawMessage) -> tuple[str, ...]:
     notes: list[str] = []
     message = patch.message
     altered = sum(1 for fd in patch.files for h in fd.hunks for dl in h.lines if dl.altered)
-    obfuscated = altered or "@..." in message.body or any(
-        a.partial for a in (message.from_addr, *message.to, *message.cc) if a is not None
+    obfuscated = (
+        altered
+        or "@..." in message.body
+        or any(a.partial for a in (message.from_addr, *message.to, *message.cc) if a is not None)
     )
     if obfuscated:
         note = (
@@ -929,4 +940,3 @@ __all__ = [
     "run_check",
     "STDIN",
 ]
-

@@ -49,13 +49,17 @@ def environment_error(exc: BaseException) -> str | None:
     if sqlite3 is not None and isinstance(exc, sqlite3.OperationalError):
         text = str(exc)
         if "locked" in text or "busy" in text:
-            return ("the database is locked by another program and stayed locked past the wait; "
-                    "nothing more was written, try again when it is done")
+            return (
+                "the database is locked by another program and stayed locked past the wait; "
+                "nothing more was written, try again when it is done"
+            )
         if "full" in text:
             return "the disk is full: the database cannot grow; what was stored stays, free some space and run again"
         if "disk I/O" in text:
-            return ("the database could not be written (disk I/O error: the disk is full or failing); "
-                    "what was stored stays, free some space and run again")
+            return (
+                "the database could not be written (disk I/O error: the disk is full or failing); "
+                "what was stored stays, free some space and run again"
+            )
         return f"the database failed: {text}"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" ({exc.filename})" if exc.filename else ""

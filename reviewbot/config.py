@@ -155,8 +155,9 @@ def _checked(key: str, value: Any, origin: str, *, flag: bool = False) -> Any:
     kind, low, high, unit = _RANGES[key]
     where = f"{_name(key, flag)} = {value!r}"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)):
-        raise UsageError(f"{where}: expected {'a whole number' if kind is int else 'a number'} ({unit})",
-                         subject=origin)
+        raise UsageError(
+            f"{where}: expected {'a whole number' if kind is int else 'a number'} ({unit})", subject=origin
+        )
     number = kind(value)
     if number != number or not (low <= number <= high) or (key == "rate" and 0 < number < 0.001):
         raise UsageError(f"{where}: out of range {low:g}..{high:g} ({unit})", subject=origin)

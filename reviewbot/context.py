@@ -34,4 +34,3 @@ def clock_from_env(environ: Any = None) -> Clock:
         fixed = fixed.replace(tzinfo=timezone.utc)
     fixed = fixed.astimezone(timezone.utc)
     return lambda: fixed
-

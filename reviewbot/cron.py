@@ -104,8 +104,17 @@ def day_chunks(start: date, today: date, mutable_days: int) -> list[tuple[date, 
     return chunks
 
 
-def _scan_by_day(settings: Settings, list_name: str, start: date, today: date, *, now: datetime,
-                 offline: bool, rules: Any, progress: Any) -> Any:
+def _scan_by_day(
+    settings: Settings,
+    list_name: str,
+    start: date,
+    today: date,
+    *,
+    now: datetime,
+    offline: bool,
+    rules: Any,
+    progress: Any,
+) -> Any:
     """Scan ``start`` .. ``today`` day by day (see :func:`day_chunks`); returns one combined ScanSummary.
 
     One Archive serves every day (an index page that can still change, such as
@@ -122,26 +131,54 @@ def _scan_by_day(settings: Settings, list_name: str, start: date, today: date, *
     failed = False
     with Store(settings.db_path) as store:
         for first, last in day_chunks(start, today, settings.mutable_days):
-            summary = scan(settings, list_name, first, last, fetch_all=False, offline=offline,
-                           clock=lambda: now, store=store, archive=archive, rules=rules, progress=progress,
-                           set_cursor=not failed, retry_failed=not summaries)
+            summary = scan(
+                settings,
+                list_name,
+                first,
+                last,
+                fetch_all=False,
+                offline=offline,
+                clock=lambda: now,
+                store=store,
+                archive=archive,
+                rules=rules,
+                progress=progress,
+                set_cursor=not failed,
+                retry_failed=not summaries,
+            )
             summaries.append(summary)
             failed = failed or not summary.ok
             if not summary.ok:
-                log.info("%s .. %s: %d page(s) failed; the cursor stays before %s",
-                         first, last, summary.pages_failed, first)
+                log.info(
+                    "%s .. %s: %d page(s) failed; the cursor stays before %s", first, last, summary.pages_failed, first
+                )
         findings = store.finding_counts(list_name, start, today)
     if not summaries:
         return ScanSummary(list_name=list_name, since=start, until=today, fetch_all=False)
     total = ScanSummary(
-        list_name=list_name, since=start, until=today, fetch_all=False,
+        list_name=list_name,
+        since=start,
+        until=today,
+        fetch_all=False,
         findings_by_rule=findings,
         errors=tuple(sorted({url: err for s in summaries for url, err in s.errors}.items())),
         requests=summaries[-1].requests,  # the one Archive's running count
         host_unreachable=any(s.host_unreachable for s in summaries),
-        **{name: sum(getattr(s, name) for s in summaries)
-           for name in ("days", "pages_fetched", "pages_from_cache", "messages_stored", "messages_skipped",
-                        "patches", "rule_failures", "pages_recovered", "threads_followed", "pages_from_sample")},
+        **{
+            name: sum(getattr(s, name) for s in summaries)
+            for name in (
+                "days",
+                "pages_fetched",
+                "pages_from_cache",
+                "messages_stored",
+                "messages_skipped",
+                "patches",
+                "rule_failures",
+                "pages_recovered",
+                "threads_followed",
+                "pages_from_sample",
+            )
+        },
     )
     return dataclasses.replace(total, pages_failed=len(total.errors))
 
@@ -196,8 +233,9 @@ def run_cron(
         if progress is not None:
             kwargs["progress"] = progress
         if scan_fn is None:
-            result.scan = _scan_by_day(settings, list_name, start, today, now=now, offline=offline,
-                                       rules=rules, progress=progress)
+            result.scan = _scan_by_day(
+                settings, list_name, start, today, now=now, offline=offline, rules=rules, progress=progress
+            )
         else:
             result.scan = scan_fn(settings, list_name, start, today, **kwargs)
         with Store(settings.db_path) as store:

@@ -85,4 +85,3 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
             findings.append(replace(finding, fingerprint=fingerprint(patch, finding, seen[key])))
     findings.sort(key=_sort_key)
     return CheckReport(patch=patch, findings=tuple(findings), failures=tuple(failures))
-

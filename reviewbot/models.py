@@ -134,8 +134,7 @@ class Subject:
     def is_patch(self) -> bool:
         """True for a patch or RFC submission (not for a reply to one)."""
         return not self.is_reply and (
-            any(t in ("PATCH", "RFC") or t.startswith("PATCH") for t in self.tags)
-            or self.total is not None
+            any(t in ("PATCH", "RFC") or t.startswith("PATCH") for t in self.tags) or self.total is not None
         )
 
     @property

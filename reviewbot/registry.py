@@ -232,7 +232,9 @@ def select_rules(
     """
     for sel in (*select, *ignore):
         if not any(_matches(r, sel) for r in rules):
-            raise UsageError(f"unknown rule selector {sel!r} (use an id such as RB102, a prefix such as RB1, or a name)")
+            raise UsageError(
+                f"unknown rule selector {sel!r} (use an id such as RB102, a prefix such as RB1, or a name)"
+            )
     chosen = [r for r in rules if not select or any(_matches(r, s) for s in select)]
     return tuple(r for r in chosen if not any(_matches(r, s) for s in ignore))
 

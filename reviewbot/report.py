@@ -111,7 +111,10 @@ JSON_SCHEMA: dict[str, Any] = {
             "type": "object",
             "required": ["errors", "warnings", "checks", "patches", "lines", "skipped", "strict"],
             "properties": {
-                **{k: {"type": "integer", "minimum": 0} for k in ("errors", "warnings", "checks", "patches", "lines", "skipped")},
+                **{
+                    k: {"type": "integer", "minimum": 0}
+                    for k in ("errors", "warnings", "checks", "patches", "lines", "skipped")
+                },
                 "strict": {"type": "boolean"},
             },
         },
@@ -120,8 +123,23 @@ JSON_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "required": [
-                    "input", "index", "message_id", "subject", "author", "title", "version", "counter", "files",
-                    "added", "removed", "commit", "errors", "warnings", "checks", "lines", "notes",
+                    "input",
+                    "index",
+                    "message_id",
+                    "subject",
+                    "author",
+                    "title",
+                    "version",
+                    "counter",
+                    "files",
+                    "added",
+                    "removed",
+                    "commit",
+                    "errors",
+                    "warnings",
+                    "checks",
+                    "lines",
+                    "notes",
                 ],
                 "additionalProperties": False,
                 "properties": {
@@ -164,8 +182,19 @@ JSON_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "required": [
-                    "rule", "name", "severity", "message", "file", "line", "lines", "input", "input_line",
-                    "message_id", "subject", "fingerprint", "details",
+                    "rule",
+                    "name",
+                    "severity",
+                    "message",
+                    "file",
+                    "line",
+                    "lines",
+                    "input",
+                    "input_line",
+                    "message_id",
+                    "subject",
+                    "fingerprint",
+                    "details",
                 ],
                 "additionalProperties": False,
                 "properties": {
@@ -591,7 +620,9 @@ def format_sarif(run: "CheckRun", *, quiet: bool = False) -> str:
         notifications.append({"level": "note", "message": {"text": note}})
     for problem in run.problems:
         notifications.append({"level": "error", "message": {"text": str(problem)}})
-    invocation: dict[str, Any] = {"executionSuccessful": not run.problems and not any(cp.failures for cp in run.patches)}
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not run.problems and not any(cp.failures for cp in run.patches)
+    }
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     log = {

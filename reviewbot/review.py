@@ -124,8 +124,14 @@ class LaterMessage:
     __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_message")
     archive_url = None  # mail, never an archive page (for :func:`thread_roots`)
 
-    def __init__(self, message_id: str, in_reply_to: str | None, references: tuple[str, ...], subject: Subject,
-                 load: Callable[[], Message | None]) -> None:
+    def __init__(
+        self,
+        message_id: str,
+        in_reply_to: str | None,
+        references: tuple[str, ...],
+        subject: Subject,
+        load: Callable[[], Message | None],
+    ) -> None:
         self.message_id = message_id
         self.in_reply_to = in_reply_to
         self.references = references
@@ -139,8 +145,15 @@ class LaterMessage:
         if self._message is None:
             msg = self._load()
             if msg is None:
-                msg = Message(message_id=self.message_id, subject=self.subject, from_addr=None, date=None,
-                              in_reply_to=self.in_reply_to, references=self.references, body="")
+                msg = Message(
+                    message_id=self.message_id,
+                    subject=self.subject,
+                    from_addr=None,
+                    date=None,
+                    in_reply_to=self.in_reply_to,
+                    references=self.references,
+                    body="",
+                )
             self._message = msg
         return self._message
 

@@ -48,8 +48,33 @@ _TRAILING = re.compile(r"(?:\s*\[\s*(?:(?:ver(?:sion)?\s*#?\s*|v)\d+|resend)\s*\
 _LEADING = re.compile(r"^(?:\s*\[[^\]]*\]\s*)+")  # bracket groups left in a stored title ("[PATCH] x")
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 #: Words that say nothing about which patch a title names.
-_TITLE_STOP = frozenset({"a", "an", "the", "of", "for", "to", "in", "on", "and", "or", "with", "add", "fix",
-                         "use", "from", "by", "into", "as", "at", "is", "be", "it", "support"})
+_TITLE_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "and",
+        "or",
+        "with",
+        "add",
+        "fix",
+        "use",
+        "from",
+        "by",
+        "into",
+        "as",
+        "at",
+        "is",
+        "be",
+        "it",
+        "support",
+    }
+)
 
 
 def normalised_title(title: str) -> str:
@@ -145,8 +170,9 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
         steps 2 and 3, 0 when not linked."""
         if x.get("series_key") and x.get("series_key") == y.get("series_key"):
             return 0.0  # two patches of one posted series are two patches, not two revisions
-        same_author = bool((x["from_email"] or "").lower() == (y["from_email"] or "").lower() and x["from_email"]) \
-            or bool((x["from_name"] or "").lower() == (y["from_name"] or "").lower() and x["from_name"])
+        same_author = bool(
+            (x["from_email"] or "").lower() == (y["from_email"] or "").lower() and x["from_email"]
+        ) or bool((x["from_name"] or "").lower() == (y["from_name"] or "").lower() and x["from_name"])
         if same_author and normalised_title(x["title"] or "") == normalised_title(y["title"] or ""):
             return 2.0  # step 1
         if x.get("idx") == 0 or y.get("idx") == 0:

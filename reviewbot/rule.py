@@ -190,8 +190,9 @@ class ThreadWords:
 
 
 _ASK_RE = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
-_C_WORDS = frozenset({"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim",
-                      "the", "barrier"})
+_C_WORDS = frozenset(
+    {"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim", "the", "barrier"}
+)
 
 
 def _own_lines(body: str) -> list[str]:
@@ -235,8 +236,22 @@ def _comments_under(body: str, texts: set[str]) -> str | None:
 
 
 #: What sits under a quoted line without being a comment on it: trailers, thanks and bare acks.
-NOT_A_COMMENT = ("thanks", "thank you", "looks good", "lgtm", "nice", "agreed", "good catch", "ok", "okay",
-                 "yes", "right", "indeed", "same here", "ditto")
+NOT_A_COMMENT = (
+    "thanks",
+    "thank you",
+    "looks good",
+    "lgtm",
+    "nice",
+    "agreed",
+    "good catch",
+    "ok",
+    "okay",
+    "yes",
+    "right",
+    "indeed",
+    "same here",
+    "ditto",
+)
 _TRAILER_LINE = re.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
 
 
@@ -255,8 +270,11 @@ def _is_review_comment(text: str) -> bool:
 def _names_of(finding: Finding) -> list[str]:
     names = list(finding.subject_names)
     names.extend(re.split(r"[^A-Za-z0-9_]+", finding.symbol.split("@", 1)[0]))
-    return [n.replace("struct ", "").strip() for n in names
-            if len(n.replace("struct ", "").strip()) > 2 and n.strip().lower() not in _C_WORDS]
+    return [
+        n.replace("struct ", "").strip()
+        for n in names
+        if len(n.replace("struct ", "").strip()) > 2 and n.strip().lower() not in _C_WORDS
+    ]
 
 
 def same_person(a: Any, b: Any) -> bool:
@@ -308,8 +326,11 @@ def point_in_thread(
     texts: set[str] = set()
     if finding.hunk is not None:
         keys = {" ".join(dl.text.split()) for dl in finding.hunk.lines if dl.new_no in wanted}
-        texts = {" ".join(dl.text.split()) for dl in finding.hunk.lines
-                 if dl.kind.value in "+-" and " ".join(dl.text.split()) in keys}
+        texts = {
+            " ".join(dl.text.split())
+            for dl in finding.hunk.lines
+            if dl.kind.value in "+-" and " ".join(dl.text.split()) in keys
+        }
         texts.discard("")
     for msg in later_replies(patch, thread, identity=identity):
         own = "\n".join(line for line in _own_lines(msg.body) if not line.lstrip().startswith(">"))
@@ -317,8 +338,11 @@ def point_in_thread(
         if same_person(msg.from_addr, author):
             if words.answers(own):
                 return FindingState.ANSWERED, f"the author posted numbers in <{msg.message_id}>"
-            later = (msg.subject.is_patch and msg.subject.version > patch.subject.version
-                     and " ".join(msg.subject.title.lower().split()) == " ".join(patch.subject.title.lower().split()))
+            later = (
+                msg.subject.is_patch
+                and msg.subject.version > patch.subject.version
+                and " ".join(msg.subject.title.lower().split()) == " ".join(patch.subject.title.lower().split())
+            )
             if later and words.topic:
                 added = " ".join(line[1:] for line in msg.body.split("\n") if line.startswith("+")).lower()
                 if any(w in added for w in words.topic) and (not names or any(n.lower() in added for n in names)):
@@ -333,9 +357,15 @@ def point_in_thread(
         for para in re.split(r"\n\s*\n", own):
             para_low = " ".join(para.lower().split())
             if any(a in para_low for a in words.asks) and (
-                    any(w in para_low for w in words.topic) or any(n in para for n in names)):
+                any(w in para_low for w in words.topic) or any(n in para for n in names)
+            ):
                 return FindingState.RAISED, f"already asked in <{msg.message_id}>"
-        if names and words.topic and any(n in own for n in names) and any(w in low for w in words.topic) \
-                and _ASK_RE.search(own):
+        if (
+            names
+            and words.topic
+            and any(n in own for n in names)
+            and any(w in low for w in words.topic)
+            and _ASK_RE.search(own)
+        ):
             return FindingState.RAISED, f"already raised in <{msg.message_id}>"
     return FindingState.OPEN, ""

@@ -115,15 +115,26 @@ class ScanSummary:
         return sum(self.findings_by_rule.values())
 
 
-
-
 class _Scanner:
     """One scan's state; see :func:`scan`."""
 
-    def __init__(self, settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool,
-                 offline: bool, progress: ProgressFn | None, clock: Clock, store: Store | None,
-                 archive: Any, rules: Sequence[Any] | None, set_cursor: bool = True,
-                 retry_failed: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        list_name: str,
+        since: date,
+        until: date,
+        *,
+        fetch_all: bool,
+        offline: bool,
+        progress: ProgressFn | None,
+        clock: Clock,
+        store: Store | None,
+        archive: Any,
+        rules: Sequence[Any] | None,
+        set_cursor: bool = True,
+        retry_failed: bool = True,
+    ) -> None:
         from reviewbot.fetch import openwall
 
         self.settings = settings
@@ -143,10 +154,20 @@ class _Scanner:
         base = settings.base_url.rstrip("/")
         # URLs of this base only: pages stored from another base (a mirror, the live site) say
         # nothing about what this base has served, and their links are not this base's links
-        self.known: dict[str, str] = {u: m for u, m in self.store.known_urls(self.list_name).items()
-                                      if u.startswith(base + "/")}
-        self.walk = ArchiveWalk(settings, self.list_name, since, until, fetch_all=fetch_all, archive=archive,
-                                fetch_log=self.store, known=self.known, clock=clock)
+        self.known: dict[str, str] = {
+            u: m for u, m in self.store.known_urls(self.list_name).items() if u.startswith(base + "/")
+        }
+        self.walk = ArchiveWalk(
+            settings,
+            self.list_name,
+            since,
+            until,
+            fetch_all=fetch_all,
+            archive=archive,
+            fetch_log=self.store,
+            known=self.known,
+            clock=clock,
+        )
         self.stored = 0
         self.skipped = 0
         self.days = 0
@@ -195,9 +216,6 @@ class _Scanner:
             self.stored += 1
         return key
 
-
-
-
     # ------------------------------------------------------------------ threads
     def assign_thread_ids(self) -> None:
         """thread_id of every stored message of the list, from the thread-prev chains."""
@@ -221,8 +239,9 @@ class _Scanner:
         if self.rules is None:
             from reviewbot.registry import load_rules
 
-            self.rules = load_rules(rules_dirs=self.settings.rules_dirs, select=self.settings.select,
-                                    ignore=self.settings.ignore)
+            self.rules = load_rules(
+                rules_dirs=self.settings.rules_dirs, select=self.settings.select, ignore=self.settings.ignore
+            )
         return self.rules
 
     def _patch(self, row: Mapping[str, Any], *, keep: bool = False) -> Patch | None:
@@ -290,8 +309,13 @@ class _Scanner:
                     messages.append(patches[mid] if mid in patches else message_from_row(r, parse_subject))
                     thread_of.setdefault(mid, tid)
             messages.extend(p for mid, p in patches.items() if mid not in placed)
-            run = review(messages, rules, strict=self.settings.strict,
-                         per_path_ignores=self.settings.per_path_ignores, threads=thread_of)
+            run = review(
+                messages,
+                rules,
+                strict=self.settings.strict,
+                per_path_ignores=self.settings.per_path_ignores,
+                threads=thread_of,
+            )
             arrival = {mid: i for i, mid in enumerate(patches)}
             # stored in arrival order (one finding fingerprint, one row: the last patch that has it keeps it)
             for reviewed in sorted(run, key=lambda r: arrival[r.patch.message_id]):
@@ -362,8 +386,7 @@ class _Scanner:
         checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
         if not self.walk.errors and self.set_cursor:
-            last_final = (self.clock().astimezone(timezone.utc).date()
-                          - timedelta(days=self.settings.mutable_days))
+            last_final = self.clock().astimezone(timezone.utc).date() - timedelta(days=self.settings.mutable_days)
             self.store.set_cursor(self.list_name, min(self.until, last_final))
         stats = getattr(self.archive, "stats", None)
         requests = int(getattr(stats, "requests", 0)) if stats is not None else 0
@@ -391,16 +414,27 @@ class _Scanner:
             pages_in_sample=self.walk.failed_in_sample(),
         )
 
-
     def close(self) -> None:
         if self.own_store:
             self.store.close()
 
 
-def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
-         offline: bool = False, progress: ProgressFn | None = None, clock: Clock | None = None,
-         store: Store | None = None, archive: Any = None, rules: Sequence[Any] | None = None,
-         set_cursor: bool = True, retry_failed: bool = True) -> ScanSummary:
+def scan(
+    settings: Settings,
+    list_name: str,
+    since: date,
+    until: date,
+    *,
+    fetch_all: bool = False,
+    offline: bool = False,
+    progress: ProgressFn | None = None,
+    clock: Clock | None = None,
+    store: Store | None = None,
+    archive: Any = None,
+    rules: Sequence[Any] | None = None,
+    set_cursor: bool = True,
+    retry_failed: bool = True,
+) -> ScanSummary:
     """Scan ``list_name`` from ``since`` to ``until`` (inclusive, arrival days) into the store.
 
     ``fetch_all`` fetches every message (else patches plus the replies of
@@ -422,18 +456,38 @@ def scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_
 
     if until < since:
         raise UsageError(f"--until {until} is before --since {since}")
-    scanner = _Scanner(settings, list_name, since, until, fetch_all=fetch_all, offline=offline,
-                       progress=progress, clock=clock or system_clock, store=store, archive=archive, rules=rules,
-                       set_cursor=set_cursor, retry_failed=retry_failed)
+    scanner = _Scanner(
+        settings,
+        list_name,
+        since,
+        until,
+        fetch_all=fetch_all,
+        offline=offline,
+        progress=progress,
+        clock=clock or system_clock,
+        store=store,
+        archive=archive,
+        rules=rules,
+        set_cursor=set_cursor,
+        retry_failed=retry_failed,
+    )
     try:
         return scanner.run()
     finally:
         scanner.close()
 
 
-def demo_scan(settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool = False,
-              progress: ProgressFn | None = None, clock: Clock | None = None,
-              rules: Sequence[Any] | None = None) -> tuple[ScanSummary, list[FindingLine]]:
+def demo_scan(
+    settings: Settings,
+    list_name: str,
+    since: date,
+    until: date,
+    *,
+    fetch_all: bool = False,
+    progress: ProgressFn | None = None,
+    clock: Clock | None = None,
+    rules: Sequence[Any] | None = None,
+) -> tuple[ScanSummary, list[FindingLine]]:
     """The offline demo: scan the range from the cache and the made-up sample pages of ``archive_cache/``
     into a temporary database, deleted afterwards, so that no real database ever holds a made-up message.
 
@@ -449,15 +503,35 @@ def demo_scan(settings: Settings, list_name: str, since: date, until: date, *, f
         demo = settings.with_(db_path=Path(tmp) / "demo.sqlite")
         with Store(demo.db_path) as store:
             archive = Archive(demo, offline=True, clock=clock, sample=True)
-            summary = scan(demo, list_name, since, until, fetch_all=fetch_all, offline=True, progress=progress,
-                           clock=clock, store=store, archive=archive, rules=rules, set_cursor=False,
-                           retry_failed=False)
+            summary = scan(
+                demo,
+                list_name,
+                since,
+                until,
+                fetch_all=fetch_all,
+                offline=True,
+                progress=progress,
+                clock=clock,
+                store=store,
+                archive=archive,
+                rules=rules,
+                set_cursor=False,
+                retry_failed=False,
+            )
             rows = store.findings_in_range(list_name, since, until)
     return summary, rows
 
 
-def review_range(settings: Settings, list_name: str, since: date, until: date, *, store: Store,
-                 rules: Sequence[Any] | None = None, clock: Clock | None = None) -> tuple[int, int]:
+def review_range(
+    settings: Settings,
+    list_name: str,
+    since: date,
+    until: date,
+    *,
+    store: Store,
+    rules: Sequence[Any] | None = None,
+    clock: Clock | None = None,
+) -> tuple[int, int]:
     """Review what is stored for ``list_name`` from ``since`` to ``until``: the scan's last step alone.
 
     For messages stored by another source (lore's git epochs, with real
@@ -465,7 +539,18 @@ def review_range(settings: Settings, list_name: str, since: date, until: date, *
     the rules for every patch of the range, findings stored as a scan does.
     Returns (patches checked, rule failures).
     """
-    scanner = _Scanner(settings, list_name, since, until, fetch_all=True, offline=True, progress=None,
-                       clock=clock or system_clock, store=store, archive=False, rules=rules)
+    scanner = _Scanner(
+        settings,
+        list_name,
+        since,
+        until,
+        fetch_all=True,
+        offline=True,
+        progress=None,
+        clock=clock or system_clock,
+        store=store,
+        archive=False,
+        rules=rules,
+    )
     checked, failures, _with = scanner.check()
     return checked, failures

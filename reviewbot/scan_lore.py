@@ -97,10 +97,21 @@ def _in(day: date, since: date, until: date | None) -> bool:
     return since <= day and (until is None or day <= until)
 
 
-def scan_lore(settings: Settings, list_name: str, since: date, until: date | None, *,
-              store: Store | None = None, rules: Sequence[Any] | None = None, clock: Clock | None = None,
-              offline: bool = False, mirror: lore.InboxMirror | None = None, set_cursor: bool = True,
-              progress: Callable[[int, int, str], None] | None = None, **_ignored: Any) -> LoreScanSummary:
+def scan_lore(
+    settings: Settings,
+    list_name: str,
+    since: date,
+    until: date | None,
+    *,
+    store: Store | None = None,
+    rules: Sequence[Any] | None = None,
+    clock: Clock | None = None,
+    offline: bool = False,
+    mirror: lore.InboxMirror | None = None,
+    set_cursor: bool = True,
+    progress: Callable[[int, int, str], None] | None = None,
+    **_ignored: Any,
+) -> LoreScanSummary:
     """Read ``list_name``'s messages dated ``since`` .. ``until`` (None: up to the newest) from lore.
 
     ``offline``: read the clones already here, no network. ``set_cursor``:
@@ -158,10 +169,19 @@ def scan_lore(settings: Settings, list_name: str, since: date, until: date | Non
         if not errors and set_cursor:
             store.set_cursor(list_name, min(last, today - timedelta(days=settings.mutable_days)))
         return LoreScanSummary(
-            list_name=list_name, inbox=inbox, since=since, until=until, lore_url=mirror.lore_url,
-            epochs=len(epochs), git_operations=mirror.git_operations, git_new_objects=mirror.git_new_objects,
-            http_requests=mirror.http_requests, commits_read=read, messages_stored=stored,
-            messages_skipped=skipped, patches=checked,
+            list_name=list_name,
+            inbox=inbox,
+            since=since,
+            until=until,
+            lore_url=mirror.lore_url,
+            epochs=len(epochs),
+            git_operations=mirror.git_operations,
+            git_new_objects=mirror.git_new_objects,
+            http_requests=mirror.http_requests,
+            commits_read=read,
+            messages_stored=stored,
+            messages_skipped=skipped,
+            patches=checked,
             findings_by_rule=store.finding_counts(list_name, since, last),
             rule_failures=store.rule_failure_count(list_name, since, last),
             errors=tuple(sorted(errors.items())),
@@ -173,8 +193,16 @@ def scan_lore(settings: Settings, list_name: str, since: date, until: date | Non
             store.close()
 
 
-def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, number: int, tip: str,
-                list_name: str, since: date, until: date | None) -> tuple[int, int, int, list[str]]:
+def _read_epoch(
+    settings: Settings,
+    store: Store,
+    mirror: lore.InboxMirror,
+    number: int,
+    tip: str,
+    list_name: str,
+    since: date,
+    until: date | None,
+) -> tuple[int, int, int, list[str]]:
     """Pick, read, parse and store one epoch's messages of the range; move its cursor.
 
     Returns (messages read, stored new, already stored, their Message-IDs).
@@ -183,9 +211,12 @@ def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, numb
     cursor = store.source_cursor(key)
     cov_since = date.fromisoformat(cursor["since"]) if cursor else None
     cov_until = date.fromisoformat(cursor["until"]) if cursor and cursor.get("until") else None
-    inside = (cursor is not None and cov_since is not None and cov_since <= since
-              and (cursor.get("until") is None or (until is not None and cov_until is not None
-                                                    and until <= cov_until)))
+    inside = (
+        cursor is not None
+        and cov_since is not None
+        and cov_since <= since
+        and (cursor.get("until") is None or (until is not None and cov_until is not None and until <= cov_until))
+    )
     if cursor is not None and inside and cursor["commit"] == tip:  # (inside implies a cursor)
         return 0, 0, 0, []
     if cursor is not None and inside and mirror.is_ancestor(number, cursor["commit"], tip):
@@ -194,8 +225,7 @@ def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, numb
         pick_since, pick_until, after = cov_since, cov_until, cursor["commit"]
     else:
         if cursor is not None and inside:
-            log.warning("%s epoch %d: history rewritten on the server; reading the range again",
-                        mirror.inbox, number)
+            log.warning("%s epoch %d: history rewritten on the server; reading the range again", mirror.inbox, number)
         pick_since, pick_until, after = since, until, None
     picked = [c for c in mirror.commits(number, tip, after) if _in(c.day, pick_since, pick_until)]
     read = stored = skipped = 0
@@ -211,8 +241,9 @@ def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, numb
         except ParseError as exc:
             log.warning("%s: cannot parse the message: %s", raw.source, exc.message)
             continue
-        message = dataclasses.replace(message, source=lore.message_url(mirror.lore_url, mirror.inbox,
-                                                                       message.message_id))
+        message = dataclasses.replace(
+            message, source=lore.message_url(mirror.lore_url, mirror.inbox, message.message_id)
+        )
         mids.append(message.message_id)
         if store.has_message(message.message_id):
             skipped += 1
@@ -228,11 +259,14 @@ def _read_epoch(settings: Settings, store: Store, mirror: lore.InboxMirror, numb
             if patch is not None:
                 store.put_patch(patch)
         stored += 1
-    store.set_source_cursor(key, {
-        "commit": tip,
-        "since": pick_since.isoformat(),
-        "until": pick_until.isoformat() if pick_until is not None else None,
-    })
+    store.set_source_cursor(
+        key,
+        {
+            "commit": tip,
+            "since": pick_since.isoformat(),
+            "until": pick_until.isoformat() if pick_until is not None else None,
+        },
+    )
     return read, stored, skipped, mids
 
 

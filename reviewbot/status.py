@@ -26,8 +26,8 @@ class ExitStatus(enum.IntEnum):
 #: Commands print one line naming what went wrong and exit with this status (never a traceback).
 EXIT_STATUS_OF: tuple[tuple[type[BaseException], ExitStatus], ...] = (
     (KeyboardInterrupt, ExitStatus.INTERRUPTED),  # Ctrl-C: what was stored stays
-    (BrokenPipeError, ExitStatus.OK),             # the reader of the output left (`reviewbot check ... | head`)
-    (ReviewbotError, ExitStatus.USAGE),           # bad input, configuration, database, rules: named in the line
+    (BrokenPipeError, ExitStatus.OK),  # the reader of the output left (`reviewbot check ... | head`)
+    (ReviewbotError, ExitStatus.USAGE),  # bad input, configuration, database, rules: named in the line
     # a failure of the machine (database locked, disk full) or a bug: never 1, which CI reads as findings
     (Exception, ExitStatus.USAGE),
 )

@@ -130,4 +130,3 @@ def patch_view(patch: Patch, ctx: "RuleContext | None" = None) -> PatchView:
     if view is not None and view.patch is patch:
         return view
     return PatchView(patch)
-

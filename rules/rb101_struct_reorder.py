@@ -68,8 +68,8 @@ Example
 
      struct foo_ctx {
     -	struct list_head	list;
-     	spinlock_t		lock;
-     	atomic_t		refs;
+        spinlock_t		lock;
+        atomic_t		refs;
     +	struct list_head	list;
 
 Use instead
@@ -81,7 +81,7 @@ Use instead
     +	 * Cache-line ordered: lock and refs are written on every
     +	 * get/put and share the first cache line; read-mostly fields follow.
     +	 */
-     	spinlock_t		lock;
+        spinlock_t		lock;
 
 Known limits
 ------------
@@ -630,8 +630,9 @@ def _motivation(patch: Patch) -> str:
     else a speed claim in a sentence about the layout ("reorder the fields to
     make the lookup faster") means ``cache``; else ``unstated``.
     """
-    sentences = [s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}"))
-                 if not _NEGATED_RE.search(s)]
+    sentences = [
+        s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")) if not _NEGATED_RE.search(s)
+    ]
     if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences):
         return "cache"
     if any(_PACKING_RE.search(s) or _FOOTPRINT_RE.search(s) for s in sentences):
@@ -776,9 +777,7 @@ def _moved_members(side: _StructSide) -> list[str]:
     if old_order == new_order:
         return []
     candidates = [m for m in moved if m in common]
-    unedited = {
-        m for m in candidates if " ".join(side.removed[m].text.split()) == " ".join(side.added[m].text.split())
-    }
+    unedited = {m for m in candidates if " ".join(side.removed[m].text.split()) == " ".join(side.added[m].text.split())}
     return _reordered(old_order, new_order, candidates, unedited)
 
 
@@ -896,8 +895,7 @@ def _shifted_members(side: _StructSide) -> list[str]:
     new_order = list(dict.fromkeys(m for m, _ in side.new if m in old_pos))
     new_pos = {m: i for i, m in enumerate(new_order)}
     return [
-        m for m in new_order
-        if any((old_pos[m] < old_pos[o]) != (new_pos[m] < new_pos[o]) for o in new_order if o != m)
+        m for m in new_order if any((old_pos[m] < old_pos[o]) != (new_pos[m] < new_pos[o]) for o in new_order if o != m)
     ]
 
 
@@ -993,8 +991,9 @@ def _grouped(patch: Patch) -> bool:
 def _names_cache(patch: Patch) -> bool:
     """True when the changelog names cache behaviour in words ("cache line", "false sharing"), not only a
     speed claim ("unnecessary overhead")."""
-    sentences = [s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}"))
-                 if not _NEGATED_RE.search(s)]
+    sentences = [
+        s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")) if not _NEGATED_RE.search(s)
+    ]
     return any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences)
 
 
@@ -1065,7 +1064,7 @@ REPLY_MEMBERS = 4
 
 
 def _some_members(members: Sequence[str]) -> str:
-    """"a, b and c"; for a long list the first REPLY_MEMBERS and "and N more"."""
+    """ "a, b and c"; for a long list the first REPLY_MEMBERS and "and N more"."""
     if not members:
         return "these members"
     if len(members) > REPLY_MEMBERS + 1:
@@ -1078,11 +1077,13 @@ def _local_comment_request(struct: str, members: Sequence[str]) -> str:
     ask for a short comment at them, not for a whole-struct "cache-line ordered" comment."""
     which = _some_members(members)
     many = len(members) > 1
-    return (f"Since {which} {'are' if many else 'is'} placed in {struct} for cache behaviour, could you add a "
-            f"short comment at {'them' if many else 'it'} (or a marker at the cache-line boundary) saying why "
-            f"{'they sit' if many else 'it sits'} there: which cache line, and what {'they share' if many else 'it shares'} "
-            "it with? Otherwise the next change that adds a field without thinking about cache lines will "
-            "quietly undo this.")
+    return (
+        f"Since {which} {'are' if many else 'is'} placed in {struct} for cache behaviour, could you add a "
+        f"short comment at {'them' if many else 'it'} (or a marker at the cache-line boundary) saying why "
+        f"{'they sit' if many else 'it sits'} there: which cache line, and what {'they share' if many else 'it shares'} "
+        "it with? Otherwise the next change that adds a field without thinking about cache lines will "
+        "quietly undo this."
+    )
 
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
@@ -1127,10 +1128,28 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
 from reviewbot.rule import ThreadWords  # noqa: E402
 
 THREAD_WORDS = ThreadWords(
-    topic=("cache line", "cacheline", "cache-line", "layout", "reorder", "false shar", "__cacheline_group",
-           "randstruct", "randomize_layout", "hot field", "read-mostly", "read mostly"),
-    asks=("add a comment to the struct", "comment about the layout", "comment explaining the layout",
-          "why this order", "cache-line ordered", "cacheline ordered"),
+    topic=(
+        "cache line",
+        "cacheline",
+        "cache-line",
+        "layout",
+        "reorder",
+        "false shar",
+        "__cacheline_group",
+        "randstruct",
+        "randomize_layout",
+        "hot field",
+        "read-mostly",
+        "read mostly",
+    ),
+    asks=(
+        "add a comment to the struct",
+        "comment about the layout",
+        "comment explaining the layout",
+        "why this order",
+        "cache-line ordered",
+        "cacheline ordered",
+    ),
 )
 
 
@@ -1147,24 +1166,34 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         them = "them" if len(members) > 1 else "it"
         motivation = {f.details.get("motivation") for f in fs}
         if all(f.severity is Severity.CHECK for f in fs):
-            text = (f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                    f"so a later change does not move {them} back?")
+            text = (
+                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
+                f"so a later change does not move {them} back?"
+            )
         elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
             text = _local_comment_request(struct, members)
         elif "cache" in motivation:
-            text = (f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add a "
-                    "comment to the struct saying that its members are cache-line ordered and which fields are "
-                    "hot or read-mostly? Otherwise the next change that adds a field without thinking about "
-                    "cache lines will quietly undo this.")
+            text = (
+                f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add a "
+                "comment to the struct saying that its members are cache-line ordered and which fields are "
+                "hot or read-mostly? Otherwise the next change that adds a field without thinking about "
+                "cache lines will quietly undo this."
+            )
         elif "unstated" in motivation:
-            text = (f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If so, "
-                    "could you say why in the changelog and add a comment to the struct, so a later change "
-                    f"does not move {them} back by accident?")
+            text = (
+                f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If so, "
+                "could you say why in the changelog and add a comment to the struct, so a later change "
+                f"does not move {them} back by accident?"
+            )
         else:
-            text = (f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                    f"so a later change does not move {them} back?")
+            text = (
+                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
+                f"so a later change does not move {them} back?"
+            )
         if any(f.details.get("randomize_layout") for f in fs):
-            text += (f" Also, {struct} is __randomize_layout, so this order only holds with "
-                     "CONFIG_RANDSTRUCT_NONE; maybe worth saying in the changelog.")
+            text += (
+                f" Also, {struct} is __randomize_layout, so this order only holds with "
+                "CONFIG_RANDSTRUCT_NONE; maybe worth saying in the changelog."
+            )
         parts.append(text)
     return "\n\n".join(parts)

@@ -192,26 +192,50 @@ RULE = RuleMeta(
 
 #: SMP barriers: they order against another CPU, so their comment says what they pair with.
 SMP_BARRIERS = (
-    "smp_mb__before_atomic", "smp_mb__after_atomic", "smp_mb__after_spinlock", "smp_acquire__after_ctrl_dep",
-    "smp_store_mb", "smp_store_release", "smp_load_acquire", r"smp_cond_load_\w+", "smp_mb", "smp_rmb", "smp_wmb",
+    "smp_mb__before_atomic",
+    "smp_mb__after_atomic",
+    "smp_mb__after_spinlock",
+    "smp_acquire__after_ctrl_dep",
+    "smp_store_mb",
+    "smp_store_release",
+    "smp_load_acquire",
+    r"smp_cond_load_\w+",
+    "smp_mb",
+    "smp_rmb",
+    "smp_wmb",
 )
 #: The double-underscore primitives behind them (only these: ``__smp_text_poke_sync_each_cpu()`` is no barrier).
 RAW_SMP_BARRIERS = (
-    "__smp_mb__before_atomic", "__smp_mb__after_atomic", "__smp_store_mb", "__smp_store_release",
-    "__smp_load_acquire", r"__smp_cond_load_\w+", "__smp_mb", "__smp_rmb", "__smp_wmb",
+    "__smp_mb__before_atomic",
+    "__smp_mb__after_atomic",
+    "__smp_store_mb",
+    "__smp_store_release",
+    "__smp_load_acquire",
+    r"__smp_cond_load_\w+",
+    "__smp_mb",
+    "__smp_rmb",
+    "__smp_wmb",
 )
 #: Barriers between a guest and its host: paired like SMP barriers.
 VIRT_BARRIERS = (
-    "virt_mb", "virt_rmb", "virt_wmb", "virt_store_mb", "virt_store_release", "virt_load_acquire",
-    "virt_mb__before_atomic", "virt_mb__after_atomic",
+    "virt_mb",
+    "virt_rmb",
+    "virt_wmb",
+    "virt_store_mb",
+    "virt_store_release",
+    "virt_load_acquire",
+    "virt_mb__before_atomic",
+    "virt_mb__after_atomic",
 )
 #: Device (mandatory and DMA) barriers: their comment says what they order.
 DEVICE_BARRIERS = ("dma_mb", "dma_rmb", "dma_wmb", "mb", "rmb", "wmb")
 
 #: Spinning loads that give no ordering (``smp_cond_load_relaxed()``): not barriers at all.
 NO_ORDERING = (
-    "smp_cond_load_relaxed", "__smp_cond_load_relaxed",
-    "smp_cond_load_relaxed_timeout", "smp_cond_load_relaxed_timewait",  # the same spin, bounded in time
+    "smp_cond_load_relaxed",
+    "__smp_cond_load_relaxed",
+    "smp_cond_load_relaxed_timeout",
+    "smp_cond_load_relaxed_timewait",  # the same spin, bounded in time
 )
 
 #: Files whose barriers are not uses that pair with other kernel code: tests of the primitives
@@ -249,7 +273,9 @@ _PRIMITIVE_HEADER_RE = lazyre.compile(
     r"rwonce|io|mmio[\w-]*|percpu)\.h$"
 )
 _CONTROL_RE = lazyre.compile(r"^\s*(?:\}\s*)?(?:if\b|else\b|for\b|while\b|do\b|switch\b|case\b|default\b)|^\s*[{}]\s*$")
-_VOID_BARRIER_RE = lazyre.compile(r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$")
+_VOID_BARRIER_RE = lazyre.compile(
+    r"^(?:smp_mb|smp_rmb|smp_wmb|mb|rmb|wmb|dma_mb|dma_rmb|dma_wmb|smp_mb__\w+|virt_[rw]?mb\w*)$"
+)
 
 #: Phrases that say what a barrier pairs with ("pairs with", "see foo()", "the reader side").
 PAIRING_PHRASES = (
@@ -273,7 +299,9 @@ _PAIRING_RE = lazyre.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
 _FUNC_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
 _BARRIER_NAMED_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
 _WORD_RE = lazyre.compile(r"[A-Za-z]{2,}")
-_TRIVIAL_RE = lazyre.compile(r"^\s*(?:(?:full|memory|write|read|smp|dma|a|the)\s*)*(?:barrier|mb|rmb|wmb)s?\s*[.!]?\s*$", re.I)
+_TRIVIAL_RE = lazyre.compile(
+    r"^\s*(?:(?:full|memory|write|read|smp|dma|a|the)\s*)*(?:barrier|mb|rmb|wmb)s?\s*[.!]?\s*$", re.I
+)
 
 # operations documented to imply a full barrier or acquire/release ordering
 _IMPLYING_RE = lazyre.compile(
@@ -488,12 +516,68 @@ _ORDERED_AGAINST_RE = lazyre.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|a
 #: What a device barrier's comment names as the things it orders ("the descriptor writes before the
 #: doorbell"); "make sure all write ops are in order" names none of them.
 ORDERED_THINGS = (
-    "descriptors?", "desc", "doorbells?", "registers?", "regs?", "rings?", "buffers?", "bufs?", "index", "indices",
-    "idx", "tail", "head", "pointers?", "entry", "entries", "commands?", "cmds?", "status", "flags?", "owner(?:ship)?",
-    "payload", "data", "memory", "mailbox", "firmware", "fw", "hardware", "hw", "device", "dev", "dma", "mmio",
-    "i/o", "io", "queues?", "interrupts?", "irqs?", "producer", "consumer", "counters?", "values?", "fields?",
-    "header", "packets?", "frames?", "requests?", "responses?", "messages?", "bits?", "state", "sequence",
-    "completion", "page", "table", "pte", "tlb", "cache", "writel", "readl", "iowrite\\d*", "ioread\\d*",
+    "descriptors?",
+    "desc",
+    "doorbells?",
+    "registers?",
+    "regs?",
+    "rings?",
+    "buffers?",
+    "bufs?",
+    "index",
+    "indices",
+    "idx",
+    "tail",
+    "head",
+    "pointers?",
+    "entry",
+    "entries",
+    "commands?",
+    "cmds?",
+    "status",
+    "flags?",
+    "owner(?:ship)?",
+    "payload",
+    "data",
+    "memory",
+    "mailbox",
+    "firmware",
+    "fw",
+    "hardware",
+    "hw",
+    "device",
+    "dev",
+    "dma",
+    "mmio",
+    "i/o",
+    "io",
+    "queues?",
+    "interrupts?",
+    "irqs?",
+    "producer",
+    "consumer",
+    "counters?",
+    "values?",
+    "fields?",
+    "header",
+    "packets?",
+    "frames?",
+    "requests?",
+    "responses?",
+    "messages?",
+    "bits?",
+    "state",
+    "sequence",
+    "completion",
+    "page",
+    "table",
+    "pte",
+    "tlb",
+    "cache",
+    "writel",
+    "readl",
+    "iowrite\\d*",
+    "ioread\\d*",
 )
 _ORDERED_THING_RE = lazyre.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
 
@@ -692,9 +776,7 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
                 BARRIER_RE.search(d.text) for d in hunk.removed
             )
             # "kept" only matters for a hunk that loses a barrier
-            kept = removed and any(
-                BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk)
-            )
+            kept = removed and any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
             name = m.group(1)
             result[name] = result.get(name, False) or (removed and not kept)
     return result
@@ -775,7 +857,9 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
             ) or not BARRIER_RE.search(hunk_added):
                 continue  # no added line can hold a barrier call (the first test is _QUICK_RE)
             new = _new_side(hunk)
-            if not any(dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new):
+            if not any(
+                dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new
+            ):
                 continue
             texts = [dl.text for dl in new]
             scans = scan_lines(texts, starts_in_comment(texts))
@@ -854,8 +938,13 @@ def _is_definition(use: _Use) -> bool:
     if start is not None:
         define = _DEFINE_RE.match(use.scans[start].code)
         macro = define.group(1) if define is not None else ""
-        if (use.barrier_header or BARRIER_RE.match(macro + "(") or _PRIMITIVE_RE.match(macro)
-                or _PRIMITIVE_MACRO_RE.match(macro) or _macro_forwards(use.scans, start)):
+        if (
+            use.barrier_header
+            or BARRIER_RE.match(macro + "(")
+            or _PRIMITIVE_RE.match(macro)
+            or _PRIMITIVE_MACRO_RE.match(macro)
+            or _macro_forwards(use.scans, start)
+        ):
             return True
     fm = _FUNC_DEF_RE.match(code)
     if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
@@ -904,8 +993,12 @@ class _Moves:
         if fresh is None:
             fresh = self.fresh[use.view] = _in_new_function(use.new, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
-        if moved and (not fresh[use.idx] or all(whole_keys.get(k, 0) > 0 for k in keys)
-                      or self._comment_moved_too(use) or self._statement_moved_too(use)):
+        if moved and (
+            not fresh[use.idx]
+            or all(whole_keys.get(k, 0) > 0 for k in keys)
+            or self._comment_moved_too(use)
+            or self._statement_moved_too(use)
+        ):
             for k in keys:
                 self.removed[k] -= 1
             return True
@@ -915,7 +1008,6 @@ class _Moves:
             edits[use.name] -= 1
             return True
         return False
-
 
     def _statement_moved_too(self, use: _Use) -> bool:
         """Was the barrier removed elsewhere together with the statement next to it?
@@ -965,8 +1057,9 @@ class _Moves:
 
 
 #: Lines too common beside a barrier to show that it moved together with its statement.
-STATEMENTS_THAT_SAY_NOTHING = frozenset({"{", "}", "};", "else", "else {", "} else {", "return;", "break;",
-                                         "continue;", "return 0;"})
+STATEMENTS_THAT_SAY_NOTHING = frozenset(
+    {"{", "}", "};", "else", "else {", "} else {", "return;", "break;", "continue;", "return 0;"}
+)
 
 
 def _removed_whole_keys(view: PatchView) -> Counter:
@@ -990,9 +1083,7 @@ def _removed_whole_keys(view: PatchView) -> Counter:
 #: Barriers whose pairing is the documented pattern of the calls around them (wake_up_bit()'s
 #: kernel-doc: ``clear_bit_unlock(); smp_mb__after_atomic(); wake_up_bit();``): no comment needed.
 #: (barrier, call on the code line above, call on the code line below)
-DOCUMENTED_PATTERNS = (
-    ("smp_mb__after_atomic", r"clear_bit(?:_unlock)?", r"wake_up_(?:bit|var)"),
-)
+DOCUMENTED_PATTERNS = (("smp_mb__after_atomic", r"clear_bit(?:_unlock)?", r"wake_up_(?:bit|var)"),)
 
 
 def _code_line(scans, idx: int, step: int) -> str:
@@ -1009,8 +1100,11 @@ def _code_line(scans, idx: int, step: int) -> str:
 def _documented_pattern(use: _Use) -> bool:
     """Is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) that says what it pairs with?"""
     for barrier, before, after in DOCUMENTED_PATTERNS:
-        if use.name == barrier and re.search(rf"\b{before}\s*\(", _code_line(use.scans, use.idx, -1)) \
-                and re.search(rf"\b{after}\s*\(", _code_line(use.scans, use.idx, 1)):
+        if (
+            use.name == barrier
+            and re.search(rf"\b{before}\s*\(", _code_line(use.scans, use.idx, -1))
+            and re.search(rf"\b{after}\s*\(", _code_line(use.scans, use.idx, 1))
+        ):
             return True
     return False
 
@@ -1053,8 +1147,13 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
         input_line=dl.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:non-rmw",
-        details={"barrier": use.name, "problem": "not-after-rmw", "op": op, "smp": True,
-                 "paired": bool(_PAIRING_RE.search(" ".join(_comment_texts(use))))},
+        details={
+            "barrier": use.name,
+            "problem": "not-after-rmw",
+            "op": op,
+            "smp": True,
+            "paired": bool(_PAIRING_RE.search(" ".join(_comment_texts(use)))),
+        },
     )
 
 
@@ -1131,6 +1230,8 @@ def _names_object(note: str, use: _Use) -> bool:
     m = BARRIER_RE.search(use.code)
     words = re.findall(r"[A-Za-z_]\w*", _object_of(use.code, m.end() - 1)) if m else []
     return bool(words) and len(words[-1]) >= 3 and bool(re.search(rf"\b{re.escape(words[-1])}\b", note))
+
+
 _ACQUIRE_RE = lazyre.compile(r"\b(\w*acquire\w*)\s*\(")
 _RELEASE_RE = lazyre.compile(r"\b(\w*release\w*)\s*\(")
 
@@ -1223,7 +1324,8 @@ class _PatchPairs:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
                         if _object_of(scans[i].code, m.end() - 1) == obj and (
-                                scans[i].comment.strip() or (comment_above(scans, i) or "").strip()):
+                            scans[i].comment.strip() or (comment_above(scans, i) or "").strip()
+                        ):
                             return True
         return False
 
@@ -1243,8 +1345,17 @@ class _PatchPairs:
 
 #: A comment that asks or doubts ("hmmm? del_rcu followed by add_rcu?", "not sure this is needed") does not
 #: explain the barrier.
-DOUBT_WORDS = (r"\?", r"\bhm+\b", r"\bhmm+\w*", r"\bnot\s+sure\b", r"\bunsure\b", r"\bno\s+idea\b", r"\bmaybe\b",
-               r"\bXXX\b", r"\bFIXME\b")
+DOUBT_WORDS = (
+    r"\?",
+    r"\bhm+\b",
+    r"\bhmm+\w*",
+    r"\bnot\s+sure\b",
+    r"\bunsure\b",
+    r"\bno\s+idea\b",
+    r"\bmaybe\b",
+    r"\bXXX\b",
+    r"\bFIXME\b",
+)
 _DOUBT_RE = lazyre.compile("|".join(DOUBT_WORDS), re.IGNORECASE)
 
 
@@ -1298,12 +1409,27 @@ CPU_CODE_PATHS = (
     r"kernel/(?:cpu|smp)\.c",
 )
 #: Functions of CPU bring-up and hotplug, wherever they live.
-CPU_CODE_FUNCTIONS = (r"\w*cpu_die\w*", r"\w*play_dead\w*", r"\w*cpu_disable\w*", r"\w*cpu_kill\w*",
-                      r"\w*cpu_(?:up|down)\w*", r"\w*secondary\w*", r"\w*hotplug\w*")
+CPU_CODE_FUNCTIONS = (
+    r"\w*cpu_die\w*",
+    r"\w*play_dead\w*",
+    r"\w*cpu_disable\w*",
+    r"\w*cpu_kill\w*",
+    r"\w*cpu_(?:up|down)\w*",
+    r"\w*secondary\w*",
+    r"\w*hotplug\w*",
+)
 #: Device accesses: near one of these, a mandatory barrier orders against the device after all.
 DEVICE_ACCESSES = (
-    r"(?:__raw_)?(?:read|write)[bwlq](?:_relaxed|_be)?", r"io(?:read|write)\d+\w*", r"\w*iocsr\w*", r"\w*mmio\w*",
-    r"\w*dma\w*", r"\w*desc\w*", r"\w*doorbell\w*", r"\w*mailbox\w*", r"__iomem", r"ioremap\w*",
+    r"(?:__raw_)?(?:read|write)[bwlq](?:_relaxed|_be)?",
+    r"io(?:read|write)\d+\w*",
+    r"\w*iocsr\w*",
+    r"\w*mmio\w*",
+    r"\w*dma\w*",
+    r"\w*desc\w*",
+    r"\w*doorbell\w*",
+    r"\w*mailbox\w*",
+    r"__iomem",
+    r"ioremap\w*",
 )
 #: Lines before and after the barrier looked at for a device access.
 DEVICE_ACCESS_LINES = 8
@@ -1321,7 +1447,7 @@ def _cpu_ordering(use: _Use) -> bool:
         return False
     if not (_CPU_CODE_PATH_RE.match(_tree_path(use.path)) or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")):
         return False
-    near = use.scans[max(0, use.idx - DEVICE_ACCESS_LINES): use.idx + DEVICE_ACCESS_LINES + 1]
+    near = use.scans[max(0, use.idx - DEVICE_ACCESS_LINES) : use.idx + DEVICE_ACCESS_LINES + 1]
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
 
 
@@ -1385,8 +1511,13 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing
                 input_line=dl.input_line,
                 hunk=use.hunk,
                 symbol=f"{use.symbol}->{other}",
-                details={"barrier": use.name, "problem": "other-side-missing", "other": other,
-                         "comment": text[:200], "smp": True},
+                details={
+                    "barrier": use.name,
+                    "problem": "other-side-missing",
+                    "other": other,
+                    "comment": text[:200],
+                    "smp": True,
+                },
             )
     return None
 
@@ -1426,7 +1557,9 @@ class _PatchFunctions:
                     if name not in hunk.text(kind):
                         continue
                     texts = [d.text for d in hunk.lines if d.kind is kind]
-                    if any(name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))):
+                    if any(
+                        name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))
+                    ):
                         return True
         return False
 
@@ -1501,8 +1634,13 @@ def _is_primitive_or_lock(use: _Use) -> bool:
 
 #: MMIO writes (and driver wrappers named after them: ``rd_writel()``): a write barrier right before one
 #: orders memory against the device, not against another CPU.
-MMIO_WRITES = (r"(?:__raw_)?write[bwlq](?:_relaxed|_be|_rep)?", r"iowrite\d+(?:be|_rep)?", r"writes[bwlq]",
-               r"lo_hi_writeq\w*", r"hi_lo_writeq\w*")
+MMIO_WRITES = (
+    r"(?:__raw_)?write[bwlq](?:_relaxed|_be|_rep)?",
+    r"iowrite\d+(?:be|_rep)?",
+    r"writes[bwlq]",
+    r"lo_hi_writeq\w*",
+    r"hi_lo_writeq\w*",
+)
 _MMIO_WRITE_RE = lazyre.compile(r"(?<![\w.>])(?:\w+_)?(?:" + "|".join(MMIO_WRITES) + r")\s*\(")
 #: Only the SMP write barrier: a ``wmb()`` there is a device barrier, still asked what it orders (a comment like
 #: "make sure all write ops are in order" names nothing).
@@ -1550,9 +1688,18 @@ def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
         patch,
         f"{use.name}() at line {dl.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
         "other CPUs, not the device",
-        path=use.path, line=dl.new_no, input_line=dl.input_line, hunk=use.hunk, symbol=f"{use.symbol}:mmio",
-        details={"barrier": use.name, "problem": "before-mmio-write", "mmio": mmio, "smp": True,
-                 "relaxed": "relaxed" in mmio or mmio.startswith("__raw_")},
+        path=use.path,
+        line=dl.new_no,
+        input_line=dl.input_line,
+        hunk=use.hunk,
+        symbol=f"{use.symbol}:mmio",
+        details={
+            "barrier": use.name,
+            "problem": "before-mmio-write",
+            "mmio": mmio,
+            "smp": True,
+            "relaxed": "relaxed" in mmio or mmio.startswith("__raw_"),
+        },
     )
 
 
@@ -1614,26 +1761,36 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
     """The paragraph for barriers whose comment does not say what they pair with: a comment that is a question
     or a doubt ("hmmm? del_rcu followed by add_rcu?") is worded as a barrier without an explanation."""
     if all(f.details.get("cpu_ordering") for f in weak):  # mb() in CPU hotplug code: ordering against a CPU
-        return (f"The comment at {names} does not say what it orders. Could it name the accesses, and what they are "
-                "ordered against on the other CPU (e.g. the per-CPU state this CPU reads before going on, and the "
-                "CPU that writes it)?")
+        return (
+            f"The comment at {names} does not say what it orders. Could it name the accesses, and what they are "
+            "ordered against on the other CPU (e.g. the per-CPU state this CPU reads before going on, and the "
+            "CPU that writes it)?"
+        )
     if not any(f.details.get("smp") for f in weak):  # device barriers: what they order, not what they pair with
-        return (f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
-                "descriptor or ring writes that must be visible before the doorbell or register write?")
+        return (
+            f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
+            "descriptor or ring writes that must be visible before the doorbell or register write?"
+        )
     usually = f" (usually {hint})" if hint else ""
     doubts = [f for f in weak if f.details.get("doubt")]
     if doubts:
         quoted = str(doubts[0].details.get("comment", "")).strip()
-        return (f"The comment at {names} (\"{quoted}\") reads as an open question rather than an explanation. "
-                "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
-                f"operation on the other side it pairs with{usually}, and in which function?")
+        return (
+            f'The comment at {names} ("{quoted}") reads as an open question rather than an explanation. '
+            "Is the barrier needed? If it is, could the comment say what it orders and which barrier or "
+            f"operation on the other side it pairs with{usually}, and in which function?"
+        )
     if ", " in names:  # several barriers: "The comments at smp_mb() and smp_wmb() say ..."
         both = " and ".join(names.rsplit(", ", 1))
-        return (f"The comments at {both} say why a barrier is wanted, but not what they pair with. Would you "
-                f"mind naming the matching barrier or the operation that implies it{usually}, and the function "
-                "where it lives, in each of them?")
-    return (f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
-            f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?")
+        return (
+            f"The comments at {both} say why a barrier is wanted, but not what they pair with. Would you "
+            f"mind naming the matching barrier or the operation that implies it{usually}, and the function "
+            "where it lives, in each of them?"
+        )
+    return (
+        f"The comment at {names} says why a barrier is wanted, but not what it pairs with. Would you mind "
+        f"naming the matching barrier or the operation that implies it{usually}, and the function where it lives?"
+    )
 
 
 #: What the application does on the other side of a ring index, by the side of the kernel's barrier.
@@ -1655,12 +1812,14 @@ def _ring_paragraph(fs: Sequence[Finding]) -> str:
     for b, i in items:
         field = i.rsplit("->", 1)[-1].rsplit(".", 1)[-1]
         side = _APP_SIDE.get(_barrier_side(b), _APP_SIDE["full"]).format(i=f"the {field}")
-        examples.append(f"\"Pairs with the application's {side}\"" + (f" for the {b}()" if len(items) > 1 else ""))
+        examples.append(f'"Pairs with the application\'s {side}"' + (f" for the {b}()" if len(items) > 1 else ""))
     many = len(items) > 1
-    return (f"If I read it right, {what} {'pair' if many else 'pairs'} with the application on the other side "
-            f"of the ring (liburing or the program itself), which shares {'these indexes' if many else 'that index'}"
-            f" with the kernel. Could a short comment say so, e.g. {'; '.join(examples)}? Then the next reader "
-            "does not go looking for the other side in the kernel.")
+    return (
+        f"If I read it right, {what} {'pair' if many else 'pairs'} with the application on the other side "
+        f"of the ring (liburing or the program itself), which shares {'these indexes' if many else 'that index'}"
+        f" with the kernel. Could a short comment say so, e.g. {'; '.join(examples)}? Then the next reader "
+        "does not go looking for the other side in the kernel."
+    )
 
 
 def _cpu_paragraph(fs: Sequence[Finding]) -> str:
@@ -1668,34 +1827,45 @@ def _cpu_paragraph(fs: Sequence[Finding]) -> str:
     orders against another CPU, so the comment says what it orders against that CPU (no device example)."""
     names = sorted({f"{f.details.get('barrier', 'mb')}()" for f in fs})
     each = "each" if len(fs) > 1 and len(names) == 1 else "the"
-    example = ("the CPU state read in the wait loop before the dying CPU is powered off"
-               if any(f.details.get("cpu_ordering") == "hotplug" for f in fs)
-               else "the boot data written here before the secondary CPU is released to read it")
-    return (f"Could you add a short comment to {each} {', '.join(names)} saying what it orders against the other "
-            "CPU: which accesses here must be done or visible before which, and which code on the other CPU "
-            f"relies on it (e.g. {example})? It is not obvious to me from the patch alone.")
+    example = (
+        "the CPU state read in the wait loop before the dying CPU is powered off"
+        if any(f.details.get("cpu_ordering") == "hotplug" for f in fs)
+        else "the boot data written here before the secondary CPU is released to read it"
+    )
+    return (
+        f"Could you add a short comment to {each} {', '.join(names)} saying what it orders against the other "
+        "CPU: which accesses here must be done or visible before which, and which code on the other CPU "
+        f"relies on it (e.g. {example})? It is not obvious to me from the patch alone."
+    )
 
 
 def _mmio_paragraph(f: Finding) -> str:
     """The device-ordering note for an smp_wmb() right before an MMIO write (no SMP pairing question)."""
     mmio = f.details.get("mmio", "writel")
     if f.details.get("relaxed"):
-        return (f"The {f.details.get('barrier')}() right before {mmio}() comes before a relaxed MMIO write. As far as "
-                "I understand Documentation/memory-barriers.txt, smp_wmb() orders only against other CPUs (it is a "
-                "compiler barrier on !SMP), and a relaxed MMIO write is not ordered after earlier memory writes. "
-                "If the device must see those writes first, should this be wmb() (or dma_wmb())?")
-    return (f"The {f.details.get('barrier')}() right before {mmio}() comes before an MMIO write. As far as I "
-            "understand Documentation/memory-barriers.txt, writel() already orders earlier memory writes before "
-            "the device sees its write, and smp_wmb() orders only against other CPUs. Is it needed here? If it "
-            "orders these writes for another CPU, a comment saying which barrier there it pairs with would help.")
+        return (
+            f"The {f.details.get('barrier')}() right before {mmio}() comes before a relaxed MMIO write. As far as "
+            "I understand Documentation/memory-barriers.txt, smp_wmb() orders only against other CPUs (it is a "
+            "compiler barrier on !SMP), and a relaxed MMIO write is not ordered after earlier memory writes. "
+            "If the device must see those writes first, should this be wmb() (or dma_wmb())?"
+        )
+    return (
+        f"The {f.details.get('barrier')}() right before {mmio}() comes before an MMIO write. As far as I "
+        "understand Documentation/memory-barriers.txt, writel() already orders earlier memory writes before "
+        "the device sees its write, and smp_wmb() orders only against other CPUs. Is it needed here? If it "
+        "orders these writes for another CPU, a comment saying which barrier there it pairs with would help."
+    )
 
 
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
     """A reviewer's question under the quoted barrier(s)."""
     partnered = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("partner")]
     ring = [f for f in findings if f.details.get("problem") == "no-comment" and f.details.get("ring_index")]
-    no_comment = [f for f in findings if f.details.get("problem") == "no-comment" and not f.details.get("partner")
-                  and not f.details.get("ring_index")]
+    no_comment = [
+        f
+        for f in findings
+        if f.details.get("problem") == "no-comment" and not f.details.get("partner") and not f.details.get("ring_index")
+    ]
     weak = [f for f in findings if f.details.get("problem") == "comment-without-pairing"]
     other = [f for f in findings if f.details.get("problem") == "other-side-missing"]
     non_rmw = [f for f in findings if f.details.get("problem") == "not-after-rmw"]
@@ -1706,17 +1876,23 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if non_rmw:
         kinds = ["load" if "read" in op.lower() else "store" for op in ops]
         several = len(non_rmw) > 1
-        plain = (f"{ops[0]}() is a plain {kinds[0]}" if len(ops) == 1 else
-                 " and ".join(f"{op}()" for op in ops) + " are plain "
-                 + (f"{kinds[0]}s" if len(set(kinds)) == 1 else "accesses"))
+        plain = (
+            f"{ops[0]}() is a plain {kinds[0]}"
+            if len(ops) == 1
+            else " and ".join(f"{op}()" for op in ops)
+            + " are plain "
+            + (f"{kinds[0]}s" if len(set(kinds)) == 1 else "accesses")
+        )
         this = "these" if several else "this"
         parts.append(
             f"As far as I understand Documentation/atomic_t.txt, {' and '.join(barriers)} only "
             f"order{'' if len(barriers) > 1 else 's'} against a read-modify-write atomic, and {plain}. "
-            + (f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair)?"
-               if all(f.details.get("paired") for f in non_rmw) else
-               f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair), and could the "
-               f"comment{'s' if several else ''} say what {'they pair' if several else 'it pairs'} with?")
+            + (
+                f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair)?"
+                if all(f.details.get("paired") for f in non_rmw)
+                else f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair), and could the "
+                f"comment{'s' if several else ''} say what {'they pair' if several else 'it pairs'} with?"
+            )
         )
 
     def names(fs: Sequence[Finding]) -> str:
@@ -1733,13 +1909,17 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             )
         elif smp:
             if len(no_comment) == 1:
-                ask = (f"Could you add a comment to the {names(no_comment)} here saying which barrier it "
-                       "pairs with, and what ordering it provides? I could not find the other side from "
-                       "the patch, and I might be missing it,")
+                ask = (
+                    f"Could you add a comment to the {names(no_comment)} here saying which barrier it "
+                    "pairs with, and what ordering it provides? I could not find the other side from "
+                    "the patch, and I might be missing it,"
+                )
             else:
-                ask = (f"Could you add a comment to each of the new barriers here ({names(no_comment)}) "
-                       "saying which barrier it pairs with, and what ordering it provides? I could not "
-                       "find the other sides from the patch, and I might be missing them,")
+                ask = (
+                    f"Could you add a comment to each of the new barriers here ({names(no_comment)}) "
+                    "saying which barrier it pairs with, and what ordering it provides? I could not "
+                    "find the other sides from the patch, and I might be missing them,"
+                )
             parts.append(
                 ask + " but a comment naming the other side and its function would help the next person "
                 "who touches this code."
@@ -1777,13 +1957,34 @@ from reviewbot.rule import ThreadWords  # noqa: E402
 
 THREAD_WORDS = ThreadWords(
     topic=("pairs with", "pair with", "paired", "pairing", "barrier", "smp_", "acquire", "release", "ordering"),
-    asks=("what does this barrier pair with", "what does it pair with", "what is this barrier pairing with",
-          "which barrier does this pair", "what is the pairing", "where is the pairing", "matching barrier",
-          "please add a comment", "needs a comment", "barrier needs a comment", "comment the barrier",
-          "what is this barrier for", "what does this barrier order", "why is this barrier needed",
-          "in a comment", "a comment explaining", "a good comment", "comment on what", "comment that explain",
-          "explain this barrier", "explains this barrier", "document the barrier", "document this barrier",
-          "document the ordering", "what it pairs", "against what"),
+    asks=(
+        "what does this barrier pair with",
+        "what does it pair with",
+        "what is this barrier pairing with",
+        "which barrier does this pair",
+        "what is the pairing",
+        "where is the pairing",
+        "matching barrier",
+        "please add a comment",
+        "needs a comment",
+        "barrier needs a comment",
+        "comment the barrier",
+        "what is this barrier for",
+        "what does this barrier order",
+        "why is this barrier needed",
+        "in a comment",
+        "a comment explaining",
+        "a good comment",
+        "comment on what",
+        "comment that explain",
+        "explain this barrier",
+        "explains this barrier",
+        "document the barrier",
+        "document this barrier",
+        "document the ordering",
+        "what it pairs",
+        "against what",
+    ),
 )
 
 
@@ -1791,8 +1992,10 @@ THREAD_WORDS = ThreadWords(
 # the drafter prefers reply_point() to reply(). A write-side barrier pairs with a read-side one, acquire
 # with release, a full barrier with a full barrier (or one implied by an atomic); a device barrier says
 # what it orders.
-_ADDED_BARRIER_RE = lazyre.compile(r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
-                               r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\(")
+_ADDED_BARRIER_RE = lazyre.compile(
+    r"\b(smp_[a-z_]*mb|smp_mb__[a-z_]+|smp_store_mb|smp_store_release|smp_load_acquire|"
+    r"smp_cond_load_[a-z_]+|\w+_acquire|\w+_release)\s*\("
+)
 _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "write": "an smp_rmb() or smp_load_acquire() on the reader side",
     "release": "an smp_load_acquire() on the reader side",
@@ -1802,8 +2005,13 @@ _PAIR_FOR = {  # in words: a draft never carries a template to fill in
 }
 #: The other side of a read barrier or acquire that follows a bit test (``wait_on_bit()``, ``buffer_locked()``).
 _PAIR_FOR_BIT = "the clear_bit_unlock() that releases the bit, e.g. in the unlock path before wake_up_bit()"
-_COMPLEMENT = {"write": ("read", "acquire"), "release": ("acquire", "read"), "read": ("write", "release"),
-               "acquire": ("release", "write"), "full": ("full",)}
+_COMPLEMENT = {
+    "write": ("read", "acquire"),
+    "release": ("acquire", "read"),
+    "read": ("write", "release"),
+    "acquire": ("release", "write"),
+    "full": ("full",),
+}
 
 
 def _barrier_side(name: str) -> str:
@@ -1887,7 +2095,9 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     return None
 
 
-_STORED_RE = lazyre.compile(r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,")
+_STORED_RE = lazyre.compile(
+    r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,"
+)
 
 # ------------------------------------------------------------------ both sides of one field in the patch
 # A write side (smp_wmb(), a release) and a read side (smp_rmb(), an acquire) that the patch adds on the same
@@ -1902,11 +2112,13 @@ FIELD_NEIGHBOUR_LINES = 2
 
 # a member access: a variable, then at least one ``->f``/``.f`` (subscripts allowed): ``vd[CS_RAW].seq``
 _MEMBER_ACCESS_RE = lazyre.compile(
-    r"(?<![\w.>\]])([A-Za-z_]\w*(?:\s*\[[^\]]*\])*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*)+)")
+    r"(?<![\w.>\]])([A-Za-z_]\w*(?:\s*\[[^\]]*\])*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*(?:\s*\[[^\]]*\])*)+)"
+)
 # a member stored: ``x->f = v``, ``x->f += v``, ``x->f++``, ``WRITE_ONCE(x->f, v)``, ``atomic_set(&x->f, v)``
 _MEMBER_STORE_RE = lazyre.compile(
     r"(?:^|[;{(]\s*|\*\s*)([A-Za-z_][\w\[\]\s.>-]*?)\s*(?:[-+|&^]?=(?!=)|\+\+|--)"
-    r"|\b(?:WRITE_ONCE|atomic\w*_set|smp_store_\w+)\s*\(\s*&?\s*([^,()]+?)\s*,")
+    r"|\b(?:WRITE_ONCE|atomic\w*_set|smp_store_\w+)\s*\(\s*&?\s*([^,()]+?)\s*,"
+)
 _FIELD_FENCE_RE = lazyre.compile(r"^(?:smp_wmb|smp_rmb)$")
 
 
@@ -2064,15 +2276,17 @@ def _field_pair_paragraph(writers: Sequence[_Site], readers: Sequence[_Site], fi
     """Both sides of one field are in the patch: say they look like a pair and ask each comment to name the other."""
     a, b = _sides_text(writers), _sides_text(readers)
     if len(writers) == 1 and len(readers) == 1:
-        example = f", e.g. \"Pairs with {b}\"," if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
-        return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
-                f"the other{example} and saying what ordering they provide? That helps the next person who touches "
-                "either side.")
-    return (f"{a[0].upper()}{a[1:]} and {b} on {field} look like the write and read sides of one pairing. Could "
-            "each of them get a comment naming the barrier on the other side it pairs with, and saying what "
-            "ordering it provides? That helps the next person who touches either side.")
-
-
+        example = f', e.g. "Pairs with {b}",' if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
+        return (
+            f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
+            f"the other{example} and saying what ordering they provide? That helps the next person who touches "
+            "either side."
+        )
+    return (
+        f"{a[0].upper()}{a[1:]} and {b} on {field} look like the write and read sides of one pairing. Could "
+        "each of them get a comment naming the barrier on the other side it pairs with, and saying what "
+        "ordering it provides? That helps the next person who touches either side."
+    )
 
 
 def _code_around(hunk: Hunk, index: int, step: int, count: int = 3) -> list[str]:
@@ -2129,10 +2343,21 @@ def _full_pair_in_patch(
 #: of these in the hunks may be the other side of an smp_mb(). Lock operations are left out: nearly every
 #: hunk has one, and they give acquire/release only.
 IMPLIED_FULL_BARRIERS = (
-    r"atomic\w*_(?:inc|dec|add|sub)_return", r"atomic\w*_(?:inc|dec|sub|add)_and_test", r"atomic\w*_fetch_\w+",
-    r"atomic\w*_xchg", r"atomic\w*_cmpxchg", r"xchg", r"cmpxchg", r"test_and_(?:set|clear|change)_bit",
-    r"refcount_dec_and_test", r"wake_up\w*", r"try_to_wake_up", r"set_current_state", r"prepare_to_wait\w*",
-    r"waitqueue_active", r"wq_has_sleeper",
+    r"atomic\w*_(?:inc|dec|add|sub)_return",
+    r"atomic\w*_(?:inc|dec|sub|add)_and_test",
+    r"atomic\w*_fetch_\w+",
+    r"atomic\w*_xchg",
+    r"atomic\w*_cmpxchg",
+    r"xchg",
+    r"cmpxchg",
+    r"test_and_(?:set|clear|change)_bit",
+    r"refcount_dec_and_test",
+    r"wake_up\w*",
+    r"try_to_wake_up",
+    r"set_current_state",
+    r"prepare_to_wait\w*",
+    r"waitqueue_active",
+    r"wq_has_sleeper",
 )
 _IMPLIES_FULL_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(IMPLIED_FULL_BARRIERS) + r")\s*\(")
 
@@ -2164,9 +2389,10 @@ def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     """One paragraph per kind of problem, the suggested comment fitting each barrier."""
     parts: list[str] = []
-    by = {p: [f for f in findings if f.details.get("problem") == p]
-          for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing",
-                    "before-mmio-write")}
+    by = {
+        p: [f for f in findings if f.details.get("problem") == p]
+        for p in ("not-after-rmw", "no-comment", "comment-without-pairing", "other-side-missing", "before-mmio-write")
+    }
     if by["not-after-rmw"]:
         parts.append(reply(by["not-after-rmw"], patch))
     parts.extend(dict.fromkeys(_mmio_paragraph(f) for f in by["before-mmio-write"]))
@@ -2176,8 +2402,12 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
 
     def pair_for(fs: Sequence[Finding], side: str) -> str:
         of_side = [f for f in fs if _barrier_side(str(f.details.get("barrier", ""))) == side]
-        if (side in ("read", "acquire") and of_side and all(f.details.get("bit_test") for f in of_side)
-                and not _other_side_in_hunks(of_side, patch)):
+        if (
+            side in ("read", "acquire")
+            and of_side
+            and all(f.details.get("bit_test") for f in of_side)
+            and not _other_side_in_hunks(of_side, patch)
+        ):
             return _PAIR_FOR_BIT  # the read side of a bit wait whose other side the patch does not show
         return _PAIR_FOR[side]
 
@@ -2185,12 +2415,18 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
         if len({pair_for(fs, s) for s in sides if s in _PAIR_FOR}) == 1:
             sides = sides[:1]  # one suggestion fits them all (an acquire and a read barrier of one bit wait)
-        return "; ".join(f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
-                         f" {pair_for(fs, s)}" if len(sides) > 1 else pair_for(fs, s)
-                         for s in sides if s in _PAIR_FOR)
+        return "; ".join(
+            f"for the {names([f for f in fs if _barrier_side(str(f.details.get('barrier', ''))) == s])}"
+            f" {pair_for(fs, s)}"
+            if len(sides) > 1
+            else pair_for(fs, s)
+            for s in sides
+            if s in _PAIR_FOR
+        )
 
-    pair = _pair_in_patch([f for f in findings if f.details.get("problem") in ("no-comment",
-                                                                                "comment-without-pairing")], patch)
+    pair = _pair_in_patch(
+        [f for f in findings if f.details.get("problem") in ("no-comment", "comment-without-pairing")], patch
+    )
     ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
     smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
     device = [f for f in by["no-comment"] if not f.details.get("smp") and not f.details.get("cpu_ordering")]
@@ -2204,7 +2440,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         parts.append(
             f"The smp_mb() {a_at} and the smp_mb() {b_at} look like a pair: {var} is stored before the first and "
             "read after the second. Could each of them get a comment naming the other, and saying what ordering "
-            "they provide? That helps the next person who touches either side.")
+            "they provide? That helps the next person who touches either side."
+        )
         smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
         weak = [f for f in weak if (f.path, f.line) not in both]
     field_pair = _field_pair_in_patch(smp + weak, patch) if pair is None and full_pair is None else None
@@ -2219,38 +2456,56 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         where_b = f" in {fb}()" if fb else ""
         parts.append(
             f"The {a}(){where_a} and the {b}(){where_b} on {obj} look like a pair. Could each of them get a comment "
-            f"naming the other, e.g. \"Pairs with the {b}(){where_b}\", and saying what ordering they provide? "
-            "That helps the next person who touches either side.")
+            f'naming the other, e.g. "Pairs with the {b}(){where_b}", and saying what ordering they provide? '
+            "That helps the next person who touches either side."
+        )
     else:
         if smp:
-            which = (f"the {names(smp)} here" if len(smp) == 1 and "," not in names(smp)
-                     else f"each {names(smp)} here" if "," not in names(smp)  # two smp_store_release()
-                     else f"each of the new barriers here ({names(smp)})")
+            which = (
+                f"the {names(smp)} here"
+                if len(smp) == 1 and "," not in names(smp)
+                else f"each {names(smp)} here"
+                if "," not in names(smp)  # two smp_store_release()
+                else f"each of the new barriers here ({names(smp)})"
+            )
             hint = suggestion(smp)
             # "I could not find the other side" only when no hunk shows a barrier that could be it
-            lead = ("" if _other_side_in_hunks(smp, patch)
-                    else "I could not find the other side in the patch, and I might be missing it. ")
+            lead = (
+                ""
+                if _other_side_in_hunks(smp, patch)
+                else "I could not find the other side in the patch, and I might be missing it. "
+            )
             parts.append(
                 f"Could you add a comment to {which} saying which barrier or operation on the other side it pairs "
                 f"with (usually {hint}), in which function, and what ordering it provides? {lead}That would help "
-                "the next person who touches this code.")
+                "the next person who touches this code."
+            )
         if weak:
             parts.append(_weak_paragraph(weak, names(weak), suggestion(weak)))
     if device:
         kinds = {str(f.details.get("barrier", "")) for f in device}
         what = []
         if any("wmb" in k for k in kinds):
-            what.append("for a write barrier, which writes must be visible before which (e.g. the descriptor "
-                        "writes before the doorbell write)")
+            what.append(
+                "for a write barrier, which writes must be visible before which (e.g. the descriptor "
+                "writes before the doorbell write)"
+            )
         if any("rmb" in k for k in kinds):
-            what.append("for a read barrier, which read must come first (e.g. the ownership or status read "
-                        "before the reads of the rest of the descriptor)")
+            what.append(
+                "for a read barrier, which read must come first (e.g. the ownership or status read "
+                "before the reads of the rest of the descriptor)"
+            )
         if not what:
-            what.append("which accesses must not be reordered against which (e.g. the descriptor writes against "
-                        "the doorbell write)")
+            what.append(
+                "which accesses must not be reordered against which (e.g. the descriptor writes against "
+                "the doorbell write)"
+            )
         each = "each" if len(device) > 1 and "," not in names(device) else "the"
-        parts.append(f"Could you add a short comment to {each} {names(device)} saying what it orders: "
-                     + "; ".join(what) + "? It is not obvious to me from the patch alone.")
+        parts.append(
+            f"Could you add a short comment to {each} {names(device)} saying what it orders: "
+            + "; ".join(what)
+            + "? It is not obvious to me from the patch alone."
+        )
     if cpu:
         parts.append(_cpu_paragraph(cpu))
     if by["other-side-missing"]:

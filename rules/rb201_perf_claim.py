@@ -167,10 +167,20 @@ RULE = RuleMeta(
 SPEED_WORDS = frozenset({"faster", "speedup", "speedups"})
 SPEED_UP_VERBS = frozenset({"speed", "speeds", "speeding", "sped"})  # followed by UP_WORDS
 UP_WORDS = ("up", "ups")
-OPTIMIZE_VERBS = frozenset({
-    "optimize", "optimise", "optimizes", "optimises", "optimizing", "optimising",
-    "optimization", "optimisation", "optimizations", "optimisations",
-})
+OPTIMIZE_VERBS = frozenset(
+    {
+        "optimize",
+        "optimise",
+        "optimizes",
+        "optimises",
+        "optimizing",
+        "optimising",
+        "optimization",
+        "optimisation",
+        "optimizations",
+        "optimisations",
+    }
+)
 OPTIMIZED = frozenset({"optimized", "optimised"})  # a claim only after IS_WORDS ("is now optimized")
 IS_WORDS = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got", "now"})
 BOTTLENECK_WORDS = frozenset({"bottleneck", "bottlenecks"})
@@ -179,43 +189,163 @@ MORE_WORDS = frozenset({"more"})
 EFFICIENT_WORDS = frozenset({"efficient", "efficiently", "scalable"})
 
 # A cost made smaller: "reduce overhead", "fewer cache misses", "wasting CPU time"
-LESS_VERBS = frozenset({
-    "reduce", "reduces", "reduced", "reducing", "lower", "lowers", "lowering", "cut", "cuts", "cutting",
-    "avoid", "avoids", "avoiding", "eliminate", "eliminates", "eliminating", "minimize", "minimise",
-    "minimizes", "minimises", "minimizing", "minimising", "save", "saves", "saving", "less", "fewer",
-    "decrease", "decreases", "decreasing", "remove", "removes", "removing", "waste", "wastes", "wasting",
-    "wasted", "shorten", "shortens", "shortening",
-})
-COST_NOUNS = frozenset({
-    "overhead", "overheads", "contention", "latency", "latencies", "cache_misses", "cache_miss", "bouncing",
-    "cycles", "false_sharing", "cpu_time", "cpu_usage", "cpu_cycles", "cpu_utilization", "cpu_utilisation",
-    "retries", "retry", "lookups", "iterations", "wakeups", "round_trips", "round_trip", "syscalls",
-    "indirect_calls", "context_switches", "lock_hold", "critical_section", "instructions", "atomics",
-})
+LESS_VERBS = frozenset(
+    {
+        "reduce",
+        "reduces",
+        "reduced",
+        "reducing",
+        "lower",
+        "lowers",
+        "lowering",
+        "cut",
+        "cuts",
+        "cutting",
+        "avoid",
+        "avoids",
+        "avoiding",
+        "eliminate",
+        "eliminates",
+        "eliminating",
+        "minimize",
+        "minimise",
+        "minimizes",
+        "minimises",
+        "minimizing",
+        "minimising",
+        "save",
+        "saves",
+        "saving",
+        "less",
+        "fewer",
+        "decrease",
+        "decreases",
+        "decreasing",
+        "remove",
+        "removes",
+        "removing",
+        "waste",
+        "wastes",
+        "wasting",
+        "wasted",
+        "shorten",
+        "shortens",
+        "shortening",
+    }
+)
+COST_NOUNS = frozenset(
+    {
+        "overhead",
+        "overheads",
+        "contention",
+        "latency",
+        "latencies",
+        "cache_misses",
+        "cache_miss",
+        "bouncing",
+        "cycles",
+        "false_sharing",
+        "cpu_time",
+        "cpu_usage",
+        "cpu_cycles",
+        "cpu_utilization",
+        "cpu_utilisation",
+        "retries",
+        "retry",
+        "lookups",
+        "iterations",
+        "wakeups",
+        "round_trips",
+        "round_trip",
+        "syscalls",
+        "indirect_calls",
+        "context_switches",
+        "lock_hold",
+        "critical_section",
+        "instructions",
+        "atomics",
+    }
+)
 # a cost of the old code called needless: "unnecessary overhead", "useless rbtree iterations"
-WASTE_WORDS = frozenset({
-    "unnecessary", "needless", "useless", "pointless", "redundant", "excessive", "extra", "superfluous",
-})
+WASTE_WORDS = frozenset(
+    {
+        "unnecessary",
+        "needless",
+        "useless",
+        "pointless",
+        "redundant",
+        "excessive",
+        "extra",
+        "superfluous",
+    }
+)
 # the cost noun said smaller after it: "contention is reduced", "latency drops"
 LESS_AFTER = frozenset({"reduced", "decreased", "drops", "dropped", "lowered", "eliminated", "avoided", "shortened"})
 
 # A good thing made bigger: "improve throughput", "better scalability", "performance should be increased"
-MORE_VERBS = frozenset({
-    "improve", "improves", "improved", "improving", "improvement", "improvements", "increase", "increases",
-    "increasing", "boost", "boosts", "boosting", "better", "higher", "maximize", "maximise", "maximizes",
-    "maximises", "enhance", "enhances", "enhancing",
-})
-GOOD_NOUNS = frozenset({
-    "performance", "perf", "throughput", "scalability", "iops", "efficiency", "speed", "locality",
-    "concurrency", "parallelism", "bandwidth", "responsiveness", "placement",
-})
+MORE_VERBS = frozenset(
+    {
+        "improve",
+        "improves",
+        "improved",
+        "improving",
+        "improvement",
+        "improvements",
+        "increase",
+        "increases",
+        "increasing",
+        "boost",
+        "boosts",
+        "boosting",
+        "better",
+        "higher",
+        "maximize",
+        "maximise",
+        "maximizes",
+        "maximises",
+        "enhance",
+        "enhances",
+        "enhancing",
+    }
+)
+GOOD_NOUNS = frozenset(
+    {
+        "performance",
+        "perf",
+        "throughput",
+        "scalability",
+        "iops",
+        "efficiency",
+        "speed",
+        "locality",
+        "concurrency",
+        "parallelism",
+        "bandwidth",
+        "responsiveness",
+        "placement",
+    }
+)
 # the old code's cost said to be large: "takes considerable cycles"
 LARGE_WORDS = frozenset({"considerable", "significant", "lots", "many", "much", "substantial", "noticeable"})
 LARGE_COSTS = frozenset({"cycles", "cpu_time", "cpu_cycles", "overhead", "contention", "latency"})
-MORE_AFTER = frozenset({
-    "increased", "improved", "improves", "increases", "improvement", "improvements", "gain", "gains",
-    "boost", "boosts", "win", "wins", "benefit", "benefits",
-})
+MORE_AFTER = frozenset(
+    {
+        "increased",
+        "improved",
+        "improves",
+        "increases",
+        "improvement",
+        "improvements",
+        "gain",
+        "gains",
+        "boost",
+        "boosts",
+        "win",
+        "wins",
+        "benefit",
+        "benefits",
+    }
+)
 # "for the sake of high performance", "for better performance", "for performance reasons"
 # (a bare "for speed" often says what existing code is for: "preallocated for speed")
 PURPOSE_WORDS = frozenset({"sake", "better", "higher", "high", "improved", "maximum", "max", "best", "optimal"})
@@ -225,16 +355,46 @@ PURPOSE_FILLER = PURPOSE_WORDS | {"the", "of", "a", "an"}
 # "the size of data used in the hot path matters for performance": speed as the reason
 MATTERS_WORDS = frozenset({"matters", "matter", "important", "critical", "crucial", "essential"})
 # the old code hurts a good thing: "this actually decreases I/O performance", "limiting scalability"
-HARM_VERBS = frozenset({
-    "decreases", "decrease", "decreasing", "degrade", "degrades", "degrading", "hurt", "hurts", "hurting",
-    "harm", "harms", "harming", "kills", "killing", "limit", "limits", "limiting",
-})
+HARM_VERBS = frozenset(
+    {
+        "decreases",
+        "decrease",
+        "decreasing",
+        "degrade",
+        "degrades",
+        "degrading",
+        "hurt",
+        "hurts",
+        "hurting",
+        "harm",
+        "harms",
+        "harming",
+        "kills",
+        "killing",
+        "limit",
+        "limits",
+        "limiting",
+    }
+)
 # "X is quite expensive" as the reason for a change
 EXPENSIVE_WORDS = frozenset({"expensive", "costly", "slow"})
-INTENSIFIERS = frozenset({
-    "quite", "very", "too", "rather", "relatively", "extremely", "really", "pretty", "prohibitively",
-    "unnecessarily", "needlessly", "notoriously", "so",
-})
+INTENSIFIERS = frozenset(
+    {
+        "quite",
+        "very",
+        "too",
+        "rather",
+        "relatively",
+        "extremely",
+        "really",
+        "pretty",
+        "prohibitively",
+        "unnecessarily",
+        "needlessly",
+        "notoriously",
+        "so",
+    }
+)
 # a new fast path is a speed claim; the existing one is a name ("in the fast path")
 ADD_WORDS = frozenset({"add", "adds", "added", "adding", "introduce", "introduces", "introducing", "new"})
 PATH_TERMS = frozenset({"fast_path", "fast_paths", "hot_path", "hot_paths", "fastpath", "hotpath"})
@@ -242,20 +402,63 @@ PATH_TERMS = frozenset({"fast_path", "fast_paths", "hot_path", "hot_paths", "fas
 # Cache behaviour: where data sits in cache lines, said as the reason for a change
 CACHE_LINE_TERMS = frozenset({"cache_line", "cache_lines", "cacheline", "cachelines"})
 # "the same cache line", "a separate cache line", "split between 2 cache lines", "spanning cachelines"
-CACHE_PLACE_WORDS = frozenset({
-    "same", "separate", "hot", "hotter", "hottest", "previous", "split", "straddle", "straddles", "straddling",
-    "span", "spans", "spanning", "spawns", "extra", "single", "usage", "locality",
-})
+CACHE_PLACE_WORDS = frozenset(
+    {
+        "same",
+        "separate",
+        "hot",
+        "hotter",
+        "hottest",
+        "previous",
+        "split",
+        "straddle",
+        "straddles",
+        "straddling",
+        "span",
+        "spans",
+        "spanning",
+        "spawns",
+        "extra",
+        "single",
+        "usage",
+        "locality",
+    }
+)
 # "cacheline bouncing", "cache line benefits", "cacheline optimized"
-CACHE_AFTER_WORDS = frozenset({
-    "bouncing", "ping", "pingpong", "locality", "friendly", "friendliness", "benefit", "benefits", "benifit",
-    "benifits", "optimized", "optimised", "stall", "stalls", "aligned",
-})
+CACHE_AFTER_WORDS = frozenset(
+    {
+        "bouncing",
+        "ping",
+        "pingpong",
+        "locality",
+        "friendly",
+        "friendliness",
+        "benefit",
+        "benefits",
+        "benifit",
+        "benifits",
+        "optimized",
+        "optimised",
+        "stall",
+        "stalls",
+        "aligned",
+    }
+)
 # "cache-friendly", "keeps the cache hot", "improves cache usage"
 CACHE_WORDS = frozenset({"cache", "caches", "cpu_cache", "cpu_caches"})
-CACHE_HOT_WORDS = frozenset({
-    "hot", "warm", "locality", "friendly", "friendliness", "efficiency", "usage", "utilization", "utilisation",
-})
+CACHE_HOT_WORDS = frozenset(
+    {
+        "hot",
+        "warm",
+        "locality",
+        "friendly",
+        "friendliness",
+        "efficiency",
+        "usage",
+        "utilization",
+        "utilisation",
+    }
+)
 NOT_CPU_CACHE_BEFORE = frozenset({"page", "buffer", "dentry", "inode", "swap", "slab", "folio", "write", "read"})
 STANDALONE_CACHE_TERMS = frozenset({"false_sharing"})
 # "All the io path hot members can fit within the first 64-bytes, which is a common cacheline": the hot members
@@ -271,17 +474,43 @@ SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
 
 # every word a claim can hang on: words outside this set are skipped at once
 CLAIM_KEY_WORDS = (
-    SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | OPTIMIZED | BOTTLENECK_WORDS | MORE_WORDS | LESS_VERBS
-    | COST_NOUNS | MORE_VERBS | GOOD_NOUNS | LARGE_COSTS | PURPOSE_NOUNS | HARM_VERBS | EXPENSIVE_WORDS
-    | PATH_TERMS | CACHE_LINE_TERMS | CACHE_WORDS | STANDALONE_CACHE_TERMS
+    SPEED_WORDS
+    | SPEED_UP_VERBS
+    | OPTIMIZE_VERBS
+    | OPTIMIZED
+    | BOTTLENECK_WORDS
+    | MORE_WORDS
+    | LESS_VERBS
+    | COST_NOUNS
+    | MORE_VERBS
+    | GOOD_NOUNS
+    | LARGE_COSTS
+    | PURPOSE_NOUNS
+    | HARM_VERBS
+    | EXPENSIVE_WORDS
+    | PATH_TERMS
+    | CACHE_LINE_TERMS
+    | CACHE_WORDS
+    | STANDALONE_CACHE_TERMS
 )
 # a speed or cost word that keeps "optimize X to minimize races and latency" a claim
 SPEED_OR_COST_WORDS = COST_NOUNS | GOOD_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS
 # a gain or a cost that makes a shared cache line a claim: "... to share the same cache line, which saves a cache
 # miss on every ioctl", "share the same cache line and bounce between CPUs"
 PLACEMENT_GAIN_WORDS = (
-    SPEED_WORDS | SPEED_UP_VERBS | OPTIMIZE_VERBS | BOTTLENECK_WORDS | LESS_VERBS | COST_NOUNS | MORE_VERBS
-    | GOOD_NOUNS | HARM_VERBS | EXPENSIVE_WORDS | PATH_TERMS | STANDALONE_CACHE_TERMS | CACHE_AFTER_WORDS
+    SPEED_WORDS
+    | SPEED_UP_VERBS
+    | OPTIMIZE_VERBS
+    | BOTTLENECK_WORDS
+    | LESS_VERBS
+    | COST_NOUNS
+    | MORE_VERBS
+    | GOOD_NOUNS
+    | HARM_VERBS
+    | EXPENSIVE_WORDS
+    | PATH_TERMS
+    | STANDALONE_CACHE_TERMS
+    | CACHE_AFTER_WORDS
     | {"hot", "hotter", "hottest", "bounce", "bounces", "thrash", "thrashing", "contended"}
 )
 
@@ -297,20 +526,50 @@ NEGATED_BENEFIT_RE = lazyre.compile(
     re.IGNORECASE,
 )
 # "optimized for simplicity": a goal other than speed named after "optimized for"
-NOT_SPEED_GOALS = frozenset({
-    "simplicity", "readability", "clarity", "correctness", "maintainability", "portability", "size",
-})
+NOT_SPEED_GOALS = frozenset(
+    {
+        "simplicity",
+        "readability",
+        "clarity",
+        "correctness",
+        "maintainability",
+        "portability",
+        "size",
+    }
+)
 # "Optimize the code to support the range which crosses memory zones": "optimize" meaning make it work,
 # when no speed or cost word is in the sentence
 ENABLING_GOALS = frozenset({"support", "handle", "work", "cover", "accept", "fix", "allow", "cope"})
 # "optimize cacheline to minimize HW race condition": the goal named after "to <verb>" is correctness, not speed
 # (no speed or cost word in the sentence); a reviewer asks about the race, not for a benchmark
-GOAL_VERBS = frozenset({
-    "minimize", "minimise", "avoid", "prevent", "reduce", "close", "narrow", "shrink", "eliminate", "fix",
-})
-NOT_SPEED_TARGETS = frozenset({
-    "race", "races", "racy", "glitch", "glitches", "deadlock", "deadlocks", "corruption", "spurious", "errors",
-})
+GOAL_VERBS = frozenset(
+    {
+        "minimize",
+        "minimise",
+        "avoid",
+        "prevent",
+        "reduce",
+        "close",
+        "narrow",
+        "shrink",
+        "eliminate",
+        "fix",
+    }
+)
+NOT_SPEED_TARGETS = frozenset(
+    {
+        "race",
+        "races",
+        "racy",
+        "glitch",
+        "glitches",
+        "deadlock",
+        "deadlocks",
+        "corruption",
+        "spurious",
+        "errors",
+    }
+)
 # the changelog says the code is no hot path: "the locations are not on hot code path", "not performance critical"
 NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+(?:(?:on|in)\s+)?(?:(?:an?|the|any)\s+)?(?:hot|fast)[\s-]+(?:code\s+)?paths?\b|"
@@ -323,10 +582,23 @@ NOT_RUNTIME_PATHS = ("tools/memory-model/",)
 FUTURE_WORDS = frozenset({"future", "later", "eventually", "followup", "subsequent", "todo"})
 FUTURE_PHRASES = (
     ("follow", "up"),
-    ("on", "top"), ("down", "the", "road"), ("next", "step"), ("if", "we", "ever"), ("if", "we", "are", "ever"),
-    ("if", "we", "were"), ("can", "be", "optimized"), ("could", "be", "optimized"), ("can", "be", "optimised"),
-    ("could", "be", "optimised"), ("could", "be", "improved"), ("can", "be", "improved"), ("could", "be", "done"),
-    ("can", "be", "done"), ("may", "be", "optimized"), ("might", "be", "optimized"), ("in", "the", "works"),
+    ("on", "top"),
+    ("down", "the", "road"),
+    ("next", "step"),
+    ("if", "we", "ever"),
+    ("if", "we", "are", "ever"),
+    ("if", "we", "were"),
+    ("can", "be", "optimized"),
+    ("could", "be", "optimized"),
+    ("can", "be", "optimised"),
+    ("could", "be", "optimised"),
+    ("could", "be", "improved"),
+    ("can", "be", "improved"),
+    ("could", "be", "done"),
+    ("can", "be", "done"),
+    ("may", "be", "optimized"),
+    ("might", "be", "optimized"),
+    ("in", "the", "works"),
 )
 # Kind: the sentence names an optimisation that is not this patch's gain (a reviewer reads it as context):
 # an optimisation offered or imagined: "As a trivial optimization, mmgrab() could use a relaxed atomic", "the
@@ -353,59 +625,169 @@ LIMITED_GAP = 3
 # ("badblocks: optimize _badblocks_check()" over "Check badblocks_empty earlier ... Clean up redundant check"):
 # "optimize" may mean tidy as well as faster; a CHECK, not a WARNING. Any of these words in the changelog (or the
 # rest of the subject) keeps the WARNING: "a cheaper cpumask_copy()", "help the branch predictor", "the fast path"
-SPEED_HINT_WORDS = frozenset({
-    "cheap", "cheaper", "cheapest", "slow", "slower", "slowpath", "slow_path", "expensive", "costly", "cost",
-    "costs", "predictor", "mispredict", "mispredicts", "prefetch", "hot", "fast",
-    "efficient", "efficiently", "bottleneck", "scalable", "micro", "microoptimization", "microoptimisation",
-})
+SPEED_HINT_WORDS = frozenset(
+    {
+        "cheap",
+        "cheaper",
+        "cheapest",
+        "slow",
+        "slower",
+        "slowpath",
+        "slow_path",
+        "expensive",
+        "costly",
+        "cost",
+        "costs",
+        "predictor",
+        "mispredict",
+        "mispredicts",
+        "prefetch",
+        "hot",
+        "fast",
+        "efficient",
+        "efficiently",
+        "bottleneck",
+        "scalable",
+        "micro",
+        "microoptimization",
+        "microoptimisation",
+    }
+)
 SMALL_CHANGE_LINES = 40  # lines added plus removed: a change a reviewer reads at a glance
 # the sentence describes an existing option or feature ("The nobarrier option ..., improving performance")
 EXISTING_WORDS = frozenset({"option"})
 EXISTING_PHRASES = (("was", "introduced"), ("were", "introduced"), ("is", "supposed"), ("are", "supposed"))
 # "optimize" meaning memory or size: one of these follows within a few words ("optimise struct layout")
-MEMORY_WORDS = frozenset({
-    "memory", "size", "sizes", "footprint", "padding", "hole", "holes", "layout", "space", "stack", "bytes",
-    "binary", "image",
-    # "reorder struct raw_sock's members to optimise packing" (pahole, "save 8 bytes")
-    "packing",
-})
+MEMORY_WORDS = frozenset(
+    {
+        "memory",
+        "size",
+        "sizes",
+        "footprint",
+        "padding",
+        "hole",
+        "holes",
+        "layout",
+        "space",
+        "stack",
+        "bytes",
+        "binary",
+        "image",
+        # "reorder struct raw_sock's members to optimise packing" (pahole, "save 8 bytes")
+        "packing",
+    }
+)
 # "optimize" meaning tidy the source: one of these follows within a few words ("Optimize coding convention",
 # "optimize code style"); the generated code is the same, so there is nothing to measure
-STYLE_WORDS = frozenset({
-    "convention", "conventions", "style", "readability", "naming", "indentation", "formatting", "wording",
-    "comment", "comments", "documentation", "kerneldoc", "spelling",
-})
+STYLE_WORDS = frozenset(
+    {
+        "convention",
+        "conventions",
+        "style",
+        "readability",
+        "naming",
+        "indentation",
+        "formatting",
+        "wording",
+        "comment",
+        "comments",
+        "documentation",
+        "kerneldoc",
+        "spelling",
+    }
+)
 # "memory barriers", "memory ordering": about speed or correctness, not memory size
-NOT_SIZE_AFTER_MEMORY = frozenset({
-    "barrier", "barriers", "ordering", "access", "accesses", "bandwidth", "latency", "model", "fence", "fences",
-})
+NOT_SIZE_AFTER_MEMORY = frozenset(
+    {
+        "barrier",
+        "barriers",
+        "ordering",
+        "access",
+        "accesses",
+        "bandwidth",
+        "latency",
+        "model",
+        "fence",
+        "fences",
+    }
+)
 # "optimize" done by the compiler (code generation, no runtime claim); "objdump -d shows ... optimizations"
 COMPILER_WORDS = frozenset({"compiler", "compilers", "compile", "codegen", "gcc", "clang", "objdump", "miscompile"})
 # a changelog naming the compiler's mis-optimization: every "optimization" in it is the compiler's
-COMPILER_TEXT_PHRASES = ("mis optimization", "mis optimisation", "misoptimization", "misoptimisation",
-                         "miscompilation", "miscompiled", "gcc commit", "llvm commit")
+COMPILER_TEXT_PHRASES = (
+    "mis optimization",
+    "mis optimisation",
+    "misoptimization",
+    "misoptimisation",
+    "miscompilation",
+    "miscompiled",
+    "gcc commit",
+    "llvm commit",
+)
 # a paragraph about the object code ("objdump -d shows no meaningful object code changes (i.e. only source
 # line number induced differences and optimizations)"): its "optimizations" are the compiler's
 OBJECT_CODE_PHRASES = ("object code", "objdump", "disassembly", "generated code", "code generation")
 # "removes optimisation of ...", "avoid mis-optimization": an optimisation taken away or wrong, not a gain
-REMOVED_BEFORE = frozenset({
-    "remove", "removes", "removed", "removing", "drop", "drops", "dropped", "dropping", "lose", "loses",
-    "losing", "lost", "disable", "disables", "disabling", "defeat", "defeats", "break", "breaks", "undo",
-    "undoes", "revert", "reverts", "mis", "prevent", "prevents", "inhibit", "inhibits", "suppress",
-    "suppresses", "wrong", "incorrect", "bogus", "broken", "unsafe", "invalid",
-})
+REMOVED_BEFORE = frozenset(
+    {
+        "remove",
+        "removes",
+        "removed",
+        "removing",
+        "drop",
+        "drops",
+        "dropped",
+        "dropping",
+        "lose",
+        "loses",
+        "losing",
+        "lost",
+        "disable",
+        "disables",
+        "disabling",
+        "defeat",
+        "defeats",
+        "break",
+        "breaks",
+        "undo",
+        "undoes",
+        "revert",
+        "reverts",
+        "mis",
+        "prevent",
+        "prevents",
+        "inhibit",
+        "inhibits",
+        "suppress",
+        "suppresses",
+        "wrong",
+        "incorrect",
+        "bogus",
+        "broken",
+        "unsafe",
+        "invalid",
+    }
+)
 # "we have an optimization to ...": existing code described
 HAVE_WORDS = frozenset({"have", "has", "had"})
 # a claim said at compile time, not at run time: "when compat is compiled out", "compile-time constant"
 COMPILE_TIME_PHRASES = ("compiled out", "compiled away", "compile time", "build time", "dead code")
 # speed named as a side note, not the reason: "slightly improve performance, but more importantly prepares ..."
-SECONDARY_PHRASES = ("more importantly", "more important", "side effect", "side benefit", "as a bonus",
-                     "nice side")
+SECONDARY_PHRASES = ("more importantly", "more important", "side effect", "side benefit", "as a bonus", "nice side")
 # a paragraph listing the patch's costs ("Downsides:\n1. This removes optimisation of ...")
-DOWNSIDE_HEADINGS = frozenset({
-    "downside", "downsides", "drawback", "drawbacks", "cons", "disadvantage", "disadvantages", "caveat",
-    "caveats",
-})
+DOWNSIDE_HEADINGS = frozenset(
+    {
+        "downside",
+        "downsides",
+        "drawback",
+        "drawbacks",
+        "cons",
+        "disadvantage",
+        "disadvantages",
+        "caveat",
+        "caveats",
+    }
+)
 # numbers promised for later: "[ Numbers hopefully forthcoming after more testing ]" (no finding: they come)
 PROMISED_NUMBERS_RE = lazyre.compile(
     r"\b(?:numbers|results|benchmarks?|measurements|performance\s+data)\b[^.\n\]]{0,30}?"
@@ -417,23 +799,75 @@ PROMISED_NUMBERS_RE = lazyre.compile(
 # claim ("blk-crypto: optimize bio splitting" for a deadlock fix; "optimise single folio regions" that skip
 # a vmap; "access_ok() optimization" that is an ABI relaxation; the compiler's mis-optimization).
 OTHER_REASON_PHRASES = (
-    "deadlock", "deadlocks", "use after free", "crash", "crashes", "corruption", "mis optimization",
-    "mis optimisation", "vmap", "vmalloc", "memory footprint",
-    "abi change", "permissive", "relaxation", *COMPILE_TIME_PHRASES,
+    "deadlock",
+    "deadlocks",
+    "use after free",
+    "crash",
+    "crashes",
+    "corruption",
+    "mis optimization",
+    "mis optimisation",
+    "vmap",
+    "vmalloc",
+    "memory footprint",
+    "abi change",
+    "permissive",
+    "relaxation",
+    *COMPILE_TIME_PHRASES,
 )
 # the patch is for a userspace project (its subject tag): a subject's "optimize" there is no kernel speed claim
-USERSPACE_TAGS = frozenset({
-    "LIBURING", "XFSTESTS", "FSTESTS", "BLKTESTS", "LTP", "IPROUTE2", "ETHTOOL", "MAN-PAGES", "KVM-UNIT-TESTS",
-    "KMOD", "E2FSPROGS", "XFSPROGS", "BTRFS-PROGS", "MDADM", "NVME-CLI",
-    "XFSDUMP", "F2FS-TOOLS", "EROFS-UTILS", "UTIL-LINUX", "PAHOLE", "DWARVES", "IGT", "I-G-T", "TRACE-CMD",
-    "LIBTRACEFS", "LIBTRACEEVENT", "STRACE", "QEMU", "LIBNL", "IW", "WPA_SUPPLICANT", "BLUEZ",
-})
+USERSPACE_TAGS = frozenset(
+    {
+        "LIBURING",
+        "XFSTESTS",
+        "FSTESTS",
+        "BLKTESTS",
+        "LTP",
+        "IPROUTE2",
+        "ETHTOOL",
+        "MAN-PAGES",
+        "KVM-UNIT-TESTS",
+        "KMOD",
+        "E2FSPROGS",
+        "XFSPROGS",
+        "BTRFS-PROGS",
+        "MDADM",
+        "NVME-CLI",
+        "XFSDUMP",
+        "F2FS-TOOLS",
+        "EROFS-UTILS",
+        "UTIL-LINUX",
+        "PAHOLE",
+        "DWARVES",
+        "IGT",
+        "I-G-T",
+        "TRACE-CMD",
+        "LIBTRACEFS",
+        "LIBTRACEEVENT",
+        "STRACE",
+        "QEMU",
+        "LIBNL",
+        "IW",
+        "WPA_SUPPLICANT",
+        "BLUEZ",
+    }
+)
 # Evidence by reference: "Please refer to [1] and [2] for benchmarks", "benchmark results are in the cover
 # letter", "Link: <results>": a results word in the same sentence as a link, a "[n]" marker or "cover letter"
-RESULT_WORDS = frozenset({
-    "benchmark", "benchmarks", "benchmarking", "results", "numbers", "measurements", "measured", "data",
-    "performance", "perf",
-})
+RESULT_WORDS = frozenset(
+    {
+        "benchmark",
+        "benchmarks",
+        "benchmarking",
+        "results",
+        "numbers",
+        "measurements",
+        "measured",
+        "data",
+        "performance",
+        "perf",
+    }
+)
 REFERENCE_WORDS = ("cover letter", "cover-letter", "http://", "https://")
 # the compiler's mode, not this patch's gain: "when optimizing for performance", "-O2", "optimize for size"
 COMPILER_MODE_RE = lazyre.compile(
@@ -450,10 +884,19 @@ FIX_REASON_RE = lazyre.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:
 # it saves): a reviewer does not ask for a benchmark
 MICRO_REASON_PHRASES = (
     # ("better code size and performance" is a claim: no bare "better code")
-    "better assembly", "better code generation", "generates better",
-    "the compiler can", "so the compiler", "compiler can optimize", "compiler can optimise",
-    "case inline", "fewer instructions",
-    "saves an instruction", "saves instructions", "saves a branch", "avoids a branch",
+    "better assembly",
+    "better code generation",
+    "generates better",
+    "the compiler can",
+    "so the compiler",
+    "compiler can optimize",
+    "compiler can optimise",
+    "case inline",
+    "fewer instructions",
+    "saves an instruction",
+    "saves instructions",
+    "saves a branch",
+    "avoids a branch",
     # cold fields moved out of the way: housekeeping, nothing to measure ("rarely used" alone is too wide:
     # "sparse sets are rarely used" is the reason of a real optimisation)
     "almost never used",
@@ -477,37 +920,141 @@ SYSFS_CALLS = ("sysfs_emit(", "sysfs_emit_at(")
 SIZE_NUMBERS_RE = lazyre.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
 
 # "allow X to optimize": someone else may optimize, later
-ENABLE_WORDS = frozenset({"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"})
+ENABLE_WORDS = frozenset(
+    {"allow", "allows", "allowed", "allowing", "let", "lets", "letting", "enable", "enables", "enabling"}
+)
 # "the has_sleepers optimization", "current optimization": an existing mechanism named
-NAMING_BEFORE = frozenset({
-    "future", "further", "later", "upcoming", "subsequent", "compiler", "compiler's", "possible",
-    "potential", "premature", "micro", "arch", "architecture", "hand", "simd", "asm", "assembly", "existing",
-    "current", "specific", "hardware", "platform",
-    # "The first optimization was stolen from ...": one of the patch's changes referred to, not a claim
-    "first", "second", "third", "latter", "former", "other",
-})
-NAMING_AFTER = frozenset({
-    "code", "version", "implementation", "implementations", "routine", "routines", "assembly", "variant",
-    "variants", "build", "builds", "kernel", "kernels", "flag", "flags", "level", "levels", "barrier", "barriers",
-    "out", "away",
-})
+NAMING_BEFORE = frozenset(
+    {
+        "future",
+        "further",
+        "later",
+        "upcoming",
+        "subsequent",
+        "compiler",
+        "compiler's",
+        "possible",
+        "potential",
+        "premature",
+        "micro",
+        "arch",
+        "architecture",
+        "hand",
+        "simd",
+        "asm",
+        "assembly",
+        "existing",
+        "current",
+        "specific",
+        "hardware",
+        "platform",
+        # "The first optimization was stolen from ...": one of the patch's changes referred to, not a claim
+        "first",
+        "second",
+        "third",
+        "latter",
+        "former",
+        "other",
+    }
+)
+NAMING_AFTER = frozenset(
+    {
+        "code",
+        "version",
+        "implementation",
+        "implementations",
+        "routine",
+        "routines",
+        "assembly",
+        "variant",
+        "variants",
+        "build",
+        "builds",
+        "kernel",
+        "kernels",
+        "flag",
+        "flags",
+        "level",
+        "levels",
+        "barrier",
+        "barriers",
+        "out",
+        "away",
+    }
+)
 # "EMC performance", "antenna performance": not speed
-NOT_SPEED_QUALIFIERS = frozenset({
-    "emc", "emi", "rf", "antenna", "radio", "signal", "audio", "thermal", "battery", "acoustic", "power",
-    # radio front-end modules: "to improve performance of eFEM modules"
-    "fem", "efem", "ifem", "lna",
-})
+NOT_SPEED_QUALIFIERS = frozenset(
+    {
+        "emc",
+        "emi",
+        "rf",
+        "antenna",
+        "radio",
+        "signal",
+        "audio",
+        "thermal",
+        "battery",
+        "acoustic",
+        "power",
+        # radio front-end modules: "to improve performance of eFEM modules"
+        "fem",
+        "efem",
+        "ifem",
+        "lna",
+    }
+)
 # "performance counters", "performance monitoring": the name of a thing, not a gain
-PERF_NAME_FOLLOWERS = frozenset({
-    "counter", "counters", "monitor", "monitoring", "mode", "modes", "state", "states", "domain", "domains",
-    "level", "levels", "profile", "profiles", "governor", "data", "numbers", "results", "test", "tests",
-    "testing", "event", "events", "metrics", "stats", "statistics", "tuning", "hint", "hints", "unit", "units",
-})
+PERF_NAME_FOLLOWERS = frozenset(
+    {
+        "counter",
+        "counters",
+        "monitor",
+        "monitoring",
+        "mode",
+        "modes",
+        "state",
+        "states",
+        "domain",
+        "domains",
+        "level",
+        "levels",
+        "profile",
+        "profiles",
+        "governor",
+        "data",
+        "numbers",
+        "results",
+        "test",
+        "tests",
+        "testing",
+        "event",
+        "events",
+        "metrics",
+        "stats",
+        "statistics",
+        "tuning",
+        "hint",
+        "hints",
+        "unit",
+        "units",
+    }
+)
 # "faster development", "faster to reproduce", "fail faster": not the kernel's speed
-NOT_RUNTIME_AFTER = frozenset({
-    "development", "iteration", "reproduce", "reproduction", "debug", "debugging", "review", "reviews",
-    "bisect", "bisection", "easier",
-})
+NOT_RUNTIME_AFTER = frozenset(
+    {
+        "development",
+        "iteration",
+        "reproduce",
+        "reproduction",
+        "debug",
+        "debugging",
+        "review",
+        "reviews",
+        "bisect",
+        "bisection",
+        "easier",
+    }
+)
 FAIL_WORDS = frozenset({"fail", "fails", "failing", "failed", "error", "errors"})
 # "make the code more scalable": extensible, not faster
 NOT_RUNTIME_BEFORE = frozenset({"code", "design", "framework", "api", "interface", "driver", "abstraction"})
@@ -517,72 +1064,324 @@ NOT_CPU_CACHE_WORDS = frozenset({"dma", "byte"})
 # Measurements ----------------------------------------------------------------------------
 # units after a number: "1.2s", "25 ms", "3+ hours"; config values are told apart by CONFIG_WORDS
 TIME_UNITS = (
-    "ns", "nsec", "nsecs", "nanoseconds", "us", "usec", "usecs", "µs", "microseconds", "ms", "msec", "msecs",
-    "milliseconds", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute", "minutes", "h", "hr", "hrs",
-    "hour", "hours",
+    "ns",
+    "nsec",
+    "nsecs",
+    "nanoseconds",
+    "us",
+    "usec",
+    "usecs",
+    "µs",
+    "microseconds",
+    "ms",
+    "msec",
+    "msecs",
+    "milliseconds",
+    "s",
+    "sec",
+    "secs",
+    "second",
+    "seconds",
+    "min",
+    "mins",
+    "minute",
+    "minutes",
+    "h",
+    "hr",
+    "hrs",
+    "hour",
+    "hours",
 )
 # rates and counts, optionally with a K/M/G prefix: "20K IOPS", "9.4 Gb/s", "350 MiB/s", "1.2M cycles"
 RATE_UNITS = (
-    "iops", "ops/s", "ops/sec", "op/s", "ops", "reqs/s", "req/s", "requests/s", "tps", "qps", "pps", "bps",
-    "b/s", "bit/s", "bits/s", "bits/sec", "bit/sec", "b/sec", "bytes/s", "bytes/sec", "files/s", "files/sec", "msgs/s", "msg/s", "cycles",
-    "instructions", "insns", "cache-misses", "cache misses", "transactions/s", "trans/s", "iterations/s",
+    "iops",
+    "ops/s",
+    "ops/sec",
+    "op/s",
+    "ops",
+    "reqs/s",
+    "req/s",
+    "requests/s",
+    "tps",
+    "qps",
+    "pps",
+    "bps",
+    "b/s",
+    "bit/s",
+    "bits/s",
+    "bits/sec",
+    "bit/sec",
+    "b/sec",
+    "bytes/s",
+    "bytes/sec",
+    "files/s",
+    "files/sec",
+    "msgs/s",
+    "msg/s",
+    "cycles",
+    "instructions",
+    "insns",
+    "cache-misses",
+    "cache misses",
+    "transactions/s",
+    "trans/s",
+    "iterations/s",
 )
 # "sleep 100 ms", "a timeout of 5s", "every 5 seconds": a setting, not a result
 CONFIG_WORDS = (
-    "sleep", "msleep", "usleep", "timeout", "time-out", "delay", "wait", "waits", "waiting", "interval", "period",
-    "every", "poll", "polling", "retry", "deadline", "expire", "expires", "heartbeat", "timer", "up to",
-    "at least", "at most", "default", "set to", "after", "within", "for", "each",
+    "sleep",
+    "msleep",
+    "usleep",
+    "timeout",
+    "time-out",
+    "delay",
+    "wait",
+    "waits",
+    "waiting",
+    "interval",
+    "period",
+    "every",
+    "poll",
+    "polling",
+    "retry",
+    "deadline",
+    "expire",
+    "expires",
+    "heartbeat",
+    "timer",
+    "up to",
+    "at least",
+    "at most",
+    "default",
+    "set to",
+    "after",
+    "within",
+    "for",
+    "each",
 )
 # a percentage of these is a share of space, not a measured change
 SHARE_OF_WORDS = (
-    "capacity", "space", "memory", "disk", "storage", "ram", "size", "filesystem", "file system", "device",
-    "blocks", "inodes",
+    "capacity",
+    "space",
+    "memory",
+    "disk",
+    "storage",
+    "ram",
+    "size",
+    "filesystem",
+    "file system",
+    "device",
+    "blocks",
+    "inodes",
 )
 # numbers about size only (pahole, bloat-o-meter): "152 to 136 bytes"
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
 # benchmark tools: naming one without results is "claim-only"; near a table, the table is a measurement
 TOOL_NAMES = (
-    "fio", "perf stat", "perf record", "perf report", "perf bench", "perf c2c", "perf top", "perf trace", "perf",
-    "will-it-scale", "unixbench", "hackbench", "schbench", "netperf", "iperf", "iperf3", "lmbench", "kernbench",
-    "mmtests", "stress-ng", "sysbench", "t/io_uring", "dbench", "tbench", "pgbench", "specjbb", "redis-benchmark",
-    "memtier", "vm-scalability", "fs_mark", "fsmark", "filebench", "ebizzy", "lockstat", "bpftrace", "flame graph",
-    "flamegraph", "benchmark", "benchmarks", "microbenchmark", "micro-benchmark", "tcrypt", "ntttcp", "iostat",
-    "sockperf", "uperf", "neper", "ycsb", "iozone",
+    "fio",
+    "perf stat",
+    "perf record",
+    "perf report",
+    "perf bench",
+    "perf c2c",
+    "perf top",
+    "perf trace",
+    "perf",
+    "will-it-scale",
+    "unixbench",
+    "hackbench",
+    "schbench",
+    "netperf",
+    "iperf",
+    "iperf3",
+    "lmbench",
+    "kernbench",
+    "mmtests",
+    "stress-ng",
+    "sysbench",
+    "t/io_uring",
+    "dbench",
+    "tbench",
+    "pgbench",
+    "specjbb",
+    "redis-benchmark",
+    "memtier",
+    "vm-scalability",
+    "fs_mark",
+    "fsmark",
+    "filebench",
+    "ebizzy",
+    "lockstat",
+    "bpftrace",
+    "flame graph",
+    "flamegraph",
+    "benchmark",
+    "benchmarks",
+    "microbenchmark",
+    "micro-benchmark",
+    "tcrypt",
+    "ntttcp",
+    "iostat",
+    "sockperf",
+    "uperf",
+    "neper",
+    "ycsb",
+    "iozone",
 )
 # words that label the two sides of a comparison: "Before:", "Vanilla  Patched", "w/o patch"
 COMPARE_WORDS = (
-    "before", "after", "vanilla", "patched", "unpatched", "baseline", "original", "mainline", "w/o", "w/",
-    "with patch", "without patch", "with the patch", "without the patch", "with this patch",
-    "without this patch", "with the series", "without the series",
+    "before",
+    "after",
+    "vanilla",
+    "patched",
+    "unpatched",
+    "baseline",
+    "original",
+    "mainline",
+    "w/o",
+    "w/",
+    "with patch",
+    "without patch",
+    "with the patch",
+    "without the patch",
+    "with this patch",
+    "without this patch",
+    "with the series",
+    "without the series",
 )
 # words that say a table holds measurements (header or the lines above it)
-TABLE_WORDS = COMPARE_WORDS + TOOL_NAMES + ("old", "new", "base") + (
-    "throughput", "latency", "bandwidth", "time", "iops", "mb/s", "gb/s", "kb/s", "mib/s", "gib/s", "mbps",
-    "gbps", "ns", "usec", "msec", "cycles", "ops/s", "ops/sec", "files/sec", "speed", "runtime",
+TABLE_WORDS = (
+    COMPARE_WORDS
+    + TOOL_NAMES
+    + ("old", "new", "base")
+    + (
+        "throughput",
+        "latency",
+        "bandwidth",
+        "time",
+        "iops",
+        "mb/s",
+        "gb/s",
+        "kb/s",
+        "mib/s",
+        "gib/s",
+        "mbps",
+        "gbps",
+        "ns",
+        "usec",
+        "msec",
+        "cycles",
+        "ops/s",
+        "ops/sec",
+        "files/sec",
+        "speed",
+        "runtime",
+    )
 )
 # metrics a measured ratio can be about: "improves IOPS by a factor four", "~3x speed-up"
 METRIC_WORDS = (
-    "iops", "kiops", "throughput", "bandwidth", "latency", "latencies", "ops/s", "ops per second",
-    "operations per second", "requests per second", "transactions per second", "tps", "qps", "pps", "cycles",
-    "instructions", "cache misses", "cache-misses", "runtime", "run time", "run-time", "execution time",
-    "wall time", "wall-clock", "boot time", "boot-time", "cpu time", "cpu usage", "cpu utilization",
-    "performance", "speed", "speeds up", "speed up", "speedup", "speed-up", "faster", "slower", "bogo ops",
+    "iops",
+    "kiops",
+    "throughput",
+    "bandwidth",
+    "latency",
+    "latencies",
+    "ops/s",
+    "ops per second",
+    "operations per second",
+    "requests per second",
+    "transactions per second",
+    "tps",
+    "qps",
+    "pps",
+    "cycles",
+    "instructions",
+    "cache misses",
+    "cache-misses",
+    "runtime",
+    "run time",
+    "run-time",
+    "execution time",
+    "wall time",
+    "wall-clock",
+    "boot time",
+    "boot-time",
+    "cpu time",
+    "cpu usage",
+    "cpu utilization",
+    "performance",
+    "speed",
+    "speeds up",
+    "speed up",
+    "speedup",
+    "speed-up",
+    "faster",
+    "slower",
+    "bogo ops",
     "benchmark",
 )
 # someone asking for numbers in the thread
 ASK_WORDS = (
-    "numbers", "measure", "measured", "measurable", "measurement", "measurements", "benchmark", "benchmarks",
-    "benchmarked", "benchmarking", "quantify", "quantified", "performance data", "perf data", "any data",
-    "some data", "results", "metrics",
+    "numbers",
+    "measure",
+    "measured",
+    "measurable",
+    "measurement",
+    "measurements",
+    "benchmark",
+    "benchmarks",
+    "benchmarked",
+    "benchmarking",
+    "quantify",
+    "quantified",
+    "performance data",
+    "perf data",
+    "any data",
+    "some data",
+    "results",
+    "metrics",
 )
 # "3x faster", "2 times fewer": a measured ratio
 TIMES_WORDS = (
-    "faster", "slower", "better", "higher", "lower", "fewer", "less", "more", "speedup", "speed-up", "speedups",
-    "improvement", "throughput", "reduction", "increase", "decrease", "slowdown", "regression", "gain",
+    "faster",
+    "slower",
+    "better",
+    "higher",
+    "lower",
+    "fewer",
+    "less",
+    "more",
+    "speedup",
+    "speed-up",
+    "speedups",
+    "improvement",
+    "throughput",
+    "reduction",
+    "increase",
+    "decrease",
+    "slowdown",
+    "regression",
+    "gain",
 )
 NUMBER_WORDS = (
-    "one and a half", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "fifteen", "twenty", "thirty", "fifty", "hundred", "thousand",
+    "one and a half",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "fifteen",
+    "twenty",
+    "thirty",
+    "fifty",
+    "hundred",
+    "thousand",
 )
 
 # path prefix -> benchmarks a reviewer would suggest
@@ -652,8 +1451,12 @@ _JOINED_TERMS_RE = lazyre.compile(
 )
 # every term of _JOINED_TERMS_RE starts with one of these words
 _JOINED_TERMS_FIRST_WORDS = ("cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical")
-_TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up", "optimize/simplify": two
-_SENTENCE_SPLIT_RE = lazyre.compile(r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])")
+_TOKEN_RE = lazyre.compile(
+    r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?"
+)  # "I/O", "don't"; "speed-up", "optimize/simplify": two
+_SENTENCE_SPLIT_RE = lazyre.compile(
+    r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])"
+)
 _PARAGRAPH_SPLIT_RE = lazyre.compile(r"\n[ \t]*\n")
 # a negation in the same clause, up to 30 characters before the claim ("no performance change", "isn't faster")
 _NEGATION_WORDS = "|".join([_alternation(NEGATIONS), *CONTRAST_PHRASES])
@@ -675,7 +1478,9 @@ _NUMBER_UNIT_RE = lazyre.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t](
 _PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
 _ARROW_RE = lazyre.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
 _CONFIG_BEFORE_RE = lazyre.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
-_SHARE_AFTER_RE = lazyre.compile(rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE)
+_SHARE_AFTER_RE = lazyre.compile(
+    rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE
+)
 _SIZE_AFTER_RE = lazyre.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
 _DIFFSTAT_RE = lazyre.compile(
     r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+|Bin)\b|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
@@ -700,17 +1505,54 @@ _RATIO_RE = lazyre.compile(
     re.IGNORECASE,
 )
 # "patch 3", "patches 12 and 13", "patches 1-3", "patches 1+2": the first two numbers, read as a range
-_PATCH_NUMBER_RE = lazyre.compile(r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE)
+_PATCH_NUMBER_RE = lazyre.compile(
+    r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE
+)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 
 # Every claim needs one of these substrings: a text without any of them is skipped at once
 _CLAIM_HINTS = (
-    "opti", "speed", "fast", "overhead", "contention", "latenc", "cache", "bouncing", "cycles", "sharing", "cpu",
-    "throughput", "scalab", "perf", "efficien", "locality", "iops", "bottleneck", "expensive", "costly", "slow",
-    "retr", "lookups", "iterations", "wakeups", "round", "syscalls", "indirect", "concurren", "parallel",
-    "bandwidth", "context", "critical", "instructions", "atomics", "lock", "responsive", "hot", "placement",
+    "opti",
+    "speed",
+    "fast",
+    "overhead",
+    "contention",
+    "latenc",
+    "cache",
+    "bouncing",
+    "cycles",
+    "sharing",
+    "cpu",
+    "throughput",
+    "scalab",
+    "perf",
+    "efficien",
+    "locality",
+    "iops",
+    "bottleneck",
+    "expensive",
+    "costly",
+    "slow",
+    "retr",
+    "lookups",
+    "iterations",
+    "wakeups",
+    "round",
+    "syscalls",
+    "indirect",
+    "concurren",
+    "parallel",
+    "bandwidth",
+    "context",
+    "critical",
+    "instructions",
+    "atomics",
+    "lock",
+    "responsive",
+    "hot",
+    "placement",
 )
 
 
@@ -843,13 +1685,21 @@ def _speed_word(words: Sequence[str], i: int) -> Span | None:
     """Speed words: "faster", "speedup", "speed up", "speeds things up", "optimize", "is now optimized", "bottleneck"."""
     w = words[i]
     to = _find(words, i + 1, i + 6, frozenset({"to"})) if w in OPTIMIZE_VERBS else None
-    if to is not None and words[to + 1 : to + 2] and words[to + 1] in ENABLING_GOALS \
-            and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS):
+    if (
+        to is not None
+        and words[to + 1 : to + 2]
+        and words[to + 1] in ENABLING_GOALS
+        and not set(words) & (COST_NOUNS | PURPOSE_NOUNS | SPEED_WORDS | LARGE_COSTS)
+    ):
         return None  # "Optimize the code to support the range ...": made to work, no speed said
     if to is not None and _goal_not_speed(words, to):
         return None  # "optimize cacheline to minimize HW race condition": a race closed, no speed said
-    if (w in OPTIMIZE_VERBS or w in OPTIMIZED) and words[i + 1 : i + 2] == ["for"] \
-            and words[i + 2 : i + 3] and words[i + 2] in NOT_SPEED_GOALS:
+    if (
+        (w in OPTIMIZE_VERBS or w in OPTIMIZED)
+        and words[i + 1 : i + 2] == ["for"]
+        and words[i + 2 : i + 3]
+        and words[i + 2] in NOT_SPEED_GOALS
+    ):
         return None  # "optimized for simplicity rather than performance"
     if w in SPEED_WORDS or w in OPTIMIZE_VERBS or w in BOTTLENECK_WORDS or w in STANDALONE_CACHE_TERMS:
         return i, i
@@ -996,8 +1846,15 @@ def _placement_described(words: Sequence[str], i: int) -> bool:
 
 
 CLAIM_FORMS = (
-    _speed_word, _more_efficient, _cost_made_smaller, _needless_cost, _good_made_bigger, _for_performance,
-    _quite_expensive, _new_fast_path, _cache_placement,
+    _speed_word,
+    _more_efficient,
+    _cost_made_smaller,
+    _needless_cost,
+    _good_made_bigger,
+    _for_performance,
+    _quite_expensive,
+    _new_fast_path,
+    _cache_placement,
 )
 
 
@@ -1049,8 +1906,11 @@ def _not_this_patch(words: Sequence[str], spans: Sequence[tuple[int, int]], i: i
             return True  # "removes optimisation of ...", "avoid mis-optimization": taken away, not a gain
         if prev in ("a", "an") and i > 1 and words[i - 2] in HAVE_WORDS:
             return True  # "we have an optimization to ...": existing code described
-        if w.endswith("s") and any(h in HAVE_WORDS for h in words[max(0, i - 5) : i]) \
-                and any(q in ("bunch", "several", "various", "these", "those") for q in words[max(0, i - 4) : i]):
+        if (
+            w.endswith("s")
+            and any(h in HAVE_WORDS for h in words[max(0, i - 5) : i])
+            and any(q in ("bunch", "several", "various", "these", "those") for q in words[max(0, i - 4) : i])
+        ):
             return True  # "we have a bunch of optimisations based on ...": existing code described
         (p_start, p_end), (w_start, _) = spans[i - 1] if i > 0 else (0, 0), spans[i]
         if i > 0 and "_" in text[p_start:p_end] and not text[p_end:w_start].strip():
@@ -1103,7 +1963,9 @@ def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
     if not _may_claim(text):
         return None  # none of the words every claim needs
-    compiler_text = compiler or _COMPILER_TEXT.in_tokens(_words(text))  # "avoid mis-optimization": every optimization is the compiler's
+    compiler_text = compiler or _COMPILER_TEXT.in_tokens(
+        _words(text)
+    )  # "avoid mis-optimization": every optimization is the compiler's
     for p_start, paragraph in _paragraphs(text):
         heading = _TOKEN_RE.match(paragraph.lstrip().lower())
         if heading is not None and heading.group(0) in DOWNSIDE_HEADINGS:
@@ -1138,9 +2000,12 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if cues is None:
                     existing = existing_paragraph or _EXISTING_SENTENCE.in_tokens(words)
-                    cues = _Cues(_FUTURE.in_tokens(words), existing,
-                                 compiler_paragraph or _COMPILER.in_tokens(words),
-                                 _COMPILE_TIME.in_tokens(words))
+                    cues = _Cues(
+                        _FUTURE.in_tokens(words),
+                        existing,
+                        compiler_paragraph or _COMPILER.in_tokens(words),
+                        _COMPILE_TIME.in_tokens(words),
+                    )
                 if _not_this_patch(words, spans, i, sentence, cues):
                     continue
                 if _SECONDARY.in_tokens(words[span[1] + 1 :]):
@@ -1258,8 +2123,10 @@ def _results_block(lines: Sequence[str]) -> bool:
     if sum(numeric) == 0:
         return False
     compare = [bool(line) and _COMPARISON.search(line) for line in lines]
-    labelled = [c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None))
-                for c, line in zip(compare, lines)]
+    labelled = [
+        c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None))
+        for c, line in zip(compare, lines)
+    ]
     for i, is_row in enumerate(numeric):
         if not is_row:
             continue
@@ -1401,8 +2268,15 @@ def _evidence_by_reference(text: str) -> bool:
             return True
     for _, sentence in _sentences(" ".join(text.split("\n"))):
         words = set(_words(sentence))
-        if not words & RESULT_WORDS or not words & {"benchmark", "benchmarks", "benchmarking", "results",
-                                                     "numbers", "measurements", "measured"}:
+        if not words & RESULT_WORDS or not words & {
+            "benchmark",
+            "benchmarks",
+            "benchmarking",
+            "results",
+            "numbers",
+            "measurements",
+            "measured",
+        }:
             continue
         low = sentence.lower()
         if any(r in low for r in REFERENCE_WORDS) or (has_url and re.search(r"\[\d+\]", sentence)):
@@ -1556,18 +2430,22 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         ideas.append("a macro benchmark of a workload that hits this path")
     if f.details.get("cache_lines") and not f.details.get("size_numbers"):
         contended = CONTENDED_LINES_RE.search(patch.subject.title + "\n" + patch.commit_message) is not None
-        ideas.append("perf c2c output showing less cache-line contention" if contended
-                     else "cache misses per call (perf stat -e cache-misses)")
+        ideas.append(
+            "perf c2c output showing less cache-line contention"
+            if contended
+            else "cache misses per call (perf stat -e cache-misses)"
+        )
     ideas.append("or a micro measurement (cycles per call, a flame graph) before and after")
     # the draft quotes the changelog's claim when it has one, else the Subject line
     in_body = f.line is not None or find_claim(patch.commit_message) is not None
     said = "The changelog says" if in_body else "The subject says"
-    share = ("; the size numbers are there, but could you also share runtime numbers for the speed part?"
-             if f.details.get("size_numbers") else
-             ", which sounds plausible, but could you share any performance numbers?")
+    share = (
+        "; the size numbers are there, but could you also share runtime numbers for the speed part?"
+        if f.details.get("size_numbers")
+        else ", which sounds plausible, but could you share any performance numbers?"
+    )
     text = (
-        f"{said} this makes things faster{share} For example "
-        + ", ".join(ideas) + ". Numbers with the machine "
+        f"{said} this makes things faster{share} For example " + ", ".join(ideas) + ". Numbers with the machine "
         "and the method would help to weigh the gain against the added complexity."
     )
     if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
@@ -1579,14 +2457,46 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
 from reviewbot.rule import ThreadWords  # noqa: E402
 
 THREAD_WORDS = ThreadWords(
-    topic=("numbers", "benchmark", "measure", "performance data", "perf data", "how much", "any data",
-           "fio", "will-it-scale", "hackbench", "flame graph", "cycles"),
-    asks=("numbers, please", "numbers please", "any numbers", "some numbers", "have numbers", "the numbers",
-          "benchmark numbers", "benchmark results", "performance numbers", "performance data", "perf numbers",
-          "how much faster", "how much does", "how much of", "can you quantify", "any data", "measurements",
-          "did you measure", "have you measured", "any benchmark"),
-    evidence=(r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
-              r"cycles|ops/s|ops/sec|K|M|x)\b"),
+    topic=(
+        "numbers",
+        "benchmark",
+        "measure",
+        "performance data",
+        "perf data",
+        "how much",
+        "any data",
+        "fio",
+        "will-it-scale",
+        "hackbench",
+        "flame graph",
+        "cycles",
+    ),
+    asks=(
+        "numbers, please",
+        "numbers please",
+        "any numbers",
+        "some numbers",
+        "have numbers",
+        "the numbers",
+        "benchmark numbers",
+        "benchmark results",
+        "performance numbers",
+        "performance data",
+        "perf numbers",
+        "how much faster",
+        "how much does",
+        "how much of",
+        "can you quantify",
+        "any data",
+        "measurements",
+        "did you measure",
+        "have you measured",
+        "any benchmark",
+    ),
+    evidence=(
+        r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
+        r"cycles|ops/s|ops/sec|K|M|x)\b"
+    ),
     evidence_in_order=((r"\bbefore\b", r"\bafter\b"), (r"\bwith(?:out)?\b", r"\bpatch\b", r"\d")),
 )
 
@@ -1603,25 +2513,52 @@ CONTENDED_LINES_RE = lazyre.compile(
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
-    ("instructions", lazyre.compile(r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
-                                r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin", re.I),
-     "cycles per call before and after, or a micro-benchmark of the function"),
+    (
+        "instructions",
+        lazyre.compile(
+            r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|"
+            r"\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin",
+            re.I,
+        ),
+        "cycles per call before and after, or a micro-benchmark of the function",
+    ),
     # false sharing, lines bouncing between CPUs: what perf c2c shows
-    ("contended cache lines", CONTENDED_LINES_RE,
-     "perf c2c output before and after, showing the contended cache lines going away"),
+    (
+        "contended cache lines",
+        CONTENDED_LINES_RE,
+        "perf c2c output before and after, showing the contended cache lines going away",
+    ),
     # a field moved into a hot cache line, an array aligned: fewer lines touched, no contention to show
-    ("cache lines touched", lazyre.compile(r"cache[ -]?lines?|cacheline", re.I),
-     "cache misses before and after (perf stat -e cache-misses) under a benchmark that loads this path"),
-    ("latency", lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
-     "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
-     "only an average"),
-    ("throughput", lazyre.compile(r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
-                              r"transactions|ops/s", re.I),
-     "throughput numbers before and after from a benchmark that loads this path"),
-    ("instructions", lazyre.compile(r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
-                                r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
-                                r"function call|compiler", re.I),
-     "cycles per call before and after, or a micro-benchmark of the function"),
+    (
+        "cache lines touched",
+        lazyre.compile(r"cache[ -]?lines?|cacheline", re.I),
+        "cache misses before and after (perf stat -e cache-misses) under a benchmark that loads this path",
+    ),
+    (
+        "latency",
+        lazyre.compile(r"latenc|jitter|wake[ -]?up|response time|tail\b|stall|preempt", re.I),
+        "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not "
+        "only an average",
+    ),
+    (
+        "throughput",
+        lazyre.compile(
+            r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|"
+            r"transactions|ops/s",
+            re.I,
+        ),
+        "throughput numbers before and after from a benchmark that loads this path",
+    ),
+    (
+        "instructions",
+        lazyre.compile(
+            r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|"
+            r"cheaper|simplif|avoid|unnecessary|redundant|fewer|indirect call|"
+            r"function call|compiler",
+            re.I,
+        ),
+        "cycles per call before and after, or a micro-benchmark of the function",
+    ),
 )
 
 
@@ -1646,7 +2583,7 @@ def _claim_sentence(text: str) -> str:
         words = sentence.split(" ")
         pos = len(" ".join(sentence[: sentence.lower().find(claim.text.lower())].split(" ")[:-1]).split(" "))
         lo = max(0, pos - 10)
-        sentence = ("..." if lo else "") + " ".join(words[lo:lo + 24]) + ("..." if lo + 24 < len(words) else "")
+        sentence = ("..." if lo else "") + " ".join(words[lo : lo + 24]) + ("..." if lo + 24 < len(words) else "")
     return sentence
 
 
@@ -1717,7 +2654,9 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
                 sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
         else:
-            sentence = _cost_sentence(own)  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
+            sentence = _cost_sentence(
+                own
+            )  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
     else:
         sentence = _claim_sentence(patch.commit_message)
     text_for_kind = f"{sentence} {f.details.get('claim', '')}"
@@ -1734,25 +2673,35 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             if kind == "cache lines touched" and f.details.get("suggest"):
                 ask += f" ({f.details['suggest']})"
             if kind == "throughput":
-                ask += f" ({f.details['suggest']}, or the workload that showed the problem)" \
-                    if f.details.get("suggest") else " (the workload that showed the problem)"
+                ask += (
+                    f" ({f.details['suggest']}, or the workload that showed the problem)"
+                    if f.details.get("suggest")
+                    else " (the workload that showed the problem)"
+                )
             break
     if not ask:
         ask = "numbers before and after from a benchmark that exercises this path"
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
-    weigh = ("would help to weigh the gain against the added code" if added - removed > 20
-             else "would help reviewers see the gain")
+    weigh = (
+        "would help to weigh the gain against the added code"
+        if added - removed > 20
+        else "would help reviewers see the gain"
+    )
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
     if f.details.get("size_numbers"):
         # the author gave the size change already: asking "do you have numbers?" after it reads as not reading
-        text = (f"{where} says \"{sentence}\". The size numbers show what the new layout saves; do you also "
-                f"have runtime numbers for the speed part? For example, {ask}. Numbers with the machine and the "
-                f"method {weigh}.")
+        text = (
+            f'{where} says "{sentence}". The size numbers show what the new layout saves; do you also '
+            f"have runtime numbers for the speed part? For example, {ask}. Numbers with the machine and the "
+            f"method {weigh}."
+        )
     else:
-        text = (f"{where} says \"{sentence}\". That sounds plausible, but do you have numbers? For example, "
-                f"{ask}. Numbers with the machine and the method {weigh}.")
+        text = (
+            f'{where} says "{sentence}". That sounds plausible, but do you have numbers? For example, '
+            f"{ask}. Numbers with the machine and the method {weigh}."
+        )
     if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text

@@ -258,6 +258,14 @@ from reviewbot.rule import ThreadWords  # noqa: E402
 
 THREAD_WORDS = ThreadWords(
     topic=("timing", "debug", "measurement code", "get_cycles", "ktime", "rdtsc", "leftover", "left over"),
-    asks=("timing code", "debug code", "measurement code", "left over from", "leftover from",
-          "meant to be part of the patch", "remove the timing", "drop the timing"),
+    asks=(
+        "timing code",
+        "debug code",
+        "measurement code",
+        "left over from",
+        "leftover from",
+        "meant to be part of the patch",
+        "remove the timing",
+        "drop the timing",
+    ),
 )

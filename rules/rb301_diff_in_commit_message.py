@@ -129,10 +129,15 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     trailers = f.details.get("dropped_trailers") or []
     what = "the rest of the changelog"
     if trailers:
-        what += " including the " + " and ".join(f"{t}:" for t in trailers[:3]) + " tag" + ("s" if len(trailers) > 1 else "")
+        what += (
+            " including the "
+            + " and ".join(f"{t}:" for t in trailers[:3])
+            + " tag"
+            + ("s" if len(trailers) > 1 else "")
+        )
     return (
         "I think the example diff in the changelog will confuse git am: it takes the unindented "
-        f"\"{f.details.get('diff_line', '---').strip()}\" line as the start of the patch, so {what} "
+        f'"{f.details.get("diff_line", "---").strip()}" line as the start of the patch, so {what} '
         "would be dropped from the commit. Could you indent the example by a few spaces (or describe "
         "the v1 change in words) when you resend?"
     )

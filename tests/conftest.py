@@ -24,8 +24,8 @@ MIRROR = SHARED / "openwall-mirror"
 CORPUS = SHARED / "corpus"
 DATA = TESTS / "data"
 DATA_MIRROR = DATA / "openwall-mirror"  # a few months of MIRROR, byte for byte
-DATA_MAIL = DATA / "mail"                # mbox copies of DATA_MIRROR's 2023-06..07 messages and named corpus mails
-CASES = DATA / "cases"                   # byte-exact copy of ../shared/cases
+DATA_MAIL = DATA / "mail"  # mbox copies of DATA_MIRROR's 2023-06..07 messages and named corpus mails
+CASES = DATA / "cases"  # byte-exact copy of ../shared/cases
 NO_SHARED = f"needs the shared data: {SHARED} not found (put it at ../shared or set REVIEWBOT_SHARED=DIR)"
 
 sys.path.insert(0, str(TESTS))

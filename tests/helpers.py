@@ -32,8 +32,15 @@ from reviewbot.store import Store
 def fake_rule(rule_id: str, check, severity: Severity = Severity.WARNING) -> LoadedRule:
     """A rule with ``check`` as its check function (a spy or a crash), for engine and pipeline tests."""
     meta = RuleMeta(id=rule_id, name=f"fake-{rule_id.lower()}", summary="fake", severity=severity)
-    return LoadedRule(meta=meta, check=check, reply=lambda f, p: "", doc="", module_name=f"fake.{rule_id}",
-                      examples_dir=None, origin="test")
+    return LoadedRule(
+        meta=meta,
+        check=check,
+        reply=lambda f, p: "",
+        doc="",
+        module_name=f"fake.{rule_id}",
+        examples_dir=None,
+        origin="test",
+    )
 
 
 # ------------------------------------------------------------------ check's reports
@@ -61,7 +68,7 @@ def validate_sarif(doc: dict) -> None:
 
 # ------------------------------------------------------------------ corpus mails and git
 
-SAMPLE = DATA_MAIL / "lkml-sample.mbox"     # the corpus messages named here, in tests/data
+SAMPLE = DATA_MAIL / "lkml-sample.mbox"  # the corpus messages named here, in tests/data
 # real patches (see ../shared/corpus/labels.tsv): an smp_mb() added without a comment ...
 UNCOMMENTED = "760086647776a5aebfa77cfff728837d476a4fd8.1737718881.git.asml.silence@gmail.com"
 # ... and two smp_mb() each with a comment naming what they pair with

@@ -29,8 +29,10 @@ from typing import Iterable
 
 PROGRAMS = ("public-inbox-init", "public-inbox-mda", "public-inbox-httpd")
 MISSING = [p for p in PROGRAMS if shutil.which(p) is None]
-SKIP_REASON = (f"public-inbox is not installed ({', '.join(MISSING)} not found; "
-               "Debian: apt-get install public-inbox, as .ci/run does)")
+SKIP_REASON = (
+    f"public-inbox is not installed ({', '.join(MISSING)} not found; "
+    "Debian: apt-get install public-inbox, as .ci/run does)"
+)
 LIST_ADDRESS = "linux-kernel@vger.kernel.org"
 
 _HAND_OVER = (
@@ -44,8 +46,9 @@ _HAND_OVER = (
 def pi_env(home: Path) -> dict[str, str]:
     """The environment for public-inbox programs: HOME and PI_CONFIG inside ``home``."""
     env = dict(os.environ)
-    env.update({"HOME": str(home), "PI_CONFIG": str(home / "pi_config"), "LC_ALL": "C",
-                "ORIGINAL_RECIPIENT": LIST_ADDRESS})
+    env.update(
+        {"HOME": str(home), "PI_CONFIG": str(home / "pi_config"), "LC_ALL": "C", "ORIGINAL_RECIPIENT": LIST_ADDRESS}
+    )
     return env
 
 
@@ -54,10 +57,18 @@ def build_inbox(home: Path, name: str, messages: Iterable[bytes]) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     inbox = home / name
     env = pi_env(home)
-    subprocess.run(["public-inbox-init", "-V2", name, str(inbox), f"http://127.0.0.1/{name}", LIST_ADDRESS],
-                   env=env, check=True, capture_output=True)
-    subprocess.run(["git", "config", "-f", env["PI_CONFIG"], "publicinboxmda.spamcheck", "none"],
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["public-inbox-init", "-V2", name, str(inbox), f"http://127.0.0.1/{name}", LIST_ADDRESS],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        ["git", "config", "-f", env["PI_CONFIG"], "publicinboxmda.spamcheck", "none"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     for data in messages:
         deliver(home, data)
     return inbox
@@ -65,8 +76,7 @@ def build_inbox(home: Path, name: str, messages: Iterable[bytes]) -> Path:
 
 def deliver(home: Path, data: bytes) -> None:
     """Deliver one mail into the inbox configured under ``home`` (as the list would)."""
-    done = subprocess.run(["public-inbox-mda", "--no-precheck"], input=data, env=pi_env(home),
-                          capture_output=True)
+    done = subprocess.run(["public-inbox-mda", "--no-precheck"], input=data, env=pi_env(home), capture_output=True)
     if done.returncode != 0:
         raise RuntimeError(f"public-inbox-mda failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
 
@@ -96,7 +106,10 @@ class LoreServer:
         # daemon (exec keeps the PID), as systemd's socket activation would
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _HAND_OVER, str(sock.fileno())],
-            env=env, stdout=log, stderr=log, pass_fds=(sock.fileno(),),
+            env=env,
+            stdout=log,
+            stderr=log,
+            pass_fds=(sock.fileno(),),
         )
         sock.close()
         log.close()
@@ -109,8 +122,7 @@ class LoreServer:
                 break  # it answers (404: no robots.txt)
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(
-                        f"public-inbox-httpd exited: {(self.home / 'httpd.log').read_text()}") from None
+                    raise RuntimeError(f"public-inbox-httpd exited: {(self.home / 'httpd.log').read_text()}") from None
                 time.sleep(0.05)
         else:
             self.stop()
@@ -188,8 +200,11 @@ class LoreInbox:
 def copy_inbox(src: LoreInbox, dst: Path) -> LoreInbox:
     """A copy of an inbox home at ``dst`` (for tests that add mail), its config pointing at the copy."""
     shutil.copytree(src.home, dst, symlinks=True, ignore=shutil.ignore_patterns("httpd.log"))
-    subprocess.run(["git", "config", "-f", str(dst / "pi_config"), "publicinbox.lkml.inboxdir", str(dst / "lkml")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "config", "-f", str(dst / "pi_config"), "publicinbox.lkml.inboxdir", str(dst / "lkml")],
+        check=True,
+        capture_output=True,
+    )
     return LoreInbox(dst, list(src.mails))
 
 

@@ -32,12 +32,12 @@ ATTACHMENT_RE = re.compile(r"^/[a-z0-9-]+/\d{4}/\d{2}/\d{2}/[1-9]\d*/[1-9]\d*$")
 INDEX_NO_SLASH_RE = re.compile(r"^/[a-z0-9-]+(?:/\d{4}(?:/\d{2}(?:/\d{2})?)?)?$")
 
 ERROR_PAGE = (
-    "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n\n"
+    '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n\n'
     "<title>The request has failed: {reason}</title>\n"
-    "<meta name=\"robots\" content=\"noindex\">\n</head>\n<body>\n"
+    '<meta name="robots" content="noindex">\n</head>\n<body>\n'
     "<p>The request has failed: {reason}\n"
-    "<p><a href=\"https://www.openwall.com/blists/\">Powered by blists</a> - "
-    "<a href=\"https://lists.openwall.net\">more mailing lists</a>\n</body>\n</html>\n"
+    '<p><a href="https://www.openwall.com/blists/">Powered by blists</a> - '
+    '<a href="https://lists.openwall.net">more mailing lists</a>\n</body>\n</html>\n'
 )
 
 
@@ -142,8 +142,14 @@ class MirrorServer:
         with self._lock:
             self.requests.append((path, status))
 
-    def _send(self, h: http.server.BaseHTTPRequestHandler, status: int, body: bytes,
-              headers: dict[str, str] | None = None, path: str = "") -> None:
+    def _send(
+        self,
+        h: http.server.BaseHTTPRequestHandler,
+        status: int,
+        body: bytes,
+        headers: dict[str, str] | None = None,
+        path: str = "",
+    ) -> None:
         # logged before the answer goes out: a client that has its response always finds it in the log
         self._record(path, status)
         h.send_response(status)
@@ -164,7 +170,9 @@ class MirrorServer:
             if fault.kind == "slow":
                 time.sleep(fault.delay)
             elif fault.kind == "status":
-                self._send(h, fault.status, b"temporary failure\n", {"Content-Type": "text/plain", **fault.headers}, path)
+                self._send(
+                    h, fault.status, b"temporary failure\n", {"Content-Type": "text/plain", **fault.headers}, path
+                )
                 return
             elif fault.kind == "error-page":
                 self._send(h, 200, ERROR_PAGE.format(reason=fault.reason).encode(), None, path)

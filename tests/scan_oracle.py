@@ -37,7 +37,7 @@ def obfuscate(text: str) -> str:
     out, pos = [], 0
     for m in _URL.finditer(text):
         url = m.group(0).rstrip(".!),;:?")
-        out.append(_OBF.sub("@...", text[pos:m.start()]))
+        out.append(_OBF.sub("@...", text[pos : m.start()]))
         out.append(url)
         pos = m.start() + len(url)
     out.append(_OBF.sub("@...", text[pos:]))
@@ -81,8 +81,7 @@ def unfold_subject(value: str) -> str:
 def mbox_index(whole: bool = False) -> dict[str, email.message.Message]:
     """Message-ID -> message, from the corpus mbox and the seeds (first copy wins)."""
     out: dict[str, email.message.Message] = {}
-    paths = (CORPUS / "lkml-real.mbox", SHARED / "openwall-seeds.mbox") if whole else (
-        DATA_MAIL / "lkml-sample.mbox",)
+    paths = (CORPUS / "lkml-real.mbox", SHARED / "openwall-seeds.mbox") if whole else (DATA_MAIL / "lkml-sample.mbox",)
     for path in paths:
         for msg in mailbox.mbox(str(path)):
             mid = re.sub(r"\s+", "", (msg.get("Message-ID") or "")).strip("<>")

@@ -212,9 +212,13 @@ def test_c09_text_before_the_diff_stays_separate():
 
 
 def test_c09_thread_and_series():
-    parent = parse_patch(parse_rfc822(
-        b"From: Ada Example <ada@example.org>\nSubject: [PATCH] foo: wait for the link before reading status\n"
-        b"Message-ID: <20250311090000.7777-1-ada@example.org>\n\nbody\n", "parent"))
+    parent = parse_patch(
+        parse_rfc822(
+            b"From: Ada Example <ada@example.org>\nSubject: [PATCH] foo: wait for the link before reading status\n"
+            b"Message-ID: <20250311090000.7777-1-ada@example.org>\n\nbody\n",
+            "parent",
+        )
+    )
     reply = case_patch("C09.eml")
     threads = assign_threads([parent.message, reply.message])
     assert threads["Z9BbR2x7@kernel.example"] == "20250311090000.7777-1-ada@example.org"
@@ -296,11 +300,13 @@ def test_c12_reply_arriving_first_joins_the_thread():
         b"<20250317080000.5050-1-ada@example.org> (message from Ada\n Example on Mon, 17 Mar 2025 09:00:00 +0100)",
         b"<20250317080000.5050-1-ada@example.org>\r\n (message from Ada <ada@example.org>)",
         b"(Ada's message of Mon) <20250317080000.5050-1-ada@example.org>",
-        b"Your message of \"Mon, 17 Mar 2025\"\n\t<20250317080000.5050-1-ada@example.org>",
+        b'Your message of "Mon, 17 Mar 2025"\n\t<20250317080000.5050-1-ada@example.org>',
         b" \n <20250317080000.5050-1-ada@example.org> <other@example.org>",
     ],
 )
 def test_c12_kind_in_reply_to_forms(value):
-    data = b"From: Dan <dan@example.net>\nSubject: Re: x\nMessage-ID: <r@example.net>\nIn-Reply-To: " + value + b"\n\nok\n"
+    data = (
+        b"From: Dan <dan@example.net>\nSubject: Re: x\nMessage-ID: <r@example.net>\nIn-Reply-To: " + value + b"\n\nok\n"
+    )
     msg = parse_rfc822(data, "irt")
     assert msg.in_reply_to == "20250317080000.5050-1-ada@example.org"

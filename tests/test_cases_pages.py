@@ -69,7 +69,7 @@ def test_c16_body_is_the_mail_text_only(c16):
     lines = c16.body.split("\n")
     assert "@@ -1,5 +1,6 @@" in lines
     assert "@@ -20,5 +21,10 @@ static int foo_fw_show(struct seq_file *s, void *unused)" in lines
-    diff = lines[lines.index("diff --git a/drivers/foo/debugfs.c b/drivers/foo/debugfs.c"):]
+    diff = lines[lines.index("diff --git a/drivers/foo/debugfs.c b/drivers/foo/debugfs.c") :]
     assert sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++")) == 7
     removed = [ln for ln in diff if ln.startswith("-") and not ln.startswith("---") and ln != "-- "]
     assert len(removed) == 1
@@ -107,51 +107,73 @@ def test_c17_nav_and_diff(c17):
 
 # ------------------------------------------------------------------ variants of the kind
 
-NAV = ('<a href="1">[&lt;prev]</a> <a href=".">[day]</a> <a href="..">[month]</a> '
-       '<a href="../..">[year]</a> <a href="../../..">[list]</a>\n')
+NAV = (
+    '<a href="1">[&lt;prev]</a> <a href=".">[day]</a> <a href="..">[month]</a> '
+    '<a href="../..">[year]</a> <a href="../../..">[list]</a>\n'
+)
 FOOT = '<p><a href="https://www.openwall.com/blists/">Powered by blists</a> - more\n'
 
 
 def render(headers: str, body: str) -> bytes:
-    return ("<html><head><title>linux-kernel - x</title></head><body>\n" + NAV
-            + '<pre style="white-space: pre-wrap">\n' + headers + "\n" + body + "</pre>\n"
-            + FOOT + "</body></html>\n").encode()
+    return (
+        "<html><head><title>linux-kernel - x</title></head><body>\n"
+        + NAV
+        + '<pre style="white-space: pre-wrap">\n'
+        + headers
+        + "\n"
+        + body
+        + "</pre>\n"
+        + FOOT
+        + "</body></html>\n"
+    ).encode()
 
 
 def parse(headers: str, body: str):
     return ow.parse_message_page(render(headers, body), URL17, "linux-kernel")
 
 
-@pytest.mark.parametrize("html_text,text", [
-    ("a &lt; b &gt; c", "a < b > c"),
-    ("x &amp;&amp; y", "x && y"),
-    ("literal &amp;lt; and &amp;amp; and &amp;#64;", "literal &lt; and &amp; and &#64;"),
-    ("user&#64;...mple.org", "user@...mple.org"),
-    ("short a&#64;b.c and x&#64;y", "short a@b.c and x@y"),
-    ("raw a@b.c", "raw a@b.c"),
-    ("cut&hellip;", "cut\u2026"),
-    ("non&nbsp;breaking", "non\u00a0breaking"),
-    ("tab\there", "tab\there"),
-    ("&gt;From 1234abcd Mon Sep 17 00:00:00 2001", ">From 1234abcd Mon Sep 17 00:00:00 2001"),
-    ("ctl . dot", "ctl . dot"),
-    ("&quot;quoted&quot; and \"plain\"", '"quoted" and "plain"'),
-    ("#include &lt;linux/string.h&gt;", "#include <linux/string.h>"),
-    ("if (a &lt;b&gt; c)", "if (a <b> c)"),  # must not vanish as a tag
-])
+@pytest.mark.parametrize(
+    "html_text,text",
+    [
+        ("a &lt; b &gt; c", "a < b > c"),
+        ("x &amp;&amp; y", "x && y"),
+        ("literal &amp;lt; and &amp;amp; and &amp;#64;", "literal &lt; and &amp; and &#64;"),
+        ("user&#64;...mple.org", "user@...mple.org"),
+        ("short a&#64;b.c and x&#64;y", "short a@b.c and x@y"),
+        ("raw a@b.c", "raw a@b.c"),
+        ("cut&hellip;", "cut\u2026"),
+        ("non&nbsp;breaking", "non\u00a0breaking"),
+        ("tab\there", "tab\there"),
+        ("&gt;From 1234abcd Mon Sep 17 00:00:00 2001", ">From 1234abcd Mon Sep 17 00:00:00 2001"),
+        ("ctl . dot", "ctl . dot"),
+        ('&quot;quoted&quot; and "plain"', '"quoted" and "plain"'),
+        ("#include &lt;linux/string.h&gt;", "#include <linux/string.h>"),
+        ("if (a &lt;b&gt; c)", "if (a <b> c)"),  # must not vanish as a tag
+    ],
+)
 def test_every_entity_is_decoded_once(html_text, text):
     raw = parse("Subject: x\n", html_text + "\n")
     assert raw.body == text + "\n"
 
 
-@pytest.mark.parametrize("link,text", [
-    ('<a href="https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen&#64;intel.com" rel="nofollow">'
-     "https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen&#64;intel.com</a>",
-     "https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen@intel.com"),
-    ('<a href="http://www.openwall.com/lists/">http://www.openwall.com/lists/</a>',
-     "http://www.openwall.com/lists/"),
-    ('<a href="ftp://ftp.kernel.org/pub/a?b=1&amp;c=2" rel="nofollow">ftp://ftp.kernel.org/pub/a?b=1&amp;c=2</a>',
-     "ftp://ftp.kernel.org/pub/a?b=1&c=2"),
-])
+@pytest.mark.parametrize(
+    "link,text",
+    [
+        (
+            '<a href="https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen&#64;intel.com" rel="nofollow">'
+            "https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen&#64;intel.com</a>",
+            "https://lore.kernel.org/r/20230601092400.27162-1-zhiyin.chen@intel.com",
+        ),
+        (
+            '<a href="http://www.openwall.com/lists/">http://www.openwall.com/lists/</a>',
+            "http://www.openwall.com/lists/",
+        ),
+        (
+            '<a href="ftp://ftp.kernel.org/pub/a?b=1&amp;c=2" rel="nofollow">ftp://ftp.kernel.org/pub/a?b=1&amp;c=2</a>',
+            "ftp://ftp.kernel.org/pub/a?b=1&c=2",
+        ),
+    ],
+)
 def test_autolinks_reduce_to_their_text(link, text):
     raw = parse("Subject: x\n", f"See {link}.\n")
     assert raw.body == f"See {text}.\n"
@@ -164,35 +186,44 @@ def test_obfuscated_addresses_everywhere_but_the_message_id():
         "Cc: linux-kernel&#64;...r.kernel.org,\n        x&#64;...mple.com\n"
         "Subject: Re: [PATCH] a&#64;...mple.org: x\n",
         "Signed-off-by: Bernd Schubert &lt;bernd.schubert&#64;...tmail.fm&gt;\n"
-        "+M:\tBernd &lt;bernd&#64;...tmail.fm&gt;\n")
+        "+M:\tBernd &lt;bernd&#64;...tmail.fm&gt;\n",
+    )
     h = dict(raw.header_lines)
     assert h["Message-ID"] == "<20250101.1-1-bernd.schubert@fastmail.fm>"
     assert h["From"] == "Bernd Schubert <bernd.schubert@...tmail.fm>"
     assert h["Cc"] == "linux-kernel@...r.kernel.org,\nx@...mple.com"
     assert h["Subject"] == "Re: [PATCH] a@...mple.org: x"
-    assert raw.body == ("Signed-off-by: Bernd Schubert <bernd.schubert@...tmail.fm>\n"
-                        "+M:\tBernd <bernd@...tmail.fm>\n")
+    assert raw.body == ("Signed-off-by: Bernd Schubert <bernd.schubert@...tmail.fm>\n+M:\tBernd <bernd@...tmail.fm>\n")
 
 
 def test_rfc2047_decoded_names_and_odd_spellings():
-    raw = parse("Message-Id: &lt;a&#64;b.example&gt;\nDate:\tFri, 20 Feb 2015 20:25:20 -0800 (PST)\n"
-                "from: Björn Töpel &lt;bjorn&#64;...mple.org&gt;\nCC:     z&#64;...mple.org\n"
-                "SUBJECT: [PATCH] x\n", "b\n")
+    raw = parse(
+        "Message-Id: &lt;a&#64;b.example&gt;\nDate:\tFri, 20 Feb 2015 20:25:20 -0800 (PST)\n"
+        "from: Björn Töpel &lt;bjorn&#64;...mple.org&gt;\nCC:     z&#64;...mple.org\n"
+        "SUBJECT: [PATCH] x\n",
+        "b\n",
+    )
     assert raw.header_lines == (
-        ("Message-ID", "<a@b.example>"), ("Date", "Fri, 20 Feb 2015 20:25:20 -0800 (PST)"),
-        ("From", "Björn Töpel <bjorn@...mple.org>"), ("Cc", "z@...mple.org"), ("Subject", "[PATCH] x"))
+        ("Message-ID", "<a@b.example>"),
+        ("Date", "Fri, 20 Feb 2015 20:25:20 -0800 (PST)"),
+        ("From", "Björn Töpel <bjorn@...mple.org>"),
+        ("Cc", "z@...mple.org"),
+        ("Subject", "[PATCH] x"),
+    )
 
 
 def test_attachment_and_skipped_spans_in_a_variant():
-    body = ("text part\n\n"
-            '<span style="font-family: times;"><strong>View attachment "</strong><a href="2/1">'
-            '0001-fix &amp; more.patch</a><strong>" of type "</strong>text/x-patch<strong>" '
-            "(23 bytes)</strong></span>\n\n"
-            '<span style="font-family: times;"><strong>Content of type "</strong>text/html'
-            '<strong>" skipped</strong></span>\n\n'
-            '<span style="font-family: times;"><strong>Download attachment "</strong>'
-            '<a href="2/2" rel="nofollow" download>blob bin?.dat</a><strong>" of type "</strong>'
-            'application/octet-stream<strong>" (256 bytes)</strong></span>\n')
+    body = (
+        "text part\n\n"
+        '<span style="font-family: times;"><strong>View attachment "</strong><a href="2/1">'
+        '0001-fix &amp; more.patch</a><strong>" of type "</strong>text/x-patch<strong>" '
+        "(23 bytes)</strong></span>\n\n"
+        '<span style="font-family: times;"><strong>Content of type "</strong>text/html'
+        '<strong>" skipped</strong></span>\n\n'
+        '<span style="font-family: times;"><strong>Download attachment "</strong>'
+        '<a href="2/2" rel="nofollow" download>blob bin?.dat</a><strong>" of type "</strong>'
+        'application/octet-stream<strong>" (256 bytes)</strong></span>\n'
+    )
     raw = parse("Subject: [PATCH] x\n", body)
     assert raw.body == "text part\n"
     assert [(a.index, a.filename, a.content_type, a.size, a.url) for a in raw.attachments] == [

@@ -62,8 +62,17 @@ def prep_repo(isolated_env: Path) -> Path:
 
 def test_b4_prep_check_reads_terse_output(prep_repo: Path) -> None:
     (prep_repo / "kernel/foo.c").write_text("int value;\n\nvoid publish(int v)\n{\n\tvalue = v;\n\tsmp_mb();\n}\n")
-    git(prep_repo, "commit", "-q", "-am", "foo: order the store", "-m", "Order it.", "-m",
-        "Signed-off-by: Ada Lovelace <ada@example.org>")
+    git(
+        prep_repo,
+        "commit",
+        "-q",
+        "-am",
+        "foo: order the store",
+        "-m",
+        "Order it.",
+        "-m",
+        "Signed-off-by: Ada Lovelace <ada@example.org>",
+    )
     proc = b4(prep_repo, "prep", "--check")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
@@ -75,8 +84,17 @@ def test_b4_prep_check_reads_terse_output(prep_repo: Path) -> None:
 
 def test_b4_prep_check_clean_patch_passes(prep_repo: Path) -> None:
     (prep_repo / "kernel/foo.c").write_text("int value;\n\nvoid publish(int new_value)\n{\n\tvalue = new_value;\n}\n")
-    git(prep_repo, "commit", "-q", "-am", "foo: rename the argument", "-m", "Say what it is.", "-m",
-        "Signed-off-by: Ada Lovelace <ada@example.org>")
+    git(
+        prep_repo,
+        "commit",
+        "-q",
+        "-am",
+        "foo: rename the argument",
+        "-m",
+        "Say what it is.",
+        "-m",
+        "Signed-off-by: Ada Lovelace <ada@example.org>",
+    )
     proc = b4(prep_repo, "prep", "--check")
     out = proc.stdout + proc.stderr
     assert "Success: 1, Warning: 0, Error: 0" in out, out
@@ -111,17 +129,20 @@ def test_b4_review_runner_parses_our_json(isolated_env: Path, monkeypatch: pytes
     assert (good["tool"], good["status"], good["summary"]) == ("reviewbot", "pass", "passed all checks")
 
 
-def test_b4_review_runner_gets_nothing_for_a_reply(isolated_env: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    shared_dir: Path) -> None:
+def test_b4_review_runner_gets_nothing_for_a_reply(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, shared_dir: Path
+) -> None:
     """A reply is nothing to report: ``[]``, which b4's runner turns into no result at all."""
     from b4.review import checks
 
     _checks_env(isolated_env, monkeypatch)
     raw = (shared_dir / "cases" / "C09.eml").read_bytes()
     msg = email.message_from_bytes(raw, policy=email.policy.default)
-    proc = subprocess.run([*shlex.split(reviewbot_cmdline()), "check", "--format", "b4", "-"], input=raw,
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [*shlex.split(reviewbot_cmdline()), "check", "--format", "b4", "-"], input=raw, capture_output=True, timeout=120
+    )
     assert (proc.returncode, proc.stdout) == (0, b"[]\n")
-    results = checks.run_perpatch_checks([("reply@x", msg)], [f"{reviewbot_cmdline()} check --format b4 -"],
-                                         str(isolated_env))
+    results = checks.run_perpatch_checks(
+        [("reply@x", msg)], [f"{reviewbot_cmdline()} check --format b4 -"], str(isolated_env)
+    )
     assert results == {"reply@x": []}

@@ -127,7 +127,8 @@ def test_reply_beside_a_patch_is_counted_as_a_reply(isolated_env: Path) -> None:
     """An mbox with a patch and a reply: the reply carries a diff too, so it is "1 reply skipped"."""
     mbox = isolated_env / "thread.mbox"
     mbox.write_bytes(
-        (CASES / "C04.patch").read_bytes() + b"\nFrom bob@kernel.example Tue Mar 11 15:20:00 2025\n"
+        (CASES / "C04.patch").read_bytes()
+        + b"\nFrom bob@kernel.example Tue Mar 11 15:20:00 2025\n"
         + (CASES / "C09.eml").read_bytes()
     )
     res = run("--strict", str(mbox))  # the patch's unexplained swap is a CHECK (issue 10), shown with --strict
@@ -197,7 +198,12 @@ def test_findings_on_altered_lines_only_are_dropped() -> None:
     from reviewbot.models import CheckReport, DiffLine, Finding, Hunk, LineKind, Severity
 
     hunk = Hunk(
-        header="@@ -7,0 +7,2 @@", old_start=7, old_len=0, new_start=7, new_len=2, section="",
+        header="@@ -7,0 +7,2 @@",
+        old_start=7,
+        old_len=0,
+        new_start=7,
+        new_len=2,
+        section="",
         lines=(
             DiffLine(LineKind.ADDED, "\tcmd = gen.sh > $@...p && mv $@...p $@", None, 7, 12, altered=True),
             DiffLine(LineKind.ADDED, "\tfoo-y += bar.o", None, 8, 13),
@@ -215,7 +221,7 @@ def _page_with(tmp: Path, name: str, before_pre_end: str, drop_diff: bool = Fals
     html = (CASES / "C16.html").read_bytes()
     if drop_diff:
         start = html.index(b"\n---\n")
-        html = html[:start] + b"\n" + html[html.index(b"</pre>"):]
+        html = html[:start] + b"\n" + html[html.index(b"</pre>") :]
     html = html.replace(b"</pre>", before_pre_end.encode() + b"</pre>", 1)
     out = tmp / name
     out.write_bytes(html)
@@ -256,4 +262,8 @@ def test_saved_reply_page_is_nothing_to_check(isolated_env: Path) -> None:
     page = isolated_env / "reply.html"
     page.write_bytes(html)
     res = run(str(page))
-    assert (res.exit_code, res.stdout, res.stderr) == (0, f"NOTE: {page}: a reply, not a patch submission: nothing to check\n", "")
+    assert (res.exit_code, res.stdout, res.stderr) == (
+        0,
+        f"NOTE: {page}: a reply, not a patch submission: nothing to check\n",
+        "",
+    )

@@ -137,10 +137,14 @@ def test_c21_c28_cover_letter_answers_the_speedup_claim(cases: Path, name: str, 
 
 def test_c21_thread_root_by_someone_else_is_no_cover(cases: Path, isolated_env: Path) -> None:
     """A bug report answered with a patch: the report is not the patch's cover, so the claim is unanswered."""
-    data = (cases / "C21.mbox").read_bytes().replace(
-        b"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nSubject: foocache: faster",
-        b"From: Bob Reporter <bob@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nSubject: foocache: faster",
-        1,
+    data = (
+        (cases / "C21.mbox")
+        .read_bytes()
+        .replace(
+            b"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nSubject: foocache: faster",
+            b"From: Bob Reporter <bob@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nSubject: foocache: faster",
+            1,
+        )
     )
     assert b"Bob Reporter" in data
     (isolated_env / "report.mbox").write_bytes(data)
@@ -155,7 +159,12 @@ def test_c28_mercurial_counters(cases: Path) -> None:
 
     cover = parse_subject("[PATCH 0 of 1] foocache: faster entry creation")
     assert (cover.index, cover.total, cover.version, cover.tags, cover.title) == (
-        0, 1, 1, ("PATCH",), "foocache: faster entry creation")
+        0,
+        1,
+        1,
+        ("PATCH",),
+        "foocache: faster entry creation",
+    )
     assert (parse_subject("[PATCH 1 of 1] x").index, parse_subject("[PATCH 3 of 12 v2] x").total) == (1, 12)
 
 
@@ -175,8 +184,10 @@ def test_c22_invalid_charset_is_one_clear_error(cases: Path) -> None:
 def test_c22_in_an_mbox_the_other_messages_are_still_checked(cases: Path, isolated_env: Path) -> None:
     mbox = isolated_env / "mixed.mbox"
     mbox.write_bytes(
-        b"From a@b Mon Mar 10 10:00:00 2025\n" + (cases / "C22.eml").read_bytes()
-        + b"\nFrom a@b Mon Mar 10 10:00:00 2025\n" + (cases / "C31.eml").read_bytes()
+        b"From a@b Mon Mar 10 10:00:00 2025\n"
+        + (cases / "C22.eml").read_bytes()
+        + b"\nFrom a@b Mon Mar 10 10:00:00 2025\n"
+        + (cases / "C31.eml").read_bytes()
     )
     code, doc, err = check_json(str(mbox))
     assert code == 2
@@ -253,7 +264,9 @@ def test_mbox_separator_without_an_empty_line_before_it(isolated_env: Path) -> N
     """git mailsplit splits at an envelope line that follows a signature directly (git's sample.mbox)."""
     one = b"From: A <a@b.c>\nSubject: [PATCH] a\n\nx\n---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.1\n"
     (isolated_env / "s.mbox").write_bytes(
-        b"From nobody Mon Sep 17 00:00:00 2001\n" + one + b"From nobody Mon Sep 17 00:00:00 2001\n"
+        b"From nobody Mon Sep 17 00:00:00 2001\n"
+        + one
+        + b"From nobody Mon Sep 17 00:00:00 2001\n"
         + one.replace(b"[PATCH] a", b"[PATCH] b")
     )
     code, doc, _ = check_json("s.mbox")
@@ -312,7 +325,7 @@ def test_mime_boundary_eats_the_last_empty_context_line(isolated_env: Path) -> N
     """The line end before a MIME boundary belongs to the boundary (RFC 2046), so a part ending in an empty
     context line loses it; git am and patchwork read such a patch (patchwork's 0019-multipart-patch.mbox)."""
     (isolated_env / "m.eml").write_bytes(
-        b'From: A <a@b.c>\nSubject: [PATCH] x\nMessage-ID: <m@x>\nMIME-Version: 1.0\nContent-Type: multipart/'
+        b"From: A <a@b.c>\nSubject: [PATCH] x\nMessage-ID: <m@x>\nMIME-Version: 1.0\nContent-Type: multipart/"
         b'alternative; boundary="B"\n\n--B\nContent-Type: text/plain\n\nx\n---\ndiff --git a/f b/f\n--- a/f\n'
         b"+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n\n\n--B\nContent-Type: text/html\n\n<p>x</p>\n--B--\n"
     )

@@ -22,7 +22,7 @@ from conftest import CORPUS
 from reviewbot.cli import main
 from helpers import COMMENTED, UNCOMMENTED, corpus_message, git, validate_json_report, validate_sarif
 
-MBOX = CORPUS / "lkml-real.mbox"            # the whole corpus (../shared)
+MBOX = CORPUS / "lkml-real.mbox"  # the whole corpus (../shared)
 
 
 def line_of(data: bytes, needle: bytes, after: int = 0, prefix: bytes = b"") -> int:
@@ -89,7 +89,9 @@ def repo(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     renamed = FOO_C.replace("int data;", "int value;").replace("w->data", "w->value")
     commit(r, "kernel/foo.c", renamed, "foo: rename data to value", "The field holds a value, name it so.")
     barrier = renamed.replace("\tw->value = v;\n", "\tw->value = v;\n\tsmp_mb();\n")
-    commit(r, "kernel/foo.c", barrier, "foo: order the value before ready", "The consumer may see ready before the value.")
+    commit(
+        r, "kernel/foo.c", barrier, "foo: order the value before ready", "The consumer may see ready before the value."
+    )
     commented = barrier.replace(
         "\tif (!READ_ONCE(w->ready))\n\t\treturn -1;\n",
         "\tif (!READ_ONCE(w->ready))\n\t\treturn -1;\n\t/* Pairs with smp_mb() in publish(): ready before value. */\n\tsmp_rmb();\n",
@@ -132,13 +134,19 @@ def test_git_range(repo: Path) -> None:
     assert blob.split(b"\n")[rb102[0]["input_line"] - 1] == b"+\tsmp_mb();"
     validate_sarif(json.loads(run(["--git", "HEAD~3..", "--format", "sarif"]).stdout))
     text = run(["--git", "HEAD~3.."]).stdout
-    short = {t: git(repo, "rev-parse", "--short=12", r).decode().strip() for t, r in (("rename", "HEAD~2"), ("order", "HEAD~1"))}
+    short = {
+        t: git(repo, "rev-parse", "--short=12", r).decode().strip()
+        for t, r in (("rename", "HEAD~2"), ("order", "HEAD~1"))
+    }
     assert f'Commit {short["rename"]} ("foo: rename data to value") has no obvious review findings' in text
     assert f'Commit {short["order"]} ("foo: order the value before ready") has review findings' in text
     assert [p["commit"] for p in doc["patches"]] == [
         {"hash": git(repo, "rev-parse", "--short=12", rev).decode().strip(), "title": title}
-        for rev, title in (("HEAD~2", "foo: rename data to value"), ("HEAD~1", "foo: order the value before ready"),
-                           ("HEAD", "foo: order the reader side"))
+        for rev, title in (
+            ("HEAD~2", "foo: rename data to value"),
+            ("HEAD~1", "foo: order the value before ready"),
+            ("HEAD", "foo: order the reader side"),
+        )
     ]
     assert [p["counter"] for p in doc["patches"]] == [[1, 3], [2, 3], [3, 3]]
 
@@ -399,7 +407,9 @@ def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
         " 'http.client', 'jsonschema') if m in sys.modules)\n"
         "print(status, heavy, file=sys.stderr)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent
+    )
     assert proc.stderr.strip().splitlines()[-1] == "1 []"
 
 
@@ -638,8 +648,12 @@ def test_an_internal_error_is_exit_2_with_one_line(repo: Path, monkeypatch: pyte
 def test_commands_that_read_a_database_refuse_a_missing_one(isolated_env: Path, command: list[str]) -> None:
     """A mistyped --db is an error naming it, and no empty database is created in its place."""
     missing = isolated_env / "reviewbot-typo.db"
-    res = CliRunner().invoke(main, [*command, "--db", str(missing), "--outbox", str(isolated_env / "out")]
-                             if command == ["draft"] else [*command, "--db", str(missing)])
+    res = CliRunner().invoke(
+        main,
+        [*command, "--db", str(missing), "--outbox", str(isolated_env / "out")]
+        if command == ["draft"]
+        else [*command, "--db", str(missing)],
+    )
     assert res.exit_code == 2
     assert f"{missing}: no such database" in res.stderr
     assert not missing.exists()

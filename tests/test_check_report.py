@@ -110,18 +110,40 @@ def _run(*, failures: tuple[RuleFailure, ...] = (), strict: bool = False, name: 
     patch = _patch()
     hunk = patch.files[0].hunks[0]
     f1 = Finding(
-        "RB201", "missing-numbers", Severity.ERROR, "performance claim without numbers",
-        message_id=patch.message_id, path=None, line=None, input_line=6, details={"claim": "faster"},
+        "RB201",
+        "missing-numbers",
+        Severity.ERROR,
+        "performance claim without numbers",
+        message_id=patch.message_id,
+        path=None,
+        line=None,
+        input_line=6,
+        details={"claim": "faster"},
         fingerprint="aaaa",
     )
     f2 = Finding(
-        "RB102", "barrier-without-comment", Severity.WARNING, "smp_mb() without a comment",
-        message_id=patch.message_id, path="kernel/sched/core.c", line=41, lines=(41,), input_line=18,
-        hunk=hunk, symbol="smp_mb", details={"barrier": "smp_mb"}, fingerprint="bbbb",
+        "RB102",
+        "barrier-without-comment",
+        Severity.WARNING,
+        "smp_mb() without a comment",
+        message_id=patch.message_id,
+        path="kernel/sched/core.c",
+        line=41,
+        lines=(41,),
+        input_line=18,
+        hunk=hunk,
+        symbol="smp_mb",
+        details={"barrier": "smp_mb"},
+        fingerprint="bbbb",
     )
     cp = CheckedPatch(
-        input=name, index=0, report=CheckReport(patch, (f1, f2), failures), offset=0,
-        lines_checked=19, notes=patch.message.notes, data=RAW,
+        input=name,
+        index=0,
+        report=CheckReport(patch, (f1, f2), failures),
+        offset=0,
+        lines_checked=19,
+        notes=patch.message.notes,
+        data=RAW,
     )
     return CheckRun(patches=(cp,), rules=RULES, strict=strict)
 
@@ -193,7 +215,13 @@ def test_json_schema_v2() -> None:
         "commit": None,
     }
     assert doc["summary"] == {
-        "errors": 1, "warnings": 1, "checks": 0, "patches": 1, "lines": 19, "skipped": 0, "strict": False,
+        "errors": 1,
+        "warnings": 1,
+        "checks": 0,
+        "patches": 1,
+        "lines": 19,
+        "skipped": 0,
+        "strict": False,
     }
     assert doc["findings"][1] == {
         "rule": "RB102",
@@ -285,9 +313,11 @@ def test_fails_thresholds() -> None:
     only_warning = CheckRun(
         patches=(
             CheckedPatch(
-                input="x", index=0,
+                input="x",
+                index=0,
                 report=CheckReport(run.patches[0].patch, (run.findings[1],)),
-                offset=0, lines_checked=1,
+                offset=0,
+                lines_checked=1,
             ),
         )
     )

@@ -42,25 +42,45 @@ def wait_for_requests(server, proc: subprocess.Popen, until, timeout: float = 12
 def cron_env(tmp_path_factory, data_mirror_server):
     base = tmp_path_factory.mktemp("cron")
     config = base / "config.toml"
-    config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
-                      encoding="utf-8")
+    config.write_text(
+        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        encoding="utf-8",
+    )
     env = dict(os.environ)
     for var in ("REVIEWBOT_DB", "REVIEWBOT_CACHE_DIR", "REVIEWBOT_BASE_URL"):
         env.pop(var, None)
-    env.update({
-        "REVIEWBOT_CONFIG": str(config),
-        "REVIEWBOT_NOW": NOW,
-        "XDG_CACHE_HOME": str(base / "cache"),  # shared page cache: later runs are faster, results equal
-        "XDG_CONFIG_HOME": str(base / "xdg-config"),
-        "XDG_DATA_HOME": str(base / "xdg-data"),
-        "HOME": str(base / "home"),
-    })
+    env.update(
+        {
+            "REVIEWBOT_CONFIG": str(config),
+            "REVIEWBOT_NOW": NOW,
+            "XDG_CACHE_HOME": str(base / "cache"),  # shared page cache: later runs are faster, results equal
+            "XDG_CONFIG_HOME": str(base / "xdg-config"),
+            "XDG_DATA_HOME": str(base / "xdg-data"),
+            "HOME": str(base / "home"),
+        }
+    )
     return env, data_mirror_server.base_url, data_mirror_server
 
 
 def cron_cmd(base_url: str, run: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "reviewbot", "cron", "linux-kernel", "--base-url", base_url, "--since", SINCE,
-            "--db", str(run / "db.sqlite"), "--outbox", str(run / "outbox"), "--maildir", str(run / "Drafts"), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "reviewbot",
+        "cron",
+        "linux-kernel",
+        "--base-url",
+        base_url,
+        "--since",
+        SINCE,
+        "--db",
+        str(run / "db.sqlite"),
+        "--outbox",
+        str(run / "outbox"),
+        "--maildir",
+        str(run / "Drafts"),
+        *extra,
+    ]
 
 
 def run_cron(env, base_url: str, run: Path, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -77,8 +97,9 @@ def snapshot(run: Path) -> dict:
     for table, items in rows.items():
         out = []
         for row in items:
-            fixed = tuple((k, (v.replace(prefix, "RUN") if isinstance(v, str) else v))
-                          for k, v in row if k != "maildir_key")
+            fixed = tuple(
+                (k, (v.replace(prefix, "RUN") if isinstance(v, str) else v)) for k, v in row if k != "maildir_key"
+            )
             out.append(fixed)
         norm[table] = sorted(out, key=repr)
     outbox = {p.name: p.read_bytes() for p in sorted((run / "outbox").iterdir())} if (run / "outbox").exists() else {}
@@ -111,8 +132,14 @@ def test_cron_drafts_replies(reference) -> None:
     summary = lines[-1]
     assert f"{len(emls)} draft(s) written" in summary
     # the archive obfuscates every address and nothing else is known: list only, and the output says so
-    assert all(re.search(r"\[recipients incomplete: \d+ address(es)? to add by hand, named at the top of the "
-                         r"draft\]$", line) for line in drafts)
+    assert all(
+        re.search(
+            r"\[recipients incomplete: \d+ address(es)? to add by hand, named at the top of the "
+            r"draft\]$",
+            line,
+        )
+        for line in drafts
+    )
     assert summary.endswith(f"{len(emls)} with incomplete recipients")
     assert all(b"\nX-Reviewbot-Recipients: incomplete\n" in p.read_bytes() for p in emls)
     for eml in emls:
@@ -158,8 +185,17 @@ def test_locked_run_exits_zero_with_one_line(cron_env, tmp_path: Path) -> None:
 
 def test_two_concurrent_runs_never_both_run(cron_env, reference, tmp_path: Path) -> None:
     env, base_url, _server = cron_env
-    procs = [subprocess.Popen(cron_cmd(base_url, tmp_path), env=env, cwd=tmp_path, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            cron_cmd(base_url, tmp_path),
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     worked = [o for o, _ in outs if "draft(s) written" in o]
@@ -193,8 +229,9 @@ def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path:
             break
         after = rng.randint(1, remaining // 2)
         server.reset_log()
-        proc = subprocess.Popen(cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         try:
             if wait_for_requests(server, proc, lambda paths, after=after: len(paths) >= after):
                 proc.send_signal(signal.SIGKILL)
@@ -208,8 +245,9 @@ def test_sigkill_then_rerun_matches_uninterrupted(cron_env, reference, tmp_path:
             for p in (work / "outbox").iterdir():
                 assert p.name.startswith(".tmp-") or p.read_bytes().endswith(b"\nZo\xc3\xab\n"), p
     # and once during drafting: after the last request of a run that has everything cached
-    proc = subprocess.Popen(cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cron_cmd(base_url, work), env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     time.sleep(min(0.5, ref_done.duration / 2))
     if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
@@ -229,13 +267,15 @@ def test_day_chunks_final_days_alone_then_the_mutable_tail() -> None:
     from datetime import date
 
     assert day_chunks(date(2024, 5, 28), date(2024, 6, 1), 2) == [
-        (date(2024, 5, 28), date(2024, 5, 28)), (date(2024, 5, 29), date(2024, 5, 29)),
-        (date(2024, 5, 30), date(2024, 5, 30)), (date(2024, 5, 31), date(2024, 6, 1))]
+        (date(2024, 5, 28), date(2024, 5, 28)),
+        (date(2024, 5, 29), date(2024, 5, 29)),
+        (date(2024, 5, 30), date(2024, 5, 30)),
+        (date(2024, 5, 31), date(2024, 6, 1)),
+    ]
     assert day_chunks(date(2024, 6, 1), date(2024, 6, 1), 2) == [(date(2024, 6, 1), date(2024, 6, 1))]
 
 
-def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_env, reference,
-                                                                          tmp_path: Path) -> None:
+def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_env, reference, tmp_path: Path) -> None:
     """SIGINT during a long catch-up: one line, status 130 (no click 'Aborted!'), and the cursor already
     at the last day scanned completely, so the re-run resumes there and ends like an uninterrupted run."""
     from datetime import date
@@ -244,10 +284,15 @@ def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_e
     env = dict(env, XDG_CACHE_HOME=str(tmp_path / "cold-cache"))
     server.reset_log()
     # Ctrl-C as at a terminal: a suite started in the background (``pytest &``) passes SIGINT down as ignored
-    proc = subprocess.Popen(cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages"),
-                                     "-v"),
-                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages"), "-v"),
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     reached = wait_for_requests(server, proc, lambda paths: "/linux-kernel/2024/05/22/" in paths)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -260,8 +305,14 @@ def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_e
         cursor = store.get_cursor("linux-kernel")
     assert cursor is not None and date(2024, 5, 21) <= cursor < date(2024, 5, 30)
     server.reset_log()
-    final = subprocess.run(cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages")),
-                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    final = subprocess.run(
+        cron_cmd(base_url, tmp_path, "--rate", "0", "--cache-dir", str(tmp_path / "pages")),
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert final.returncode == 0, final.stderr
     assert f"/linux-kernel/2024/05/{cursor.day:02d}/" not in [p for p, _s in server.requests]  # resumed after it
     assert snapshot(tmp_path)["rows"] == snapshot(reference[0])["rows"]

@@ -45,14 +45,18 @@ def reply(sender: str, body: str, n: int) -> bytes:
 
 
 MAINTAINER = "Bob Maintainer <bob@example.com>"
-B4_TY = ("Applied to foo-next, thanks!\n\n"
-         "[1/1] foo: publish the ring tail after the slot is written\n"
-         "      commit: 0123456789abcdef0123456789abcdef01234567\n\n"
-         "Best regards,\n-- \nBob Maintainer <bob@example.com>")
-B4_TY_OTHER = ("Applied to foo-next, thanks!\n\n"
-               "[2/3] foo: drop the unused ring counter\n"
-               "      commit: 0123456789abcdef0123456789abcdef01234567\n\n"
-               "Best regards,")
+B4_TY = (
+    "Applied to foo-next, thanks!\n\n"
+    "[1/1] foo: publish the ring tail after the slot is written\n"
+    "      commit: 0123456789abcdef0123456789abcdef01234567\n\n"
+    "Best regards,\n-- \nBob Maintainer <bob@example.com>"
+)
+B4_TY_OTHER = (
+    "Applied to foo-next, thanks!\n\n"
+    "[2/3] foo: drop the unused ring counter\n"
+    "      commit: 0123456789abcdef0123456789abcdef01234567\n\n"
+    "Best regards,"
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,16 +72,25 @@ def run(tmp_path: Path, rules, extra: bytes):
     store = Store(tmp_path / "reviewbot.db")
     found = load_thread(store, messages, rules)
     assert [f.rule_id for f in found[PATCH_ID]] == ["RB102"]
-    summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                            outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+    summary = draft_pending(
+        store,
+        rules=rules,
+        identity=IDENTITY,
+        list_address=LIST_ADDRESS,
+        outbox=tmp_path / "outbox",
+        clock=lambda: FIXED_NOW,
+    )
     return store, found[PATCH_ID][0], summary
 
 
-@pytest.mark.parametrize("sender, body", [
-    (MAINTAINER, "Applied, thanks!"),
-    (MAINTAINER, B4_TY),
-    ("Carol Committer <carol@example.net>", "Thanks, applied."),
-])
+@pytest.mark.parametrize(
+    "sender, body",
+    [
+        (MAINTAINER, "Applied, thanks!"),
+        (MAINTAINER, B4_TY),
+        ("Carol Committer <carol@example.net>", "Thanks, applied."),
+    ],
+)
 def test_applied_patch_gets_no_draft(tmp_path: Path, rules, sender: str, body: str) -> None:
     store, finding, summary = run(tmp_path, rules, reply(sender, body, 1))
     assert summary.drafts == 0 and summary.drafted == 0
@@ -89,12 +102,15 @@ def test_applied_patch_gets_no_draft(tmp_path: Path, rules, sender: str, body: s
     store.close()
 
 
-@pytest.mark.parametrize("sender, body", [
-    ("Tess Tester <tess@example.net>", "Applied on top of v6.14-rc6 and tested on arm64, works."),
-    ("Ada Example <ada@example.org>", "Applied, thanks!"),  # the author herself: not a maintainer's apply
-    (MAINTAINER, B4_TY_OTHER),  # b4 ty for another patch of the series
-    (MAINTAINER, "> Applied, thanks!\n\nWho wrote that above? Not applied yet."),  # only quoted
-])
+@pytest.mark.parametrize(
+    "sender, body",
+    [
+        ("Tess Tester <tess@example.net>", "Applied on top of v6.14-rc6 and tested on arm64, works."),
+        ("Ada Example <ada@example.org>", "Applied, thanks!"),  # the author herself: not a maintainer's apply
+        (MAINTAINER, B4_TY_OTHER),  # b4 ty for another patch of the series
+        (MAINTAINER, "> Applied, thanks!\n\nWho wrote that above? Not applied yet."),  # only quoted
+    ],
+)
 def test_not_applied_still_drafted(tmp_path: Path, rules, sender: str, body: str) -> None:
     store, finding, summary = run(tmp_path, rules, reply(sender, body, 2))
     assert summary.applied == 0

@@ -18,8 +18,16 @@ from reviewbot.models import Address, FindingState
 from reviewbot.registry import load_rules
 from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from helpers import (FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, cli_env, fixed_msgid_factory, load_thread,
-                     read_mbox_messages)
+from helpers import (
+    FIXED_NOW,
+    IDENTITY,
+    LIST_ADDRESS,
+    THREADS,
+    cli_env,
+    fixed_msgid_factory,
+    load_thread,
+    read_mbox_messages,
+)
 
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "golden" / "drafts"
@@ -129,8 +137,15 @@ def test_point_already_raised_no_draft(tmp_path: Path, rules) -> None:
 def test_second_run_drafts_nothing(tmp_path: Path, rules) -> None:
     store, _, summary = run_thread(tmp_path, "perf-claim", rules)
     assert summary.drafts == 1
-    again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                          outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, make_msgid=fixed_msgid_factory())
+    again = draft_pending(
+        store,
+        rules=rules,
+        identity=IDENTITY,
+        list_address=LIST_ADDRESS,
+        outbox=tmp_path / "outbox",
+        clock=lambda: FIXED_NOW,
+        make_msgid=fixed_msgid_factory(),
+    )
     assert again.drafts == 0 and again.findings == 0
     assert len(list((tmp_path / "outbox").iterdir())) == 1
     store.close()
@@ -150,8 +165,9 @@ def test_draft_and_show_commands(tmp_path: Path, monkeypatch, rules) -> None:
         load_thread(store, read_mbox_messages(THREADS / "barrier.mbox"), rules)
         load_thread(store, read_mbox_messages(THREADS / "perf-claim-answered.mbox"), rules)
     runner = CliRunner()
-    done = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out"),
-                                "--maildir", str(tmp_path / "Drafts")])
+    done = runner.invoke(
+        main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out"), "--maildir", str(tmp_path / "Drafts")]
+    )
     assert done.exit_code == 0, done.output
     lines = done.output.splitlines()
     assert len([line for line in lines if line.startswith("draft: ")]) == 1
@@ -199,8 +215,14 @@ def test_crash_between_outbox_and_store_is_repaired(tmp_path: Path, rules, monke
         raise Killed()
 
     monkeypatch.setattr(store, "record_draft", die)
-    kwargs = dict(rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS, outbox=tmp_path / "outbox",
-                  maildir=tmp_path / "Drafts", clock=lambda: FIXED_NOW)
+    kwargs = dict(
+        rules=rules,
+        identity=IDENTITY,
+        list_address=LIST_ADDRESS,
+        outbox=tmp_path / "outbox",
+        maildir=tmp_path / "Drafts",
+        clock=lambda: FIXED_NOW,
+    )
     with pytest.raises(Killed):
         draft_pending(store, **kwargs)
     first = {p.name: p.read_bytes() for p in (tmp_path / "outbox").iterdir()}
@@ -223,8 +245,9 @@ def test_obfuscated_author_completed_from_another_source(tmp_path: Path, rules) 
     full = read_mbox_messages(THREADS / "struct-reorder.mbox")  # Ada and Bob with full addresses
     load_thread(store, full, rules)
     page = (CASES / "C17.html").read_bytes()
-    msg = parse_message(parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5",
-                                           "linux-kernel"))
+    msg = parse_message(
+        parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5", "linux-kernel")
+    )
     known = store.known_addresses()
     assert Address("Ada Example", "ada@example.org") in known
     assert not any("@..." in a.email for a in known)
@@ -253,14 +276,17 @@ def test_addresses_from_mail_files_complete_the_archive_message(tmp_path: Path) 
     from conftest import CASES
 
     maildir = mailbox.Maildir(str(tmp_path / "mail"), create=True)
-    maildir.add(b"From: Bob Sample <bob@kernel.example>\nTo: Carol Test <carol@example.net>\n"
-                b"Cc: =?iso-8859-1?q?J=FCrgen?= <juergen@example.de>\nSubject: hi\n\nhi\n")
+    maildir.add(
+        b"From: Bob Sample <bob@kernel.example>\nTo: Carol Test <carol@example.net>\n"
+        b"Cc: =?iso-8859-1?q?J=FCrgen?= <juergen@example.de>\nSubject: hi\n\nhi\n"
+    )
     known = addresses_from_mail([THREADS / "struct-reorder.mbox", tmp_path / "mail"])
     assert Address("Ada Example", "ada@example.org") in known
     assert Address("Jürgen", "juergen@example.de") in known
     page = (CASES / "C17.html").read_bytes()
-    msg = parse_message(parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5",
-                                           "linux-kernel"))
+    msg = parse_message(
+        parse_message_page(page, "https://lists.openwall.net/linux-kernel/2025/03/19/5", "linux-kernel")
+    )
     rcpt = resolve_recipients(msg, identity=IDENTITY, list_address=LIST_ADDRESS, known=known)
     assert rcpt.complete
     assert rcpt.to == (Address("Ada Example", "ada@example.org"),)

@@ -38,9 +38,21 @@ def test_missing_parents_of_outbox_and_maildir_are_created(tmp_path: Path, monke
     cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, rules)
     home = tmp_path / "home"  # neither home/review nor home/Mail exists
-    result = CliRunner().invoke(main, ["draft", "--list", "linux-kernel", "--db", str(db),
-                                       "--outbox", str(home / "review" / "outbox"),
-                                       "--maildir", str(home / "Mail" / "Drafts")], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        [
+            "draft",
+            "--list",
+            "linux-kernel",
+            "--db",
+            str(db),
+            "--outbox",
+            str(home / "review" / "outbox"),
+            "--maildir",
+            str(home / "Mail" / "Drafts"),
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     emls = sorted((home / "review" / "outbox").glob("*.eml"))
     assert len(emls) == 2
@@ -56,11 +68,13 @@ def test_unusable_maildir_one_line_exit_2_nothing_done(tmp_path: Path, monkeypat
     db = _db(tmp_path, rules)
     (tmp_path / "Mail").write_text("a file\n", encoding="utf-8")
     outbox = tmp_path / "review" / "outbox"
-    result = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(outbox),
-                                       "--maildir", str(tmp_path / "Mail" / "Drafts")])
+    result = CliRunner().invoke(
+        main, ["draft", "--db", str(db), "--outbox", str(outbox), "--maildir", str(tmp_path / "Mail" / "Drafts")]
+    )
     assert result.exit_code == 2, result.output
     assert result.output.strip().splitlines() == [
-        f"reviewbot draft: {tmp_path / 'Mail' / 'Drafts'}: cannot write the Maildir: not a folder ({tmp_path / 'Mail'})"]
+        f"reviewbot draft: {tmp_path / 'Mail' / 'Drafts'}: cannot write the Maildir: not a folder ({tmp_path / 'Mail'})"
+    ]
     assert not list(outbox.glob("*.eml"))  # nothing half-done
     with Store(db) as store:
         assert store.count("drafts") == 0 and store.count("draft_skips") == 0
@@ -70,11 +84,22 @@ def test_outbox_path_is_a_file(tmp_path: Path, monkeypatch, rules) -> None:
     cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, rules)
     (tmp_path / "review").write_text("not a folder\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "review" / "outbox"),
-                                       "--maildir", str(tmp_path / "Mail" / "Drafts")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "draft",
+            "--db",
+            str(db),
+            "--outbox",
+            str(tmp_path / "review" / "outbox"),
+            "--maildir",
+            str(tmp_path / "Mail" / "Drafts"),
+        ],
+    )
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"reviewbot draft: {tmp_path / 'review' / 'outbox'}: cannot write the outbox: not a folder"]
+        f"reviewbot draft: {tmp_path / 'review' / 'outbox'}: cannot write the outbox: not a folder"
+    ]
     assert not (tmp_path / "Mail").exists()
     with Store(db) as store:
         assert store.count("drafts") == 0

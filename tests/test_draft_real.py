@@ -72,8 +72,15 @@ def real_draft(corpus_bytes: bytes, message_id: str, rules, only: str):
     patch = parse_patch(msg)
     findings = [f for f in check_patch(patch, rules).findings if f.rule_id == only]
     assert findings, f"no {only} finding for {message_id}"
-    draft = build_draft(patch, findings, rules, identity=ME, list_address=LIST, clock=lambda: NOW,
-                        make_msgid=lambda d: f"real-{only}@{d}")
+    draft = build_draft(
+        patch,
+        findings,
+        rules,
+        identity=ME,
+        list_address=LIST,
+        clock=lambda: NOW,
+        make_msgid=lambda d: f"real-{only}@{d}",
+    )
     return patch, findings, draft
 
 
@@ -85,8 +92,11 @@ def test_real_struct_reorder(corpus_bytes, rules) -> None:
     assert "struct_reorder" in labelled(STRUCT)
     patch, findings, draft = real_draft(corpus_bytes, STRUCT, rules, "RB101")
     q = quoted(draft.body)
-    assert q[:3] == ["> --- a/include/linux/blkdev.h", "> +++ b/include/linux/blkdev.h",
-                     "> @@ -367,59 +367,51 @@ struct blk_independent_access_ranges {"]
+    assert q[:3] == [
+        "> --- a/include/linux/blkdev.h",
+        "> +++ b/include/linux/blkdev.h",
+        "> @@ -367,59 +367,51 @@ struct blk_independent_access_ranges {",
+    ]
     assert ">  struct request_queue {" in q
     # the first moved member is quoted where it was removed and where it was added
     assert "> +\tvoid\t\t\t*queuedata;" in q and "> -\tvoid\t\t\t*queuedata;" in q
@@ -102,8 +112,11 @@ def test_real_uncommented_barrier(corpus_bytes, rules) -> None:
     assert "barrier_added" in labelled(BARRIER) and "barrier_commented" not in labelled(BARRIER)
     patch, findings, draft = real_draft(corpus_bytes, BARRIER, rules, "RB102")
     q = quoted(draft.body)
-    assert q[:3] == ["> --- a/io_uring/io_uring.c", "> +++ b/io_uring/io_uring.c",
-                     "> @@ -592,8 +592,10 @@ static inline void __io_cq_unlock_post_flush(struct io_ring_ctx *ctx)"]
+    assert q[:3] == [
+        "> --- a/io_uring/io_uring.c",
+        "> +++ b/io_uring/io_uring.c",
+        "> @@ -592,8 +592,10 @@ static inline void __io_cq_unlock_post_flush(struct io_ring_ctx *ctx)",
+    ]
     assert "> +\t\tsmp_mb();" in q and "> +\t\t__io_cqring_wake(ctx);" not in q
     assert ">  \t\t__io_cqring_wake(ctx);" in q
     prose = "\n".join(line for line in draft.body.split("\n") if not line.startswith(">"))
@@ -132,11 +145,23 @@ def _send_email_dry_run(tmp_path: Path, eml: Path) -> str:
     if not repo.exists():
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin:/usr/local/bin", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C.UTF-8"}
-    for key, value in (("user.name", ME.name), ("user.email", ME.email), ("sendemail.smtpserver", "/bin/true"),
-                       ("sendemail.confirm", "never"), ("sendemail.suppresscc", "self")):
+    for key, value in (
+        ("user.name", ME.name),
+        ("user.email", ME.email),
+        ("sendemail.smtpserver", "/bin/true"),
+        ("sendemail.confirm", "never"),
+        ("sendemail.suppresscc", "self"),
+    ):
         subprocess.run(["git", "config", "--global", key, value], check=True, env=env)
-    done = subprocess.run(["git", "send-email", "--dry-run", "--confirm=never", "--smtp-server=/bin/true", str(eml)],
-                          cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    done = subprocess.run(
+        ["git", "send-email", "--dry-run", "--confirm=never", "--smtp-server=/bin/true", str(eml)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr + done.stdout
     return done.stdout + done.stderr
 
@@ -165,11 +190,15 @@ def test_git_send_email_accepts_every_draft(tmp_path: Path, corpus_bytes, rules)
         assert rcpt == expected, (eml.name, rcpt, expected)
         assert irt == f"<{draft.in_reply_to}>"
     golden = {
-        "barrier.eml": ({"ada@example.org", LIST, "juergen@example.de", "bob@example.com"},
-                        "<20250312090000.2222-1-ada@example.org>"),
+        "barrier.eml": (
+            {"ada@example.org", LIST, "juergen@example.de", "bob@example.com"},
+            "<20250312090000.2222-1-ada@example.org>",
+        ),
         "struct-reorder.eml": ({"ada@example.org", LIST, "bob@example.com"}, "<20250311090000.1111-1-ada@example.org>"),
-        "perf-claim.eml": ({"ada@example.org", LIST, "linux-block@vger.kernel.org"},
-                           "<20250313090000.3333-1-ada@example.org>"),
+        "perf-claim.eml": (
+            {"ada@example.org", LIST, "linux-block@vger.kernel.org"},
+            "<20250313090000.3333-1-ada@example.org>",
+        ),
     }
     for name, (want_rcpt, want_irt) in golden.items():
         rcpt, irt = _parsed(_send_email_dry_run(tmp_path, GOLDEN / name))

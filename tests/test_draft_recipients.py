@@ -43,13 +43,23 @@ def _page(shared_dir: Path, day: str, n: int):
 def _finding(patch) -> Finding:
     fd = patch.files[0]
     line = next(dl.new_no for dl in fd.hunks[0].lines if dl.kind.value == "+")
-    return Finding(rule_id="RB999", rule_name="test-note", severity=Severity.WARNING, message="a note",
-                   fingerprint="fp-test", path=fd.path, line=line, lines=(line,), hunk=fd.hunks[0])
+    return Finding(
+        rule_id="RB999",
+        rule_name="test-note",
+        severity=Severity.WARNING,
+        message="a note",
+        fingerprint="fp-test",
+        path=fd.path,
+        line=line,
+        lines=(line,),
+        hunk=fd.hunks[0],
+    )
 
 
 def _draft(patch, message, known):
-    return build_draft(patch, [_finding(patch)], {}, identity=ME, list_address=LIST, store_addresses=known,
-                       sender=message.from_addr)
+    return build_draft(
+        patch, [_finding(patch)], {}, identity=ME, list_address=LIST, store_addresses=known, sender=message.from_addr
+    )
 
 
 def _mbox(tmp_path: Path, text: str) -> Path:
@@ -77,8 +87,9 @@ Thanks.
 """
 
 
-def test_in_body_author_completed_from_a_trailer_and_the_sender_gets_the_reply(shared_dir: Path,
-                                                                                tmp_path: Path) -> None:
+def test_in_body_author_completed_from_a_trailer_and_the_sender_gets_the_reply(
+    shared_dir: Path, tmp_path: Path
+) -> None:
     message, patch = _page(shared_dir, "2020/03/08", 2)
     assert patch.message.from_addr == Address("Yuri Norov", "ynorov@...vell.com", True)  # the in-body From
     assert message.from_addr.email == "abelits@...vell.com"
@@ -94,18 +105,24 @@ def test_in_body_author_completed_from_a_trailer_and_the_sender_gets_the_reply(s
 def test_an_address_left_uncertain_is_named_on_top_of_the_draft(shared_dir: Path, tmp_path: Path) -> None:
     """Without Yuri's address: everyone else is kept, Yuri is named in the note the sender reads."""
     message, patch = _page(shared_dir, "2020/03/08", 2)
-    text = TASK_ISOLATION_MAIL.replace("> From: Yuri Norov <ynorov@marvell.com>\n", "") \
-        .replace("> Signed-off-by: Yuri Norov <ynorov@marvell.com>\n", "")
+    text = TASK_ISOLATION_MAIL.replace("> From: Yuri Norov <ynorov@marvell.com>\n", "").replace(
+        "> Signed-off-by: Yuri Norov <ynorov@marvell.com>\n", ""
+    )
     draft = _draft(patch, message, addresses_from_mail([_mbox(tmp_path, text)]))
     assert draft.recipients_complete is False
     assert draft.to == (Address("Alex Belits", "abelits@marvell.com"),)
-    assert {a.email for a in draft.cc} >= {"frederic@kernel.org", "will@kernel.org", LIST,
-                                           "linux-arm-kernel@lists.infradead.org"}
+    assert {a.email for a in draft.cc} >= {
+        "frederic@kernel.org",
+        "will@kernel.org",
+        LIST,
+        "linux-arm-kernel@lists.infradead.org",
+    }
     note, rest = draft.body.split("\n\n", 1)
     assert " ".join(note.split()) == (
         "[Before sending: Yuri Norov <ynorov@...vell.com> is not in To/Cc: the archive hides part of the "
         "address and no mail file, stored message or MAINTAINERS entry completes it. Add the address by "
-        "hand, then delete this note.]")
+        "hand, then delete this note.]"
+    )
     assert rest.startswith("On Sun, 8 Mar 2020 03:55:24 +0000, Yuri Norov wrote:")
     head = render_message(draft).split(b"\n\n", 1)[0].decode()
     assert "X-Reviewbot-Recipients: incomplete" in head and "@..." not in head
@@ -117,10 +134,12 @@ def test_in_body_author_completed_as_the_patch_s_own_cc_shows_it(shared_dir: Pat
     message, patch = _page(shared_dir, "2023/12/11", 2)
     assert patch.message.from_addr.email == "hongyu.jin@...soc.com"
     assert any(a.email == "hongyu.jin@...soc.com" and not a.name for a in message.cc)
-    mail = ("From mutt Mon Dec 11 00:00:00 2023\nFrom: Jens Axboe <axboe@kernel.dk>\n"
-            "To: Hongyu Jin <hongyu.jin.cn@gmail.com>\nCc: hongyu.jin@unisoc.com, zhiguo.niu@unisoc.com,\n"
-            " ke.wang@unisoc.com, yibin.ding@unisoc.com, agk@redhat.com, snitzer@kernel.org,\n"
-            " mpatocka@redhat.com, ebiggers@kernel.org\nSubject: Re: x\nMessage-ID: <t2@example.org>\n\nok\n")
+    mail = (
+        "From mutt Mon Dec 11 00:00:00 2023\nFrom: Jens Axboe <axboe@kernel.dk>\n"
+        "To: Hongyu Jin <hongyu.jin.cn@gmail.com>\nCc: hongyu.jin@unisoc.com, zhiguo.niu@unisoc.com,\n"
+        " ke.wang@unisoc.com, yibin.ding@unisoc.com, agk@redhat.com, snitzer@kernel.org,\n"
+        " mpatocka@redhat.com, ebiggers@kernel.org\nSubject: Re: x\nMessage-ID: <t2@example.org>\n\nok\n"
+    )
     draft = _draft(patch, message, addresses_from_mail([_mbox(tmp_path, mail)]))
     assert draft.recipients_complete is True
     # the author in To; the mailbox the patch was posted from (the same person) first in Cc
@@ -129,13 +148,16 @@ def test_in_body_author_completed_as_the_patch_s_own_cc_shows_it(shared_dir: Pat
     assert [a.email for a in draft.cc].count("hongyu.jin@unisoc.com") == 0  # once, in To
 
 
-@pytest.mark.parametrize("a, b, same", [
-    ("ada@...mple.org", "ada@example.org", True),
-    ("ADA@example.org", "ada@example.org", True),
-    ("ada@...mple.org", "ada@xexample.org", False),
-    ("ada@...mple.org", "ada@...mple.org", True),
-    ("ada@...mple.org", "bob@example.org", False),
-])
+@pytest.mark.parametrize(
+    "a, b, same",
+    [
+        ("ada@...mple.org", "ada@example.org", True),
+        ("ADA@example.org", "ada@example.org", True),
+        ("ada@...mple.org", "ada@xexample.org", False),
+        ("ada@...mple.org", "ada@...mple.org", True),
+        ("ada@...mple.org", "bob@example.org", False),
+    ],
+)
 def test_same_mailbox(a: str, b: str, same: bool) -> None:
     assert same_mailbox(Address("", a, "@..." in a), Address("", b, "@..." in b)) is same
 
@@ -160,10 +182,19 @@ def test_the_note_names_each_missing_mailbox_once() -> None:
     the patch's Cc too (nameless there): the note names her once, with her name."""
     from reviewbot.respond.draft import RecipientResult, missing_note
 
-    rcpt = RecipientResult((Address("", LIST),), (), False, ("x",),
-                           (Address("Hongyu Jin", "hongyu.jin@...soc.com", True), Address("", "agk@...hat.com", True),
-                            Address("", "hongyu.jin@...soc.com", True)))
+    rcpt = RecipientResult(
+        (Address("", LIST),),
+        (),
+        False,
+        ("x",),
+        (
+            Address("Hongyu Jin", "hongyu.jin@...soc.com", True),
+            Address("", "agk@...hat.com", True),
+            Address("", "hongyu.jin@...soc.com", True),
+        ),
+    )
     assert " ".join(missing_note(rcpt).split()) == (
         "[Before sending: 2 people are not in To/Cc, as the archive hides part of their addresses and no mail "
         "file, stored message or MAINTAINERS entry completes them: Hongyu Jin <hongyu.jin@...soc.com>, "
-        "agk@...hat.com. Add the addresses by hand, then delete this note.]")
+        "agk@...hat.com. Add the addresses by hand, then delete this note.]"
+    )

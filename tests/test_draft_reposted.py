@@ -42,8 +42,14 @@ def _run(tmp_path: Path, rules, messages):
     with Store(tmp_path / "db.sqlite") as store:
         found = load_thread(store, messages, rules)
         assert [f.rule_id for f in found[PATCH_ID]] == ["RB102"]  # smp_wmb() without a comment
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
         skips = store.conn.execute("SELECT state, reason FROM draft_skips").fetchall()
     return summary, [tuple(s) for s in skips]
 
@@ -52,8 +58,12 @@ def test_a_point_the_re_posted_diff_fixed_gets_no_draft(tmp_path: Path, rules) -
     msgs = read_mbox_messages(THREADS / "barrier-reposted-fixed.mbox")
     summary, skips = _run(tmp_path, rules, msgs)
     assert summary.written == [] and summary.superseded == 1
-    assert skips == [(SKIP_REPOSTED, "RB102 finds nothing there in the diff the author re-posted in "
-                                     "<20250312170000.3333-1-ada@example.org>")]
+    assert skips == [
+        (
+            SKIP_REPOSTED,
+            "RB102 finds nothing there in the diff the author re-posted in <20250312170000.3333-1-ada@example.org>",
+        )
+    ]
 
 
 def test_a_point_still_in_the_re_posted_diff_is_answered_there(tmp_path: Path, rules) -> None:
@@ -99,8 +109,14 @@ def test_real_thread_the_re_posted_diff_keeps_the_barrier_comment(shared_dir: Pa
         report = check_patch(patch, rules, RuleContext(thread=tuple(m for m in thread if m is not patch_msg)))
         assert [f.rule_id for f in report.findings] == ["RB102"]
         store.replace_findings(patch.message_id, report.findings, report.failures, now=FIXED_NOW)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     [written] = summary.written
     assert written.draft.in_reply_to == "768398e5-4909-6c7a-aee7-f36210f41a8f@gmail.com"
     body = written.draft.body
@@ -113,8 +129,10 @@ def test_a_re_posted_other_part_of_the_file_leaves_the_point_on_the_patch(tmp_pa
     about the barrier, which is answered on the patch."""
     text = (THREADS / "barrier-reposted-fixed.mbox").read_text()
     head, reply = text.split("\nFrom ada@example.org Wed Mar 12 17:00:00 2025\n")
-    other = ("@@ -90,3 +90,4 @@ static u32 foo_ring_read(struct foo_ring *r)\n \tu32 v;\n \n"
-             "+\t/* nothing to see */\n \treturn v;\n-- \n2.43.0\n")
+    other = (
+        "@@ -90,3 +90,4 @@ static u32 foo_ring_read(struct foo_ring *r)\n \tu32 v;\n \n"
+        "+\t/* nothing to see */\n \treturn v;\n-- \n2.43.0\n"
+    )
     reply = reply.split("@@ -40,9", 1)[0] + other
     mbox = tmp_path / "other.mbox"
     mbox.write_text(head + "\nFrom ada@example.org Wed Mar 12 17:00:00 2025\n" + reply)
@@ -129,13 +147,26 @@ def test_draft_again_writes_the_re_posted_answer_anew(tmp_path: Path, rules) -> 
     msgs = read_mbox_messages(THREADS / "barrier-reposted-again.mbox")
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        first = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                              outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        first = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
         [written] = first.written
         written.path.unlink()
         assert store.forget_drafts_of(PATCH_ID) == 1
-        again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                              outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, only=PATCH_ID)
+        again = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+            only=PATCH_ID,
+        )
     [rewritten] = again.written
     assert rewritten.path == written.path and rewritten.path.is_file()
     assert rewritten.draft.in_reply_to == "20250312170000.4444-1-ada@example.org"

@@ -18,16 +18,20 @@ from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, load_thread, read_mbox_me
 
 def _mail(n: int, subject: str, body: str) -> str:
     refs = "" if n == 0 else "In-Reply-To: <s-0@example.org>\nReferences: <s-0@example.org>\n"
-    return (f"From ada@example.org Mon May 13 22:0{n}:00 2024\nFrom: Ada Example <ada@example.org>\n"
-            f"To: linux-kernel@vger.kernel.org\nSubject: {subject}\nDate: Mon, 13 May 2024 22:0{n}:00 +0000\n"
-            f"Message-ID: <s-{n}@example.org>\n{refs}\n{body}\n")
+    return (
+        f"From ada@example.org Mon May 13 22:0{n}:00 2024\nFrom: Ada Example <ada@example.org>\n"
+        f"To: linux-kernel@vger.kernel.org\nSubject: {subject}\nDate: Mon, 13 May 2024 22:0{n}:00 +0000\n"
+        f"Message-ID: <s-{n}@example.org>\n{refs}\n{body}\n"
+    )
 
 
 def _patch(n: int, func: str) -> str:
     # "cheaper" names the cost: a bare subject "optimize" over a changelog naming none is only a CHECK (RB201)
-    body = (f"Use the cheaper bitmap API in {func}() directly.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
-            f"diff --git a/lib/f{n}.c b/lib/f{n}.c\n--- a/lib/f{n}.c\n+++ b/lib/f{n}.c\n"
-            f"@@ -1,3 +1,3 @@ int {func}(void)\n {{\n-\treturn slow_{n}();\n+\treturn fast_{n}();\n }}\n-- \n2.43.0\n")
+    body = (
+        f"Use the cheaper bitmap API in {func}() directly.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/lib/f{n}.c b/lib/f{n}.c\n--- a/lib/f{n}.c\n+++ b/lib/f{n}.c\n"
+        f"@@ -1,3 +1,3 @@ int {func}(void)\n {{\n-\treturn slow_{n}();\n+\treturn fast_{n}();\n }}\n-- \n2.43.0\n"
+    )
     return _mail(n, f"[PATCH {n}/3] lib: optimize {func}()", body)
 
 
@@ -40,16 +44,24 @@ def rules():
 
 def test_a_claim_on_every_patch_is_asked_once_on_the_cover_letter(tmp_path: Path, rules) -> None:
     mbox = tmp_path / "series.mbox"
-    mbox.write_text(_mail(0, "[PATCH 0/3] lib: optimize API usage", "Three small changes.\n")
-                    + "".join(_patch(n, f"foo{n}") for n in (1, 2, 3)))
+    mbox.write_text(
+        _mail(0, "[PATCH 0/3] lib: optimize API usage", "Three small changes.\n")
+        + "".join(_patch(n, f"foo{n}") for n in (1, 2, 3))
+    )
     msgs = read_mbox_messages(mbox)
     with Store(tmp_path / "db.sqlite") as store:
         found = load_thread(store, msgs, rules)
         assert sorted(f.rule_id for fs in found.values() for f in fs) == ["RB201"] * 3
         for m in msgs:  # linked as one series, as the scan does
             store.set_series_key(m.message_id, "v1:s-0@example.org")
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     [written] = summary.written
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body

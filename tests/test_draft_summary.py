@@ -52,8 +52,11 @@ def counts(output: str) -> dict[str, int]:
     d = next(DRAFTS_RE.match(line) for line in lines if DRAFTS_RE.match(line))
     out = {k: int(v or 0) for k, v in f.groupdict().items()}
     assert int(d["drafted"]) == out["drafted"]
-    out.update(drafts=int(d["drafts"]), incomplete=int(d["incomplete"]),
-               draft_lines=sum(1 for line in lines if line.startswith("draft: ")))
+    out.update(
+        drafts=int(d["drafts"]),
+        incomplete=int(d["incomplete"]),
+        draft_lines=sum(1 for line in lines if line.startswith("draft: ")),
+    )
     return out
 
 
@@ -90,8 +93,9 @@ def corpus_db(tmp_path_factory) -> Path:
             if not patch.files:
                 continue
             store.put_patch(patch)
-            thread = tuple(t for t in by_thread[threads.get(m.message_id, m.message_id)]
-                           if t.message_id != m.message_id)
+            thread = tuple(
+                t for t in by_thread[threads.get(m.message_id, m.message_id)] if t.message_id != m.message_id
+            )
             report = check_patch(patch, rules, RuleContext(thread=thread))
             store.replace_findings(m.message_id, report.findings, report.failures, now=FIXED_NOW)
     return db
@@ -102,16 +106,24 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
     db = tmp_path / "reviewbot.db"
     db.write_bytes(corpus_db.read_bytes())
     runner = CliRunner()
-    first = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")],
-                          catch_exceptions=False)
+    first = runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")], catch_exceptions=False)
     assert first.exit_code == 0, first.output
     c = counts(first.output)
     print(first.output.splitlines()[-2:])
     assert c["total"] > 0 and c["drafts"] > 0
     # findings: each considered finding ends in exactly one bucket
-    assert c["total"] == (c["drafted"] + c["raised"] + c["answered"] + c["applied"] + c["withdrawn"]
-                          + c["backports"] + c["superseded"]
-                          + c["dismissed"] + c["failed"] + c["before"])
+    assert c["total"] == (
+        c["drafted"]
+        + c["raised"]
+        + c["answered"]
+        + c["applied"]
+        + c["withdrawn"]
+        + c["backports"]
+        + c["superseded"]
+        + c["dismissed"]
+        + c["failed"]
+        + c["before"]
+    )
     assert c["before"] == 0
     # drafts: one per patch, each covering at least one finding
     assert c["draft_lines"] == c["drafts"] == len(list((tmp_path / "out").glob("*.eml")))
@@ -122,10 +134,20 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         skips = Counter(r[0] for r in store.conn.execute("SELECT state FROM draft_skips"))
         superseded = skips.pop("superseded", 0) + skips.pop("earlier-revision", 0)
         assert superseded == c["superseded"]
-        assert skips == Counter({k: v for k, v in {"raised": c["raised"], "answered": c["answered"],
-                                                   "applied": c["applied"], "withdrawn": c["withdrawn"],
-                                                   "stable-backport": c["backports"],
-                                                   "dismissed": c["dismissed"]}.items() if v})
+        assert skips == Counter(
+            {
+                k: v
+                for k, v in {
+                    "raised": c["raised"],
+                    "answered": c["answered"],
+                    "applied": c["applied"],
+                    "withdrawn": c["withdrawn"],
+                    "stable-backport": c["backports"],
+                    "dismissed": c["dismissed"],
+                }.items()
+                if v
+            }
+        )
         assert store.count("findings") == c["total"]
     # a second run drafts nothing and says every finding was handled before
     again = counts(runner.invoke(main, ["draft", "--db", str(db), "--outbox", str(tmp_path / "out")]).output)

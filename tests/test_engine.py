@@ -54,8 +54,10 @@ def test_check_findings_only_with_strict() -> None:
     meta = RuleMeta(id="RB902", name="fake-check", summary="s", severity=Severity.CHECK)
 
     def check(patch, ctx):
-        return [meta.finding(patch, "a check", path="x.c", line=3), meta.finding(patch, "a warning", path="x.c",
-                                                                                 line=1, severity=Severity.WARNING)]
+        return [
+            meta.finding(patch, "a check", path="x.c", line=3),
+            meta.finding(patch, "a warning", path="x.c", line=1, severity=Severity.WARNING),
+        ]
 
     rule = fake_rule("RB902", check, Severity.CHECK)
     assert [f.message for f in check_patch(c14(), [rule], RuleContext()).findings] == ["a warning"]
@@ -108,7 +110,6 @@ def test_fingerprint_changes_with_author_rule_path_symbol() -> None:
     assert fingerprint(patch, replace(f, path="other.c")) != base
     assert fingerprint(patch, replace(f, symbol="other")) != base
     assert fingerprint(patch, replace(f, line=99, message="moved")) == base  # lines shift between versions
-
 
 
 def _example_finding(rule_id: str, name: str):

@@ -51,8 +51,11 @@ def _fired_by_check(evalset: Path, row: dict[str, str], tmp: Path, strict: bool 
     box.close()
     run = run_check([str(path)], Settings(strict=strict), rules=RULES)
     mid = row["message_id"].strip("<>")
-    return {f.rule_id for f in run.findings
-            if f.message_id.strip("<>") == mid and (strict or f.severity is not Severity.CHECK)}
+    return {
+        f.rule_id
+        for f in run.findings
+        if f.message_id.strip("<>") == mid and (strict or f.severity is not Severity.CHECK)
+    }
 
 
 def _expected(evalset: Path, rows: list[dict[str, str]], tmp: Path) -> dict[str, tuple[int, int, int]]:

@@ -17,8 +17,18 @@ import pytest
 
 SET = Path(__file__).resolve().parent / "data" / "evalset-extra"
 COLUMNS = [
-    "id", "list", "commit", "message_id", "date", "subject",
-    "RB101", "RB102", "RB201", "RB202", "cover_commit", "reason",
+    "id",
+    "list",
+    "commit",
+    "message_id",
+    "date",
+    "subject",
+    "RB101",
+    "RB102",
+    "RB201",
+    "RB202",
+    "cover_commit",
+    "reason",
 ]
 RULES = ("RB101", "RB102", "RB201", "RB202")
 LABELS = {"0", "1", "?"}
@@ -26,10 +36,27 @@ LABELS = {"0", "1", "?"}
 # Lists whose messages must never be read or labelled for development (evaluation lists and the
 # eight lists of ../shared/evalset): a message sent or copied to any of them is left out.
 KEPT_OUT_LISTS = (
-    "intel-wired-lan", "linux-rdma", "virtualization", "linux-pm", "linux-usb", "linux-xfs",
-    "linux-pci", "netfilter-devel", "linux-s390", "cgroups", "io-uring", "linux-arch", "linux-block",
-    "linux-nfs", "linux-scsi", "linux-btrfs", "linux-ext4", "linux-hyperv", "dm-devel",
-    "linux-crypto", "linux-wireless",
+    "intel-wired-lan",
+    "linux-rdma",
+    "virtualization",
+    "linux-pm",
+    "linux-usb",
+    "linux-xfs",
+    "linux-pci",
+    "netfilter-devel",
+    "linux-s390",
+    "cgroups",
+    "io-uring",
+    "linux-arch",
+    "linux-block",
+    "linux-nfs",
+    "linux-scsi",
+    "linux-btrfs",
+    "linux-ext4",
+    "linux-hyperv",
+    "dm-devel",
+    "linux-crypto",
+    "linux-wireless",
 )
 
 

@@ -15,8 +15,12 @@ from reviewbot.status import ExitStatus, exit_status_for
 def test_each_kind_of_failure_has_its_exit_status() -> None:
     assert exit_status_for(KeyboardInterrupt()) is ExitStatus.INTERRUPTED
     assert exit_status_for(BrokenPipeError()) is ExitStatus.OK
-    for named in (UsageError("bad"), StoreError("locked", subject="x.db"), RuleLoadError("broken"),
-                  FetchError("HTTP 500", url="https://lists.openwall.net/x")):
+    for named in (
+        UsageError("bad"),
+        StoreError("locked", subject="x.db"),
+        RuleLoadError("broken"),
+        FetchError("HTTP 500", url="https://lists.openwall.net/x"),
+    ):
         assert exit_status_for(named) is ExitStatus.USAGE
     # the machine (a locked database) or a bug: 2, never 1, which CI reads as findings
     assert exit_status_for(sqlite3.OperationalError("database is locked")) is ExitStatus.USAGE

@@ -17,8 +17,9 @@ def explain(rule: str) -> str:
 
 def test_rst_markup_rendered_readably() -> None:
     doc = "Looks at ``smp_mb`` and ``mb``.\n\nExample\n-------\n::\n\n    +\tsmp_mb();\n\nLike this::\n\n    x\n"
-    assert rst_to_text(doc) == ("Looks at `smp_mb` and `mb`.\n\nExample\n-------\n\n    +\tsmp_mb();\n\n"
-                                "Like this:\n\n    x")
+    assert rst_to_text(doc) == (
+        "Looks at `smp_mb` and `mb`.\n\nExample\n-------\n\n    +\tsmp_mb();\n\nLike this:\n\n    x"
+    )
 
 
 def test_explain_rb102_prints_docs_then_bad_and_good_hunks() -> None:
@@ -32,10 +33,11 @@ def test_explain_rb102_prints_docs_then_bad_and_good_hunks() -> None:
     assert doc_end < bad < good
     bad_part, good_part = out[bad:good], out[good:]
     # the hunks only: file header, @@ line and diff lines, indented; no mail headers, no commit message
-    assert ("    --- a/drivers/net/baz/rx.c\n    +++ b/drivers/net/baz/rx.c\n    @@ -4,6 +4,7 @@\n"
-            in bad_part)
+    assert "    --- a/drivers/net/baz/rx.c\n    +++ b/drivers/net/baz/rx.c\n    @@ -4,6 +4,7 @@\n" in bad_part
     assert "    +\tdma_wmb();\n" in bad_part
-    assert "  reviewbot reports:\n    RB102:drivers/net/baz/rx.c:7:dma_wmb() at line 7 added without a comment" in bad_part
+    assert (
+        "  reviewbot reports:\n    RB102:drivers/net/baz/rx.c:7:dma_wmb() at line 7 added without a comment" in bad_part
+    )
     assert "    +\t/* the device must see the buffer address before it sees OWN */\n    +\tdma_wmb();\n" in good_part
     for part in (bad_part, good_part):
         assert "From:" not in part and "Signed-off-by" not in part and "diff --git" not in part
@@ -44,10 +46,10 @@ def test_explain_rb102_prints_docs_then_bad_and_good_hunks() -> None:
 
 def test_explain_whole_patch_rule_shows_the_commit_message() -> None:
     out = explain("RB301")
-    bad = out[out.index("Bad example, reported (bad-embedded-diff.patch):"):]
+    bad = out[out.index("Bad example, reported (bad-embedded-diff.patch):") :]
     assert "    Subject: [PATCH] quux: do not underflow the queue length\n" in bad
     assert "    Popping n entries decremented the length by one. v1 did this:\n" in bad
-    good = out[out.index("Good example, not reported (good-indented-diff.patch):"):]
+    good = out[out.index("Good example, not reported (good-indented-diff.patch):") :]
     assert "        --- a/drivers/quux/queue.c\n" in good
     assert "From 365f" not in out and "2 +-" not in out
 

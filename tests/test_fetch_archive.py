@@ -30,35 +30,38 @@ class Clock:
 
 
 def make(server: MirrorServer, tmp_path: Path, clock: Clock, **kw) -> Archive:
-    s = Settings(base_url=server.base_url, cache_dir=tmp_path / "cache", rate=0, backoff=0.01,
-                 retries=2, obey_robots=False)
+    s = Settings(
+        base_url=server.base_url, cache_dir=tmp_path / "cache", rate=0, backoff=0.01, retries=2, obey_robots=False
+    )
     return Archive(s, clock=clock, **kw)
 
 
 def test_is_final_rules():
     s = Settings(base_url="https://lists.openwall.net")
-    archive = Archive(s, clock=lambda: datetime(2023, 6, 14, 0, 30, tzinfo=timezone.utc),
-                      cache=ArchiveCache("/nonexistent", readonly=True))
+    archive = Archive(
+        s,
+        clock=lambda: datetime(2023, 6, 14, 0, 30, tzinfo=timezone.utc),
+        cache=ArchiveCache("/nonexistent", readonly=True),
+    )
     b = "https://lists.openwall.net/linux-kernel/"
-    assert archive.is_final(b + "2023/06/14/5")          # messages never change
-    assert archive.is_final(b + "2023/06/14/5/1")        # nor attachments
-    assert not archive.is_final(b + "2023/06/14/")       # today
-    assert not archive.is_final(b + "2023/06/13/")       # yesterday
-    assert archive.is_final(b + "2023/06/12/")           # two days ago
-    assert not archive.is_final(b + "2023/06/")          # month still growing
+    assert archive.is_final(b + "2023/06/14/5")  # messages never change
+    assert archive.is_final(b + "2023/06/14/5/1")  # nor attachments
+    assert not archive.is_final(b + "2023/06/14/")  # today
+    assert not archive.is_final(b + "2023/06/13/")  # yesterday
+    assert archive.is_final(b + "2023/06/12/")  # two days ago
+    assert not archive.is_final(b + "2023/06/")  # month still growing
     assert archive.is_final(b + "2023/05/")
     assert not archive.is_final(b + "2023/")
     assert archive.is_final(b + "2022/")
-    assert not archive.is_final(b)                       # the list page always grows
+    assert not archive.is_final(b)  # the list page always grows
     # month boundary: June 1st 00:30 UTC, May is not final before June 2nd
-    early = Archive(s, clock=lambda: datetime(2023, 6, 1, 0, 30, tzinfo=timezone.utc),
-                    cache=archive.cache)
+    early = Archive(s, clock=lambda: datetime(2023, 6, 1, 0, 30, tzinfo=timezone.utc), cache=archive.cache)
     assert not early.is_final(b + "2023/05/") and not early.is_final(b + "2023/05/31/")
     assert early.is_final(b + "2023/05/30/")
     # a clock in another zone is converted to UTC
     tz = timezone(timedelta(hours=-10))
     local = Archive(s, clock=lambda: datetime(2023, 6, 13, 20, 0, tzinfo=tz), cache=archive.cache)
-    assert local.is_final(b + "2023/06/12/")             # 2023-06-14 06:00 UTC: two days ago
+    assert local.is_final(b + "2023/06/12/")  # 2023-06-14 06:00 UTC: two days ago
     assert not local.is_final(b + "2023/06/13/")
 
 
@@ -93,10 +96,13 @@ def test_recent_days_are_fetched_again_until_final(data_mirror_server, tmp_path)
     data_mirror_server.reset_log()
     archive.fetch(day)
     archive.fetch(msg)
-    archive.fetch(day)          # still today: asked again
-    archive.fetch(msg)          # a message: never again
+    archive.fetch(day)  # still today: asked again
+    archive.fetch(msg)  # a message: never again
     assert [p for p, _ in data_mirror_server.requests] == [
-        "/linux-kernel/2023/06/14/", "/linux-kernel/2023/06/14/1", "/linux-kernel/2023/06/14/"]
+        "/linux-kernel/2023/06/14/",
+        "/linux-kernel/2023/06/14/1",
+        "/linux-kernel/2023/06/14/",
+    ]
     # two days later the day is final, but the cached copy was taken while it could grow
     clock.now = datetime(2023, 6, 16, 9, 0, tzinfo=timezone.utc)
     archive.fetch(day)
@@ -172,8 +178,11 @@ def test_attachment_fetched_and_cached_with_headers(data_mirror_server, tmp_path
 def test_foreign_urls_are_refused_before_any_request(data_mirror_server, tmp_path):
     archive = make(data_mirror_server, tmp_path, Clock(datetime(2026, 11, 30, tzinfo=timezone.utc)))
     data_mirror_server.reset_log()
-    for url in ("http://evil.example/linux-kernel/", data_mirror_server.base_url + "/linux-kernel/../x",
-                data_mirror_server.base_url + "/robots.txt"):
+    for url in (
+        "http://evil.example/linux-kernel/",
+        data_mirror_server.base_url + "/linux-kernel/../x",
+        data_mirror_server.base_url + "/robots.txt",
+    ):
         with pytest.raises(ValueError):
             archive.fetch(url)
     assert data_mirror_server.requests == []
@@ -187,8 +196,7 @@ def test_default_cache_offline_falls_back_to_the_shipped_sample(isolated_env):
         pytest.skip("no archive_cache/ sample in this checkout")
     # only the offline demo asks for the sample; a scan's own Archive never reads it
     assert Archive(Settings(), offline=True).cache.fallbacks == ()
-    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc),
-                      sample=True)
+    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc), sample=True)
     assert archive.cache.fallbacks == (sample / "lists.openwall.net",)
     assert archive.cache.readonly
     url = ow.month_url("https://lists.openwall.net", LK, 2023, 6)

@@ -21,15 +21,18 @@ def cache(tmp_path: Path) -> ArchiveCache:
     return ArchiveCache(tmp_path / "root", base_url=BASE)
 
 
-@pytest.mark.parametrize("path,rel", [
-    ("/linux-kernel/", "linux-kernel/index.html"),
-    ("/linux-kernel/2023/", "linux-kernel/2023/index.html"),
-    ("/linux-kernel/2023/06/", "linux-kernel/2023/06/index.html"),
-    ("/linux-kernel/2023/06/01/", "linux-kernel/2023/06/01/index.html"),
-    ("/linux-kernel/2023/06/01/12", "linux-kernel/2023/06/01/12.html"),
-    ("/linux-kernel/2019/08/23/1/1", "linux-kernel/2019/08/23/1/1"),
-    ("/netdev/2020/01/02/3", "netdev/2020/01/02/3.html"),
-])
+@pytest.mark.parametrize(
+    "path,rel",
+    [
+        ("/linux-kernel/", "linux-kernel/index.html"),
+        ("/linux-kernel/2023/", "linux-kernel/2023/index.html"),
+        ("/linux-kernel/2023/06/", "linux-kernel/2023/06/index.html"),
+        ("/linux-kernel/2023/06/01/", "linux-kernel/2023/06/01/index.html"),
+        ("/linux-kernel/2023/06/01/12", "linux-kernel/2023/06/01/12.html"),
+        ("/linux-kernel/2019/08/23/1/1", "linux-kernel/2019/08/23/1/1"),
+        ("/netdev/2020/01/02/3", "netdev/2020/01/02/3.html"),
+    ],
+)
 def test_mirror_layout(cache, tmp_path, path, rel):
     assert cache.path_for(BASE + path) == tmp_path / "root" / rel
 
@@ -43,41 +46,45 @@ def test_every_mirror_file_is_reached_by_its_url():
         assert mirror.path_for(url).is_file(), url
         count += 1
     assert count == len((DATA_MIRROR / "manifest.tsv").read_text().splitlines()) - 1 > 300
-    assert mirror.get(BASE + "/linux-kernel/2019/08/23/1/1") == (
-        DATA_MIRROR / "linux-kernel/2019/08/23/1/1").read_bytes()
+    assert (
+        mirror.get(BASE + "/linux-kernel/2019/08/23/1/1") == (DATA_MIRROR / "linux-kernel/2019/08/23/1/1").read_bytes()
+    )
     assert mirror.headers(BASE + "/linux-kernel/2019/08/23/1/1")["Content-Length"] == "489"
 
 
-@pytest.mark.parametrize("url", [
-    BASE + "/linux-kernel/../../etc/passwd",
-    BASE + "/linux-kernel/2023/../../../etc/",
-    BASE + "/linux-kernel/%2e%2e/%2e%2e/etc/",
-    BASE + "/linux-kernel/2023/06/01/%2e%2e",
-    BASE + "/%2Fetc/passwd",
-    BASE + "//evil.example/linux-kernel/",
-    "//evil.example/linux-kernel/",
-    "https://evil.example/linux-kernel/2023/06/01/1",
-    "https://lists.openwall.net.evil.example/linux-kernel/",
-    "http://lists.openwall.net/linux-kernel/",          # other scheme
-    "https://lists.openwall.net:8443/linux-kernel/",    # other port
-    "https://user@lists.openwall.net/linux-kernel/",
-    "/etc/passwd",
-    "file:///etc/passwd",
-    BASE + "/linux-kernel\\..\\..\\etc/",
-    BASE + "/linux-kernel/2023/06/01/1\x00.html",
-    BASE + "/linux-kernel/2023/06/01/1\n",
-    BASE + "/linux-kernel/2023/06/01/1?x=../../a",
-    BASE + "/linux-kernel/2023/06/01/1#frag",
-    BASE + "/Linux-Kernel/2023/",
-    BASE + "/linux-kernel/2023/06/01/1.html",
-    BASE + "/linux-kernel/2023/06/01/index.html",
-    BASE + "/linux-kernel/2023/6/1/",
-    BASE + "/linux-kernel/2023/06/01/1/1/1",
-    BASE + "/robots.txt",
-    BASE + "/",
-    BASE,
-    "",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        BASE + "/linux-kernel/../../etc/passwd",
+        BASE + "/linux-kernel/2023/../../../etc/",
+        BASE + "/linux-kernel/%2e%2e/%2e%2e/etc/",
+        BASE + "/linux-kernel/2023/06/01/%2e%2e",
+        BASE + "/%2Fetc/passwd",
+        BASE + "//evil.example/linux-kernel/",
+        "//evil.example/linux-kernel/",
+        "https://evil.example/linux-kernel/2023/06/01/1",
+        "https://lists.openwall.net.evil.example/linux-kernel/",
+        "http://lists.openwall.net/linux-kernel/",  # other scheme
+        "https://lists.openwall.net:8443/linux-kernel/",  # other port
+        "https://user@lists.openwall.net/linux-kernel/",
+        "/etc/passwd",
+        "file:///etc/passwd",
+        BASE + "/linux-kernel\\..\\..\\etc/",
+        BASE + "/linux-kernel/2023/06/01/1\x00.html",
+        BASE + "/linux-kernel/2023/06/01/1\n",
+        BASE + "/linux-kernel/2023/06/01/1?x=../../a",
+        BASE + "/linux-kernel/2023/06/01/1#frag",
+        BASE + "/Linux-Kernel/2023/",
+        BASE + "/linux-kernel/2023/06/01/1.html",
+        BASE + "/linux-kernel/2023/06/01/index.html",
+        BASE + "/linux-kernel/2023/6/1/",
+        BASE + "/linux-kernel/2023/06/01/1/1/1",
+        BASE + "/robots.txt",
+        BASE + "/",
+        BASE,
+        "",
+    ],
+)
 def test_crafted_urls_are_refused(cache, tmp_path, url):
     with pytest.raises(FetchError) as err:
         cache.path_for(url)
@@ -91,10 +98,19 @@ def test_crafted_urls_are_refused(cache, tmp_path, url):
 def test_crafted_links_inside_a_page_never_reach_the_disk(cache, tmp_path):
     """Links taken from a page are resolved with urljoin and then mapped: only archive URLs pass."""
     page_url = BASE + "/linux-kernel/2023/06/01/1"
-    hrefs = ["../../../../../etc/passwd", "..%2f..%2f..%2fetc", "//evil.example/x", "/etc/passwd",
-             "https://evil.example/linux-kernel/2023/06/01/1", "..\\..\\secret", "2", "1/1",
-             "../../../2022/12/31/7"]
+    hrefs = [
+        "../../../../../etc/passwd",
+        "..%2f..%2f..%2fetc",
+        "//evil.example/x",
+        "/etc/passwd",
+        "https://evil.example/linux-kernel/2023/06/01/1",
+        "..\\..\\secret",
+        "2",
+        "1/1",
+        "../../../2022/12/31/7",
+    ]
     from urllib.parse import urljoin
+
     accepted = []
     for href in hrefs:
         try:
@@ -102,8 +118,11 @@ def test_crafted_links_inside_a_page_never_reach_the_disk(cache, tmp_path):
         except ValueError:
             pass
     root = tmp_path / "root"
-    assert accepted == [root / "linux-kernel/2023/06/01/2.html", root / "linux-kernel/2023/06/01/1/1",
-                        root / "linux-kernel/2022/12/31/7.html"]
+    assert accepted == [
+        root / "linux-kernel/2023/06/01/2.html",
+        root / "linux-kernel/2023/06/01/1/1",
+        root / "linux-kernel/2022/12/31/7.html",
+    ]
 
 
 def test_put_get_roundtrip_and_atomic_replace(cache, tmp_path):

@@ -29,8 +29,16 @@ NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
 def settings(server: MirrorServer, tmp_path: Path, **kw) -> Settings:
-    base = dict(base_url=server.base_url, cache_dir=tmp_path / "cache", rate=0, backoff=0.01,
-                retries=3, timeout=5.0, obey_robots=False, max_retry_after=10)
+    base = dict(
+        base_url=server.base_url,
+        cache_dir=tmp_path / "cache",
+        rate=0,
+        backoff=0.01,
+        retries=3,
+        timeout=5.0,
+        obey_robots=False,
+        max_retry_after=10,
+    )
     base.update(kw)
     return Settings(**base)
 
@@ -41,12 +49,14 @@ def served(server: MirrorServer, path: str) -> int:
 
 def on(path: str, faults: dict[int, Fault] | Fault):
     """A fault function: ``faults`` per attempt number for ``path`` (a Fault alone: every attempt)."""
+
     def pick(p: str, attempt: int):
         if p != path:
             return None
         if isinstance(faults, Fault):
             return faults
         return faults.get(attempt)
+
     return pick
 
 
@@ -297,8 +307,9 @@ def closed_port() -> int:
 
 def test_host_unreachable_once_then_cache_only(tmp_path, caplog):
     base = f"http://127.0.0.1:{closed_port()}"
-    s = Settings(base_url=base, cache_dir=tmp_path / "cache", rate=0, backoff=0.01, retries=4,
-                 timeout=2, obey_robots=True)
+    s = Settings(
+        base_url=base, cache_dir=tmp_path / "cache", rate=0, backoff=0.01, retries=4, timeout=2, obey_robots=True
+    )
     cache = ArchiveCache(tmp_path / "cache", base_url=base, fallbacks=[DATA_MIRROR])
     archive = Archive(s, clock=lambda: NOW, cache=cache)
     caplog.set_level(logging.WARNING)
@@ -320,8 +331,16 @@ def test_host_unreachable_once_then_cache_only(tmp_path, caplog):
     with pytest.raises(FetchError):
         archive.fetch(base + "/linux-kernel/2030/01/02/1")
     assert time.monotonic() - start < 5
-    assert days == sum(1 for m in ("2023/06", "2023/07", "2024/05")
-                       for d in (DATA_MIRROR / "linux-kernel" / m).iterdir() if d.is_dir()) > 40
+    assert (
+        days
+        == sum(
+            1
+            for m in ("2023/06", "2023/07", "2024/05")
+            for d in (DATA_MIRROR / "linux-kernel" / m).iterdir()
+            if d.is_dir()
+        )
+        > 40
+    )
     assert archive.stats.requests == requests_after_first
     warnings = [r for r in caplog.records if "cannot be reached" in r.getMessage()]
     assert len(warnings) == 1
@@ -346,8 +365,14 @@ def test_connection_always_dropped_is_reported_plainly(tmp_path):
 
 def test_mixed_faults_stay_within_the_retry_budget(tmp_path):
     # urllib3 retries statuses; broken bodies are retried by the session: both share one budget
-    faults = {1: Fault("reset", keep=100), 2: Fault("status", 503), 3: Fault("status", 503),
-              4: Fault("reset", keep=100), 5: Fault("status", 503), 6: Fault("reset", keep=100)}
+    faults = {
+        1: Fault("reset", keep=100),
+        2: Fault("status", 503),
+        3: Fault("status", 503),
+        4: Fault("reset", keep=100),
+        5: Fault("status", 503),
+        6: Fault("reset", keep=100),
+    }
     with MirrorServer(DATA_MIRROR, faults=on(MSG, faults)) as srv:
         session = PoliteSession(settings(srv, tmp_path, retries=3))
         url = srv.base_url + MSG
@@ -367,8 +392,9 @@ def test_unreachable_while_reading_robots_txt_names_the_page(tmp_path):
 
 def test_dns_failure_is_named_as_such_and_sends_no_request(tmp_path):
     """A host name that does not resolve (RFC 6761 .invalid): name resolution failure, 0 requests counted."""
-    s = Settings(base_url="http://archive.reviewbot-test.invalid", rate=0, backoff=0.01, retries=2, timeout=5,
-                 obey_robots=False)
+    s = Settings(
+        base_url="http://archive.reviewbot-test.invalid", rate=0, backoff=0.01, retries=2, timeout=5, obey_robots=False
+    )
     session = PoliteSession(s)
     with pytest.raises(HostUnreachable) as err:
         session.get("http://archive.reviewbot-test.invalid" + MSG)

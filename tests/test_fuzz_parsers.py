@@ -23,22 +23,80 @@ BUDGET = settings(max_examples=200, deadline=None, derandomize=True, suppress_he
 SOURCE = "fuzz-input.eml"
 
 # pieces that steer the generators into the interesting corners
-SUBJECT_BITS = ["Re:", "RE[2]:", "Fwd:", "AW:", "[", "]", "[PATCH", "v2", "1/3", "PATCHv3", "[PATCH1/2]", " ", ",",
-                "[linux-kernel]", "0/0", "99999999999/1", "v", "/", "\t", "\n"]
+SUBJECT_BITS = [
+    "Re:",
+    "RE[2]:",
+    "Fwd:",
+    "AW:",
+    "[",
+    "]",
+    "[PATCH",
+    "v2",
+    "1/3",
+    "PATCHv3",
+    "[PATCH1/2]",
+    " ",
+    ",",
+    "[linux-kernel]",
+    "0/0",
+    "99999999999/1",
+    "v",
+    "/",
+    "\t",
+    "\n",
+]
 DIFF_BITS = [
-    "diff --git a/x b/x", "diff -", "Index: x", "--- a/x", "+++ b/x", "--- /dev/null", "+++ /dev/null", "---",
-    "@@ -1 +1 @@", "@@ -1,2 +1,3 @@ f", "@@ -0,0 +1 @@", "@@ -999999999999,1 +1 @@", "+a", "-b", " c", "",
-    "\\ No newline at end of file", "> +quoted", "-- ", "2.43.0", "Signed-off-by: A <a@...b.cd>",
-    "new file mode 100644", "deleted file mode 100644", "rename from x", "rename to y",
-    "Binary files a/x and b/x differ", "GIT binary patch", "index 1..2 100644", "Fixes: abc", "x\ry", "From: z",
+    "diff --git a/x b/x",
+    "diff -",
+    "Index: x",
+    "--- a/x",
+    "+++ b/x",
+    "--- /dev/null",
+    "+++ /dev/null",
+    "---",
+    "@@ -1 +1 @@",
+    "@@ -1,2 +1,3 @@ f",
+    "@@ -0,0 +1 @@",
+    "@@ -999999999999,1 +1 @@",
+    "+a",
+    "-b",
+    " c",
+    "",
+    "\\ No newline at end of file",
+    "> +quoted",
+    "-- ",
+    "2.43.0",
+    "Signed-off-by: A <a@...b.cd>",
+    "new file mode 100644",
+    "deleted file mode 100644",
+    "rename from x",
+    "rename to y",
+    "Binary files a/x and b/x differ",
+    "GIT binary patch",
+    "index 1..2 100644",
+    "Fixes: abc",
+    "x\ry",
+    "From: z",
 ]
 HEADER_BITS = [
-    "From: A <a@b.cd>", "Subject: [PATCH] x", "Message-ID: <m@x>", "Message-ID:", "In-Reply-To: <p@x> (c <q@x>)",
-    "References: <a@x>\n <b@x>", "Date: Tue, 4 Mar 2025 09:00:00 +0100", "Date: 99 Foo", "To: a: b@c.d;",
-    "Cc: =?utf-8?b?!!?= <c@d.e>", "Content-Type: text/plain; charset=x-bogus; format=flowed; delsp=yes",
-    "Content-Type: multipart/mixed; boundary=B", "Content-Transfer-Encoding: base64",
-    "Content-Transfer-Encoding: quoted-printable", "Content-Disposition: attachment; filename=a.patch",
-    "--B", "--B--", "Subject: =?iso-8859-1?q?=FC?=",
+    "From: A <a@b.cd>",
+    "Subject: [PATCH] x",
+    "Message-ID: <m@x>",
+    "Message-ID:",
+    "In-Reply-To: <p@x> (c <q@x>)",
+    "References: <a@x>\n <b@x>",
+    "Date: Tue, 4 Mar 2025 09:00:00 +0100",
+    "Date: 99 Foo",
+    "To: a: b@c.d;",
+    "Cc: =?utf-8?b?!!?= <c@d.e>",
+    "Content-Type: text/plain; charset=x-bogus; format=flowed; delsp=yes",
+    "Content-Type: multipart/mixed; boundary=B",
+    "Content-Transfer-Encoding: base64",
+    "Content-Transfer-Encoding: quoted-printable",
+    "Content-Disposition: attachment; filename=a.patch",
+    "--B",
+    "--B--",
+    "Subject: =?iso-8859-1?q?=FC?=",
 ]
 
 
@@ -67,8 +125,12 @@ def test_rfc822_random_bytes(data):
 
 
 @BUDGET
-@given(lines_of(HEADER_BITS), st.lists(st.one_of(st.sampled_from(DIFF_BITS), st.text(max_size=30)), max_size=60),
-       st.sampled_from(["\n", "\r\n"]), st.sampled_from(["utf-8", "latin-1"]))
+@given(
+    lines_of(HEADER_BITS),
+    st.lists(st.one_of(st.sampled_from(DIFF_BITS), st.text(max_size=30)), max_size=60),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["utf-8", "latin-1"]),
+)
 def test_structured_mail_then_patch(headers, body_lines, eol, enc):
     data = (eol.join(headers) + eol + eol + eol.join(body_lines)).encode(enc, "replace")
     try:
@@ -89,11 +151,19 @@ def test_structured_mail_then_patch(headers, body_lines, eol, enc):
 
 
 @BUDGET
-@given(st.lists(st.one_of(st.sampled_from(DIFF_BITS), st.text(max_size=30)), max_size=80),
-       st.sampled_from(["[PATCH] x", "Re: [PATCH] x", "x"]))
+@given(
+    st.lists(st.one_of(st.sampled_from(DIFF_BITS), st.text(max_size=30)), max_size=80),
+    st.sampled_from(["[PATCH] x", "Re: [PATCH] x", "x"]),
+)
 def test_patch_from_diffish_bodies(body_lines, subject):
-    msg = Message(message_id="fuzz@x", subject=parse_subject(subject), from_addr=None, date=None,
-                  body="\n".join(body_lines), source=SOURCE)
+    msg = Message(
+        message_id="fuzz@x",
+        subject=parse_subject(subject),
+        from_addr=None,
+        date=None,
+        body="\n".join(body_lines),
+        source=SOURCE,
+    )
     try:
         patch = parse_patch(msg)
     except ParseError as exc:
@@ -107,9 +177,16 @@ def test_patch_from_diffish_bodies(body_lines, subject):
 
 
 @BUDGET
-@given(st.lists(st.tuples(st.sampled_from(["Message-ID", "message-id", "Date", "From", "To", "CC", "Subject", "X"]),
-                          st.text(max_size=60)), max_size=8),
-       st.text(max_size=500))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Message-ID", "message-id", "Date", "From", "To", "CC", "Subject", "X"]),
+            st.text(max_size=60),
+        ),
+        max_size=8,
+    ),
+    st.text(max_size=500),
+)
 def test_archive_parts(header_lines, body):
     raw = RawMessage(source="https://example.invalid/x/1", kind="archive", header_lines=tuple(header_lines), body=body)
     msg = parse_message(raw)
@@ -121,9 +198,14 @@ def test_archive_parts(header_lines, body):
 
 
 @BUDGET
-@given(st.one_of(st.binary(max_size=1500),
-                 lines_of(["From a@b Fri Mar 14 10:00:00 2025", ">From x", "", "From: a@b.cd", "Subject: s", "body"])
-                 .map(lambda ls: "\n".join(ls).encode())))
+@given(
+    st.one_of(
+        st.binary(max_size=1500),
+        lines_of(["From a@b Fri Mar 14 10:00:00 2025", ">From x", "", "From: a@b.cd", "Subject: s", "body"]).map(
+            lambda ls: "\n".join(ls).encode()
+        ),
+    )
+)
 def test_mbox_bytes(data):
     try:
         raws = list(read_bytes(data, "fuzz.mbox"))
@@ -146,7 +228,9 @@ def test_mbox_bytes(data):
 def test_unflow_only_joins_lines(text, delsp):
     out = unflow(text, delsp=delsp)
     assert out.count("\n") <= text.count("\n")
-    assert out.replace(">", "").replace(" ", "").replace("\n", "") == text.replace(">", "").replace(" ", "").replace("\n", "")
+    assert out.replace(">", "").replace(" ", "").replace("\n", "") == text.replace(">", "").replace(" ", "").replace(
+        "\n", ""
+    )
 
 
 def _unidiff_full(lines: list[str]):
@@ -166,12 +250,42 @@ def _unidiff_full(lines: list[str]):
     return out
 
 
-HUNK_BITS = [" a", "+b", "-c", "", "\r", "\\ No newline at end of file", "@@ -1,2 +1,2 @@", "@@ -1 +1,3 @@ f",
-             "--- a/x", "+++ b/x", "diff --git a/x b/x", "x\ry", "+", "-", " ", "text"]
+HUNK_BITS = [
+    " a",
+    "+b",
+    "-c",
+    "",
+    "\r",
+    "\\ No newline at end of file",
+    "@@ -1,2 +1,2 @@",
+    "@@ -1 +1,3 @@ f",
+    "--- a/x",
+    "+++ b/x",
+    "diff --git a/x b/x",
+    "x\ry",
+    "+",
+    "-",
+    " ",
+    "text",
+]
 
 
 HUNK_HEADERS = ["@@ -1,2 +1,2 @@", "@@ -1 +1,3 @@ f", "@@ -3,1 +3 @@", "@@ -0,0 +1 @@"]
-BODY_BITS = [" a", "+b", "-c", "", "\r", "\\ No newline at end of file", "x\ry", "+", "-", " ", "--- a/x", "+++ b/x", "text"]
+BODY_BITS = [
+    " a",
+    "+b",
+    "-c",
+    "",
+    "\r",
+    "\\ No newline at end of file",
+    "x\ry",
+    "+",
+    "-",
+    " ",
+    "--- a/x",
+    "+++ b/x",
+    "text",
+]
 hunks = st.lists(
     st.tuples(st.sampled_from(HUNK_HEADERS), st.lists(st.sampled_from(BODY_BITS), max_size=6)), min_size=1, max_size=4
 ).map(lambda hs: [line for header, body in hs for line in [header, *body]])
@@ -198,7 +312,11 @@ def test_hunk_reader_agrees_with_unidiff_full_mode(tail):
     except Exception:
         return  # accepted thanks to restored trailing empty context lines
     mine = [
-        [(line.kind.value if line.kind.value != "\\" else "\\", line.old_no, line.new_no, line.text) for h in f.hunks for line in h.lines]
+        [
+            (line.kind.value if line.kind.value != "\\" else "\\", line.old_no, line.new_no, line.text)
+            for h in f.hunks
+            for line in h.lines
+        ]
         for f in ours
     ]
     assert mine == theirs
@@ -207,12 +325,24 @@ def test_hunk_reader_agrees_with_unidiff_full_mode(tail):
 # ------------------------------------------------------------------ the whole check command (issue 12)
 
 CHECK_HEADER_BITS = HEADER_BITS + [
-    "Subject: Re: [PATCH] x", "Subject: RE [PATCH 1 of 2] x", "In-Reply-To: <m@x>", "From: B <b@c.de>",
-    'Content-Type: text/plain; charset="u\x00d"', "Content-Type: text/plain; charset=\x01",
+    "Subject: Re: [PATCH] x",
+    "Subject: RE [PATCH 1 of 2] x",
+    "In-Reply-To: <m@x>",
+    "From: B <b@c.de>",
+    'Content-Type: text/plain; charset="u\x00d"',
+    "Content-Type: text/plain; charset=\x01",
 ]
 CHECK_BODY_BITS = DIFF_BITS + [
-    "From: Ada <ada@example.org>", "Subject: [PATCH] y", " <ada@example.org>", "@@ -1, +1,2 @@", "@@ -1,3 +1,3 @@",
-    "--- x", "+++ x", "\tsmp_mb();", "+\tsmp_mb();", "commit 1111111111111111111111111111111111111111",
+    "From: Ada <ada@example.org>",
+    "Subject: [PATCH] y",
+    " <ada@example.org>",
+    "@@ -1, +1,2 @@",
+    "@@ -1,3 +1,3 @@",
+    "--- x",
+    "+++ x",
+    "\tsmp_mb();",
+    "+\tsmp_mb();",
+    "commit 1111111111111111111111111111111111111111",
 ]
 
 
@@ -226,8 +356,9 @@ CHECK_BODY_BITS = DIFF_BITS + [
             st.lists(st.one_of(st.sampled_from(CHECK_BODY_BITS), st.text(max_size=30)), max_size=50),
             st.sampled_from(["\n", "\r\n"]),
         ).map(lambda t: (t[0] + t[3].join(t[1]) + t[3] + t[3] + t[3].join(t[2])).encode("utf-8", "surrogatepass")),
-        st.lists(st.one_of(st.sampled_from(CHECK_BODY_BITS), st.text(max_size=30)), max_size=50)
-        .map(lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass")),
+        st.lists(st.one_of(st.sampled_from(CHECK_BODY_BITS), st.text(max_size=30)), max_size=50).map(
+            lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass")
+        ),
     )
 )
 def test_check_command_never_crashes(data):

@@ -36,8 +36,9 @@ PATCH_PAGE = "linux-kernel/2023/06/27/3.html"
 
 
 def settings_for(tmp_path: Path, url: str) -> Settings:
-    return Settings(lore_url=url, db_path=tmp_path / "db.sqlite", rate=0, retries=1, backoff=0,
-                    obey_robots=False, timeout=5)
+    return Settings(
+        lore_url=url, db_path=tmp_path / "db.sqlite", rate=0, retries=1, backoff=0, obey_robots=False, timeout=5
+    )
 
 
 @pytest.fixture
@@ -72,8 +73,10 @@ def test_raw_url_escapes_slashes_in_message_ids() -> None:
 
 
 def test_split_mboxrd_undoes_one_level_of_from_quoting() -> None:
-    data = (b"From mboxrd@z Thu Jan  1 00:00:00 1970\nSubject: a\n\n>From here\n>>From there\n\n"
-            b"From mboxrd@z Thu Jan  1 00:00:00 1970\nSubject: b\n\nbody\n")
+    data = (
+        b"From mboxrd@z Thu Jan  1 00:00:00 1970\nSubject: a\n\n>From here\n>>From there\n\n"
+        b"From mboxrd@z Thu Jan  1 00:00:00 1970\nSubject: b\n\nbody\n"
+    )
     assert lore.split_mboxrd(data) == [b"Subject: a\n\nFrom here\n>From there\n", b"Subject: b\n\nbody\n"]
 
 
@@ -88,9 +91,13 @@ def test_pick_epochs_leaves_out_epochs_that_cannot_hold_the_range() -> None:
     def ts(y: int, m: int, d: int) -> int:
         return int(datetime(y, m, d, tzinfo=timezone.utc).timestamp())
 
-    epochs = [lore.Epoch(0, "u0", ts(2021, 1, 1)), lore.Epoch(1, "u1", ts(2022, 6, 1)),
-              lore.Epoch(2, "u2", ts(2023, 9, 1)), lore.Epoch(3, "u3", ts(2024, 12, 1)),
-              lore.Epoch(4, "u4", ts(2026, 1, 1))]
+    epochs = [
+        lore.Epoch(0, "u0", ts(2021, 1, 1)),
+        lore.Epoch(1, "u1", ts(2022, 6, 1)),
+        lore.Epoch(2, "u2", ts(2023, 9, 1)),
+        lore.Epoch(3, "u3", ts(2024, 12, 1)),
+        lore.Epoch(4, "u4", ts(2026, 1, 1)),
+    ]
     assert [e.number for e in lore.pick_epochs(epochs, *JUNE)] == [2]
     # the first days of an epoch's successor, and an open end
     assert [e.number for e in lore.pick_epochs(epochs, date(2023, 8, 30), None)] == [2, 3, 4]
@@ -115,8 +122,9 @@ def test_raw_lookup_gives_the_real_message_and_keeps_it(lore_server, lore_inbox,
     assert lookup.cache_path("lkml", PATCH_MID).is_file()
 
 
-def test_completion_takes_the_real_headers_when_id_and_subject_match(lore_server, lore_inbox, data_dir,
-                                                                      tmp_path, cache_home) -> None:
+def test_completion_takes_the_real_headers_when_id_and_subject_match(
+    lore_server, lore_inbox, data_dir, tmp_path, cache_home
+) -> None:
     archived = mirror_message(data_dir)
     assert archived.message_id == PATCH_MID and "@..." in archived.from_addr.email
     completer = lore.AddressCompleter(lore.RawLookup(settings_for(tmp_path, lore_server.url)))
@@ -166,20 +174,39 @@ def test_stopped_server_keeps_the_message_and_stops_asking(lore_inbox, data_dir,
 
 
 def _run(env, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reviewbot", *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "reviewbot", *args], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.slow
 def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox, mirror_server, tmp_path) -> None:
     config = tmp_path / "config.toml"
-    config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\n'
-                      'email = "zoe@example.com"\n', encoding="utf-8")
-    env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               XDG_DATA_HOME=str(tmp_path / "data"), REVIEWBOT_NOW="2023-07-10T00:00:00")
+    config.write_text(
+        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        encoding="utf-8",
+    )
+    env = dict(
+        os.environ,
+        REVIEWBOT_CONFIG=str(config),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        REVIEWBOT_NOW="2023-07-10T00:00:00",
+    )
     db = str(tmp_path / "db.sqlite")
-    scanned = _run(env, "scan", "linux-kernel", "--base-url", mirror_server.base_url, "--since", "2023-06",
-                   "--until", "2023-06", "--db", db)
+    scanned = _run(
+        env,
+        "scan",
+        "linux-kernel",
+        "--base-url",
+        mirror_server.base_url,
+        "--since",
+        "2023-06",
+        "--until",
+        "2023-06",
+        "--db",
+        db,
+    )
     assert scanned.returncode == 0, scanned.stderr
     (tmp_path / "db2.sqlite").write_bytes(Path(db).read_bytes())
     drafted = _run(env, "draft", "--db", db, "--outbox", str(tmp_path / "outbox"), "--lore-url", lore_server.url)
@@ -198,8 +225,16 @@ def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox
     down = LoreServer(lore_inbox.home).start()
     dead_url = down.url
     down.stop()
-    fallback = _run(env, "draft", "--db", str(tmp_path / "db2.sqlite"), "--outbox", str(tmp_path / "outbox2"),
-                    "--lore-url", dead_url)
+    fallback = _run(
+        env,
+        "draft",
+        "--db",
+        str(tmp_path / "db2.sqlite"),
+        "--outbox",
+        str(tmp_path / "outbox2"),
+        "--lore-url",
+        dead_url,
+    )
     assert fallback.returncode == 0, fallback.stderr
     assert f"{len(files)} with incomplete recipients" in fallback.stdout
     assert "lore could not be reached" in fallback.stdout and "cannot connect" in fallback.stdout
@@ -219,8 +254,9 @@ def _stored(db: Path) -> dict[str, str]:
         return {r["message_id"]: r["day"] for r in store.messages("linux-kernel")}
 
 
-def test_a_month_from_the_epochs_holds_exactly_that_months_messages(lore_server, lore_inbox, tmp_path,
-                                                                    cache_home) -> None:
+def test_a_month_from_the_epochs_holds_exactly_that_months_messages(
+    lore_server, lore_inbox, tmp_path, cache_home
+) -> None:
     settings = settings_for(tmp_path, lore_server.url)
     first = scan_lore(settings, "linux-kernel", *JUNE)
     june = {m.message_id for m in lore_inbox.mails if JUNE[0] <= m.day <= JUNE[1]}
@@ -272,11 +308,29 @@ def test_stopped_server_reads_the_clones_already_here(lore_inbox, tmp_path, cach
 
 
 def test_scan_command_with_source_lore(lore_server, lore_inbox, tmp_path, cache_home) -> None:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
-               XDG_DATA_HOME=str(tmp_path / "data"))
+    env = dict(
+        os.environ,
+        XDG_CACHE_HOME=str(cache_home),
+        XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
     db = str(tmp_path / "db.sqlite")
-    args = ("scan", "linux-kernel", "--source", "lore", "--lore-url", lore_server.url, "--since", "2023-06",
-            "--until", "2023-06", "--db", db, "--rate", "0")
+    args = (
+        "scan",
+        "linux-kernel",
+        "--source",
+        "lore",
+        "--lore-url",
+        lore_server.url,
+        "--since",
+        "2023-06",
+        "--until",
+        "2023-06",
+        "--db",
+        db,
+        "--rate",
+        "0",
+    )
     first = _run(env, *args)
     assert first.returncode == 0, first.stderr
     june = {m.message_id for m in lore_inbox.mails if JUNE[0] <= m.day <= JUNE[1]}
@@ -288,21 +342,41 @@ def test_scan_command_with_source_lore(lore_server, lore_inbox, tmp_path, cache_
 
 def test_scan_command_says_why_when_lore_is_off(tmp_path) -> None:
     env = dict(os.environ, REVIEWBOT_LORE_URL="off", XDG_CONFIG_HOME=str(tmp_path / "cfg"))
-    done = _run(env, "scan", "linux-kernel", "--source", "lore", "--since", "2023-06", "--db",
-                str(tmp_path / "db.sqlite"))
+    done = _run(
+        env, "scan", "linux-kernel", "--source", "lore", "--since", "2023-06", "--db", str(tmp_path / "db.sqlite")
+    )
     assert done.returncode == 2 and "needs a lore URL" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_cron_follows_a_list_through_lore(lore_inbox, data_dir, tmp_path) -> None:
     inbox = copy_inbox(lore_inbox, tmp_path / "lore-home")
     config = tmp_path / "config.toml"
-    config.write_text('rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\n'
-                      'email = "zoe@example.com"\n', encoding="utf-8")
-    env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               XDG_DATA_HOME=str(tmp_path / "data"), REVIEWBOT_NOW="2023-07-06T00:00:00")
+    config.write_text(
+        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        encoding="utf-8",
+    )
+    env = dict(
+        os.environ,
+        REVIEWBOT_CONFIG=str(config),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        REVIEWBOT_NOW="2023-07-06T00:00:00",
+    )
     with LoreServer(inbox.home) as server:
-        args = ("cron", "linux-kernel", "--source", "lore", "--lore-url", server.url, "--since", "2023-06-01",
-                "--db", str(tmp_path / "db.sqlite"), "--outbox", str(tmp_path / "outbox"))
+        args = (
+            "cron",
+            "linux-kernel",
+            "--source",
+            "lore",
+            "--lore-url",
+            server.url,
+            "--since",
+            "2023-06-01",
+            "--db",
+            str(tmp_path / "db.sqlite"),
+            "--outbox",
+            str(tmp_path / "outbox"),
+        )
         first = _run(env, *args)
         assert first.returncode == 0, first.stderr
         assert "0 with incomplete recipients" in first.stdout and "draft:" in first.stdout
@@ -318,8 +392,11 @@ def test_an_obfuscated_copy_never_replaces_lores_real_one(lore_inbox, data_dir, 
     from reviewbot.parse.mail import parse_rfc822
 
     data = next(m.data for m in lore_inbox.mails if m.message_id == PATCH_MID)
-    real = dataclasses.replace(parse_rfc822(data, "lore"), list_name="linux-kernel",
-                               source=lore.message_url("https://lore.kernel.org", "lkml", PATCH_MID))
+    real = dataclasses.replace(
+        parse_rfc822(data, "lore"),
+        list_name="linux-kernel",
+        source=lore.message_url("https://lore.kernel.org", "lkml", PATCH_MID),
+    )
     archived = mirror_message(data_dir)
     with Store(tmp_path / "db.sqlite") as store:
         store.put_message(real, day=date(2023, 6, 27), seq=1)

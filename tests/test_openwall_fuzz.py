@@ -13,21 +13,50 @@ BASE = "https://lists.openwall.net"
 LK = DATA_MIRROR / "linux-kernel"
 
 MESSAGES = {
-    "/linux-kernel/2019/08/23/1": LK / "2019/08/23/1.html",   # attachment, thread link, folded Cc
-    "/linux-kernel/2025/12/17/2": LK / "2025/12/17/2.html",   # folded Message-ID
-    "/linux-kernel/2019/06/24/1": LK / "2019/06/24/1.html",   # skipped part
-    "/linux-kernel/2023/08/17/1": LK / "2023/08/17/1.html",   # text/x-patch attachment
+    "/linux-kernel/2019/08/23/1": LK / "2019/08/23/1.html",  # attachment, thread link, folded Cc
+    "/linux-kernel/2025/12/17/2": LK / "2025/12/17/2.html",  # folded Message-ID
+    "/linux-kernel/2019/06/24/1": LK / "2019/06/24/1.html",  # skipped part
+    "/linux-kernel/2023/08/17/1": LK / "2023/08/17/1.html",  # text/x-patch attachment
 }
-DAYS = {"/linux-kernel/2024/05/30/": LK / "2024/05/30/index.html",
-        "/linux-kernel/2023/06/13/": LK / "2023/06/13/index.html"}
-INDEXES = {"/linux-kernel/2023/06/": (LK / "2023/06/index.html", ow.parse_month_page),
-           "/linux-kernel/2023/": (LK / "2023/index.html", ow.parse_year_page),
-           "/linux-kernel/": (LK / "index.html", ow.parse_list_page)}
+DAYS = {
+    "/linux-kernel/2024/05/30/": LK / "2024/05/30/index.html",
+    "/linux-kernel/2023/06/13/": LK / "2023/06/13/index.html",
+}
+INDEXES = {
+    "/linux-kernel/2023/06/": (LK / "2023/06/index.html", ow.parse_month_page),
+    "/linux-kernel/2023/": (LK / "2023/index.html", ow.parse_year_page),
+    "/linux-kernel/": (LK / "index.html", ow.parse_list_page),
+}
 
-NASTY = [b"<", b">", b"&", b"&#", b"&#x110000;", b"&#0;", b"\x00", b"\xff\xfe", b"\xc3", b"</pre>",
-         b'<pre style="white-space: pre-wrap">', b"<span style=\"font-family: times;\">", b"<a href=\"",
-         b"[thread-next&gt;]", b"\n\n", b"\n ", b"Message-ID:", b"<li>", b"</ul>", b"<ul>",
-         b"&hellip;", b"<!--", b"<![CDATA[", b"\r", b"<p><h2>", b"Powered by blists", b"href=\"../../..\""]
+NASTY = [
+    b"<",
+    b">",
+    b"&",
+    b"&#",
+    b"&#x110000;",
+    b"&#0;",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xc3",
+    b"</pre>",
+    b'<pre style="white-space: pre-wrap">',
+    b'<span style="font-family: times;">',
+    b'<a href="',
+    b"[thread-next&gt;]",
+    b"\n\n",
+    b"\n ",
+    b"Message-ID:",
+    b"<li>",
+    b"</ul>",
+    b"<ul>",
+    b"&hellip;",
+    b"<!--",
+    b"<![CDATA[",
+    b"\r",
+    b"<p><h2>",
+    b"Powered by blists",
+    b'href="../../.."',
+]
 
 
 @st.composite
@@ -57,8 +86,12 @@ def mutated(draw, data: bytes) -> bytes:
     return bytes(out)
 
 
-FUZZ = settings(max_examples=150, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.mark.parametrize("path", sorted(MESSAGES))
@@ -122,8 +155,10 @@ def test_index_parsers_only_raise_parse_error(path):
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.binary(max_size=3000))
 def test_random_bytes(body):
-    for fn, url in ((ow.parse_day_page, BASE + "/linux-kernel/2023/06/13/"),
-                    (ow.parse_month_page, BASE + "/linux-kernel/2023/06/")):
+    for fn, url in (
+        (ow.parse_day_page, BASE + "/linux-kernel/2023/06/13/"),
+        (ow.parse_month_page, BASE + "/linux-kernel/2023/06/"),
+    ):
         try:
             fn(body, url)
         except ParseError:

@@ -92,7 +92,7 @@ def test_rfc2047_subject_and_names():
     data = (
         b"From: =?UTF-8?B?QmrDtnJuIFTDtnBlbA==?= <bjorn@example.org>\n"
         b"Subject: =?iso-8859-1?q?=5BPATCH=5D_f=FCr?=\n =?utf-8?q?_m=C3=B6glich?=\n"
-        b"Cc: \"Doe, John\" <j@x.org>, =?koi8-r?b?8NLJ18XU?= <p@x.ru>\n"
+        b'Cc: "Doe, John" <j@x.org>, =?koi8-r?b?8NLJ18XU?= <p@x.ru>\n'
         b"Message-ID: <x@y>\n\nbody\n"
     )
     msg = parse_rfc822(data, "h")
@@ -188,7 +188,9 @@ def test_not_a_mail_raises_naming_the_source():
 
 def test_quoted_printable_utf8():
     body = quopri.encodestring(PATCH_TEXT.encode("utf-8"))
-    msg = parse_rfc822(mail("Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n", body), "qp")
+    msg = parse_rfc822(
+        mail("Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n", body), "qp"
+    )
     assert msg.body == PATCH_TEXT
     assert msg.body_start_line == 1  # not verbatim: numbers would not match the file
     check_patch_text(msg)
@@ -278,14 +280,17 @@ def test_unflow_rules():
 
 
 def test_multipart_inline_and_attachment():
-    patch_file = ("From 1234 Mon Sep 17 00:00:00 2001\nFrom: Ada <ada@example.org>\nSubject: [PATCH] x\n\n" + PATCH_TEXT).encode()
+    patch_file = (
+        "From 1234 Mon Sep 17 00:00:00 2001\nFrom: Ada <ada@example.org>\nSubject: [PATCH] x\n\n" + PATCH_TEXT
+    ).encode()
     body = (
         b"This is a multi-part message in MIME format.\n"
         b"--BOUND\nContent-Type: text/plain; charset=utf-8\n\nPlease see the attached patch.\n"
         b"--BOUND\nContent-Type: text/html\n\n<p>html</p>\n"
-        b"--BOUND\nContent-Type: text/x-patch; name=\"0001-x.patch\"\nContent-Disposition: attachment; filename=\"0001-x.patch\"\n"
-        b"Content-Transfer-Encoding: base64\n\n" + base64.encodebytes(patch_file) +
-        b"--BOUND\nContent-Type: application/pgp-signature; name=\"signature.asc\"\n\nsig\n"
+        b'--BOUND\nContent-Type: text/x-patch; name="0001-x.patch"\nContent-Disposition: attachment; filename="0001-x.patch"\n'
+        b"Content-Transfer-Encoding: base64\n\n"
+        + base64.encodebytes(patch_file)
+        + b'--BOUND\nContent-Type: application/pgp-signature; name="signature.asc"\n\nsig\n'
         b"--BOUND--\nepilogue\n"
     )
     msg = parse_rfc822(mail('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="BOUND"\n', body), "mp")
@@ -334,13 +339,20 @@ def archive_raw(**kw) -> RawMessage:
             ("Date", "Tue, 23 Jul 2019 22:01:18 -0600"),
             ("From", "Sultan Alsawaf <sultan@...neltoast.com>"),
             ("To", "Andreas Dilger <adilger@...ger.ca>"),
-            ("CC", "Alexander Viro <viro@...iv.linux.org.uk>,\n        linux-fsdevel@...r.kernel.org, linux-kernel@...r.kernel.org"),
+            (
+                "CC",
+                "Alexander Viro <viro@...iv.linux.org.uk>,\n        linux-fsdevel@...r.kernel.org, linux-kernel@...r.kernel.org",
+            ),
             ("Subject", "Re: [PATCH] mbcache: Speed up cache\n entry creation"),
         ),
         body="On Tue, Jul 23, 2019, Andreas Dilger wrote:\n> quoted\n\nSigned-off-by: Ada <ada@...mple.org>\n",
         list_name="linux-kernel",
         archive_url="https://lists.openwall.net/linux-kernel/2019/07/24/1",
-        attachments=(AttachmentRef(1, "0001-x.patch", "text/x-patch", 10, url="https://lists.openwall.net/linux-kernel/2019/07/24/1/1"),),
+        attachments=(
+            AttachmentRef(
+                1, "0001-x.patch", "text/x-patch", 10, url="https://lists.openwall.net/linux-kernel/2019/07/24/1/1"
+            ),
+        ),
         thread_prev_url="https://lists.openwall.net/linux-kernel/2019/07/23/5",
         thread_next_url=None,
     )
@@ -353,7 +365,11 @@ def test_archive_message():
     assert msg.message_id == "20190724040118.GA31214@sultan-box.localdomain"
     assert msg.date == datetime(2019, 7, 24, 4, 1, 18, tzinfo=timezone.utc)
     assert msg.from_addr == Address("Sultan Alsawaf", "sultan@...neltoast.com", partial=True)
-    assert [a.email for a in msg.cc] == ["viro@...iv.linux.org.uk", "linux-fsdevel@...r.kernel.org", "linux-kernel@...r.kernel.org"]
+    assert [a.email for a in msg.cc] == [
+        "viro@...iv.linux.org.uk",
+        "linux-fsdevel@...r.kernel.org",
+        "linux-kernel@...r.kernel.org",
+    ]
     assert all(a.partial for a in msg.cc)
     assert msg.subject.title == "mbcache: Speed up cache entry creation"
     assert msg.subject.is_reply
@@ -389,7 +405,9 @@ def test_archive_diff_lines_with_obfuscation_are_altered():
 
 
 def test_rfc822_raw_with_archive_fields_keeps_them():
-    raw = RawMessage(source="x", kind="rfc822", data=mail("", b"b\n"), list_name="linux-kernel", archive_url="https://e/x")
+    raw = RawMessage(
+        source="x", kind="rfc822", data=mail("", b"b\n"), list_name="linux-kernel", archive_url="https://e/x"
+    )
     msg = parse_message(raw)
     assert msg.list_name == "linux-kernel" and msg.archive_url == "https://e/x"
 
@@ -401,24 +419,36 @@ def test_unknown_kind():
 
 def test_signed_alternative_and_forwarded_parts():
     signed = (
-        b"--S\nContent-Type: multipart/alternative; boundary=\"A\"\n\n"
+        b'--S\nContent-Type: multipart/alternative; boundary="A"\n\n'
         b"--A\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nplain =C3=A4\n"
         b"--A\nContent-Type: text/html\n\n<p>html</p>\n--A--\n"
         b"--S\nContent-Type: message/rfc822\n\nFrom: Fwd <f@x.org>\nSubject: inner\n\ninner body\n"
-        b"--S\nContent-Type: application/pgp-signature; name=\"signature.asc\"\n"
-        b"Content-Disposition: attachment; filename=\"signature.asc\"\n\n-----BEGIN PGP SIGNATURE-----\n--S--\n"
+        b'--S\nContent-Type: application/pgp-signature; name="signature.asc"\n'
+        b'Content-Disposition: attachment; filename="signature.asc"\n\n-----BEGIN PGP SIGNATURE-----\n--S--\n'
     )
-    msg = parse_rfc822(mail('Content-Type: multipart/signed; boundary="S"; protocol="application/pgp-signature"\n', signed), "s")
+    msg = parse_rfc822(
+        mail('Content-Type: multipart/signed; boundary="S"; protocol="application/pgp-signature"\n', signed), "s"
+    )
     assert msg.body.startswith("plain ä\n\n")
     assert "From: Fwd <f@x.org>\nSubject: inner\n\ninner body" in msg.body
     assert "<p>html</p>" not in msg.body
-    assert [(a.index, a.filename, a.content_type) for a in msg.attachments] == [(1, "signature.asc", "application/pgp-signature")]
+    assert [(a.index, a.filename, a.content_type) for a in msg.attachments] == [
+        (1, "signature.asc", "application/pgp-signature")
+    ]
     assert msg.body_start_line == 1
 
 
 def test_hostile_headers_stay_linear_and_never_raise():
     big_to = ("a " * 200_000).encode()
-    data = b"From: " + b"<" * 100_000 + b"\nTo: " + big_to + b"\nSubject: " + b"=?utf-8?q?x?= " * 20_000 + b"\nMessage-ID: <x@y>\n\nb\n"
+    data = (
+        b"From: "
+        + b"<" * 100_000
+        + b"\nTo: "
+        + big_to
+        + b"\nSubject: "
+        + b"=?utf-8?q?x?= " * 20_000
+        + b"\nMessage-ID: <x@y>\n\nb\n"
+    )
     msg = parse_rfc822(data, "hostile")
     assert msg.message_id == "x@y"
     assert msg.subject.raw.startswith("x")
@@ -426,16 +456,22 @@ def test_hostile_headers_stay_linear_and_never_raise():
 
 def test_null_sender_of_a_bounce_keeps_its_name():
     """``From: Name <>`` (a bounce's null sender): git mailinfo gives the name and an empty address."""
-    data = (b"From: Postmaster Robot <>\nTo: dev@example.org\nSubject: Undeliverable: hello\n"
-            b"Message-ID: <bounce-1@example.org>\n\nYour mail could not be delivered.\n")
+    data = (
+        b"From: Postmaster Robot <>\nTo: dev@example.org\nSubject: Undeliverable: hello\n"
+        b"Message-ID: <bounce-1@example.org>\n\nYour mail could not be delivered.\n"
+    )
     msg = parse_rfc822(data, "bounce.eml")
     assert (msg.from_addr.name, msg.from_addr.email) == ("Postmaster Robot", "")
-    assert parse_rfc822(data.replace(b"Postmaster Robot <>", b'"Mail System" < >'), "b.eml").from_addr.name == "Mail System"
+    assert (
+        parse_rfc822(data.replace(b"Postmaster Robot <>", b'"Mail System" < >'), "b.eml").from_addr.name
+        == "Mail System"
+    )
     assert parse_rfc822(data.replace(b"Postmaster Robot <>", b"<>"), "b.eml").from_addr is None
 
 
 def test_from_comment_read_as_git_mailinfo_reads_the_author():
     """A comment in From: stays in the author's name as git keeps it; after a bare address it is the name."""
+
     def author(value: bytes):
         data = b"From: " + value + b"\nSubject: [PATCH] x: y\nMessage-ID: <c-1@example.org>\n\nText.\n"
         a = parse_rfc822(data, "c.eml").from_addr

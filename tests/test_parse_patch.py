@@ -38,7 +38,7 @@ def test_full_format_patch_split():
         "\n"
         "Second paragraph.\n"
         "\n"
-        "Fixes: 0123456789ab (\"lib: add x\")\n"
+        'Fixes: 0123456789ab ("lib: add x")\n'
         "Reported-by: Bob <bob@example.net>\n"
         "Closes: https://lore.kernel.org/r/abc@example.net\n"
         "Signed-off-by: Ada Example <ada@example.org>\n"
@@ -54,7 +54,10 @@ def test_full_format_patch_split():
     assert p.commit_message == body.split("\n---\n")[0]
     assert p.commit_start_line == 5  # 3 headers + empty line
     assert [(t.key, t.input_line) for t in p.trailers] == [
-        ("Fixes", 9), ("Reported-by", 10), ("Closes", 11), ("Signed-off-by", 12)
+        ("Fixes", 9),
+        ("Reported-by", 10),
+        ("Closes", 11),
+        ("Signed-off-by", 12),
     ]
     assert p.notes.startswith("v2: reworded")
     assert p.diffstat == " lib/x.c | 3 ++-\n 1 file changed, 2 insertions(+), 1 deletion(-)"
@@ -63,7 +66,12 @@ def test_full_format_patch_split():
     (h,) = f.hunks
     assert (h.old_start, h.old_len, h.new_start, h.new_len, h.section) == (10, 4, 10, 5, "static int x(void)")
     assert [(line.kind.value, line.old_no, line.new_no) for line in h.lines] == [
-        (" ", 10, 10), ("-", 11, None), ("+", None, 11), ("+", None, 12), (" ", 12, 13), (" ", 13, 14)
+        (" ", 10, 10),
+        ("-", 11, None),
+        ("+", None, 11),
+        ("+", None, 12),
+        (" ", 12, 13),
+        (" ", 13, 14),
     ]
     assert h.lines[4].text == ""  # an empty context line whose space the mailer ate
     assert h.lines[0].input_line == f.header_input_line + 5
@@ -111,14 +119,21 @@ def test_separator_with_trailing_space_and_no_diffstat():
 
 
 def test_cover_letter_and_plain_reply_have_no_files():
-    cover = parse_patch(msg(
-        "This series does things.\n\nAda Example (2):\n  a\n  b\n\n lib/x.c | 3 ++-\n\n-- \n2.43.0\n",
-        subject="[PATCH v2 0/2] things"))
+    cover = parse_patch(
+        msg(
+            "This series does things.\n\nAda Example (2):\n  a\n  b\n\n lib/x.c | 3 ++-\n\n-- \n2.43.0\n",
+            subject="[PATCH v2 0/2] things",
+        )
+    )
     assert cover.files == () and not cover.has_diff
     assert cover.commit_message.endswith(" lib/x.c | 3 ++-")
     assert "2.43.0" not in cover.commit_message
-    reply = parse_patch(msg("On Mon, Ada wrote:\n> diff --git a/x b/x\n> --- a/x\n> +++ b/x\n> @@ -1 +1 @@\n> -a\n> +b\n\nLooks good.\n",
-                            subject="Re: [PATCH] foo: bar"))
+    reply = parse_patch(
+        msg(
+            "On Mon, Ada wrote:\n> diff --git a/x b/x\n> --- a/x\n> +++ b/x\n> @@ -1 +1 @@\n> -a\n> +b\n\nLooks good.\n",
+            subject="Re: [PATCH] foo: bar",
+        )
+    )
     assert reply.files == () and reply.warnings == ()
     assert not is_submission(reply)
 
@@ -143,7 +158,10 @@ def test_broken_diff_in_a_reply_is_skipped_with_a_warning():
 
 
 def test_crlf_patch_file_and_missing_final_newline():
-    data = (b"From: A <a@b.cd>\r\nSubject: [PATCH] x\r\nMessage-ID: <c@d>\r\n\r\nT.\r\n---\r\n" + DIFF.encode().replace(b"\n", b"\r\n")).rstrip(b"\r\n")
+    data = (
+        b"From: A <a@b.cd>\r\nSubject: [PATCH] x\r\nMessage-ID: <c@d>\r\n\r\nT.\r\n---\r\n"
+        + DIFF.encode().replace(b"\n", b"\r\n")
+    ).rstrip(b"\r\n")
     p = parse_patch(parse_rfc822(data, "crlf.patch"))
     (h,) = p.files[0].hunks
     assert [line.text for line in h.lines][-1] == "\treturn a;"
@@ -151,14 +169,26 @@ def test_crlf_patch_file_and_missing_final_newline():
 
 
 def test_trailer_rules():
-    lines = ["Body.", "", "Signed-off-by: A <a@b.cd>", "  continued", "[ bp: fixed typo ]", "Cc: stable@vger.kernel.org # 6.1+"]
+    lines = [
+        "Body.",
+        "",
+        "Signed-off-by: A <a@b.cd>",
+        "  continued",
+        "[ bp: fixed typo ]",
+        "Cc: stable@vger.kernel.org # 6.1+",
+    ]
     got = split_trailers(lines, 10)
     assert [(t.key, t.value, t.input_line) for t in got] == [
         ("Signed-off-by", "A <a@b.cd> continued", 12),
         ("Cc", "stable@vger.kernel.org # 6.1+", 15),
     ]
     # a prose paragraph with a colon is not a trailer block
-    assert split_trailers(["Note: this is prose, and more prose follows here", "and here", "and here", "and here", "and here"]) == ()
+    assert (
+        split_trailers(
+            ["Note: this is prose, and more prose follows here", "and here", "and here", "and here", "and here"]
+        )
+        == ()
+    )
     # one known trailer among a few other lines still counts (>= 25 %)
     mixed = split_trailers(["Signed-off-by: A <a@b.cd>", "random text", "more text"])
     assert [t.key for t in mixed] == ["Signed-off-by"]
@@ -214,7 +244,9 @@ def test_soft_wrapped_diff_is_retried_unflowed():
     (f,) = p.files
     assert f.path == "Documentation/a_rather_long_directory_name/file.txt"
     assert [line.raw for line in f.hunks[0].lines] == [
-        " first", "-old line that was long enough to be wrapped by the mail client", "+new"
+        " first",
+        "-old line that was long enough to be wrapped by the mail client",
+        "+new",
     ]
     assert any("format=flowed" in w for w in p.warnings)
     assert p.message.body == msg(body).body  # the message itself is untouched
@@ -247,16 +279,23 @@ def test_inbody_header_block_as_git_mailinfo_reads_it():
 
     sha = ">From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001"
     assert read_inbody_headers(["", "", sha, "From: Ada", "\t<ada@example.org>", "subject: [PATCH] t", "", "Fix."]) == (
-        {"from": "Ada\n\t<ada@example.org>", "subject": "[PATCH] t"}, 7)
+        {"from": "Ada\n\t<ada@example.org>", "subject": "[PATCH] t"},
+        7,
+    )
     assert read_inbody_headers(["[PATCH] fix it", "", "Body."]) == ({"subject": "[PATCH] fix it"}, 2)
     assert read_inbody_headers(["Date: Mon, 10 Mar 2025", "Fix."]) == ({"date": "Mon, 10 Mar 2025"}, 1)
     # each header once: a second From: is the commit message's first line
     assert read_inbody_headers(["From: A <a@b.c>", "From: B <b@c.d>"]) == ({"from": "A <a@b.c>"}, 1)
     assert read_inbody_headers(["On Mon, Ada wrote:", "> x"]) == ({}, 0)
-    p = parse_patch(msg("From: Ada Example\n <ada@example.org>\nSubject: [PATCH v2 2/3] foo: real title\n\nFix.\n---\n"
-                        + DIFF))
+    p = parse_patch(
+        msg("From: Ada Example\n <ada@example.org>\nSubject: [PATCH v2 2/3] foo: real title\n\nFix.\n---\n" + DIFF)
+    )
     assert (p.message.from_addr.email, p.subject.title, p.subject.version, p.commit_message) == (
-        "ada@example.org", "foo: real title", 2, "Fix.")
+        "ada@example.org",
+        "foo: real title",
+        2,
+        "Fix.",
+    )
 
 
 BINARY = (
@@ -327,9 +366,11 @@ def test_quilt_tree_folder_is_not_part_of_the_path() -> None:
 
 def test_other_projects_paths_stay() -> None:
     """blktests' ``tests/block/001`` and a ``linux/`` header folder are no tree folders."""
-    text = QUILT.replace("linux-2.6.orig/arch/s390/include/asm/bitops.h", "a/tests/block/001") \
-        .replace("linux-2.6/arch/s390/include/asm/bitops.h", "b/tests/block/001") \
-        .replace("a/linux/kernel/sched/core.c", "a/include/linux/kernel.h") \
+    text = (
+        QUILT.replace("linux-2.6.orig/arch/s390/include/asm/bitops.h", "a/tests/block/001")
+        .replace("linux-2.6/arch/s390/include/asm/bitops.h", "b/tests/block/001")
+        .replace("a/linux/kernel/sched/core.c", "a/include/linux/kernel.h")
         .replace("b/linux/kernel/sched/core.c", "b/include/linux/kernel.h")
+    )
     p = parse_patch(parse_rfc822(text.encode(), "p.patch"))
     assert [f.path for f in p.files] == ["tests/block/001", "include/linux/kernel.h"]

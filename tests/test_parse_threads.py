@@ -79,7 +79,10 @@ def test_series_versions_in_one_thread_are_separate():
     reply = parse_patch(mk("r@x", "Re: [PATCH v2 1/2] s", irt="p21@x", body=DIFF))
     single = parse_patch(mk("one@x", "[PATCH] lone", body=DIFF))
     out = group_series([cover1, p11, cover2, p21, p22, reply, single])
-    assert [(s.version, s.total, s.cover.message_id if s.cover else None, [p.message_id for p in s.patches], s.missing) for s in out] == [
+    assert [
+        (s.version, s.total, s.cover.message_id if s.cover else None, [p.message_id for p in s.patches], s.missing)
+        for s in out
+    ] == [
         (1, 2, "c1@x", ["p11@x"], (2,)),
         (2, 2, "c2@x", ["p21@x", "p22@x"], ()),
         (1, 1, None, ["one@x"], ()),
@@ -149,15 +152,14 @@ def test_maildir(tmp_path: Path):
 
 
 def test_stdin(tmp_path: Path):
-    code = (
-        "import sys; from reviewbot.fetch.mailfiles import read_path; "
-        "print([r.source for r in read_path('-')])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], input=(CASES / "C10.mbox").read_bytes(),
-                         capture_output=True, check=True).stdout
+    code = "import sys; from reviewbot.fetch.mailfiles import read_path; print([r.source for r in read_path('-')])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=(CASES / "C10.mbox").read_bytes(), capture_output=True, check=True
+    ).stdout
     assert out.decode().strip() == str([f"<stdin>:{i}" for i in range(1, 5)])
-    out = subprocess.run([sys.executable, "-c", code], input=(CASES / "C06.eml").read_bytes(),
-                         capture_output=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], input=(CASES / "C06.eml").read_bytes(), capture_output=True, check=True
+    ).stdout
     assert out.decode().strip() == "['<stdin>']"
 
 
@@ -183,10 +185,21 @@ def test_input_errors_name_the_file(tmp_path: Path):
 
 def test_git_format_patch(tmp_path: Path):
     def git(*args):
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True,
-                       env={"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
-                            "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.org",
-                            "HOME": str(tmp_path), "PATH": "/usr/bin:/bin:/usr/local/bin"})
+        subprocess.run(
+            ["git", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            env={
+                "GIT_AUTHOR_NAME": "Ada",
+                "GIT_AUTHOR_EMAIL": "ada@example.org",
+                "GIT_COMMITTER_NAME": "Ada",
+                "GIT_COMMITTER_EMAIL": "ada@example.org",
+                "HOME": str(tmp_path),
+                "PATH": "/usr/bin:/bin:/usr/local/bin",
+            },
+        )
+
     git("init", "-q")
     (tmp_path / "a.c").write_text("int a;\n")
     git("add", "a.c")

@@ -31,8 +31,9 @@ def test_packing_with_a_cache_friendly_aside_is_a_check(name: str, struct: str) 
 
 
 def test_a_specific_cache_line_reason_next_to_packing_stays_a_warning() -> None:
-    assert rb101._without_vague_cache(
-        "to remove a hole and avoid having bio_work split between 2 cache lines") == \
-        "to remove a hole and avoid having bio_work split between 2 cache lines"
+    assert (
+        rb101._without_vague_cache("to remove a hole and avoid having bio_work split between 2 cache lines")
+        == "to remove a hole and avoid having bio_work split between 2 cache lines"
+    )
     assert "friendly" not in rb101._without_vague_cache("It saves a few bytes and is more cache-line friendly.")
     assert "friendly" in rb101._without_vague_cache("Reorder the members to be more cache-line friendly.")

@@ -24,10 +24,10 @@ def test_acquire_naming_the_bit_it_waits_for_is_enough() -> None:
 
 def test_full_barrier_with_the_same_comment_still_asks_for_its_pair() -> None:
     # a full barrier orders both ways: "wait for X to be set" does not say what it pairs with
-    text = GOOD.read_bytes().replace(b"smp_cond_load_acquire(&slot->flags, VAL & BIT(ZED_SLOT_READY));",
-                                     b"smp_mb();")
+    text = GOOD.read_bytes().replace(b"smp_cond_load_acquire(&slot->flags, VAL & BIT(ZED_SLOT_READY));", b"smp_mb();")
     assert [(f.line, f.details["barrier"], f.details["problem"]) for f in findings(text)] == [
-        (46, "smp_mb", "comment-without-pairing")]
+        (46, "smp_mb", "comment-without-pairing")
+    ]
 
 
 def test_acquire_waiting_for_an_unnamed_flag_is_asked_about() -> None:

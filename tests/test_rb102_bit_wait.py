@@ -32,8 +32,7 @@ def test_read_barrier_after_a_bit_test_names_the_bit_release() -> None:
 
 
 def test_read_barrier_after_a_plain_load_keeps_the_usual_suggestion() -> None:
-    text = BAD.read_bytes().replace(b"if (!test_bit(ZED_BUSY, &zd->flags)) {",
-                                    b"if (!READ_ONCE(zd->busy)) {")
+    text = BAD.read_bytes().replace(b"if (!test_bit(ZED_BUSY, &zd->flags)) {", b"if (!READ_ONCE(zd->busy)) {")
     found, words = run(text)
     assert [(f.line, f.details.get("bit_test")) for f in found] == [(43, None)]
     assert "usually an smp_wmb() or smp_store_release() on the writer side" in words
@@ -44,7 +43,8 @@ def test_unlock_idiom_before_wake_up_bit_is_quiet() -> None:
     text = BAD.read_bytes().replace(
         b"+\tif (!test_bit(ZED_BUSY, &zd->flags)) {\n+\t\tsmp_rmb();\n \t\treturn 0;\n+\t}\n",
         b"+\tif (!test_bit(ZED_BUSY, &zd->flags)) {\n+\t\tclear_bit_unlock(ZED_BUSY, &zd->flags);\n"
-        b"+\t\tsmp_mb__after_atomic();\n+\t\twake_up_bit(&zd->flags, ZED_BUSY);\n \t\treturn 0;\n+\t}\n")
+        b"+\t\tsmp_mb__after_atomic();\n+\t\twake_up_bit(&zd->flags, ZED_BUSY);\n \t\treturn 0;\n+\t}\n",
+    )
     assert b"clear_bit_unlock" in text
     text = text.replace(b"@@ -40,7 +40,9 @@", b"@@ -40,7 +40,11 @@")
     assert run(text)[0] == []
@@ -53,8 +53,9 @@ def test_unlock_idiom_before_wake_up_bit_is_quiet() -> None:
 def test_read_barrier_after_a_bit_seen_set_is_not_a_bit_wait() -> None:
     # "if (test_bit(DONE)) smp_rmb();" pairs with whatever sets the bit (an smp_wmb() before set_bit()),
     # not with a clear_bit_unlock()
-    text = BAD.read_bytes().replace(b"+\tif (!test_bit(ZED_BUSY, &zd->flags)) {",
-                                    b"+\tif (test_bit(ZED_DONE, &zd->flags)) {")
+    text = BAD.read_bytes().replace(
+        b"+\tif (!test_bit(ZED_BUSY, &zd->flags)) {", b"+\tif (test_bit(ZED_DONE, &zd->flags)) {"
+    )
     found, words = run(text)
     assert [(f.line, f.details.get("bit_test")) for f in found] == [(43, None)]
     assert "clear_bit_unlock" not in words

@@ -34,25 +34,29 @@ def reply_for(name: str, text: str | None = None) -> tuple[list, str]:
 def test_seqcount_sides_spelled_differently_are_a_pair() -> None:
     findings, text = reply_for("bad-seqcount-sides-in-one-patch.patch")
     assert sorted(f.details["barrier"] for f in findings) == ["smp_rmb", "smp_rmb", "smp_wmb", "smp_wmb"]
-    assert text.startswith("The smp_wmb() in zed_update_stats() and the smp_rmb() in zed_read_stats() on s->seq "
-                           "look like the write and read sides of one pairing.")
+    assert text.startswith(
+        "The smp_wmb() in zed_update_stats() and the smp_rmb() in zed_read_stats() on s->seq "
+        "look like the write and read sides of one pairing."
+    )
     assert "could not find" not in text and "Could you add a comment to" not in text
 
 
 def test_release_and_acquire_through_a_pointer_parameter_are_a_pair() -> None:
     findings, text = reply_for("bad-release-through-pointer-parameter.patch")
     assert sorted(f.details["barrier"] for f in findings) == ["smp_load_acquire", "smp_store_release"]
-    assert ("The smp_store_release() and the smp_load_acquire() in zed_trigger_poll() on ctx->zed.trigger look "
-            "like a pair.") in text
+    assert (
+        "The smp_store_release() and the smp_load_acquire() in zed_trigger_poll() on ctx->zed.trigger look like a pair."
+    ) in text
     assert "could not find" not in text
 
 
 def test_flag_reached_through_two_pointers_is_a_pair() -> None:
     findings, text = reply_for("bad-flag-through-different-pointers.patch")
     assert sorted(f.details["barrier"] for f in findings) == ["smp_rmb", "smp_wmb"]
-    assert ("The smp_wmb() in zed_chan_own_nolock() and the smp_rmb() in zed_chan_busy() on c->owner.busy look "
-            "like a pair.") in text
-    assert "\"Pairs with the smp_rmb() in zed_chan_busy()\"" in text
+    assert (
+        "The smp_wmb() in zed_chan_own_nolock() and the smp_rmb() in zed_chan_busy() on c->owner.busy look like a pair."
+    ) in text
+    assert '"Pairs with the smp_rmb() in zed_chan_busy()"' in text
 
 
 def test_different_last_member_is_no_pair() -> None:
@@ -67,23 +71,31 @@ def test_different_last_member_is_no_pair() -> None:
 def test_two_sides_in_one_function_are_no_pair() -> None:
     """A write and a read barrier around one field in one function are not the two sides of a pairing."""
     path = RULE.examples_dir / "bad-flag-through-different-pointers.patch"
-    text = path.read_text().replace("+\treturn true;\n+}\n+\n+static bool zed_chan_busy(const struct zed_chan *c)\n+{\n",
-                                    "+\treturn true;\n+\n").replace("@@ -80,3 +80,23 @@", "@@ -80,3 +80,20 @@")
+    text = (
+        path.read_text()
+        .replace(
+            "+\treturn true;\n+}\n+\n+static bool zed_chan_busy(const struct zed_chan *c)\n+{\n", "+\treturn true;\n+\n"
+        )
+        .replace("@@ -80,3 +80,23 @@", "@@ -80,3 +80,20 @@")
+    )
     assert text != path.read_text()
     _, reply = reply_for(path.name, text)
     assert "look like" not in reply
 
 
-@pytest.mark.parametrize(("a", "b", "same"), [
-    ("zd->stats.seq", "s->seq", True),
-    ("vd[CS_HRES_COARSE].seq", "vd->seq", True),
-    ("sk->sk_lock.owned", "c->sk_lock.owned", True),
-    ("sk->sk_lock.owned", "c->owner.owned", False),
-    ("trigger_ptr", "ctx->psi.trigger", True),
-    ("trigger", "ctx->psi.trigger", False),
-    ("r->head", "r->tail", False),
-    ("bcache_is_reboot", "bcache_is_reboot", True),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("zd->stats.seq", "s->seq", True),
+        ("vd[CS_HRES_COARSE].seq", "vd->seq", True),
+        ("sk->sk_lock.owned", "c->sk_lock.owned", True),
+        ("sk->sk_lock.owned", "c->owner.owned", False),
+        ("trigger_ptr", "ctx->psi.trigger", True),
+        ("trigger", "ctx->psi.trigger", False),
+        ("r->head", "r->tail", False),
+        ("bcache_is_reboot", "bcache_is_reboot", True),
+    ],
+)
 def test_same_field_by_member_names(a: str, b: str, same: bool) -> None:
     assert MODULE._same_field(MODULE._field_path(a), MODULE._field_path(b)) is same
 

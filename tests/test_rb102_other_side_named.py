@@ -31,7 +31,8 @@ def test_note_naming_the_object_and_a_function_is_the_pairing_note() -> None:
 def test_note_about_another_object_does_not_document_this_barrier() -> None:
     # the same "see zed_remove_entries() comments" about the entries, not about the queue the barrier loads
     text = example("good-note-above-statement-names-the-object.patch").replace(
-        b"/* queue is RCU protected, see", b"/* entries are RCU protected, see")
+        b"/* queue is RCU protected, see", b"/* entries are RCU protected, see"
+    )
     assert [(f.line, f.details["barrier"]) for f in findings(text)] == [(130, "smp_load_acquire")]
 
 

@@ -58,12 +58,19 @@ def test_comment_naming_the_pair_is_not_asked_for_again() -> None:
     assert "say what it pairs with" not in text
 
 
-@pytest.mark.parametrize("name", [
-    "good-cond-load-relaxed-orders-nothing.patch", "good-barrier-in-test-table.patch",
-    "good-userspace-copy-of-ring.patch", "good-wake-up-bit-pattern.patch", "good-barrier-only-renamed.patch",
-    "good-barrier-moved-with-its-comment.patch", "good-function-opening-not-in-hunk.patch",
-    "good-both-ends-say-what-they-order.patch",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "good-cond-load-relaxed-orders-nothing.patch",
+        "good-barrier-in-test-table.patch",
+        "good-userspace-copy-of-ring.patch",
+        "good-wake-up-bit-pattern.patch",
+        "good-barrier-only-renamed.patch",
+        "good-barrier-moved-with-its-comment.patch",
+        "good-function-opening-not-in-hunk.patch",
+        "good-both-ends-say-what-they-order.patch",
+    ],
+)
 def test_not_a_new_barrier_use(name: str) -> None:
     findings, _ = reply_for(name)
     assert findings == []

@@ -26,11 +26,17 @@ def reply_for(name: str) -> tuple[list, str]:
     return findings, " ".join(MODULE.reply_point(findings, patch).split())
 
 
-@pytest.mark.parametrize("name", [
-    "good-lock-own-acquire-release.patch", "good-lock-unlock-release.patch", "good-bitops-acquire-primitive.patch",
-    "good-smp-wmb-before-mmio-write-paired.patch",
-    "good-comment-question-names-pair.patch", "good-two-full-barriers-named.patch",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "good-lock-own-acquire-release.patch",
+        "good-lock-unlock-release.patch",
+        "good-bitops-acquire-primitive.patch",
+        "good-smp-wmb-before-mmio-write-paired.patch",
+        "good-comment-question-names-pair.patch",
+        "good-two-full-barriers-named.patch",
+    ],
+)
 def test_quiet_on_the_lock_the_primitive_and_the_device_write(name: str) -> None:
     findings, _ = reply_for(name)
     assert findings == []
@@ -50,7 +56,9 @@ def test_acquire_outside_the_primitive_headers_is_a_use() -> None:
 def test_smp_wmb_before_mmio_write_gets_a_device_note_not_a_pairing_question() -> None:
     findings, text = reply_for("bad-smp-wmb-before-mmio-write.patch")
     assert [(f.details["problem"], f.details["mmio"], f.details["relaxed"]) for f in findings] == [
-        ("before-mmio-write", "foo_writel", False), ("before-mmio-write", "writel_relaxed", True)]
+        ("before-mmio-write", "foo_writel", False),
+        ("before-mmio-write", "writel_relaxed", True),
+    ]
     assert "writel() already orders earlier memory writes" in text
     assert "should this be wmb() (or dma_wmb())?" in text
     assert "saying what it pairs with and what ordering" not in text and "usually an smp_rmb()" not in text

@@ -30,9 +30,11 @@ index 3c41a9e..7d20b5f 100644
 
 
 def _reply(subject: str, body: str, path: str = "drivers/misc/qux.c") -> str:
-    mail = (f"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
-            f"Message-ID: <qux-1@example.org>\nSubject: {subject}\n\n{body.strip()}\n\n"
-            f"Signed-off-by: Ada Example <ada@example.org>\n---\n\n" + HUNK.format(path=path))
+    mail = (
+        f"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
+        f"Message-ID: <qux-1@example.org>\nSubject: {subject}\n\n{body.strip()}\n\n"
+        f"Signed-off-by: Ada Example <ada@example.org>\n---\n\n" + HUNK.format(path=path)
+    )
     patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
     findings = list(rb201.check(patch, RuleContext()))
     assert len(findings) == 1, findings
@@ -40,32 +42,39 @@ def _reply(subject: str, body: str, path: str = "drivers/misc/qux.c") -> str:
 
 
 def test_quotes_the_sentence_with_the_claim_not_the_start_of_its_line() -> None:
-    text = _reply("[PATCH] qux: switch to the crc32c library", """
+    text = _reply(
+        "[PATCH] qux: switch to the crc32c library",
+        """
 Now that the crc32c() library function uses architecture-specific
 optimizations, going through the crypto API is unnecessary.  Just call it.
 This is much simpler, and it improves performance due to eliminating the
 crypto API overhead.
-""")
-    assert 'says "This is much simpler, and it improves performance due to eliminating the crypto API ' \
-           'overhead"' in text
+""",
+    )
+    assert 'says "This is much simpler, and it improves performance due to eliminating the crypto API overhead"' in text
     assert "Now that" not in text
 
 
 def test_a_list_item_is_quoted_alone_and_a_barrier_change_asks_for_cycles() -> None:
-    text = _reply("[PATCH] qux: tidy the completion path", """
+    text = _reply(
+        "[PATCH] qux: tidy the completion path",
+        """
 The changes in this patch are as follows:
 - Change two memory barriers into acquire / release operations since the
   latter are faster.
 - Fix a race between the completion flag and the retry check by reading
   the flag first.
-""")
+""",
+    )
     assert 'says "Change two memory barriers into acquire / release operations since the latter are faster"' in text
     assert "Fix a race" not in text
     assert "cycles per call" in text
 
 
 def test_a_claim_that_introduces_a_list_quotes_the_subject_and_asks_for_cycles_not_fio() -> None:
-    text = _reply("[PATCH] qux: cleanup and optimize qux_gap_to_prev", """
+    text = _reply(
+        "[PATCH] qux: cleanup and optimize qux_gap_to_prev",
+        """
 Micro-optimize the code in qux_gap_to_prev using two tricks:
 
  - OR the offset and the length so that one branch checks both.
@@ -73,30 +82,44 @@ Micro-optimize the code in qux_gap_to_prev using two tricks:
    the branch.
 
 The first optimization was taken from an earlier series by Bob.
-""", path="block/qux-merge.c")
-    assert text.startswith('The subject says "qux: cleanup and optimize qux_gap_to_prev"') or \
-        'The subject says "cleanup and optimize qux_gap_to_prev"' in text
+""",
+        path="block/qux-merge.c",
+    )
+    assert (
+        text.startswith('The subject says "qux: cleanup and optimize qux_gap_to_prev"')
+        or 'The subject says "cleanup and optimize qux_gap_to_prev"' in text
+    )
     assert "two tricks" not in text and "first optimization" not in text
     assert "cycles per call" in text and "fio" not in text
 
 
 def test_an_io_throughput_claim_in_block_code_asks_for_fio() -> None:
-    text = _reply("[PATCH] qux: batch tag allocation", """
+    text = _reply(
+        "[PATCH] qux: batch tag allocation",
+        """
 Allocate tags in batches of eight, which improves throughput on fast
 devices because the tag bitmap is touched once per batch.
-""", path="block/qux-tag.c")
+""",
+        path="block/qux-tag.c",
+    )
     assert "throughput numbers before and after" in text and "(fio, or the workload" in text
     assert "perf c2c" not in text
 
 
 def test_perf_c2c_only_for_a_cache_line_claim() -> None:
-    fast_path = _reply("[PATCH] qux: add a fast path for uncontended locking", """
+    fast_path = _reply(
+        "[PATCH] qux: add a fast path for uncontended locking",
+        """
 Add a fast path for the uncontended case, which saves a few instructions.
 The lock word and the owner sit in the same cache line already.
-""")
+""",
+    )
     assert "perf c2c" not in fast_path and "cycles per call" in fast_path
-    contention = _reply("[PATCH] qux: move the counters apart", """
+    contention = _reply(
+        "[PATCH] qux: move the counters apart",
+        """
 Put the producer and consumer counters on separate cache lines to reduce
 contention between the two CPUs.
-""")
+""",
+    )
     assert "perf c2c" in contention

@@ -44,9 +44,11 @@ index 3c41a9e..7d20b5f 100644
 
 
 def _patch(subject: str, body: str, diff: str = HUNK, path: str = "drivers/block/qux.c"):
-    mail = (f"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
-            f"Message-ID: <qux-1@example.org>\nSubject: {subject}\n\n{body.strip()}\n\n"
-            f"Signed-off-by: Ada Example <ada@example.org>\n---\n\n" + diff.format(path=path))
+    mail = (
+        f"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
+        f"Message-ID: <qux-1@example.org>\nSubject: {subject}\n\n{body.strip()}\n\n"
+        f"Signed-off-by: Ada Example <ada@example.org>\n---\n\n" + diff.format(path=path)
+    )
     return parse_patch(parse_rfc822(mail.encode(), "test mail"))
 
 
@@ -55,18 +57,21 @@ def _rb201(subject: str, body: str) -> list:
 
 
 def test_benchmarks_behind_reference_markers_count_as_answered() -> None:
-    body = ("Submit up to 32 writeback bios before waiting for the first.\n\n"
-            "Please refer to [1] and [2] for benchmarks.\n\n"
-            "[1] https://lore.example.org/qux/bench-1@example.org\n"
-            "[2] https://lore.example.org/qux/bench-2@example.org")
+    body = (
+        "Submit up to 32 writeback bios before waiting for the first.\n\n"
+        "Please refer to [1] and [2] for benchmarks.\n\n"
+        "[1] https://lore.example.org/qux/bench-1@example.org\n"
+        "[2] https://lore.example.org/qux/bench-2@example.org"
+    )
     (f,) = _rb201("[PATCH] qux: batch bios for faster writeback", body)
     assert f.state is FindingState.ANSWERED
     assert f.details["evidence_source"] == "linked results"
 
 
 def test_results_in_the_cover_letter_count_as_answered() -> None:
-    (f,) = _rb201("[PATCH] qux: batch bios for faster writeback",
-                  "Batch the bios. The benchmark results are in the cover letter.")
+    (f,) = _rb201(
+        "[PATCH] qux: batch bios for faster writeback", "Batch the bios. The benchmark results are in the cover letter."
+    )
     assert f.state is FindingState.ANSWERED
 
 
@@ -77,8 +82,10 @@ def test_a_reference_marker_without_results_words_is_no_evidence() -> None:
 
 
 def test_optimisation_of_another_commit_is_not_this_patch_claim() -> None:
-    body = ('Take the request from the io directly on the daemon task.\nCommit 0123456789ab ("qux: skip the '
-            'ref on\nregister") made an analogous optimization for buffer registration.')
+    body = (
+        'Take the request from the io directly on the daemon task.\nCommit 0123456789ab ("qux: skip the '
+        'ref on\nregister") made an analogous optimization for buffer registration.'
+    )
     assert rb201.find_claim(body) is None
     assert _rb201("[PATCH] qux: skip the reference count on the daemon task", body) == []
 
@@ -105,8 +112,10 @@ def test_userspace_project_tags_silence_body_claims() -> None:
 
 
 def test_memory_footprint_numbers_do_not_answer_a_speed_claim() -> None:
-    cover = ("With the new ABI the used memory decreased by 20% (10.8 -> 8.6 MB),\n"
-             'as shown by "free -h" in the following demo.')
+    cover = (
+        "With the new ABI the used memory decreased by 20% (10.8 -> 8.6 MB),\n"
+        'as shown by "free -h" in the following demo.'
+    )
     assert rb201._grade(cover) != "measured"
     assert rb201._grade("With the new ABI the lookup takes 20% less time (10.8 -> 8.6 us).") == "measured"
 
@@ -117,18 +126,38 @@ def test_no_sentence_split_after_e_g() -> None:
 
 
 def test_explained_micro_optimisations_stay_quiet() -> None:
-    assert _rb201("[PATCH] qux: checksum: Optimize qux_fold32",
-                  "Replace the shifting and masking of x with a rotation. This generates better assembly.") == []
-    assert _rb201("[PATCH] qux: optimize status conversion",
-                  "Handle the 0 case inline so that the compiler can optimize when it knows the value.") == []
-    assert len(_rb201("[PATCH] qux: checksum: Optimize qux_fold32",
-                      "Replace the shifting and masking of x with a rotation.")) == 1
+    assert (
+        _rb201(
+            "[PATCH] qux: checksum: Optimize qux_fold32",
+            "Replace the shifting and masking of x with a rotation. This generates better assembly.",
+        )
+        == []
+    )
+    assert (
+        _rb201(
+            "[PATCH] qux: optimize status conversion",
+            "Handle the 0 case inline so that the compiler can optimize when it knows the value.",
+        )
+        == []
+    )
+    assert (
+        len(
+            _rb201(
+                "[PATCH] qux: checksum: Optimize qux_fold32", "Replace the shifting and masking of x with a rotation."
+            )
+        )
+        == 1
+    )
 
 
 def test_this_patch_fixes_is_a_correctness_reason() -> None:
-    assert _rb201("[PATCH] tick: optimize cpumask_equal() usage",
-                  "Skip the comparison when both masks are the same. This patch fixes the warning "
-                  "the boot test reports.") == []
+    assert (
+        _rb201(
+            "[PATCH] tick: optimize cpumask_equal() usage",
+            "Skip the comparison when both masks are the same. This patch fixes the warning the boot test reports.",
+        )
+        == []
+    )
 
 
 def _rb101(subject: str, body: str) -> list:
@@ -136,16 +165,19 @@ def _rb101(subject: str, body: str) -> list:
 
 
 def test_members_moved_into_a_struct_group_are_a_check() -> None:
-    (f,) = _rb101("[PATCH] qux: clear the cached members with one memset",
-                  "Wrap the rest in a struct group so one memset() clears the members; this avoids "
-                  "unnecessary overhead.")
+    (f,) = _rb101(
+        "[PATCH] qux: clear the cached members with one memset",
+        "Wrap the rest in a struct group so one memset() clears the members; this avoids unnecessary overhead.",
+    )
     assert f.severity is Severity.CHECK
     assert f.details["motivation"] == "group"
 
 
 def test_struct_group_with_a_cache_line_reason_stays_a_warning() -> None:
-    (f,) = _rb101("[PATCH] qux: keep the hot members together",
-                  "Keep len and flags, read on every lookup, in the first cache line.")
+    (f,) = _rb101(
+        "[PATCH] qux: keep the hot members together",
+        "Keep len and flags, read on every lookup, in the first cache line.",
+    )
     assert f.severity is Severity.WARNING
 
 
@@ -154,14 +186,23 @@ def test_fits_in_one_cache_line_is_packing() -> None:
 
 
 def test_better_code_size_and_performance_is_still_a_claim() -> None:
-    assert len(_rb201("[PATCH] qux: add qspinlock support",
-                      "Qspinlock has better code size and performance in a fast path.")) == 1
+    assert (
+        len(
+            _rb201(
+                "[PATCH] qux: add qspinlock support", "Qspinlock has better code size and performance in a fast path."
+            )
+        )
+        == 1
+    )
 
 
 def test_members_moved_to_be_cleared_are_a_check_without_struct_group() -> None:
     diff = STRUCT_HUNK.replace("+\tstruct_group(init,\n+\t\tu64\t\tvec;\n+\t);\n", "+\tu64\t\tvec;\n")
     diff = diff.replace("@@ -1,7 +1,9 @@", "@@ -1,7 +1,7 @@")
-    patch = _patch("[PATCH] qux: clear members at the start", "Put the members they need cleared at the start "
-                   "of the struct; a full memset() may cause unnecessary overhead.", diff)
+    patch = _patch(
+        "[PATCH] qux: clear members at the start",
+        "Put the members they need cleared at the start of the struct; a full memset() may cause unnecessary overhead.",
+        diff,
+    )
     (f,) = rb101.check(patch, RuleContext(strict=True))
     assert f.severity is Severity.CHECK

@@ -77,8 +77,9 @@ def test_a_cover_letter_is_never_taken_for_the_authors_reply() -> None:
     said the numbers were in the author's reply (evalset DA059)."""
     patch = parse_patch(_mail(PATCH_3))
     cover_mail = _mail(COVER.format(extra=""))
-    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail),
-                                                            thread=(cover_mail,))).findings
+    (f,) = check_patch(
+        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,))
+    ).findings
     assert f.state is FindingState.OPEN
     assert f.details["evidence_source"] is None
     assert "split between 2 cache lines" in f.message
@@ -88,15 +89,15 @@ def test_a_cover_letter_with_numbers_for_the_series_still_answers() -> None:
     extra = "Mounting a 20-disk array went from 41.2 s to 3.8 s with the series.\n"
     patch = parse_patch(_mail(PATCH_3))
     cover_mail = _mail(COVER.format(extra=extra))
-    (f,) = check_patch(patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail),
-                                                            thread=(cover_mail,))).findings
+    (f,) = check_patch(
+        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,))
+    ).findings
     assert f.state is FindingState.ANSWERED
     assert f.details["evidence_source"] == "cover letter"
 
 
 def test_patch_numbers_are_no_table_of_results() -> None:
-    text = ("This can speed things up a lot.\n\nFrom patch 5 to 10 the cache is added,\n"
-            "and patches 12 and 13 use it.\n")
+    text = "This can speed things up a lot.\n\nFrom patch 5 to 10 the cache is added,\nand patches 12 and 13 use it.\n"
     assert rb201._grade(text) == "none"
     assert rb201._grade(text + "\nbefore: 12.1 s\nafter:   3.4 s\n") == "measured"
 
@@ -131,13 +132,15 @@ def _big_reorder(n: int):
     names = [f"field_{i:02d}" for i in range(n)]
     old = "".join(f"-\tu64\t{m};\n" for m in names)
     new = "".join(f"+\tu64\t{m};\n" for m in reversed(names))
-    mail = ("From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
-            "Message-ID: <big-1@example.org>\nSubject: [PATCH] qux: improve struct qux_queue layout\n\n"
-            "Move the most frequently used fields into the first cache line.\n\n"
-            "Signed-off-by: Ada Example <ada@example.org>\n---\n"
-            "diff --git a/drivers/qux/qux.h b/drivers/qux/qux.h\nindex 3c41a9e..7d20b5f 100644\n"
-            "--- a/drivers/qux/qux.h\n+++ b/drivers/qux/qux.h\n"
-            f"@@ -10,{n + 2} +10,{n + 2} @@\n struct qux_queue {{\n{old}{new} }};\n")
+    mail = (
+        "From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
+        "Message-ID: <big-1@example.org>\nSubject: [PATCH] qux: improve struct qux_queue layout\n\n"
+        "Move the most frequently used fields into the first cache line.\n\n"
+        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+        "diff --git a/drivers/qux/qux.h b/drivers/qux/qux.h\nindex 3c41a9e..7d20b5f 100644\n"
+        "--- a/drivers/qux/qux.h\n+++ b/drivers/qux/qux.h\n"
+        f"@@ -10,{n + 2} +10,{n + 2} @@\n struct qux_queue {{\n{old}{new} }};\n"
+    )
     return parse_patch(parse_rfc822(mail.encode(), "test mail"))
 
 
@@ -162,7 +165,7 @@ def test_rb101_reply_names_every_member_of_a_small_reorder() -> None:
 
 
 def test_a_cache_claim_backed_only_by_size_numbers_stays_a_finding() -> None:
-    """"reducing its size improves cache usage" with 72 -> 64 bytes: still asked (the corpus label of the bfq
+    """ "reducing its size improves cache usage" with 72 -> 64 bytes: still asked (the corpus label of the bfq
     packing patch expects it), size numbers are no speed numbers, and the draft asks for runtime numbers."""
     patch = _example("bad-size-numbers-and-cache-usage.patch")
     (f,) = rb201.check(patch, RuleContext())

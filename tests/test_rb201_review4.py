@@ -35,8 +35,10 @@ def test_not_a_speed_claim(text: str) -> None:
         ("Look the filter up once per frame to optimise packet handling.", "optimise"),
         ("i2c: qux: optimize cacheline to minimize irq latency", "optimize"),
         ("Optimize the irq handler to minimize races and latency.", "Optimize"),
-        ("The struct holds the lock to share the same cache line, which saves a cache miss per ioctl.",
-         "share the same cache line"),
+        (
+            "The struct holds the lock to share the same cache line, which saves a cache miss per ioctl.",
+            "share the same cache line",
+        ),
         ("Move rx_count into the same cache line as the lock.", "into the same cache line"),
     ],
 )

@@ -106,27 +106,39 @@ from test_rb201_reply import _reply  # noqa: E402
 
 
 def test_a_field_moved_into_the_first_cache_line_gets_no_perf_c2c() -> None:
-    text = _reply("[PATCH] qux: move qux_inode into the first cacheline of qux_dev", """
+    text = _reply(
+        "[PATCH] qux: move qux_inode into the first cacheline of qux_dev",
+        """
 The .qux_inode field is used in the I/O fast path of qux_write_iter(), so it is
 more efficient to keep it in the first cacheline.
-""", path="block/qux.c")
+""",
+        path="block/qux.c",
+    )
     assert "perf c2c" not in text and "contended" not in text
     assert "cache misses before and after" in text
 
 
 def test_false_sharing_still_gets_perf_c2c() -> None:
-    text = _reply("[PATCH] qux: move the counters apart", """
+    text = _reply(
+        "[PATCH] qux: move the counters apart",
+        """
 Put the producer and consumer counters on separate cache lines to stop
 false sharing between the two CPUs.
-""")
+""",
+    )
     assert "perf c2c" in text
 
 
 def test_subject_only_claim_quotes_the_changelogs_reason() -> None:
-    text = _reply("[PATCH] qux: optimize qux_send_many()", """
+    text = _reply(
+        "[PATCH] qux: optimize qux_send_many()",
+        """
 The function is mostly called with the online mask, and then a cheaper
 copy of the mask does instead of an intersection.
-""")
-    assert text.startswith('The changelog says "The function is mostly called with the online mask, and then a '
-                           'cheaper copy of the mask does instead of an intersection"')
+""",
+    )
+    assert text.startswith(
+        'The changelog says "The function is mostly called with the online mask, and then a '
+        'cheaper copy of the mask does instead of an intersection"'
+    )
     assert "The subject says" not in text

@@ -113,8 +113,19 @@ def test_rules_dir_module_loads(tmp_path: Path) -> None:
         (rule_source(name="barrier-without-pairing-comment"), "duplicate rule name barrier-without-pairing-comment"),
     ],
     ids=[
-        "import-error", "syntax-error", "no-RULE", "bad-id", "long-id", "bad-name", "one-word-name",
-        "no-check", "reply-not-callable", "no-headings", "one-heading-missing", "dup-id", "dup-name",
+        "import-error",
+        "syntax-error",
+        "no-RULE",
+        "bad-id",
+        "long-id",
+        "bad-name",
+        "one-word-name",
+        "no-check",
+        "reply-not-callable",
+        "no-headings",
+        "one-heading-missing",
+        "dup-id",
+        "dup-name",
     ],
 )
 def test_broken_rule_files_fail_closed_naming_the_file(tmp_path: Path, source: str, expect: str) -> None:

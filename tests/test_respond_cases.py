@@ -51,8 +51,14 @@ def draft_of(patch, findings, rules, **kw):
 
 
 def note(rule_id: str = "RB999", **kw) -> Finding:
-    return Finding(rule_id=rule_id, rule_name="test-note", severity=Severity.WARNING, message="a note",
-                   fingerprint=kw.pop("fingerprint", "fp-test"), **kw)
+    return Finding(
+        rule_id=rule_id,
+        rule_name="test-note",
+        severity=Severity.WARNING,
+        message="a note",
+        fingerprint=kw.pop("fingerprint", "fp-test"),
+        **kw,
+    )
 
 
 def headers_of(data: bytes) -> str:
@@ -181,8 +187,11 @@ def test_c17_incomplete_recipients_go_to_the_list(c17_patch) -> None:
 
 
 def test_c17_completed_from_store_addresses(c17_patch) -> None:
-    known = [Address("Ada Example", "ada@example.org"), Address("Bob Sample", "bob@kernel.example"),
-             Address("Carol Test", "carol@example.net")]
+    known = [
+        Address("Ada Example", "ada@example.org"),
+        Address("Bob Sample", "bob@kernel.example"),
+        Address("Carol Test", "carol@example.net"),
+    ]
     draft = draft_of(c17_patch, [_makefile_finding(c17_patch)], {}, store_addresses=known)
     assert draft.recipients_complete is True
     assert draft.to == (Address("Ada Example", "ada@example.org"),)
@@ -193,8 +202,10 @@ def test_c17_completed_from_store_addresses(c17_patch) -> None:
 
 def test_c17_completed_from_maintainers_file(c17_patch, tmp_path: Path) -> None:
     maint = tmp_path / "MAINTAINERS"
-    maint.write_text("FOO DEVICE DRIVER\nM:\tBob Sample <bob@kernel.example>\nR:\tCarol Test <carol@example.net>\n"
-                     "M:\tAda Example <ada@example.org>\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained\n")
+    maint.write_text(
+        "FOO DEVICE DRIVER\nM:\tBob Sample <bob@kernel.example>\nR:\tCarol Test <carol@example.net>\n"
+        "M:\tAda Example <ada@example.org>\nL:\tlinux-kernel@vger.kernel.org\nS:\tMaintained\n"
+    )
     assert len(parse_maintainers(maint)) == 3
     draft = draft_of(c17_patch, [_makefile_finding(c17_patch)], {}, maintainers=maint)
     assert draft.recipients_complete is True
@@ -202,8 +213,12 @@ def test_c17_completed_from_maintainers_file(c17_patch, tmp_path: Path) -> None:
 
 
 def test_c17_ambiguous_completion_stays_incomplete(c17_patch) -> None:
-    known = [Address("", "ada@example.org"), Address("", "ada@axample.org"), Address("", "bob@kernel.example"),
-             Address("", "carol@example.net")]
+    known = [
+        Address("", "ada@example.org"),
+        Address("", "ada@axample.org"),
+        Address("", "bob@kernel.example"),
+        Address("", "carol@example.net"),
+    ]
     assert complete_address(Address("Ada", "ada@...mple.org", True), known) is None
     draft = draft_of(c17_patch, [_makefile_finding(c17_patch)], {}, store_addresses=known)
     assert draft.recipients_complete is False and draft.to == (Address("", LIST),)
@@ -212,14 +227,26 @@ def test_c17_ambiguous_completion_stays_incomplete(c17_patch) -> None:
 def test_complete_address_needs_exactly_three_dropped() -> None:
     known = [Address("", "ada@mple.org"), Address("", "ada@xexample.org")]
     assert complete_address(Address("", "ada@...mple.org", True), known) is None
-    assert complete_address(Address("", "ada@...mple.org", True), [Address("A", "ADA@example.org")]).email == "ADA@example.org"
+    assert (
+        complete_address(Address("", "ada@...mple.org", True), [Address("A", "ADA@example.org")]).email
+        == "ADA@example.org"
+    )
 
 
 def test_render_refuses_obfuscated_header() -> None:
     from reviewbot.models import Draft
 
-    bad = Draft(in_reply_to="a@b", references=("a@b",), subject="Re: x", from_addr=ME,
-                to=(Address("", "ada@...mple.org", True),), cc=(), body="x\n", fingerprints=(), message_id="m@e")
+    bad = Draft(
+        in_reply_to="a@b",
+        references=("a@b",),
+        subject="Re: x",
+        from_addr=ME,
+        to=(Address("", "ada@...mple.org", True),),
+        cc=(),
+        body="x\n",
+        fingerprints=(),
+        message_id="m@e",
+    )
     with pytest.raises(InputError):
         render_message(bad)
 
@@ -241,7 +268,12 @@ def test_reply_subject_has_one_re(subject: str, expected: str) -> None:
 
 
 def test_wrap_keeps_code_and_drops_tags() -> None:
-    text = ("word " * 40).strip() + "\n\n\tcode line that is very long " + "x" * 80 + "\n\nReviewed-by: Zoë <zoe@example.com>\n"
+    text = (
+        ("word " * 40).strip()
+        + "\n\n\tcode line that is very long "
+        + "x" * 80
+        + "\n\nReviewed-by: Zoë <zoe@example.com>\n"
+    )
     out = wrap_paragraphs(text)
     lines = out.split("\n")
     assert all(len(line) <= 72 for line in lines if not line.startswith("\t"))
@@ -253,7 +285,9 @@ def test_no_review_tags_ever_in_golden_like_drafts(rules) -> None:
     msg = parse_rfc822((CASES / "C04.patch").read_bytes(), "C04.patch")
     patch = parse_patch(msg)
     report = check_patch(patch, rules, RuleContext(strict=True))
-    body = draft_of(patch, report.findings, {"RB101": lambda fs, p: "Looks good.\n\nReviewed-by: Zoë <zoe@example.com>"}).body
+    body = draft_of(
+        patch, report.findings, {"RB101": lambda fs, p: "Looks good.\n\nReviewed-by: Zoë <zoe@example.com>"}
+    ).body
     assert "Reviewed-by" not in body and "Acked-by" not in body
     assert body.endswith("Thanks,\nZoë\n")
     assert body.startswith("On Wed, 12 Mar 2025 16:00:00 +0100, Ada Example wrote:\n> ")
@@ -313,9 +347,20 @@ def test_long_address_lists_parse_back_exactly() -> None:
     from reviewbot.models import Draft
 
     cc = tuple(Address(f"Person Number {n}", f"p{n}@example.org") for n in range(20)) + (
-        Address("Michal Koutný", "mkoutny@suse.com"), Address("Liam R. Howlett", "liam@infradead.org"))
-    draft = Draft(in_reply_to="a@b", references=("a@b",), subject="Re: x " + "y" * 100, from_addr=ME,
-                  to=(Address("Ada", "ada@example.org"),), cc=cc, body="x\n", fingerprints=(), message_id="m@e")
+        Address("Michal Koutný", "mkoutny@suse.com"),
+        Address("Liam R. Howlett", "liam@infradead.org"),
+    )
+    draft = Draft(
+        in_reply_to="a@b",
+        references=("a@b",),
+        subject="Re: x " + "y" * 100,
+        from_addr=ME,
+        to=(Address("Ada", "ada@example.org"),),
+        cc=cc,
+        body="x\n",
+        fingerprints=(),
+        message_id="m@e",
+    )
     data = render_message(draft)
     head = data.split(b"\n\n", 1)[0].decode("ascii")
     assert all(len(line) <= 998 for line in head.split("\n"))

@@ -42,9 +42,23 @@ def test_check_of_a_months_pages_and_scan_of_that_month_give_the_same_findings(
     data = json.loads(checked.stdout)
     assert not data["problems"]
     db = isolated_env / "scan.db"
-    scanned = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-11", "--until", "2023-11", "--all",
-                                        "--offline", "--cache-dir", str(shared_dir / "openwall-mirror"),
-                                        "--db", str(db)])
+    scanned = CliRunner().invoke(
+        main,
+        [
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2023-11",
+            "--until",
+            "2023-11",
+            "--all",
+            "--offline",
+            "--cache-dir",
+            str(shared_dir / "openwall-mirror"),
+            "--db",
+            str(db),
+        ],
+    )
     assert scanned.exit_code == 0, scanned.output
 
     def key(rule, severity, path, line, message):
@@ -57,8 +71,9 @@ def test_check_of_a_months_pages_and_scan_of_that_month_give_the_same_findings(
         by_patch.setdefault(mid, set()).add(key(f["rule"], f["severity"], f["file"], f["line"], f["message"]))
         fingerprints.setdefault(f["fingerprint"], set()).add(mid)
     with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT fingerprint, message_id, rule_id, severity, path, line, message, state "
-                           "FROM findings").fetchall()
+        rows = con.execute(
+            "SELECT fingerprint, message_id, rule_id, severity, path, line, message, state FROM findings"
+        ).fetchall()
     stored: dict[str, set] = {}
     for fp, mid, rule, sev, path, line, message, state in rows:
         if state in (FindingState.ANSWERED.value, FindingState.DISMISSED.value):
@@ -80,13 +95,25 @@ def test_archive_pages_thread_by_their_thread_prev_links(shared_dir: Path) -> No
     messages = [parse_message(i.raw) for i in items]
     roots = thread_roots(messages)
     # a series posted with its cover letter (0/20): its patches and the replies to them share the cover's thread
-    (cover,) = [m for m in messages if m.subject.title == "remove the SLAB allocator" and m.subject.version == 1
-                and not m.subject.is_reply]
+    (cover,) = [
+        m
+        for m in messages
+        if m.subject.title == "remove the SLAB allocator" and m.subject.version == 1 and not m.subject.is_reply
+    ]
     assert roots[cover.message_id] == cover.message_id
-    series = [m for m in messages if m.subject.total == 20 and m.subject.version == 1 and not m.subject.is_reply
-              and m.from_addr == cover.from_addr]
-    replies = [m for m in messages if m.subject.is_reply and m.subject.total == 20
-               and m.subject.title in {s.subject.title for s in series}]
+    series = [
+        m
+        for m in messages
+        if m.subject.total == 20
+        and m.subject.version == 1
+        and not m.subject.is_reply
+        and m.from_addr == cover.from_addr
+    ]
+    replies = [
+        m
+        for m in messages
+        if m.subject.is_reply and m.subject.total == 20 and m.subject.title in {s.subject.title for s in series}
+    ]
     assert len(series) > 10 and replies
     assert {roots[m.message_id] for m in series + replies} == {cover.message_id}
 
@@ -147,15 +174,19 @@ def test_review_keeps_states_unless_settled_and_reviews_no_reply() -> None:
 
 
 def _intro(author: bytes, body: bytes) -> bytes:
-    return (b"From: " + author + b"\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
-            b"Subject: foocache: faster entry creation\nMessage-ID: <intro-1@example.org>\n\n" + body)
+    return (
+        b"From: " + author + b"\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
+        b"Subject: foocache: faster entry creation\nMessage-ID: <intro-1@example.org>\n\n" + body
+    )
 
 
 def _patch_replying_to_intro() -> bytes:
     data = _bad_speed_up_with_id()
-    return data.replace(b"\nMessage-ID: <speedup-1@example.org>\n",
-                        b"\nMessage-ID: <speedup-1@example.org>\nIn-Reply-To: <intro-1@example.org>\n"
-                        b"References: <intro-1@example.org>\n")
+    return data.replace(
+        b"\nMessage-ID: <speedup-1@example.org>\n",
+        b"\nMessage-ID: <speedup-1@example.org>\nIn-Reply-To: <intro-1@example.org>\n"
+        b"References: <intro-1@example.org>\n",
+    )
 
 
 NUMBERS = b"This series speeds up foocache.\n\nfio randwrite: 410k -> 520k IOPS (+27%)\n"
@@ -181,43 +212,55 @@ def test_a_patch_sent_in_a_thread_with_a_plain_subject_is_reviewed() -> None:
     a plain diff in a reply (a suggestion) and a tagged notice with a diffstat are not submissions."""
     from reviewbot.review import is_reviewed
 
-    diff = (b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    diff = b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
     stat = b"---\n lib/q.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
 
     def patch(subject: bytes, body: bytes):
-        return parse_patch(parse_rfc822(
-            b"From: Ada Example <ada@example.org>\nSubject: " + subject + b"\nMessage-ID: <q-2@example.org>\n"
-            b"In-Reply-To: <q-1@example.org>\nReferences: <q-1@example.org>\n\n" + body, "q.eml"))
+        return parse_patch(
+            parse_rfc822(
+                b"From: Ada Example <ada@example.org>\nSubject: " + subject + b"\nMessage-ID: <q-2@example.org>\n"
+                b"In-Reply-To: <q-1@example.org>\nReferences: <q-1@example.org>\n\n" + body,
+                "q.eml",
+            )
+        )
 
-    assert is_reviewed(patch(b"lib/q: use c instead of b", b"Use c.\n\nSigned-off-by: Ada <ada@example.org>\n"
-                             + stat + diff))
+    assert is_reviewed(
+        patch(b"lib/q: use c instead of b", b"Use c.\n\nSigned-off-by: Ada <ada@example.org>\n" + stat + diff)
+    )
     assert not is_reviewed(patch(b"lib/q: use c instead of b", b"Maybe like this?\n\n" + diff))
     assert not is_reviewed(patch(b"[tip: core/urgent] lib/q: use c", b"Merged.\n" + stat + diff))
 
 
 def test_check_says_why_a_diff_in_a_thread_is_not_checked() -> None:
-    mail = (b"From: Rita Reviewer <rita@example.org>\nSubject: lib/q: use c instead of b\n"
-            b"Message-ID: <q-3@example.org>\nIn-Reply-To: <q-1@example.org>\n\nMaybe like this?\n\n"
-            b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    mail = (
+        b"From: Rita Reviewer <rita@example.org>\nSubject: lib/q: use c instead of b\n"
+        b"Message-ID: <q-3@example.org>\nIn-Reply-To: <q-1@example.org>\n\nMaybe like this?\n\n"
+        b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    )
     run = check_messages(messages_from_bytes(mail, "suggest.eml"), RULES)
     assert run.patches == ()
     assert [n for n in run.notes if "not a patch submission" in n] == [
         "suggest.eml: 'lib/q: use c instead of b' has a diff but is not a patch submission (it answers another "
         "message and has neither a [PATCH]-style subject nor the diffstat git format-patch writes: a diff a "
-        "reviewer suggests): not checked"]
+        "reviewer suggests): not checked"
+    ]
 
 
 def _series_mail(n: int, total: int, body: bytes) -> bytes:
     mid = f"<s-{n}@example.org>".encode()
     thread = b"" if n == 0 else b"In-Reply-To: <s-0@example.org>\nReferences: <s-0@example.org>\n"
-    return (b"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
-            b"Subject: [PATCH " + f"{n}/{total}".encode() + b"] lib/q: step " + str(n).encode() + b"\n"
-            b"Message-ID: " + mid + b"\n" + thread + b"\n" + body)
+    return (
+        b"From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 09:00:00 +0100\n"
+        b"Subject: [PATCH " + f"{n}/{total}".encode() + b"] lib/q: step " + str(n).encode() + b"\n"
+        b"Message-ID: " + mid + b"\n" + thread + b"\n" + body
+    )
 
 
 def test_review_gives_each_patch_of_a_threaded_series_its_series_and_cover_letter() -> None:
-    diff = (b"Use c.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
-            b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+    diff = (
+        b"Use c.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        b"diff --git a/lib/q.c b/lib/q.c\n--- a/lib/q.c\n+++ b/lib/q.c\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    )
     cover = parse_patch(parse_rfc822(_series_mail(0, 2, b"This series makes q use c.\n"), "0.eml"))
     patches = [parse_patch(parse_rfc822(_series_mail(n, 2, diff), f"{n}.eml")) for n in (1, 2)]
     seen = []

@@ -31,8 +31,10 @@ CRYPTO_V7 = "20200221115050.238976-4-satyat@google.com"
 
 
 def test_normalised_title_drops_version_tags() -> None:
-    assert normalised_title("General notification queue with user mmap()'able ring buffer [ver #3]") == \
-        "general notification queue with user mmap()'able ring buffer"
+    assert (
+        normalised_title("General notification queue with user mmap()'able ring buffer [ver #3]")
+        == "general notification queue with user mmap()'able ring buffer"
+    )
     assert normalised_title("Add the vdo recovery journal.") == "add the vdo recovery journal"
     assert normalised_title("foo: bar [v2] [RESEND]") == "foo: bar"
     assert normalised_title("foo: use a[v2] index") == "foo: use a[v2] index"
@@ -48,8 +50,10 @@ def test_same_code_reads_a_renamed_prefix_as_the_same_line() -> None:
     a, b = changed_lines(_diff("ibnbd", 10)), changed_lines(_diff("rnbd", 10))
     assert len(a) == len(b) == 10
     assert same_code(a, b) == 1.0  # only the prefix differs
-    other = changed_lines("diff --git a/y.c b/y.c\n@@ -1 +1,10 @@\n"
-                          + "".join(f"+\tspin_lock_irqsave(&queue_{i}->lock, flags_{i});\n" for i in range(10)))
+    other = changed_lines(
+        "diff --git a/y.c b/y.c\n@@ -1 +1,10 @@\n"
+        + "".join(f"+\tspin_lock_irqsave(&queue_{i}->lock, flags_{i});\n" for i in range(10))
+    )
     assert same_code(a, other) == 0.0
     assert same_code(a[:3], b[:3]) == 0.0  # too little code to call two patches the same
 
@@ -58,9 +62,23 @@ def test_same_code_reads_a_renamed_prefix_as_the_same_line() -> None:
 def mirror_db(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """LKML 2019-05-28 .. 2020-02-21 of the shared mirror, scanned offline (patches + their threads)."""
     db = tmp_path_factory.mktemp("revs") / "rb.db"
-    out = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2019-05-28", "--until", "2020-02-21",
-                                    "--offline", "--cache-dir", str(shared_dir / "openwall-mirror"),
-                                    "--db", str(db)], env={"REVIEWBOT_NOW": "2026-07-01T00:00:00Z"})
+    out = CliRunner().invoke(
+        main,
+        [
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2019-05-28",
+            "--until",
+            "2020-02-21",
+            "--offline",
+            "--cache-dir",
+            str(shared_dir / "openwall-mirror"),
+            "--db",
+            str(db),
+        ],
+        env={"REVIEWBOT_NOW": "2026-07-01T00:00:00Z"},
+    )
     assert out.exit_code == 0, out.output
     return db
 
@@ -71,7 +89,8 @@ def test_revisions_linked_on_real_pages(mirror_db: Path) -> None:
         assert [r["version"] for r in wq] == [1, 2, 3, 4, 5, 6, 7, 8]
         assert (wq[0]["message_id"], wq[-1]["message_id"]) == (WQ_V1, WQ_V8)
         assert {normalised_title(r["title"]) for r in wq} == {
-            "general notification queue with user mmap()'able ring buffer"}
+            "general notification queue with user mmap()'able ring buffer"
+        }
         # renamed subject, same code: ibnbd -> rnbd -> block/rnbd
         assert [r["message_id"] for r in store.revisions_of(RNBD_V4)] == [RNBD_V4, RNBD_V6, RNBD_V7]
         assert [r["message_id"] for r in store.revisions_of(CRYPTO_V7)] == [CRYPTO_V5, CRYPTO_V7]
@@ -87,8 +106,15 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
     db.write_bytes(mirror_db.read_bytes())
     rules = load_rules(entry_points=False)
     with Store(db) as store:
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW, make_msgid=fixed_msgid_factory())
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+            make_msgid=fixed_msgid_factory(),
+        )
         answered = {w.patch_message_id for w in summary.written}
         wq = {r["message_id"] for r in store.revisions_of(WQ_V8)}
         # Jann Horn raised the barrier on v1: no draft on v1, nor on v2..v8 (the code is unchanged)
@@ -96,8 +122,9 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
         v1 = [store.skip_for(f.fingerprint) for f in store.findings_for(WQ_V1)]
         assert v1 and {s.state for s in v1} == {"raised"}
         v8 = [store.skip_for(f.fingerprint) for f in store.findings_for(WQ_V8)]
-        assert v8 and all(s.state == "earlier-revision" and f"raised on an earlier revision <{WQ_V1}>"
-                          in s.reason for s in v8)
+        assert v8 and all(
+            s.state == "earlier-revision" and f"raised on an earlier revision <{WQ_V1}>" in s.reason for s in v8
+        )
         # one draft per patch, on the newest revision
         assert not {RNBD_V4, RNBD_V6} & answered
         assert CRYPTO_V5 not in answered
@@ -110,15 +137,20 @@ def test_a_small_patch_reworded_links_only_when_its_lines_are_the_same() -> None
     """cgroup/cpuset 5/5 -> v2 5/6 (LKML 2024-10): five changed lines, the same in both postings."""
     from reviewbot.revisions import SMALL_LINES, TINY_LINES
 
-    body = ("diff --git a/kernel/cgroup/cpuset.c b/kernel/cgroup/cpuset.c\n@@ -1,5 +1,2 @@\n"
-            "-\t\t\t\tuf_union(&csa[i]->node, &csa[j]->node);\n"
-            "+\t\t\t\tndoms += uf_union(&csa[i]->node, &csa[j]->node);\n"
-            "-\t/* Count the total number of domains */\n"
-            "-\tfor (i = 0; i < csn; i++) {\n"
-            "-\t\tif (uf_find(&csa[i]->node) == &csa[i]->node)\n")
+    body = (
+        "diff --git a/kernel/cgroup/cpuset.c b/kernel/cgroup/cpuset.c\n@@ -1,5 +1,2 @@\n"
+        "-\t\t\t\tuf_union(&csa[i]->node, &csa[j]->node);\n"
+        "+\t\t\t\tndoms += uf_union(&csa[i]->node, &csa[j]->node);\n"
+        "-\t/* Count the total number of domains */\n"
+        "-\tfor (i = 0; i < csn; i++) {\n"
+        "-\t\tif (uf_find(&csa[i]->node) == &csa[i]->node)\n"
+    )
     a = changed_lines(body)
     assert same_code(a, a) == 0.0  # below the size two authors' patches are compared at
     assert same_code(a, a, TINY_LINES) == 1.0 >= SMALL_LINES
-    other = changed_lines(body.replace("total number of domains", "domains here")
-                          .replace("for (i = 0; i < csn; i++) {", "list_for_each_entry(cs, &head, list) {"))
+    other = changed_lines(
+        body.replace("total number of domains", "domains here").replace(
+            "for (i = 0; i < csn; i++) {", "list_for_each_entry(cs, &head, list) {"
+        )
+    )
     assert same_code(a, other, TINY_LINES) < SMALL_LINES

@@ -58,8 +58,9 @@ def test_binary_config_file(project: Path) -> None:
 
 
 def test_good_values_are_typed(project: Path) -> None:
-    (project / ".reviewbot.toml").write_text('rate = 2\nretries = 3\nrules-dirs = "my-rules"\nselect = "RB101,RB102"\n',
-                                             encoding="utf-8")
+    (project / ".reviewbot.toml").write_text(
+        'rate = 2\nretries = 3\nrules-dirs = "my-rules"\nselect = "RB101,RB102"\n', encoding="utf-8"
+    )
     s = load_settings()
     assert s.rate == 2.0 and isinstance(s.rate, float) and s.retries == 3
     assert s.rules_dirs == (Path("my-rules"),) and s.select == ("RB101", "RB102")

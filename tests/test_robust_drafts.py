@@ -44,7 +44,8 @@ def _barrier_with_id(mid: str):
     """The barrier thread with the patch's Message-ID replaced by ``mid`` (the reply points at it)."""
     msgs = read_mbox_messages(THREADS / "barrier.mbox")
     return [dataclasses.replace(msgs[0], message_id=mid)] + [
-        dataclasses.replace(m, in_reply_to=mid, references=(mid,)) for m in msgs[1:]]
+        dataclasses.replace(m, in_reply_to=mid, references=(mid,)) for m in msgs[1:]
+    ]
 
 
 BAD_IDS = {
@@ -62,17 +63,29 @@ def test_unusable_message_id_is_skipped_and_later_patches_drafted(tmp_path: Path
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, _barrier_with_id(bad), rules)  # arrives first
         load_thread(store, read_mbox_messages(THREADS / "perf-claim.mbox"), rules)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW,
-                                make_msgid=fixed_msgid_factory())
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+            make_msgid=fixed_msgid_factory(),
+        )
         assert summary.drafts == 1 and summary.written[0].patch_message_id.startswith("20250313")
         assert summary.unusable == 1 and summary.failed == 0
         assert summary.drafted + summary.unusable == summary.findings
         skips = store._rows("SELECT * FROM draft_skips WHERE message_id = ?", [bad])
         assert [s["state"] for s in skips] == [SKIP_UNUSABLE_ID]
         assert skips[0]["reason"].startswith("no reply possible: Message-ID ")
-        again = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                              outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        again = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
         assert again.findings == 0 and not again.errors  # recorded once, not retried forever
     for eml in (tmp_path / "outbox").glob("*.eml"):
         head = eml.read_bytes().split(b"\n\n", 1)[0]
@@ -97,8 +110,14 @@ def test_unusable_reference_is_left_out_of_references(tmp_path: Path, rules) -> 
     msgs[0] = dataclasses.replace(msgs[0], references=("caf\u00e9@example.org", "ok@example.org"))
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     assert summary.drafts == 1
     assert summary.written[0].draft.references == ("ok@example.org", msgs[0].message_id)
 
@@ -111,11 +130,19 @@ def test_a_damaged_message_row_fails_alone(tmp_path: Path, rules) -> None:
         load_thread(store, read_mbox_messages(THREADS / "barrier.mbox"), rules)
         load_thread(store, read_mbox_messages(THREADS / "perf-claim.mbox"), rules)
     with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE messages SET references_json = 'not json' WHERE message_id = ?",
-                     ("20250312090000.2222-1-ada@example.org",))
+        conn.execute(
+            "UPDATE messages SET references_json = 'not json' WHERE message_id = ?",
+            ("20250312090000.2222-1-ada@example.org",),
+        )
     with Store(db) as store:
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     assert summary.drafts == 1 and summary.failed == 1
     assert summary.drafted + summary.failed == summary.findings
     assert summary.errors[0].startswith("<20250312090000.2222-1-ada@example.org>: JSONDecodeError")
@@ -123,8 +150,10 @@ def test_a_damaged_message_row_fails_alone(tmp_path: Path, rules) -> None:
 
 def test_message_ids_with_a_space_get_distinct_keys(tmp_path: Path) -> None:
     def mail(mid: str, subject: str) -> bytes:
-        return (f"From: A <a@example.org>\nMessage-ID: {mid}\nSubject: {subject}\n"
-                f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\nbody\n").encode()
+        return (
+            f"From: A <a@example.org>\nMessage-ID: {mid}\nSubject: {subject}\n"
+            f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\nbody\n"
+        ).encode()
 
     one = parse_rfc822(mail("<x1 a@evil.example>", "one"), "one")
     two = parse_rfc822(mail("<x1 b@other.example>", "two"), "two")
@@ -150,14 +179,20 @@ def test_control_characters_and_long_names_never_reach_a_header(tmp_path: Path, 
     from reviewbot.models import Address
 
     msgs = read_mbox_messages(THREADS / "barrier.mbox")
-    subject = dataclasses.replace(msgs[0].subject, raw="[PATCH] foo: \x1b[2Jring\x07 tail",
-                                  title="foo: \x1b[2Jring\x07 tail")
-    msgs[0] = dataclasses.replace(msgs[0], subject=subject,
-                                  from_addr=Address("A" * 5000, "ada@example.org"))
+    subject = dataclasses.replace(
+        msgs[0].subject, raw="[PATCH] foo: \x1b[2Jring\x07 tail", title="foo: \x1b[2Jring\x07 tail"
+    )
+    msgs[0] = dataclasses.replace(msgs[0], subject=subject, from_addr=Address("A" * 5000, "ada@example.org"))
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     [written] = summary.written
     head = written.path.read_bytes().split(b"\n\n", 1)[0]
     assert not any(b < 32 and b not in (9, 10) or b == 127 for b in head)

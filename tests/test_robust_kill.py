@@ -49,25 +49,39 @@ def seeded(tmp_path_factory) -> Path:
     with Store(base / "db.sqlite") as store:
         for name in ("barrier", "perf-claim", "struct-reorder", "perf-claim-subject"):
             load_thread(store, read_mbox_messages(THREADS / f"{name}.mbox"), rules)
-    (base / "config.toml").write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
-                                      encoding="utf-8")
+    (base / "config.toml").write_text(
+        '[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     return base
 
 
 def _env(seed: Path, run: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("REVIEWBOT_DB", None)
-    env.update({"REVIEWBOT_CONFIG": str(seed / "config.toml"), "REVIEWBOT_NOW": "2025-03-20T08:30:00",
-                "XDG_CONFIG_HOME": str(run / "xdg"), "XDG_DATA_HOME": str(run / "xdg"),
-                "XDG_CACHE_HOME": str(run / "xdg")})
+    env.update(
+        {
+            "REVIEWBOT_CONFIG": str(seed / "config.toml"),
+            "REVIEWBOT_NOW": "2025-03-20T08:30:00",
+            "XDG_CONFIG_HOME": str(run / "xdg"),
+            "XDG_DATA_HOME": str(run / "xdg"),
+            "XDG_CACHE_HOME": str(run / "xdg"),
+        }
+    )
     return env
 
 
 def _fresh(seed: Path, run: Path) -> list[str]:
     run.mkdir(parents=True)
     shutil.copy(seed / "db.sqlite", run / "db.sqlite")
-    return ["draft", "--db", str(run / "db.sqlite"), "--outbox", str(run / "outbox"),
-            "--maildir", str(run / "Mail" / "Drafts")]
+    return [
+        "draft",
+        "--db",
+        str(run / "db.sqlite"),
+        "--outbox",
+        str(run / "outbox"),
+        "--maildir",
+        str(run / "Mail" / "Drafts"),
+    ]
 
 
 def _snapshot(run: Path) -> tuple:
@@ -93,8 +107,9 @@ def test_draft_killed_anywhere_then_rerun_equals_clean_run(seeded: Path, tmp_pat
     clean = tmp_path / "clean"
     args = _fresh(seeded, clean)
     t0 = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", SLOW, *args], env=_env(seeded, clean), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SLOW, *args], env=_env(seeded, clean), capture_output=True, text=True, timeout=300
+    )
     took = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
     want = _snapshot(clean)
@@ -105,16 +120,18 @@ def test_draft_killed_anywhere_then_rerun_equals_clean_run(seeded: Path, tmp_pat
         run = tmp_path / f"kill{n}"
         args = _fresh(seeded, run)
         env = _env(seeded, run)
-        proc = subprocess.Popen([sys.executable, "-c", SLOW, *args], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", SLOW, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         time.sleep(took * (0.35 + 0.65 * n / kills))
         if proc.poll() is None:
             landed += 1
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         _outbox_only_drafts(run)
-        again = subprocess.run([sys.executable, "-m", "reviewbot", *args], env=env, capture_output=True,
-                               text=True, timeout=300)
+        again = subprocess.run(
+            [sys.executable, "-m", "reviewbot", *args], env=env, capture_output=True, text=True, timeout=300
+        )
         assert again.returncode == 0, again.stderr
         _outbox_only_drafts(run)
         assert not (run / "outbox" / ".reviewbot-tmp").exists()
@@ -126,8 +143,9 @@ def test_maildir_without_cur_is_completed(seeded: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     args = _fresh(seeded, run)
     (run / "Mail" / "Drafts" / "tmp").mkdir(parents=True)  # a kill while the first run made the Maildir
-    done = subprocess.run([sys.executable, "-m", "reviewbot", *args], env=_env(seeded, run), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewbot", *args], env=_env(seeded, run), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     box = mailbox.Maildir(str(run / "Mail" / "Drafts"), create=False)
     assert len(box) == len(list((run / "outbox").glob("*.eml"))) >= 3
@@ -145,7 +163,8 @@ def test_stale_temporary_files_are_removed_by_draft(seeded: Path, tmp_path: Path
     (outbox / ".reviewbot-tmp" / f"x.eml.{dead.pid}").write_text("half")
     (outbox / f".tmp-y.eml.{dead.pid}").write_text("half")
     (outbox / f".tmp-z.eml.{os.getpid()}").write_text("being written")  # alive: kept
-    done = subprocess.run([sys.executable, "-m", "reviewbot", *args], env=_env(seeded, run), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "reviewbot", *args], env=_env(seeded, run), capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in outbox.iterdir() if not p.name.endswith(".eml")) == [f".tmp-z.eml.{os.getpid()}"]

@@ -29,8 +29,25 @@ from reviewbot.respond.draft import applied_in_thread, thread_state
 from reviewbot.rule import RuleContext
 from helpers import THREADS, read_mbox_messages
 
-UNITS = ["order ", "ordering against ", "against ", "smp_mb(); ", "with patch ", "before ", " ", "applied ",
-         "a", "x(", "/* ", "1 ", "pairs with ", "faster ", "struct foo ", "cache line ", "\t"]
+UNITS = [
+    "order ",
+    "ordering against ",
+    "against ",
+    "smp_mb(); ",
+    "with patch ",
+    "before ",
+    " ",
+    "applied ",
+    "a",
+    "x(",
+    "/* ",
+    "1 ",
+    "pairs with ",
+    "faster ",
+    "struct foo ",
+    "cache line ",
+    "\t",
+]
 SMALL, BIG = 10_000, 100_000
 
 
@@ -44,10 +61,12 @@ def _line(unit: str, size: int) -> str:
 
 
 def _mail(commit: str, added: str) -> bytes:
-    return ("From: Ada <ada@example.org>\nMessage-ID: <m@example.org>\nSubject: [PATCH] foo: speed up x\n"
-            f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\n{commit}\n\nSigned-off-by: Ada <ada@example.org>\n---\n"
-            "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,4 @@\n int a;\n"
-            f"+{added}\n+\tsmp_mb();\n int c;\n").encode()
+    return (
+        "From: Ada <ada@example.org>\nMessage-ID: <m@example.org>\nSubject: [PATCH] foo: speed up x\n"
+        f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\n{commit}\n\nSigned-off-by: Ada <ada@example.org>\n---\n"
+        "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,4 @@\n int a;\n"
+        f"+{added}\n+\tsmp_mb();\n int c;\n"
+    ).encode()
 
 
 def _best(fn, repeat: int = 3) -> float:
@@ -75,6 +94,7 @@ def _grows_linearly(small: float, big: float) -> bool:
 def test_rules_linear_on_repetitive_lines(rules, where: str) -> None:
     slow = []
     for unit in UNITS:
+
         def patch(size: int, unit: str = unit):
             line = _line(unit, size)
             commit, added = {"commit": (line, "int b;"), "code": ("x", line), "comment": ("x", f"/* {line} */")}[where]
@@ -82,10 +102,12 @@ def test_rules_linear_on_repetitive_lines(rules, where: str) -> None:
 
         small, big = patch(SMALL), patch(BIG)
         for rule in rules:
+
             def cold(p, r=rule):  # a rule may cache its work per text (lru_cache): time it uncached, both sizes alike
                 def run() -> None:
                     _clear_caches(r)
                     check_patch(p, [r], RuleContext())
+
                 return run
 
             t_small = _best(cold(small))
@@ -106,13 +128,20 @@ def test_thread_check_linear_on_repetitive_lines() -> None:
     other = dataclasses.replace(author, name="Bob Reviewer", email="bob@example.com")
     slow = []
     for unit in UNITS:
+
         def check(size: int, unit: str = unit):
             body = _line(unit, size)
             for sender in (author, other):
                 for text in (body, "Applied" + body):
-                    reply = dataclasses.replace(messages[0], message_id="r@example.org", from_addr=sender, body=text,
-                                                in_reply_to=patch.message_id, references=(patch.message_id,),
-                                                date=None)
+                    reply = dataclasses.replace(
+                        messages[0],
+                        message_id="r@example.org",
+                        from_addr=sender,
+                        body=text,
+                        in_reply_to=patch.message_id,
+                        references=(patch.message_id,),
+                        date=None,
+                    )
                     for rule_id in ("RB101", "RB102", "RB201", "RB202"):
                         thread_state(dataclasses.replace(finding, rule_id=rule_id), patch, [reply], rules=every_rule)
                     applied_in_thread(patch, [reply])

@@ -24,8 +24,10 @@ RELEASE_DB = Path(__file__).resolve().parent / "data" / "reviewbot-schema1.sqlit
 def _rows(path: Path) -> dict[str, set[tuple]]:
     conn = sqlite3.connect(path)
     try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                             "AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        ]
         out = {}
         for table in tables:
             cur = conn.execute(f"SELECT * FROM [{table}]")

@@ -99,8 +99,16 @@ class Hostile(http.server.ThreadingHTTPServer):
 
 
 def _settings(url: str, tmp: Path, timeout: float = 1.0) -> Settings:
-    return Settings(base_url=url, db_path=tmp / "db.sqlite", cache_dir=tmp / "cache", rate=0.0, retries=0,
-                    backoff=0.0, timeout=timeout, obey_robots=False)
+    return Settings(
+        base_url=url,
+        db_path=tmp / "db.sqlite",
+        cache_dir=tmp / "cache",
+        rate=0.0,
+        retries=0,
+        backoff=0.0,
+        timeout=timeout,
+        obey_robots=False,
+    )
 
 
 @pytest.mark.parametrize("mode", ["bomb", "endless"])
@@ -133,14 +141,39 @@ def test_ctrl_c_ends_scan_quickly(tmp_path: Path, mode: str) -> None:
     """A dripped page, a body that never comes, a server that never answers: Ctrl-C after 3 s."""
     config = tmp_path / "config.toml"
     config.write_text("timeout = 30\nretries = 0\nobey-robots = false\nrate = 0\n", encoding="utf-8")
-    env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "c"),
-               XDG_DATA_HOME=str(tmp_path / "d"), XDG_CONFIG_HOME=str(tmp_path / "x"))
+    env = dict(
+        os.environ,
+        REVIEWBOT_CONFIG=str(config),
+        XDG_CACHE_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_CONFIG_HOME=str(tmp_path / "x"),
+    )
     env.pop("REVIEWBOT_DB", None)
     with Hostile(mode) as srv:
-        proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "scan", "linux-kernel", "--since", "2023-06-01",
-                                 "--until", "2023-06-01", "--base-url", srv.base_url, "--db", str(tmp_path / "db"),
-                                 "--cache-dir", str(tmp_path / "cache")], env=env, cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "reviewbot",
+                "scan",
+                "linux-kernel",
+                "--since",
+                "2023-06-01",
+                "--until",
+                "2023-06-01",
+                "--base-url",
+                srv.base_url,
+                "--db",
+                str(tmp_path / "db"),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(3)  # inside the dripped page by now
         assert proc.poll() is None
         sent = time.monotonic()
@@ -168,14 +201,40 @@ def test_ctrl_c_while_a_worker_waits_for_a_message_page(tmp_path: Path) -> None:
 
     config = tmp_path / "config.toml"
     config.write_text("timeout = 30\nretries = 0\nobey-robots = false\nrate = 0\n", encoding="utf-8")
-    env = dict(os.environ, REVIEWBOT_CONFIG=str(config), XDG_CACHE_HOME=str(tmp_path / "c"),
-               XDG_DATA_HOME=str(tmp_path / "d"), XDG_CONFIG_HOME=str(tmp_path / "x"))
+    env = dict(
+        os.environ,
+        REVIEWBOT_CONFIG=str(config),
+        XDG_CACHE_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_CONFIG_HOME=str(tmp_path / "x"),
+    )
     env.pop("REVIEWBOT_DB", None)
     with MirrorServer(MIRROR, faults=faults) as srv:
-        proc = subprocess.Popen([sys.executable, "-m", "reviewbot", "scan", "linux-kernel", "--since", "2023-06-01",
-                                 "--until", "2023-06-01", "--all", "--base-url", srv.base_url, "--db",
-                                 str(tmp_path / "db"), "--cache-dir", str(tmp_path / "cache")], env=env, cwd=tmp_path,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "reviewbot",
+                "scan",
+                "linux-kernel",
+                "--since",
+                "2023-06-01",
+                "--until",
+                "2023-06-01",
+                "--all",
+                "--base-url",
+                srv.base_url,
+                "--db",
+                str(tmp_path / "db"),
+                "--cache-dir",
+                str(tmp_path / "cache"),
+            ],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(4)
         assert proc.poll() is None
         sent = time.monotonic()

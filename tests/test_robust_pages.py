@@ -30,8 +30,15 @@ def clock() -> datetime:
 
 
 def _settings(tmp: Path, base_url: str) -> Settings:
-    return Settings(base_url=base_url, db_path=tmp / "db.sqlite", cache_dir=tmp / "cache", rate=0.0,
-                    retries=0, backoff=0.0, timeout=5.0)
+    return Settings(
+        base_url=base_url,
+        db_path=tmp / "db.sqlite",
+        cache_dir=tmp / "cache",
+        rate=0.0,
+        retries=0,
+        backoff=0.0,
+        timeout=5.0,
+    )
 
 
 def _with_body(path: str, insert: bytes) -> bytes:
@@ -92,11 +99,24 @@ def test_cron_since_before_the_archives_first_year_sets_a_cursor(tmp_path: Path,
     from reviewbot.models import Address
     from reviewbot.registry import load_rules
 
-    settings = Settings(base_url=mirror_server.base_url, db_path=tmp_path / "db.sqlite", cache_dir=tmp_path / "c",
-                        rate=0.0, retries=0, backoff=0.0, obey_robots=False, outbox_dir=tmp_path / "outbox")
-    result = run_cron(settings, "linux-kernel", rules=load_rules(entry_points=False),
-                      identity=Address("Zoë", "zoe@example.com"), since=date(2017, 12, 30),
-                      now=datetime(2018, 1, 10, 12, 0, tzinfo=timezone.utc))
+    settings = Settings(
+        base_url=mirror_server.base_url,
+        db_path=tmp_path / "db.sqlite",
+        cache_dir=tmp_path / "c",
+        rate=0.0,
+        retries=0,
+        backoff=0.0,
+        obey_robots=False,
+        outbox_dir=tmp_path / "outbox",
+    )
+    result = run_cron(
+        settings,
+        "linux-kernel",
+        rules=load_rules(entry_points=False),
+        identity=Address("Zoë", "zoe@example.com"),
+        since=date(2017, 12, 30),
+        now=datetime(2018, 1, 10, 12, 0, tzinfo=timezone.utc),
+    )
     assert result.scan.pages_failed == 0
     with Store(settings.db_path) as store:
         assert store.get_cursor("linux-kernel") is not None

@@ -39,13 +39,20 @@ def test_from_without_address_is_never_a_recipient(tmp_path: Path, rules, header
     msgs[0] = dataclasses.replace(msgs[0], from_addr=author[0] if author else None)
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS,
-                                outbox=tmp_path / "outbox", clock=lambda: FIXED_NOW)
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
     [written] = summary.written
     # the list in To; the people the mail names with full addresses kept in Cc
     assert written.draft.to == (Address("", LIST_ADDRESS),)
-    assert [a.email for a in written.draft.cc] == [a.email for a in (*msgs[0].to, *msgs[0].cc)
-                                                   if a.email != LIST_ADDRESS]
+    assert [a.email for a in written.draft.cc] == [
+        a.email for a in (*msgs[0].to, *msgs[0].cc) if a.email != LIST_ADDRESS
+    ]
     assert not written.draft.recipients_complete
     text = written.path.read_text(encoding="utf-8")
     head, body = text.split("\n\n", 1)
@@ -54,15 +61,20 @@ def test_from_without_address_is_never_a_recipient(tmp_path: Path, rules, header
     note = body.split("\n\n", 1)[0]
     assert note.startswith("[Before sending:") and note.endswith("then delete this note.]")
     name = author[0].name if author else ""
-    assert (f'"{name or author[0].email}" has no e-mail address' if author and (name or author[0].email)
-            else "the patch has no From") in " ".join(note.split())
+    assert (
+        f'"{name or author[0].email}" has no e-mail address'
+        if author and (name or author[0].email)
+        else "the patch has no From"
+    ) in " ".join(note.split())
     assert "root" not in head.replace("Subject:", "").split("To:", 1)[1].split("\n")[0]
 
 
 def _spam_mbox(tmp_path: Path, sender: str) -> Path:
     path = tmp_path / "mine.mbox"
-    path.write_bytes(b"From spam@example.net Thu Jan  1 00:00:00 2025\n"
-                     + f"From: {sender}\nTo: me@example.com\nSubject: urgent\n\nclick\n".encode())
+    path.write_bytes(
+        b"From spam@example.net Thu Jan  1 00:00:00 2025\n"
+        + f"From: {sender}\nTo: me@example.com\nSubject: urgent\n\nclick\n".encode()
+    )
     return path
 
 
@@ -85,6 +97,10 @@ def test_look_alike_under_another_name_is_not_a_completion(tmp_path: Path) -> No
 
 
 def test_nameless_archive_address_still_completes_from_one_candidate() -> None:
-    assert complete_address(Address("", "ada@...mple.org", True), [Address("A", "ada@example.org")]).email == \
-        "ada@example.org"
-    assert complete_address(Address("", "ada@...mple.org", True), [Address("", "ada@e,ample.org")]) is None  # no usable address
+    assert (
+        complete_address(Address("", "ada@...mple.org", True), [Address("A", "ada@example.org")]).email
+        == "ada@example.org"
+    )
+    assert (
+        complete_address(Address("", "ada@...mple.org", True), [Address("", "ada@e,ample.org")]) is None
+    )  # no usable address

@@ -32,15 +32,21 @@ diff --git a/f.c b/f.c
 
 
 def mail(mid: str, subject: str, sender: str = "ada@example.org") -> bytes:
-    return (f"From: Ada <{sender}>\nMessage-ID: <{mid}>\nSubject: {subject}\n"
-            f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\n{DIFF}").encode()
+    return (
+        f"From: Ada <{sender}>\nMessage-ID: <{mid}>\nSubject: {subject}\n"
+        f"Date: Wed, 12 Mar 2025 10:00:00 +0100\n\n{DIFF}"
+    ).encode()
 
 
 def patches(subjects):
     """One parsed patch per subject (the parse done once, the Message-ID and subject set per copy)."""
     base = parse_patch(parse_rfc822(mail("m@example.org", "[PATCH] x"), "m"))
-    return [dataclasses.replace(base, message=dataclasses.replace(
-        base.message, message_id=f"m{n}@example.org", subject=parse_subject(s))) for n, s in enumerate(subjects)]
+    return [
+        dataclasses.replace(
+            base, message=dataclasses.replace(base.message, message_id=f"m{n}@example.org", subject=parse_subject(s))
+        )
+        for n, s in enumerate(subjects)
+    ]
 
 
 def test_missing_indexes_is_bounded():
@@ -64,6 +70,7 @@ def test_huge_counters_cost_little_memory():
 def test_unthreaded_series_grows_linearly():
     """n unthreaded patches [PATCH i/n]: every one is its own group (no thread, no cover letter),
     each listed n-1 missing indexes: n*n entries. Now at most the cap per group."""
+
     def entries(n: int) -> int:
         return sum(len(s.missing) for s in group_series(patches([f"[PATCH {i}/{n}] p{i}" for i in range(1, n + 1)])))
 

@@ -80,8 +80,22 @@ def test_scan_takes_the_run_lock(tmp_path: Path, monkeypatch) -> None:
     db = tmp_path / "reviewbot.db"
     with run_lock(lock_path(Settings(db_path=db))) as held:
         assert held
-        result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06-01", "--until", "2023-06-01",
-                                           "--offline", "--db", str(db), "--cache-dir", str(tmp_path / "c")])
+        result = CliRunner().invoke(
+            main,
+            [
+                "scan",
+                "linux-kernel",
+                "--since",
+                "2023-06-01",
+                "--until",
+                "2023-06-01",
+                "--offline",
+                "--db",
+                str(db),
+                "--cache-dir",
+                str(tmp_path / "c"),
+            ],
+        )
     assert result.exit_code == 2
     assert f"another scan or cron run holds {db}.lock" in result.output
 
@@ -99,14 +113,40 @@ main()
 @pytest.mark.slow
 def test_disk_full_is_one_line(tmp_path: Path, mirror_server) -> None:
     """Files may not grow past 400 KB (RLIMIT_FSIZE: writes fail like on a full disk)."""
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"),
-               XDG_CONFIG_HOME=str(tmp_path / "x"), REVIEWBOT_CONFIG=str(tmp_path / "none.toml"))
+    env = dict(
+        os.environ,
+        XDG_CACHE_HOME=str(tmp_path / "c"),
+        XDG_DATA_HOME=str(tmp_path / "d"),
+        XDG_CONFIG_HOME=str(tmp_path / "x"),
+        REVIEWBOT_CONFIG=str(tmp_path / "none.toml"),
+    )
     env.pop("REVIEWBOT_DB", None)
-    done = subprocess.run([sys.executable, "-c", FULL.replace("MAXBYTES", "400_000"), "scan", "linux-kernel",
-                           "--since", "2023-06-01", "--until", "2023-06-30", "--all", "--rate", "0",
-                           "--base-url", mirror_server.base_url, "--db", str(tmp_path / "db.sqlite"),
-                           "--cache-dir", str(tmp_path / "cache")], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            FULL.replace("MAXBYTES", "400_000"),
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2023-06-01",
+            "--until",
+            "2023-06-30",
+            "--all",
+            "--rate",
+            "0",
+            "--base-url",
+            mirror_server.base_url,
+            "--db",
+            str(tmp_path / "db.sqlite"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 2, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
     assert "disk is full" in done.stderr.strip().splitlines()[-1]

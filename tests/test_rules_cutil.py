@@ -40,8 +40,10 @@ def test_block_comment_state_carries_across_lines() -> None:
     [
         (["\t/* Pairs with smp_rmb() in foo(). */", "\tsmp_wmb();"], "Pairs with smp_rmb() in foo()."),
         (["\t// Pairs with smp_rmb()", "\t// in foo().", "\tsmp_wmb();"], "Pairs with smp_rmb() in foo()."),
-        (["\t/*", "\t * Publish the head. Pairs with", "\t * foo_space().", "\t */", "\tsmp_store_release(&h, 1);"],
-         "Publish the head. Pairs with foo_space()."),
+        (
+            ["\t/*", "\t * Publish the head. Pairs with", "\t * foo_space().", "\t */", "\tsmp_store_release(&h, 1);"],
+            "Publish the head. Pairs with foo_space().",
+        ),
         (["\t\t/* Pairs with smp_rmb() */\t\t\\", "\t\tsmp_wmb();\t\t\\"], "Pairs with smp_rmb()"),
         (["\t/* Pairs with smp_rmb() */", "\tr->kicks++;", "\tsmp_wmb();"], None),
         (['\tpr_debug("see https://example.org/foo\\n");', "\tsmp_mb();"], None),

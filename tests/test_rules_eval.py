@@ -16,7 +16,9 @@ def test_label_mapping() -> None:
     assert expected_for(row, "RB201", True)[0] is True
     assert expected_for(row, "RB201", False) == (False, "not a patch submission")
     assert expected_for(row, "RB301", True)[0] is False
-    partial = Label("20231130194633.649319-8-axboe@kernel.dk", "s", frozenset({"barrier_added", "barrier_commented"}), "")
+    partial = Label(
+        "20231130194633.649319-8-axboe@kernel.dk", "s", frozenset({"barrier_added", "barrier_commented"}), ""
+    )
     assert expected_for(partial, "RB102", True)[0] is True
 
 
@@ -47,4 +49,3 @@ def test_rules_meet_precision_and_recall_on_real_mail() -> None:
     for message_id, by_rule in NOTE_OVERRIDES.items():
         for rule_id, (_, reason) in by_rule.items():
             assert f"{rule_id} <{message_id}> expects" in report and reason in report
-

@@ -39,8 +39,12 @@ def test_rb201_measured_ratio_is_evidence(text: str, grade: str) -> None:
     ("old", "new", "candidates", "moved"),
     [
         # the blk_flush_queue kind: the lock moves to the front, the list becomes a counter in place
-        (["idx", "since", "queue", "in_flight", "rq", "lock"], ["lock", "idx", "since", "queue", "in_flight", "rq"],
-         ["lock", "in_flight"], ["lock"]),
+        (
+            ["idx", "since", "queue", "in_flight", "rq", "lock"],
+            ["lock", "idx", "since", "queue", "in_flight", "rq"],
+            ["lock", "in_flight"],
+            ["lock"],
+        ),
         # all re-added: the one that left the common order moved
         (["a", "b", "c"], ["c", "a", "b"], ["a", "b", "c"], ["c"]),
         # a swap of two re-added members names both
@@ -82,7 +86,9 @@ def test_rb101_finding_lets_the_quote_show_a_removal_in_another_hunk() -> None:
     # each side under its own real @@ line (never one made-up header over both hunks), cuts marked
     real = {h.header for fd in patch.files for h in fd.hunks}
     assert [line[2:] for line in quote if line.startswith("> @@")] == [
-        "@@ -20,6 +20,8 @@ struct qux_task {", "@@ -61,10 +63,6 @@ struct qux_task {"]
+        "@@ -20,6 +20,8 @@ struct qux_task {",
+        "@@ -61,10 +63,6 @@ struct qux_task {",
+    ]
     assert all(line[2:] in real for line in quote if line.startswith("> @@"))
     added = quote.index("> +\tunsigned\t\t\tacct_flags:5;")
     removed = quote.index("> -\tunsigned int\t\t\tacct_flags;")

@@ -13,9 +13,34 @@ from reviewbot.rule import RuleContext
 
 RULES = load_rules(entry_points=False)
 C_BITS = st.sampled_from(
-    ["smp_mb();", "/*", "*/", "//", '"', "'", "\\", "struct foo {", "};", "} __randomize_layout;", "u32 a;",
-     "int (*fn)(void);", "pr_info(\"%llu\", t1 - t0);", "t0 = get_cycles();", "{", "}", "static int count;",
-     "/* Pairs with smp_rmb() in foo() */", "dma_wmb();", "x", " ", "\t", "(", ")", ";", "smp_store_release(&a, 1);"]
+    [
+        "smp_mb();",
+        "/*",
+        "*/",
+        "//",
+        '"',
+        "'",
+        "\\",
+        "struct foo {",
+        "};",
+        "} __randomize_layout;",
+        "u32 a;",
+        "int (*fn)(void);",
+        'pr_info("%llu", t1 - t0);',
+        "t0 = get_cycles();",
+        "{",
+        "}",
+        "static int count;",
+        "/* Pairs with smp_rmb() in foo() */",
+        "dma_wmb();",
+        "x",
+        " ",
+        "\t",
+        "(",
+        ")",
+        ";",
+        "smp_store_release(&a, 1);",
+    ]
 )
 LINE = st.lists(C_BITS, max_size=6).map(" ".join)
 KIND = st.sampled_from([LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER])
@@ -71,9 +96,16 @@ def test_pathological_lines_complete() -> None:
     benchmarks/eval_rules.py prints the real throughput.)
     """
     nasty = [
-        '"' + "\\x" * 20000, "/*" * 20000, "'" * 20000, "a" * 50000 + ";", "//" + "/*" * 10000,
-        "\tstruct " + "a " * 20000 + "{", "\tu32 " + "x, " * 20000 + "y;", "smp_mb" + " " * 20000 + "x",
-        "reduce " + "the " * 20000 + "overhead", "1" * 30000 + " -> " + "2" * 30000 + " bytes",
+        '"' + "\\x" * 20000,
+        "/*" * 20000,
+        "'" * 20000,
+        "a" * 50000 + ";",
+        "//" + "/*" * 10000,
+        "\tstruct " + "a " * 20000 + "{",
+        "\tu32 " + "x, " * 20000 + "y;",
+        "smp_mb" + " " * 20000 + "x",
+        "reduce " + "the " * 20000 + "overhead",
+        "1" * 30000 + " -> " + "2" * 30000 + " bytes",
     ]
     scans = scan_lines(nasty * 3)
     assert len(scans) == len(nasty) * 3

@@ -78,8 +78,10 @@ def test_answered_when_the_author_posted_numbers() -> None:
 def test_author_reply_without_numbers_is_not_an_answer() -> None:
     thread = (
         reply("Could you share numbers?\n", REVIEWER, "r1@x"),
-        replace(reply("I will collect some precise performance numbers.\n", AUTHOR, "a1@x", "r1@x"),
-                references=("speedup-1@example.org", "r1@x")),
+        replace(
+            reply("I will collect some precise performance numbers.\n", AUTHOR, "a1@x", "r1@x"),
+            references=("speedup-1@example.org", "r1@x"),
+        ),
     )
     (f,) = run(bad_speed_up(), thread=thread)
     assert f.state is FindingState.RAISED
@@ -87,7 +89,9 @@ def test_author_reply_without_numbers_is_not_an_answer() -> None:
 
 def test_cover_letter_numbers_mark_it_answered() -> None:
     patch = bad_speed_up()
-    cover = replace(patch, files=(), commit_message="This series speeds up foocache.\n\nfio randwrite: 410k -> 520k IOPS (+27%)\n")
+    cover = replace(
+        patch, files=(), commit_message="This series speeds up foocache.\n\nfio randwrite: 410k -> 520k IOPS (+27%)\n"
+    )
     (f,) = run(patch, cover=cover)
     assert f.state is FindingState.ANSWERED
     assert f.details["evidence_source"] == "cover letter"
@@ -97,7 +101,10 @@ def test_cover_letter_numbers_mark_it_answered() -> None:
 def test_cover_letter_numbers_about_another_patch_are_not_evidence() -> None:
     """A cover letter's paragraph naming other patches of the series backs those patches, not this one."""
     patch = bad_speed_up()
-    three = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 3/4] foocache: Speed up cache entry creation")))
+    three = replace(
+        patch,
+        message=replace(patch.message, subject=parse_subject("[PATCH 3/4] foocache: Speed up cache entry creation")),
+    )
     text = (
         "This series speeds up foocache.\n\n"
         "Patch 1 converts the lookup to RCU: fio randread went from 410k to 520k IOPS (+27%).\n\n"
@@ -106,7 +113,10 @@ def test_cover_letter_numbers_about_another_patch_are_not_evidence() -> None:
     cover = replace(patch, files=(), commit_message=text)
     (f,) = run(three, cover=cover)
     assert f.state is FindingState.OPEN and "cover letter" not in f.message
-    one = replace(patch, message=replace(patch.message, subject=parse_subject("[PATCH 1/4] foocache: Speed up cache entry creation")))
+    one = replace(
+        patch,
+        message=replace(patch.message, subject=parse_subject("[PATCH 1/4] foocache: Speed up cache entry creation")),
+    )
     (f,) = run(one, cover=cover)
     assert f.state is FindingState.ANSWERED and f.details["evidence_source"] == "cover letter"
 
@@ -146,16 +156,29 @@ def _patch_with_added(lines: list[str], path: str = "drivers/x/y.c"):
 
 def test_rb202_variants() -> None:
     rule = [RULES["RB202"]]
-    ktime = ["\tktime_t start = ktime_get();", "\ty_do(y);",
-             '\tpr_info("y: %lld ns\\n", ktime_to_ns(ktime_sub(ktime_get(), start)));']
+    ktime = [
+        "\tktime_t start = ktime_get();",
+        "\ty_do(y);",
+        '\tpr_info("y: %lld ns\\n", ktime_to_ns(ktime_sub(ktime_get(), start)));',
+    ]
     (f,) = check_patch(_patch_with_added(ktime), rule, RuleContext()).findings
     assert f.line == 3 and f.details["kind"] == "time delta"
-    average = ["static u64 total_ns, nr_calls;", "\ttotal_ns += y_do(y);", "\tnr_calls++;",
-               '\tpr_info("avg %llu\\n", total_ns / nr_calls);']
+    average = [
+        "static u64 total_ns, nr_calls;",
+        "\ttotal_ns += y_do(y);",
+        "\tnr_calls++;",
+        '\tpr_info("avg %llu\\n", total_ns / nr_calls);',
+    ]
     (f,) = check_patch(_patch_with_added(average), rule, RuleContext()).findings
     assert f.details["kind"] == "average of static counters"
-    irq = ["\tlocal_irq_save(flags);", "\tt0 = rdtsc();", "\ty_do(y);", "\tt1 = rdtsc();",
-           "\tlocal_irq_restore(flags);", '\ttrace_printk("%llu\\n", t1 - t0);']
+    irq = [
+        "\tlocal_irq_save(flags);",
+        "\tt0 = rdtsc();",
+        "\ty_do(y);",
+        "\tt1 = rdtsc();",
+        "\tlocal_irq_restore(flags);",
+        '\ttrace_printk("%llu\\n", t1 - t0);',
+    ]
     (f,) = check_patch(_patch_with_added(irq), rule, RuleContext()).findings
     assert f.details["irq_off"] is True and "interrupts disabled" in f.message
     timeout = ["\tunsigned long deadline = ktime_get_ns() + TIMEOUT;", '\tpr_warn("y: flush failed\\n");']
@@ -167,7 +190,9 @@ def test_archive_replies_without_headers_count_by_subject_title() -> None:
     """Archive pages show no In-Reply-To/References: a reply with the patch's title still counts."""
     asked = replace(
         reply("Do you have any performance numbers for this?\n", REVIEWER, "r9@x"),
-        in_reply_to=None, references=(), obfuscated=True,
+        in_reply_to=None,
+        references=(),
+        obfuscated=True,
     )
     other_patch = replace(asked, message_id="r10@x", subject=parse_subject("Re: [PATCH 2/2] foocache: drop a lock"))
     (f,) = run(bad_speed_up(), thread=(other_patch,))

@@ -39,18 +39,22 @@ def test_year_page_counts_from_the_sample() -> None:
 
 @pytest.mark.parametrize("name", ["Linux-Kernel", "../etc", "linux kernel", "a/b", "", "lkml;rm -rf /"])
 def test_bad_list_names_are_usage_errors(isolated_env: Path, name: str) -> None:
-    result = CliRunner().invoke(main, ["scan", name, "--since", "2023-06", "--offline", "--db",
-                                       str(isolated_env / "db.sqlite")])
+    result = CliRunner().invoke(
+        main, ["scan", name, "--since", "2023-06", "--offline", "--db", str(isolated_env / "db.sqlite")]
+    )
     assert result.exit_code == ExitStatus.USAGE
     assert "reviewbot scan:" in result.output
     assert not (isolated_env / "db.sqlite").exists() or Store(isolated_env / "db.sqlite").count("messages") == 0
 
 
-@pytest.mark.parametrize("args", [
-    ["--since", "2023-13"],
-    ["--since", "2023-06", "--until", "2023-05"],
-    ["--since", "yesterday"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--since", "2023-13"],
+        ["--since", "2023-06", "--until", "2023-05"],
+        ["--since", "yesterday"],
+    ],
+)
 def test_bad_ranges_are_usage_errors(isolated_env: Path, args: list[str]) -> None:
     result = CliRunner().invoke(main, ["scan", "linux-kernel", *args, "--offline"])
     assert result.exit_code == ExitStatus.USAGE, result.output
@@ -95,8 +99,20 @@ def test_offline_demo_runs_in_a_database_of_its_own(isolated_env: Path) -> None:
 
 def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
-    args = ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--all",
-            "--db", str(isolated_env / "db.sqlite"), "--cache-dir", str(SAMPLE_HOST)]
+    args = [
+        "scan",
+        "linux-kernel",
+        "--since",
+        "2023-06",
+        "--until",
+        "2023-06",
+        "--offline",
+        "--all",
+        "--db",
+        str(isolated_env / "db.sqlite"),
+        "--cache-dir",
+        str(SAMPLE_HOST),
+    ]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == ExitStatus.OK, first.output
     assert "messages stored (new)" in first.output and "findings RB102" in first.output
@@ -111,8 +127,22 @@ def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.Monk
 def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     db = isolated_env / "db.sqlite"
-    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2024-01",
-                                       "--offline", "--db", str(db), "--cache-dir", str(SAMPLE_HOST)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2023-06",
+            "--until",
+            "2024-01",
+            "--offline",
+            "--db",
+            str(db),
+            "--cache-dir",
+            str(SAMPLE_HOST),
+        ],
+    )
     assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
     assert "https://lists.openwall.net/linux-kernel/2024/" in result.output
     with Store(db) as store:
@@ -140,24 +170,38 @@ def test_sample_pages_follow_the_blists_format() -> None:
     assert days == [date(2023, 6, d) for d in (5, 6, 7, 8)]
     refs = ow.parse_day_page((SAMPLE_HOST / "linux-kernel/2023/06/06/index.html").read_bytes(), base + "2023/06/06/")
     assert [r.subject for r in refs][1] == "[PATCH v2 1/2] ringbuf: publish entries with smp_wmb()"
-    raw = ow.parse_message_page((SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes(), base + "2023/06/06/2",
-                                "linux-kernel")
+    raw = ow.parse_message_page(
+        (SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes(), base + "2023/06/06/2", "linux-kernel"
+    )
     assert dict(raw.header_lines)["Message-ID"] == "<20230606080000.777-1-chen.example@example.net>"
     assert raw.thread_prev_url == base + "2023/06/06/1" and raw.thread_next_url == base + "2023/06/06/3"
 
 
-def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Piped output (cron mail, files) gets one unwrapped line per finding, not a table squeezed to 80 columns."""
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
-    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
-                                       "--offline", "--db", str(isolated_env / "db.sqlite"),
-                                       "--cache-dir", str(SAMPLE_HOST)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2023-06",
+            "--until",
+            "2023-06",
+            "--offline",
+            "--db",
+            str(isolated_env / "db.sqlite"),
+            "--cache-dir",
+            str(SAMPLE_HOST),
+        ],
+    )
     assert result.exit_code == ExitStatus.OK, result.output
     lines = result.output.splitlines()
-    assert ("RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
-            "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
-            ) in lines
+    assert (
+        "RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
+        "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
+    ) in lines
     assert not any("┃" in line or "│ RB" in line for line in lines)
 
 
@@ -172,9 +216,23 @@ def test_scan_and_cron_take_verbose(isolated_env: Path, monkeypatch: pytest.Monk
     root = logging.getLogger()
     level = root.level
     try:
-        result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
-                                           "--offline", "--db", str(isolated_env / "db.sqlite"),
-                                           "--cache-dir", str(SAMPLE_HOST), flag])
+        result = CliRunner().invoke(
+            main,
+            [
+                "scan",
+                "linux-kernel",
+                "--since",
+                "2023-06",
+                "--until",
+                "2023-06",
+                "--offline",
+                "--db",
+                str(isolated_env / "db.sqlite"),
+                "--cache-dir",
+                str(SAMPLE_HOST),
+                flag,
+            ],
+        )
         assert result.exit_code == ExitStatus.OK, result.output
         assert root.level == logging.INFO
         help_text = CliRunner().invoke(main, ["cron", "--help"]).output
@@ -196,8 +254,7 @@ def test_unreachable_missing_pages_are_said_once() -> None:
     ]
 
 
-def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The README's offline demo: the made-up sample's findings are printed as a demo, the database
     given holds none of its messages (the unread page is failed, exit 3), so `reviewbot draft` has
     nothing to draft."""
@@ -206,15 +263,19 @@ def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path,
     config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     db = isolated_env / "db.sqlite"
-    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06",
-                                       "--offline", "--db", str(db)])
+    result = CliRunner().invoke(
+        main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--db", str(db)]
+    )
     assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
-    assert ("note: the made-up sample in archive_cache/ holds 1 of the pages that could not be read (offline). "
-            "A demo, not the real list: scanned into a temporary database") in result.output
+    assert (
+        "note: the made-up sample in archive_cache/ holds 1 of the pages that could not be read (offline). "
+        "A demo, not the real list: scanned into a temporary database"
+    ) in result.output
     assert "15 sample pages give 6 patches and 5 findings" in result.output
-    assert ("RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
-            "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
-            ) in result.output.splitlines()
+    assert (
+        "RB102 WARNING open  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
+        "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
+    ) in result.output.splitlines()
     with Store(db) as store:
         assert store.count("messages") == store.count("findings") == 0
         assert store.known_urls("linux-kernel") == {}
@@ -240,6 +301,7 @@ def test_cache_pages_are_not_samples(isolated_env: Path) -> None:
     settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "empty", rate=0.0)
     sampled = Archive(settings, offline=True, clock=lambda: NOW, sample=True).fetch(url)
     assert sampled.sample and sampled.from_cache
-    mine = Archive(settings, offline=True, clock=lambda: NOW,
-                   cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))).fetch(url)
+    mine = Archive(
+        settings, offline=True, clock=lambda: NOW, cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))
+    ).fetch(url)
     assert mine.from_cache and not mine.sample and mine.body == sampled.body

@@ -65,8 +65,16 @@ class FaultPlan:
 
 
 def _settings(tmp: Path, base_url: str) -> Settings:
-    return Settings(base_url=base_url, db_path=tmp / "db.sqlite", cache_dir=tmp / "cache", rate=0.0,
-                    retries=2, backoff=0.0, timeout=1.0, max_retry_after=5.0)
+    return Settings(
+        base_url=base_url,
+        db_path=tmp / "db.sqlite",
+        cache_dir=tmp / "cache",
+        rate=0.0,
+        retries=2,
+        backoff=0.0,
+        timeout=1.0,
+        max_retry_after=5.0,
+    )
 
 
 @pytest.mark.slow
@@ -90,14 +98,33 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
         monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
         for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
             monkeypatch.setenv(var, str(work / var.lower()))
-        result = CliRunner().invoke(main, [
-            "scan", "linux-kernel", "--since", "2023-06", "--until", "2023-07", "--all",
-            "--base-url", server.base_url, "--rate", "0", "--db", str(faulty.db_path),
-            "--cache-dir", str(faulty.cache_dir)])
+        result = CliRunner().invoke(
+            main,
+            [
+                "scan",
+                "linux-kernel",
+                "--since",
+                "2023-06",
+                "--until",
+                "2023-07",
+                "--all",
+                "--base-url",
+                server.base_url,
+                "--rate",
+                "0",
+                "--db",
+                str(faulty.db_path),
+                "--cache-dir",
+                str(faulty.cache_dir),
+            ],
+        )
         assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
         assert "pages failed" in result.output and "error: " in result.output
-        injected = sum(1 for p, status in server.requests if p in plan.plan and (
-            status != 200 or p in plan.failing or p == "/linux-kernel/2023/"))
+        injected = sum(
+            1
+            for p, status in server.requests
+            if p in plan.plan and (status != 200 or p in plan.failing or p == "/linux-kernel/2023/")
+        )
         with Store(faulty.db_path) as store:
             failed = {row.url.split(server.base_url, 1)[1]: row for row in store.failed_pages()}
             assert set(failed) == plan.failing
@@ -117,8 +144,10 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
             assert store.failed_pages() == []
         compared = sum(len(v) for v in want.values())
         different = sum(len(set(want[t]) ^ set(got.get(t, []))) for t in want)
-        print(f"\nfaults: {injected} faulty responses on {len(plan.plan)} pages; pages failed {len(failed)}; "
-              f"recovered on re-run {again.pages_recovered}; rows compared {compared}; rows different {different}")
+        print(
+            f"\nfaults: {injected} faulty responses on {len(plan.plan)} pages; pages failed {len(failed)}; "
+            f"recovered on re-run {again.pages_recovered}; rows compared {compared}; rows different {different}"
+        )
         assert got == want
 
 

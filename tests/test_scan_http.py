@@ -31,8 +31,16 @@ def clock() -> datetime:
 
 
 def _settings(tmp: Path, base_url: str, **kw) -> Settings:
-    return Settings(base_url=base_url, db_path=tmp / "db.sqlite", cache_dir=tmp / "cache", rate=0.0,
-                    retries=1, backoff=0.0, timeout=10.0, **kw)
+    return Settings(
+        base_url=base_url,
+        db_path=tmp / "db.sqlite",
+        cache_dir=tmp / "cache",
+        rate=0.0,
+        retries=1,
+        backoff=0.0,
+        timeout=10.0,
+        **kw,
+    )
 
 
 def _message_rows(db: Path) -> list[dict]:
@@ -93,8 +101,9 @@ def test_offline_from_the_mirror_gives_the_same_messages_without_http(tmp_path: 
         return count, newest
 
     before = snapshot()
-    offline = Settings(base_url=data_mirror_server.base_url, db_path=tmp_path / "off.sqlite", cache_dir=DATA_MIRROR,
-                       rate=0.0)
+    offline = Settings(
+        base_url=data_mirror_server.base_url, db_path=tmp_path / "off.sqlite", cache_dir=DATA_MIRROR, rate=0.0
+    )
     data_mirror_server.reset_log()
     summary = scan(offline, "linux-kernel", *JUNE, fetch_all=True, offline=True, clock=clock)
     assert data_mirror_server.requests == []
@@ -130,8 +139,10 @@ def test_default_mode_fetches_patches_and_replies_of_threads_with_findings(tmp_p
     index = mbox_index()
     june = [r for r in rows if "2023-06-01" <= r["day"] <= "2023-06-30"]
     assert all(not mismatches(r, index[r["message_id"]]) for r in june)
-    print(f"\ndefault mode June 2023: {summary.requests} requests for {summary.messages_stored} messages "
-          f"({summary.patches} patches, {summary.threads_followed} threads followed)")
+    print(
+        f"\ndefault mode June 2023: {summary.requests} requests for {summary.messages_stored} messages "
+        f"({summary.patches} patches, {summary.threads_followed} threads followed)"
+    )
     data_mirror_server.reset_log()
     again = scan(settings, "linux-kernel", *JUNE, clock=clock)
     assert again.requests == 0 and data_mirror_server.requests == []
@@ -153,8 +164,9 @@ def test_a_two_month_scan_over_http_matches_oracle(tmp_path: Path, data_mirror_s
 def test_whole_mirror_offline_scans_without_error(tmp_path: Path, mirror_server) -> None:
     settings = Settings(base_url=mirror_server.base_url, db_path=tmp_path / "all.sqlite", cache_dir=MIRROR, rate=0.0)
     mirror_server.reset_log()
-    summary = scan(settings, "linux-kernel", date(2018, 11, 1), date(2026, 6, 30), fetch_all=True, offline=True,
-                   clock=clock)
+    summary = scan(
+        settings, "linux-kernel", date(2018, 11, 1), date(2026, 6, 30), fetch_all=True, offline=True, clock=clock
+    )
     assert mirror_server.requests == []
     assert summary.errors == ()
     assert summary.messages_stored == len(manifest(whole=True)) == 4419
@@ -163,24 +175,30 @@ def test_whole_mirror_offline_scans_without_error(tmp_path: Path, mirror_server)
     index = mbox_index(whole=True)
     bad = [r["message_id"] for r in rows if mismatches(r, index[r["message_id"]])]
     assert bad == []
-    print(f"\nwhole mirror: {summary.messages_stored} messages, {summary.patches} patches, "
-          f"findings {dict(summary.findings_by_rule)}")
+    print(
+        f"\nwhole mirror: {summary.messages_stored} messages, {summary.patches} patches, "
+        f"findings {dict(summary.findings_by_rule)}"
+    )
 
 
-@pytest.mark.parametrize("link", [
-    "http://evil.example/linux-kernel/2023/06/12/1",
-    "../../../../../etc/passwd",
-    "//evil.example/linux-kernel/2023/06/12/1",
-    "../../../../netdev/2023/06/12/1",
-])
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://evil.example/linux-kernel/2023/06/12/1",
+        "../../../../../etc/passwd",
+        "//evil.example/linux-kernel/2023/06/12/1",
+        "../../../../netdev/2023/06/12/1",
+    ],
+)
 def test_crafted_thread_links_are_never_followed(tmp_path: Path, link: str) -> None:
     """A page whose [thread-next>] leaves the archive: not fetched, the scan goes on."""
     from mirror_server import Fault, MirrorServer
 
     path = "/linux-kernel/2023/06/09/2"  # the patch RB102 flags, so default mode follows its thread
     page = (DATA_MIRROR / "linux-kernel/2023/06/09/2.html").read_bytes()
-    crafted = page.replace(b'<a href="../../../2023/06/12/1">[thread-next&gt;]</a>',
-                           f'<a href="{link}">[thread-next&gt;]</a>'.encode())
+    crafted = page.replace(
+        b'<a href="../../../2023/06/12/1">[thread-next&gt;]</a>', f'<a href="{link}">[thread-next&gt;]</a>'.encode()
+    )
     assert crafted != page
 
     def faults(p: str, attempt: int):
@@ -234,7 +252,8 @@ def test_attachment_link_off_the_message_is_not_fetched(tmp_path: Path) -> None:
 
 
 def test_another_base_on_the_same_database_neither_warns_nor_counts_stored_messages_as_new(
-        tmp_path: Path, data_mirror_server, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, data_mirror_server, caplog: pytest.LogCaptureFixture
+) -> None:
     """HTTP scan, then ``--offline --cache-dir DATA_MIRROR`` with another base URL into the same database.
 
     The second run's thread walks use only URLs of its own base (stored URLs of

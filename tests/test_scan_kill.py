@@ -30,32 +30,55 @@ RANGE = ("--since", "2023-06", "--until", "2023-07")  # 160 messages of tests/da
 
 def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVIEWBOT_")}
-    env.update({
-        "REVIEWBOT_NOW": NOW,
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_CACHE_HOME": str(home / "cache-home"),
-        "XDG_DATA_HOME": str(home / "data"),
-    })
+    env.update(
+        {
+            "REVIEWBOT_NOW": NOW,
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_CACHE_HOME": str(home / "cache-home"),
+            "XDG_DATA_HOME": str(home / "data"),
+        }
+    )
     return env
 
 
 def _cmd(base_url: str, work: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "reviewbot", "scan", "linux-kernel", *RANGE, "--base-url", base_url,
-            "--rate", "0", "--db", str(work / "db.sqlite"), "--cache-dir", str(work / "cache"), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "reviewbot",
+        "scan",
+        "linux-kernel",
+        *RANGE,
+        "--base-url",
+        base_url,
+        "--rate",
+        "0",
+        "--db",
+        str(work / "db.sqlite"),
+        "--cache-dir",
+        str(work / "cache"),
+        *extra,
+    ]
 
 
 def _run(server: MirrorServer, work: Path, *extra: str) -> subprocess.CompletedProcess:
     work.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(_cmd(server.base_url, work, *extra), cwd=work, env=_env(work), capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        _cmd(server.base_url, work, *extra), cwd=work, env=_env(work), capture_output=True, text=True, timeout=300
+    )
 
 
 def _run_and_kill(server: MirrorServer, work: Path, after_requests: int, *extra: str) -> int:
     """Start the scan, SIGKILL it once the server has logged ``after_requests`` requests; returns that count."""
     work.mkdir(parents=True, exist_ok=True)
     server.reset_log()
-    proc = subprocess.Popen(_cmd(server.base_url, work, *extra), cwd=work, env=_env(work),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cmd(server.base_url, work, *extra),
+        cwd=work,
+        env=_env(work),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     try:
         while len(server.requests) < after_requests and proc.poll() is None and time.monotonic() < deadline:
@@ -81,7 +104,7 @@ def _cache_is_sound(root: Path, base_url: str) -> int:
                 continue
             if name.endswith(".html"):
                 rel = path.relative_to(root).as_posix()
-                url = f"{base_url}/{rel[:-len('index.html')] if name == 'index.html' else rel[:-5]}"
+                url = f"{base_url}/{rel[: -len('index.html')] if name == 'index.html' else rel[:-5]}"
                 check_page(cache.info(url), path.read_bytes(), url)
     return strays
 
@@ -108,14 +131,18 @@ def reference(server: MirrorServer, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode,kills", [
-    ("all", (3, 40, 100)),  # at the year page, early, and mid-scan: three kills in one scan
-    ("all", (140,)),
-    ("default", (20, 90)),
-    ("all", (-1,)),  # after the last request: killed while storing findings
-])
-def test_sigkill_then_rerun_gives_the_same_database(server: MirrorServer, reference: dict, tmp_path: Path,
-                                                    mode: str, kills: tuple[int, ...]) -> None:
+@pytest.mark.parametrize(
+    "mode,kills",
+    [
+        ("all", (3, 40, 100)),  # at the year page, early, and mid-scan: three kills in one scan
+        ("all", (140,)),
+        ("default", (20, 90)),
+        ("all", (-1,)),  # after the last request: killed while storing findings
+    ],
+)
+def test_sigkill_then_rerun_gives_the_same_database(
+    server: MirrorServer, reference: dict, tmp_path: Path, mode: str, kills: tuple[int, ...]
+) -> None:
     extra = ("--all",) if mode == "all" else ()
     total = reference[mode + "-requests"]
     killed_at = []
@@ -134,13 +161,33 @@ def test_sigkill_then_rerun_gives_the_same_database(server: MirrorServer, refere
     want = reference[mode]
     compared = sum(len(v) for v in want.values())
     different = sum(len(set(want[t]) ^ set(rows.get(t, []))) for t in want)
-    print(f"\nSIGKILL {mode}: killed after {killed_at} requests (of {total}); re-run made "
-          f"{len(server.requests)} requests; stray temp files {strays}; rows compared {compared}, "
-          f"rows different {different}")
+    print(
+        f"\nSIGKILL {mode}: killed after {killed_at} requests (of {total}); re-run made "
+        f"{len(server.requests)} requests; stray temp files {strays}; rows compared {compared}, "
+        f"rows different {different}"
+    )
     for t in want:
         for row in sorted(set(want[t]) ^ set(rows.get(t, [])), key=repr)[:6]:
-            print("DIFF", t, "ref" if row in want[t] else "rerun", [kv for kv in row if kv[0] in (
-                "message_id", "fingerprint", "rule_id", "state", "thread_id", "url", "series_key", "list",
-                "last_complete_day")])
+            print(
+                "DIFF",
+                t,
+                "ref" if row in want[t] else "rerun",
+                [
+                    kv
+                    for kv in row
+                    if kv[0]
+                    in (
+                        "message_id",
+                        "fingerprint",
+                        "rule_id",
+                        "state",
+                        "thread_id",
+                        "url",
+                        "series_key",
+                        "list",
+                        "last_complete_day",
+                    )
+                ],
+            )
     assert rows == want
     assert _cache_is_sound(tmp_path / "cache", server.base_url) == strays

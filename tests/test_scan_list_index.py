@@ -34,8 +34,20 @@ def test_unknown_list_is_refused_with_the_known_names(isolated_env: Path) -> Non
     (site / "index.html").write_text(ROOT_PAGE)
     cache = isolated_env / "cache"
     with MirrorServer(site) as server:
-        args = ["scan", "linux-kernal", "--since", "2023-06", "--until", "2023-06", "--base-url", server.base_url,
-                "--cache-dir", str(cache), "--db", str(isolated_env / "db.sqlite")]
+        args = [
+            "scan",
+            "linux-kernal",
+            "--since",
+            "2023-06",
+            "--until",
+            "2023-06",
+            "--base-url",
+            server.base_url,
+            "--cache-dir",
+            str(cache),
+            "--db",
+            str(isolated_env / "db.sqlite"),
+        ]
         res = CliRunner().invoke(main, args)
         assert res.exit_code == ExitStatus.USAGE, res.output
         assert res.stderr == (

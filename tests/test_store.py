@@ -31,12 +31,22 @@ BASE = "http://127.0.0.1:9/linux-kernel"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
 
-def _message(n: int, *, day: str = "2023/06/09", subject: str = "[PATCH] mm: speed up x", prev: str | None = None,
-             mid: str | None = None) -> Message:
+def _message(
+    n: int,
+    *,
+    day: str = "2023/06/09",
+    subject: str = "[PATCH] mm: speed up x",
+    prev: str | None = None,
+    mid: str | None = None,
+) -> Message:
     return Message(
         message_id=mid or f"2023060{n}.1234-{n}-ada@example.org",
-        subject=Subject(raw=subject, title=subject.split("] ", 1)[-1], tags=("PATCH",) if "[PATCH" in subject else (),
-                        is_reply=subject.startswith("Re:")),
+        subject=Subject(
+            raw=subject,
+            title=subject.split("] ", 1)[-1],
+            tags=("PATCH",) if "[PATCH" in subject else (),
+            is_reply=subject.startswith("Re:"),
+        ),
         from_addr=Address("Ada Lovelace", "ada@...mple.org", partial=True),
         date=datetime(2023, 6, 9, 10, n, tzinfo=timezone.utc),
         date_raw=f"Fri, 9 Jun 2023 12:{n:02d}:00 +0200",
@@ -55,7 +65,11 @@ def _message(n: int, *, day: str = "2023/06/09", subject: str = "[PATCH] mm: spe
 def _hunk() -> Hunk:
     return Hunk(
         header="@@ -1,2 +1,3 @@ struct foo {",
-        old_start=1, old_len=2, new_start=1, new_len=3, section="struct foo {",
+        old_start=1,
+        old_len=2,
+        new_start=1,
+        new_len=3,
+        section="struct foo {",
         lines=(
             DiffLine(LineKind.CONTEXT, "\tint a;", 1, 1, 10),
             DiffLine(LineKind.ADDED, "\tint b;", None, 2, 11),
@@ -66,10 +80,20 @@ def _hunk() -> Hunk:
 
 def _finding(mid: str, fp: str, state: FindingState = FindingState.OPEN) -> Finding:
     return Finding(
-        rule_id="RB101", rule_name="struct-reorder-needs-comment", severity=Severity.WARNING,
-        message="struct foo reordered without a layout comment", message_id=mid, path="include/foo.h",
-        line=2, lines=(2,), input_line=11, hunk=_hunk(), symbol="foo", details={"moved": ["b"]},
-        state=state, fingerprint=fp,
+        rule_id="RB101",
+        rule_name="struct-reorder-needs-comment",
+        severity=Severity.WARNING,
+        message="struct foo reordered without a layout comment",
+        message_id=mid,
+        path="include/foo.h",
+        line=2,
+        lines=(2,),
+        input_line=11,
+        hunk=_hunk(),
+        symbol="foo",
+        details={"moved": ["b"]},
+        state=state,
+        fingerprint=fp,
     )
 
 
@@ -80,7 +104,8 @@ def test_fresh_store_has_schema_version_and_wal(tmp_path: Path) -> None:
         row = store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         assert row[0] == str(SCHEMA_VERSION)
         assert {"messages", "patches", "findings", "rule_failures", "pages", "cursor", "message_urls"} <= set(
-            store.db.table_names())
+            store.db.table_names()
+        )
 
 
 def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
@@ -180,11 +205,20 @@ def test_thread_ids_and_members(tmp_path: Path) -> None:
 def test_patch_upsert(tmp_path: Path) -> None:
     with Store(tmp_path / "rb.db") as store:
         msg = _message(1, subject="[PATCH v2 1/3] mm: speed up x")
-        msg = Message(**{**msg.__dict__, "subject": Subject(raw=msg.subject.raw, title="mm: speed up x",
-                                                             tags=("PATCH",), version=2, index=1, total=3)})
-        patch = Patch(message=msg, commit_message="Faster.\n\nSigned-off-by: Ada <ada@...mple.org>\n",
-                      trailers=(Trailer("Signed-off-by", "Ada <ada@...mple.org>", 3),),
-                      files=(FileDiff("mm/x.c", "mm/x.c", "mm/x.c", (_hunk(),)),))
+        msg = Message(
+            **{
+                **msg.__dict__,
+                "subject": Subject(
+                    raw=msg.subject.raw, title="mm: speed up x", tags=("PATCH",), version=2, index=1, total=3
+                ),
+            }
+        )
+        patch = Patch(
+            message=msg,
+            commit_message="Faster.\n\nSigned-off-by: Ada <ada@...mple.org>\n",
+            trailers=(Trailer("Signed-off-by", "Ada <ada@...mple.org>", 3),),
+            files=(FileDiff("mm/x.c", "mm/x.c", "mm/x.c", (_hunk(),)),),
+        )
         store.put_message(msg)
         store.put_patch(patch)
         store.set_series_key(msg.message_id, "thread|v2|3")
@@ -200,13 +234,15 @@ def test_findings_replace_keep_first_seen_and_dismissed(tmp_path: Path) -> None:
         msg = _message(1)
         store.put_message(msg)
         mid = msg.message_id
-        store.replace_findings(mid, [_finding(mid, "fp1"), _finding(mid, "fp2")],
-                               [RuleFailure("RB999", mid, "ValueError: x")], now=NOW)
+        store.replace_findings(
+            mid, [_finding(mid, "fp1"), _finding(mid, "fp2")], [RuleFailure("RB999", mid, "ValueError: x")], now=NOW
+        )
         assert store.count("findings") == 2 and store.count("rule_failures") == 1
         snap = store.dump_rows(include_volatile=True)
         later = datetime(2026, 12, 5, tzinfo=timezone.utc)
-        store.replace_findings(mid, [_finding(mid, "fp1"), _finding(mid, "fp2")],
-                               [RuleFailure("RB999", mid, "ValueError: x")], now=later)
+        store.replace_findings(
+            mid, [_finding(mid, "fp1"), _finding(mid, "fp2")], [RuleFailure("RB999", mid, "ValueError: x")], now=later
+        )
         assert store.dump_rows(include_volatile=True) == snap  # first_seen kept
         store.set_finding_state("fp2", FindingState.DISMISSED)
         store.replace_findings(mid, [_finding(mid, "fp1", FindingState.RAISED)], [], now=later)
@@ -235,8 +271,13 @@ def test_fetch_log_and_cursor(tmp_path: Path) -> None:
         store.page_failed(url, kind="message", error="HTTP 500", attempts=5, list_name="linux-kernel", now=NOW)
         store.page_failed(url, kind="message", error="timed out", attempts=5, list_name="linux-kernel", now=NOW)
         [row] = store.failed_pages("linux-kernel")
-        assert (row.url, row.attempts, row.last_error, row.kind, row.list_name) == (url, 10, "timed out", "message",
-                                                                                  "linux-kernel")
+        assert (row.url, row.attempts, row.last_error, row.kind, row.list_name) == (
+            url,
+            10,
+            "timed out",
+            "message",
+            "linux-kernel",
+        )
         assert store.failed_pages("netdev") == []
         assert store.page_ok(url) is True
         assert store.page_ok(url) is False

@@ -11,21 +11,29 @@ from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
 from reviewbot.respond.draft import said_in_thread, stable_backport
 
-DIFF = ("---\n a.c | 1 +\n\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,2 @@\n int a;\n+int b;\n")
+DIFF = "---\n a.c | 1 +\n\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,2 @@\n int a;\n+int b;\n"
 
 
-def _patch(subject: str = "[PATCH 1/4] common/rc: test x", commit: str = "Do x first.",
-           msgid: str = "p1@example.org"):
-    raw = (f"From: Ada Author <ada@example.org>\nMessage-ID: <{msgid}>\nIn-Reply-To: <cover@example.org>\n"
-           f"Subject: {subject}\nDate: Tue, 07 Jan 2025 14:19:00 +0900\n\n{commit}\n\n"
-           f"Signed-off-by: Ada Author <ada@example.org>\n{DIFF}")
+def _patch(subject: str = "[PATCH 1/4] common/rc: test x", commit: str = "Do x first.", msgid: str = "p1@example.org"):
+    raw = (
+        f"From: Ada Author <ada@example.org>\nMessage-ID: <{msgid}>\nIn-Reply-To: <cover@example.org>\n"
+        f"Subject: {subject}\nDate: Tue, 07 Jan 2025 14:19:00 +0900\n\n{commit}\n\n"
+        f"Signed-off-by: Ada Author <ada@example.org>\n{DIFF}"
+    )
     return parse_patch(parse_rfc822(raw.encode(), "test"))
 
 
-def _reply(body: str, *, sender: str = "Shin Maint <shin@example.org>", to: str = "cover@example.org",
-           subject: str = "Re: [PATCH 0/4] cleanup"):
-    raw = (f"From: {sender}\nMessage-ID: <r-{abs(hash(body))}@example.org>\nIn-Reply-To: <{to}>\n"
-           f"References: <{to}>\nSubject: {subject}\nDate: Thu, 16 Jan 2025 01:00:00 +0000\n\n{body}\n")
+def _reply(
+    body: str,
+    *,
+    sender: str = "Shin Maint <shin@example.org>",
+    to: str = "cover@example.org",
+    subject: str = "Re: [PATCH 0/4] cleanup",
+):
+    raw = (
+        f"From: {sender}\nMessage-ID: <r-{abs(hash(body))}@example.org>\nIn-Reply-To: <{to}>\n"
+        f"References: <{to}>\nSubject: {subject}\nDate: Thu, 16 Jan 2025 01:00:00 +0000\n\n{body}\n"
+    )
     return parse_rfc822(raw.encode(), "test")
 
 
@@ -42,8 +50,11 @@ def test_applied_naming_another_patch_is_not_this_one() -> None:
 
 def test_queued_up_by_stable_maintainer() -> None:
     patch = _patch("[PATCH] io_uring: fix wake ups")
-    reply = _reply("> +\t\tsmp_mb();\n\nNow queued up, thanks.\n\ngreg k-h", sender="Greg KH <greg@example.org>",
-                   to="p1@example.org")
+    reply = _reply(
+        "> +\t\tsmp_mb();\n\nNow queued up, thanks.\n\ngreg k-h",
+        sender="Greg KH <greg@example.org>",
+        to="p1@example.org",
+    )
     said = said_in_thread(patch, [reply])
     assert said is not None and said[0] == "applied" and "Greg KH" in said[1]
 
@@ -67,8 +78,10 @@ def test_stable_backports() -> None:
     assert stable_backport(_patch("[PATCH 6.1 3/4] io_uring: x")) is not None
     assert stable_backport(_patch("[PATCH stable-6.1 1/1] io_uring: x")) is not None
     assert stable_backport(_patch("[PATCH 5.10.y] io_uring: x")) is not None
-    assert stable_backport(_patch("[PATCH] x", commit="commit 3181e22fb79910c7071e84a43af93ac89e8a7106 upstream.\n\nFix.")) \
+    assert (
+        stable_backport(_patch("[PATCH] x", commit="commit 3181e22fb79910c7071e84a43af93ac89e8a7106 upstream.\n\nFix."))
         is not None
+    )
     assert stable_backport(_patch("[PATCH] x", commit="[ upstream commit 3181e22fb799 ]\n\nFix.")) is not None
     assert stable_backport(_patch("[PATCH v2 1/4] io_uring: x")) is None
     assert stable_backport(_patch("[PATCH] x", commit="Like commit 3181e22fb799 upstream did, fix.")) is None

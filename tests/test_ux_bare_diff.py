@@ -17,7 +17,7 @@ EXAMPLE = RULES / "RB102" / "bad-device-barrier.patch"
 
 def _diff_part() -> str:
     text = EXAMPLE.read_text()
-    diff = text[text.index("diff --git "):]
+    diff = text[text.index("diff --git ") :]
     return diff.split("\n-- \n")[0].rstrip("\n") + "\n"
 
 

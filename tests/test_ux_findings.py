@@ -65,8 +65,9 @@ def test_dry_run_says_raised_in_which_reply_and_writes_nothing(tmp_path: Path, r
 def test_dry_run_names_the_authors_answer(tmp_path: Path, rules, monkeypatch) -> None:
     cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, ANSWERED, rules)
-    out = _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"), "--msgid", f"<{ANSWERED_PATCH}>",
-               "--dry-run")
+    out = _run(
+        "draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"), "--msgid", f"<{ANSWERED_PATCH}>", "--dry-run"
+    )
     line = next(ln for ln in out.splitlines() if ln.startswith(f"<{ANSWERED_PATCH}>: RB201 "))
     assert "no draft, answered: " in line and "<20250314160000.4444-2-ada@example.org>" in line, out
 
@@ -80,8 +81,9 @@ def test_dry_run_says_which_findings_would_be_drafted(tmp_path: Path, rules, mon
     assert out.rstrip().endswith("1 draft(s) shown, nothing written (--dry-run)")
 
 
-def test_again_on_a_dismissed_finding_keeps_the_draft_and_says_dismissed_once(tmp_path: Path, rules,
-                                                                               monkeypatch) -> None:
+def test_again_on_a_dismissed_finding_keeps_the_draft_and_says_dismissed_once(
+    tmp_path: Path, rules, monkeypatch
+) -> None:
     cli_env(tmp_path, monkeypatch)
     db = _db(tmp_path, PLAIN, rules)
     outbox = tmp_path / "outbox"

@@ -25,8 +25,9 @@ def test_offline_typo_is_refused_with_the_lists_the_cache_holds(isolated_env: Pa
     args = ["--since", "2024-05-01", "--until", "2024-05-01", "--offline", "--cache-dir", str(cache), "--db", str(db)]
     res = CliRunner().invoke(main, ["scan", "linux-kernal", *args])
     assert res.exit_code == ExitStatus.USAGE, res.output
-    assert res.stderr == (f"reviewbot scan: 'linux-kernal': no such list in the cache {cache} (--offline); "
-                          "known lists: linux-kernel\n")
+    assert res.stderr == (
+        f"reviewbot scan: 'linux-kernal': no such list in the cache {cache} (--offline); known lists: linux-kernel\n"
+    )
     assert not db.exists()  # nothing queued as a failed page
     res = CliRunner().invoke(main, ["scan", "linux-kernel", *args])  # the right name is scanned
     assert res.exit_code in (ExitStatus.OK, ExitStatus.FINDINGS), res.output
@@ -51,16 +52,37 @@ def test_unreachable_host_is_said_once_and_failed_pages_agree(isolated_env: Path
     (day / "03").mkdir()
     base = f"http://127.0.0.1:{_closed_port()}"
     # a real process: the log's warning and the summary reach the terminal as a person sees them
-    res = subprocess.run([sys.executable, "-m", "reviewbot", "scan", "linux-kernel", "--since", "2024-05-01",
-                          "--until", "2024-05-03", "--base-url", base, "--cache-dir", str(cache),
-                          "--db", str(isolated_env / "db.sqlite")],
-                         capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reviewbot",
+            "scan",
+            "linux-kernel",
+            "--since",
+            "2024-05-01",
+            "--until",
+            "2024-05-03",
+            "--base-url",
+            base,
+            "--cache-dir",
+            str(cache),
+            "--db",
+            str(isolated_env / "db.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert res.returncode == ExitStatus.PARTIAL_FAILURE, res.stdout + res.stderr
     both = res.stdout + res.stderr
     assert both.count("cannot be reached") + both.count("could not be reached") == 1, both
     assert both.count("Connection refused") == 1 and "error:" not in res.stdout, both
     failed = next(int(line.split("│")[2]) for line in res.stdout.splitlines() if "pages failed" in line)
     assert failed == 2
-    assert (f"2 pages could not be read: host unreachable and not cached ({base}/linux-kernel/2024/05/01/, "
-            f"{base}/linux-kernel/2024/05/03/)") in res.stdout
+    assert (
+        f"2 pages could not be read: host unreachable and not cached ({base}/linux-kernel/2024/05/01/, "
+        f"{base}/linux-kernel/2024/05/03/)"
+    ) in res.stdout
     assert "reviewbot scan: 2 page(s) failed" in res.stderr

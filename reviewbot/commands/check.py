@@ -44,7 +44,9 @@ def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
 
 @click.command("check")
 @click.argument("paths", nargs=-1, metavar="[PATHS]... [-]")
-@click.option("--git", "git_range", metavar="REV-RANGE", help="Check `git format-patch --stdout REV-RANGE` (e.g. HEAD~3..).")
+@click.option(
+    "--git", "git_range", metavar="REV-RANGE", help="Check `git format-patch --stdout REV-RANGE` (e.g. HEAD~3..)."
+)
 @click.option(
     "--format",
     "fmt",
@@ -59,7 +61,11 @@ def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
     default=None,
     help="Lowest severity that makes the exit status 1 [config fail-on, default: warning].",
 )
-@click.option("--strict/--no-strict", default=None, help="Also report CHECK-level findings, as checkpatch --strict (and exit 1 on them).")
+@click.option(
+    "--strict/--no-strict",
+    default=None,
+    help="Also report CHECK-level findings, as checkpatch --strict (and exit 1 on them).",
+)
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
 @click.option(

@@ -33,25 +33,64 @@ from reviewbot.status import ExitStatus, exit_status_for
 @click.option("--base-url", metavar="URL", help="Archive base URL [default: https://lists.openwall.net].")
 @click.option("--since", metavar="YYYY-MM-DD", help="First day when there is no cursor yet [default: 7 days ago].")
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts.")
-@click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder.")
-@click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
-@click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
-              help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
+@click.option(
+    "--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder."
+)
+@click.option(
+    "--maintainers",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A MAINTAINERS file to complete obfuscated addresses.",
+)
+@click.option(
+    "--addresses-from",
+    "addresses_from",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).",
+)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
-@click.option("--cache-dir", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].")
-@click.option("--rate", default=None, type=click.FloatRange(min=0), metavar="N",
-              help="Requests per second (0: no limit) [config rate, 1].")
+@click.option(
+    "--cache-dir",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].",
+)
+@click.option(
+    "--rate",
+    default=None,
+    type=click.FloatRange(min=0),
+    metavar="N",
+    help="Requests per second (0: no limit) [config rate, 1].",
+)
 @click.option("--offline", is_flag=True, help="Use the page cache only, no network.")
-@click.option("--source", type=click.Choice(["openwall", "lore"]), default="openwall", show_default=True,
-              help="Follow the archive's pages (openwall) or the list's public-inbox git epochs (lore).")
+@click.option(
+    "--source",
+    type=click.Choice(["openwall", "lore"]),
+    default="openwall",
+    show_default=True,
+    help="Follow the archive's pages (openwall) or the list's public-inbox git epochs (lore).",
+)
 @lore_options
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
-def command(ctx: click.Context, list_name: str, base_url: str | None, since: str | None, outbox: Path | None,
-            maildir: Path | None, maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None,
-            cache_dir: Path | None, rate: float | None, offline: bool, source: str, lore_url: str | None,
-            no_lore: bool, verbose: int) -> None:
+def command(
+    ctx: click.Context,
+    list_name: str,
+    base_url: str | None,
+    since: str | None,
+    outbox: Path | None,
+    maildir: Path | None,
+    maintainers: Path | None,
+    addresses_from: tuple[Path, ...],
+    db: Path | None,
+    cache_dir: Path | None,
+    rate: float | None,
+    offline: bool,
+    source: str,
+    lore_url: str | None,
+    no_lore: bool,
+    verbose: int,
+) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
     from reviewbot.cli import set_verbosity
     from reviewbot.cron import run_cron
@@ -86,12 +125,26 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
             def scan_fn(settings, list_name, start, _today, **kwargs):
                 # up to the newest message: the epochs' cursors make every later run read only what arrived
                 return scan_lore(settings, list_name, start, None, rules=rules, **kwargs)
-        result = run_cron(settings, list_name, rules=rules, identity=identity, since=start,
-                          now=now_from_env(), offline=offline, addresses_from=addresses_from,
-                          real_headers=lore, scan_fn=scan_fn)
+
+        result = run_cron(
+            settings,
+            list_name,
+            rules=rules,
+            identity=identity,
+            since=start,
+            now=now_from_env(),
+            offline=offline,
+            addresses_from=addresses_from,
+            real_headers=lore,
+            scan_fn=scan_fn,
+        )
     except KeyboardInterrupt as exc:
-        fail("cron", "interrupted; what was stored stays, the cursor is at the last finished "
-             "day and the next run resumes after it", exit_status_for(exc))
+        fail(
+            "cron",
+            "interrupted; what was stored stays, the cursor is at the last finished "
+            "day and the next run resumes after it",
+            exit_status_for(exc),
+        )
     except ReviewbotError as exc:
         fail("cron", exc)
     lore_lines = lore.lines() if lore is not None else []
@@ -105,8 +158,10 @@ def command(ctx: click.Context, list_name: str, base_url: str | None, since: str
     if result.nothing_new and not failed:
         return
     findings = sum(getattr(scan, "findings_by_rule", {}).values()) if scan is not None else 0
-    click.echo(f"reviewbot cron {list_name}: {result.since} .. {result.until}, "
-               f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) in range")
+    click.echo(
+        f"reviewbot cron {list_name}: {result.since} .. {result.until}, "
+        f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) in range"
+    )
     for line in summary_lines(result.drafts):
         click.echo(line)
     for line in lore_lines:

@@ -33,8 +33,9 @@ def command(key: str, rule: str | None, reason: str, db: Path | None) -> None:
             fingerprints: list[str] = []
             mid = None if "@" not in key and "/" not in key else store.message_id_for(key)
             if mid is not None:
-                fingerprints = [f.fingerprint for f in store.findings_for(mid)
-                                if rule is None or f.rule_id.upper() == rule.upper()]
+                fingerprints = [
+                    f.fingerprint for f in store.findings_for(mid) if rule is None or f.rule_id.upper() == rule.upper()
+                ]
                 if not fingerprints:
                     fail("dismiss", f"<{mid}>: no finding" + (f" of {rule}" if rule else ""))
             else:

@@ -23,18 +23,32 @@ def existing_db(path: Path) -> Path:
     from reviewbot.errors import UsageError
 
     if not Path(path).is_file():
-        raise UsageError("no such database (run `reviewbot scan` first, or give --db the right file)", subject=str(path))
+        raise UsageError(
+            "no such database (run `reviewbot scan` first, or give --db the right file)", subject=str(path)
+        )
     return path
 
 
-def settings_from(db: Path | None, outbox: Path | None, maildir: Path | None, maintainers: Path | None,
-                  base_url: str | None = None, list_name: str | None = None) -> Any:
+def settings_from(
+    db: Path | None,
+    outbox: Path | None,
+    maildir: Path | None,
+    maintainers: Path | None,
+    base_url: str | None = None,
+    list_name: str | None = None,
+) -> Any:
     """Settings from config files and environment, then these flags (None: unchanged)."""
     from reviewbot.config import load_settings
 
     settings = load_settings()
-    return settings.with_(db_path=db, outbox_dir=outbox, maildir=maildir, maintainers=maintainers,
-                          base_url=base_url.rstrip("/") if base_url else None, list_name=list_name)
+    return settings.with_(
+        db_path=db,
+        outbox_dir=outbox,
+        maildir=maildir,
+        maintainers=maintainers,
+        base_url=base_url.rstrip("/") if base_url else None,
+        list_name=list_name,
+    )
 
 
 def now_from_env() -> Any:
@@ -70,8 +84,11 @@ def summary_lines(summary: Any) -> list[str]:
     """
     out = []
     for w in summary.written:
-        mark = "" if w.draft.recipients_complete else \
-            f"  [recipients incomplete: {_missing_count(w.draft)} to add by hand, named at the top of the draft]"
+        mark = (
+            ""
+            if w.draft.recipients_complete
+            else f"  [recipients incomplete: {_missing_count(w.draft)} to add by hand, named at the top of the draft]"
+        )
         out.append(f"draft: {w.path}{mark}")
     parts = [
         f"{summary.drafted} drafted now",
@@ -140,8 +157,9 @@ def _again_has_findings(store: Any, message_id: str) -> bool:
     return any(not _dismissed(f, store.skip_for(f.fingerprint)) for f in store.findings_for(message_id))
 
 
-def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool = False,
-                 fallback: bool = True) -> list[str]:
+def why_no_draft(
+    db_path: Path, message_id: str, named: str, *, show_file: bool = False, fallback: bool = True
+) -> list[str]:
     """Why ``draft --msgid`` has nothing to draft for one patch, and what to do: its drafts (the file,
     printed when ``show_file`` and it exists) and ``--again`` (not when every finding is dismissed), or
     each skipped finding's state and reason. ``fallback``: say so when there is nothing of either."""
@@ -156,16 +174,22 @@ def why_no_draft(db_path: Path, message_id: str, named: str, *, show_file: bool 
     for d in drafts:
         path = Path(d.path or "")
         there = path.is_file()
-        out.append(f"<{message_id}>: already drafted on {(d.created or '')[:10]}: {path}"
-                   + ("" if there else " (file deleted)"))
+        out.append(
+            f"<{message_id}>: already drafted on {(d.created or '')[:10]}: {path}"
+            + ("" if there else " (file deleted)")
+        )
         if show_file and there:
             out.append(path.read_text(encoding="utf-8", errors="replace"))
     if drafts and live:
-        out.append(f"nothing new to draft for it; `reviewbot draft --again {arg}` writes the draft anew "
-                   "(e.g. after its file was deleted)")
+        out.append(
+            f"nothing new to draft for it; `reviewbot draft --again {arg}` writes the draft anew "
+            "(e.g. after its file was deleted)"
+        )
     elif drafts:
-        out.append("nothing to draft for it: its findings are dismissed; delete the draft file by hand "
-                   "if it should not be sent")
+        out.append(
+            "nothing to draft for it: its findings are dismissed; delete the draft file by hand "
+            "if it should not be sent"
+        )
     for f, skip in skips:
         if skip is not None and skip.state:
             out.append(f"<{message_id}>: {finding_label(f)}: no draft, {state_and_reason(skip.state, skip.reason)}")
@@ -182,11 +206,17 @@ def summary_lines_dry(summary: Any) -> list[str]:
 
 def lore_options(func: Any) -> Any:
     """``--lore-url URL`` and ``--no-lore``: where the drafts' real addresses come from (draft and cron)."""
-    func = click.option("--no-lore", is_flag=True,
-                        help="Never ask lore for real addresses (obfuscated ones not completed otherwise are left out and named in the draft).")(func)
-    return click.option("--lore-url", metavar="URL",
-                        help="public-inbox host giving the real headers of archived messages "
-                             "[config lore-url, https://lore.kernel.org].")(func)
+    func = click.option(
+        "--no-lore",
+        is_flag=True,
+        help="Never ask lore for real addresses (obfuscated ones not completed otherwise are left out and named in the draft).",
+    )(func)
+    return click.option(
+        "--lore-url",
+        metavar="URL",
+        help="public-inbox host giving the real headers of archived messages "
+        "[config lore-url, https://lore.kernel.org].",
+    )(func)
 
 
 def lore_completer(settings: Any, lore_url: str | None, no_lore: bool) -> Any:
@@ -214,20 +244,51 @@ def _date(value: str | None) -> date | None:
 @click.command("draft")
 @click.option("--list", "list_name", metavar="LIST", help="Only patches of this list (e.g. linux-kernel).")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
-@click.option("--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts [config outbox-dir].")
-@click.option("--maildir", type=click.Path(file_okay=False, path_type=Path), help="Also put drafts into this Maildir folder (Draft flag).")
-@click.option("--maintainers", type=click.Path(dir_okay=False, exists=True, path_type=Path), help="A MAINTAINERS file to complete obfuscated addresses.")
-@click.option("--addresses-from", "addresses_from", multiple=True, type=click.Path(exists=True, path_type=Path),
-              help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).")
+@click.option(
+    "--outbox", type=click.Path(file_okay=False, path_type=Path), help="Folder for the .eml drafts [config outbox-dir]."
+)
+@click.option(
+    "--maildir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also put drafts into this Maildir folder (Draft flag).",
+)
+@click.option(
+    "--maintainers",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A MAINTAINERS file to complete obfuscated addresses.",
+)
+@click.option(
+    "--addresses-from",
+    "addresses_from",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Mail files (mbox, Maildir, .eml) whose full addresses may complete obfuscated ones (repeatable).",
+)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 @click.option("--msgid", metavar="ID", help="Draft only this patch (Message-ID or archive URL).")
 @click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Only findings of this rule (repeatable).")
-@click.option("--dry-run", is_flag=True, help="Print the drafts instead of writing them and, per finding, what a real run would decide and why (drafted, raised or answered in <Message-ID>, applied, dismissed); nothing is written or recorded.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the drafts instead of writing them and, per finding, what a real run would decide and why (drafted, raised or answered in <Message-ID>, applied, dismissed); nothing is written or recorded.",
+)
 @click.option("--again", metavar="ID", help="Write the draft for this patch anew (e.g. its file was deleted).")
 @lore_options
-def command(list_name: str | None, since: str | None, outbox: Path | None, maildir: Path | None,
-            maintainers: Path | None, addresses_from: tuple[Path, ...], db: Path | None, msgid: str | None,
-            rule_ids: tuple[str, ...], dry_run: bool, again: str | None, lore_url: str | None, no_lore: bool) -> None:
+def command(
+    list_name: str | None,
+    since: str | None,
+    outbox: Path | None,
+    maildir: Path | None,
+    maintainers: Path | None,
+    addresses_from: tuple[Path, ...],
+    db: Path | None,
+    msgid: str | None,
+    rule_ids: tuple[str, ...],
+    dry_run: bool,
+    again: str | None,
+    lore_url: str | None,
+    no_lore: bool,
+) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.respond.draft import resolve_identity
@@ -263,10 +324,20 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
                     return
                 store.forget_drafts_of(only)
             summary = draft_pending(
-                store, rules=rules, identity=identity, list_address=settings.list_address,
-                outbox=settings.outbox_dir, list_name=list_name, since=_date(since),
-                maildir=settings.maildir, maintainers=settings.maintainers, clock=lambda: now,
-                addresses_from=addresses_from, only=only, rule_ids=rule_ids, dry_run=dry_run,
+                store,
+                rules=rules,
+                identity=identity,
+                list_address=settings.list_address,
+                outbox=settings.outbox_dir,
+                list_name=list_name,
+                since=_date(since),
+                maildir=settings.maildir,
+                maintainers=settings.maintainers,
+                clock=lambda: now,
+                addresses_from=addresses_from,
+                only=only,
+                rule_ids=rule_ids,
+                dry_run=dry_run,
                 real_headers=lore,
             )
     except ReviewbotError as exc:
@@ -277,8 +348,9 @@ def command(list_name: str | None, since: str | None, outbox: Path | None, maild
         for line in summary_lines_dry(summary):
             click.echo(line)
         if only is not None:  # what earlier runs decided for it (its draft file, skips, dismissals)
-            for line in why_no_draft(settings.db_path, only, msgid or only, show_file=not summary.previews,
-                                     fallback=not summary.decisions):
+            for line in why_no_draft(
+                settings.db_path, only, msgid or only, show_file=not summary.previews, fallback=not summary.decisions
+            ):
                 click.echo(line)
         click.echo(f"{len(summary.previews)} draft(s) shown, nothing written (--dry-run)")
         return

@@ -89,8 +89,11 @@ NOTE_OVERRIDES: dict[str, dict[str, tuple[bool, str]]] = {
         "RB102": (True, "note: 'smp_store_release(&ctx->io_bl, bl) itself has no comment. Partially commented.'"),
     },
     "20231107214045.2172393-15-dw@davidwei.uk": {
-        "RB102": (False, "label decision: the smp_rmb() is moved unchanged from the removed lines of the same "
-                         "hunk into the new helper; it was added by 12/20 of the same series (-13), where RB102 asks"),
+        "RB102": (
+            False,
+            "label decision: the smp_rmb() is moved unchanged from the removed lines of the same "
+            "hunk into the new helper; it was added by 12/20 of the same series (-13), where RB102 asks",
+        ),
     },
 }
 
@@ -260,13 +263,18 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
             elif expected:
                 score.fn += 1
                 result.disagreements.append(
-                    Disagreement(rule_id, label.message_id, "FN", label.subject, f"label expects one ({why}); rule found none")
+                    Disagreement(
+                        rule_id, label.message_id, "FN", label.subject, f"label expects one ({why}); rule found none"
+                    )
                 )
             elif got:
                 score.fp += 1
                 result.disagreements.append(
                     Disagreement(
-                        rule_id, label.message_id, "FP", label.subject,
+                        rule_id,
+                        label.message_id,
+                        "FP",
+                        label.subject,
                         f"label expects none ({why}); rule said {said.get((label.message_id, rule_id), '?')}",
                     )
                 )
@@ -278,8 +286,20 @@ def run_eval(mbox: Path, labels_path: Path | None, rules: Sequence, *, strict: b
 # ------------------------------------------------------------------ labelled sets (--set DIR)
 
 #: The columns of a labelled set's ``labels.tsv`` (the ``../shared/evalset`` layout).
-SET_COLUMNS = ("id", "list", "commit", "message_id", "date", "subject",
-               "RB101", "RB102", "RB201", "RB202", "cover_commit", "reason")
+SET_COLUMNS = (
+    "id",
+    "list",
+    "commit",
+    "message_id",
+    "date",
+    "subject",
+    "RB101",
+    "RB102",
+    "RB201",
+    "RB202",
+    "cover_commit",
+    "reason",
+)
 #: Rules a labelled set has a column for.
 SET_RULES = ("RB101", "RB102", "RB201", "RB202")
 #: z for a 95% interval.
@@ -345,16 +365,24 @@ def read_set(root: Path) -> list[SetRow]:
         reader = csv.DictReader(fh, delimiter="\t")
         missing = [c for c in ("id", "message_id", "subject", "reason") if c not in (reader.fieldnames or ())]
         if missing:
-            raise InputError(f"not a labelled set: no column {', '.join(missing)} (want {' '.join(SET_COLUMNS)})",
-                             subject=str(path))
+            raise InputError(
+                f"not a labelled set: no column {', '.join(missing)} (want {' '.join(SET_COLUMNS)})", subject=str(path)
+            )
         rows = []
         for n, row in enumerate(reader, 2):
             labels = {r: (row.get(r) or "").strip() for r in SET_RULES if row.get(r) is not None}
             bad = {r: v for r, v in labels.items() if v not in ("1", "0", "?")}
             if bad:
                 raise InputError(f"line {n}: labels must be 1, 0 or ?, not {bad}", subject=str(path))
-            rows.append(SetRow(row["id"].strip(), row["message_id"].strip().strip("<>"), row.get("subject") or "",
-                               labels, row.get("reason") or ""))
+            rows.append(
+                SetRow(
+                    row["id"].strip(),
+                    row["message_id"].strip().strip("<>"),
+                    row.get("subject") or "",
+                    labels,
+                    row.get("reason") or "",
+                )
+            )
     return rows
 
 
@@ -388,7 +416,9 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
                 if path != patch_file and not path.is_file():
                     continue
                 # one input, as the cover letter and the patch in one mbox (cover first)
-                items.extend(replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path)))
+                items.extend(
+                    replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path))
+                )
         except OSError as exc:
             result.problems.append(f"{row.id}: cannot read {exc.filename}: {exc.strerror}")
             continue
@@ -416,8 +446,9 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
                 score.tp += 1
             elif fired:
                 score.fp += 1
-                result.disagreements.append(SetDisagreement(rule_id, "FP", row.id, row.subject, said[rule_id],
-                                                            row.reason))
+                result.disagreements.append(
+                    SetDisagreement(rule_id, "FP", row.id, row.subject, said[rule_id], row.reason)
+                )
             elif label == "1":
                 score.fn += 1
                 result.disagreements.append(SetDisagreement(rule_id, "FN", row.id, row.subject, "", row.reason))
@@ -436,14 +467,17 @@ def _ratio(k: int, n: int) -> str:
 
 def format_set(result: SetResult) -> Iterable[str]:
     """Lines of the report for a labelled set: per rule TP/FP/FN, precision and recall (95% Wilson), disagreements."""
-    yield (f"set: {result.path}: {result.rows} labelled patches checked in {result.seconds:.1f} s "
-           f"('?' labels left out), {len(result.problems)} problems")
+    yield (
+        f"set: {result.path}: {result.rows} labelled patches checked in {result.seconds:.1f} s "
+        f"('?' labels left out), {len(result.problems)} problems"
+    )
     for problem in result.problems[:20]:
         yield f"  problem: {problem}"
     yield f"{'rule':6} {'TP':>3} {'FP':>3} {'FN':>3}  {'precision [95% CI]':18}  {'recall [95% CI]':18}"
     for rule_id, s in result.scores.items():
-        yield (f"{rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d}  {_ratio(s.tp, s.tp + s.fp):18}  "
-               f"{_ratio(s.tp, s.tp + s.fn):18}")
+        yield (
+            f"{rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d}  {_ratio(s.tp, s.tp + s.fp):18}  {_ratio(s.tp, s.tp + s.fn):18}"
+        )
     if not result.disagreements:
         yield "disagreements: none"
         return
@@ -488,18 +522,34 @@ def format_result(result: EvalResult) -> Iterable[str]:
 
 
 @click.command("eval")
-@click.option("--mbox", "mbox", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
-              help="mbox of real mail (default: ../shared/corpus/lkml-real.mbox).")
-@click.option("--labels", "labels", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
-              help="labels TSV (default: ../shared/corpus/labels.tsv).")
-@click.option("--set", "set_dir", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
-              help="A labelled set in the evalset layout (DIR/labels.tsv, DIR/mail/ID.eml, DIR/mail/ID.cover.eml).")
+@click.option(
+    "--mbox",
+    "mbox",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="mbox of real mail (default: ../shared/corpus/lkml-real.mbox).",
+)
+@click.option(
+    "--labels",
+    "labels",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="labels TSV (default: ../shared/corpus/labels.tsv).",
+)
+@click.option(
+    "--set",
+    "set_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="A labelled set in the evalset layout (DIR/labels.tsv, DIR/mail/ID.eml, DIR/mail/ID.cover.eml).",
+)
 @click.option("--strict", is_flag=True, help="Count CHECK-level findings too.")
 @click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--select", multiple=True, help="Rule ids, prefixes or names to run.")
 @click.option("--ignore", multiple=True, help="Rule ids, prefixes or names to skip.")
-def command(mbox: Path | None, labels: Path | None, set_dir: Path | None, strict: bool, rules_dirs, select,
-            ignore) -> None:
+def command(
+    mbox: Path | None, labels: Path | None, set_dir: Path | None, strict: bool, rules_dirs, select, ignore
+) -> None:
     """Run all rules over real mail and compare with hand-checked labels (precision, recall, speed).
 
     With --set DIR, score the rules on a labelled set in the evalset layout

@@ -48,8 +48,8 @@ def rst_to_text(doc: str) -> str:
 def _pick_examples(examples_dir: Path) -> tuple[Path | None, Path | None]:
     """One bad and one good example patch: a same-named pair (``bad-X``/``good-X``) first."""
     patches = sorted(p for p in examples_dir.iterdir() if p.is_file() and p.suffix == ".patch")
-    bad = {p.stem[len("bad-"):]: p for p in patches if p.stem.startswith("bad-")}
-    good = {p.stem[len("good-"):]: p for p in patches if p.stem.startswith("good-")}
+    bad = {p.stem[len("bad-") :]: p for p in patches if p.stem.startswith("bad-")}
+    good = {p.stem[len("good-") :]: p for p in patches if p.stem.startswith("good-")}
     for stem in sorted(bad):
         if stem in good:
             return bad[stem], good[stem]
@@ -140,8 +140,13 @@ def explain_text(rule) -> str:
 
 @click.command("explain")
 @click.argument("rule_ref")
-@click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="Also load every *.py rule module in DIR (repeatable).")
+@click.option(
+    "--rules-dir",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also load every *.py rule module in DIR (repeatable).",
+)
 def command(rule_ref: str, rules_dirs) -> None:
     """Print the documentation and example patches of RULE_REF (an id such as RB102, or a name)."""
     from reviewbot.registry import load_rules

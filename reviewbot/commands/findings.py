@@ -15,13 +15,22 @@ STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "supe
 
 
 @click.command("findings")
-@click.option("--state", type=click.Choice(STATES),
-              help="Only findings in this state; `open` means the point still stands: not drafted yet, or "
-                   "drafted (the draft is in the outbox, maybe not sent) and not dismissed.")
+@click.option(
+    "--state",
+    type=click.Choice(STATES),
+    help="Only findings in this state; `open` means the point still stands: not drafted yet, or "
+    "drafted (the draft is in the outbox, maybe not sent) and not dismissed.",
+)
 @click.option("--rule", metavar="ID", help="Only findings of this rule (e.g. RB102).")
 @click.option("--since", metavar="YYYY-MM-DD", help="Only patches that arrived on or after this day.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True,
-              help="text writes Message-IDs as in mail headers (<id@host>); json gives the bare id@host.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text writes Message-IDs as in mail headers (<id@host>); json gives the bare id@host.",
+)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The database [config db-path].")
 def command(state: str | None, rule: str | None, since: str | None, fmt: str, db: Path | None) -> None:
     """List findings: Message-ID, date, rule, subject, state, draft file (fingerprint for `dismiss`)."""
@@ -38,14 +47,27 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
             rows = store.finding_rows(state=state, rule=rule, since=day)
     except ReviewbotError as exc:
         fail("findings", exc)
-    keys = ("fingerprint", "message_id", "day", "rule_id", "severity", "subject", "message", "where", "status", "open",
-            "skip_reason", "draft")
+    keys = (
+        "fingerprint",
+        "message_id",
+        "day",
+        "rule_id",
+        "severity",
+        "subject",
+        "message",
+        "where",
+        "status",
+        "open",
+        "skip_reason",
+        "draft",
+    )
     if fmt == "json":
         click.echo(json.dumps([{k: getattr(r, k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
         return
     for r in rows:
-        click.echo(f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} "
-                   f"<{r.message_id}>  {r.fingerprint}")
+        click.echo(
+            f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} <{r.message_id}>  {r.fingerprint}"
+        )
         click.echo(f"    {r.subject}  ({r.where})")
         if r.draft:
             click.echo(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)"))

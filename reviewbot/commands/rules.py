@@ -28,8 +28,13 @@ def format_table(rows: Sequence[tuple[str, ...]], headers: tuple[str, ...]) -> l
 
 
 @click.command("rules")
-@click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False),
-              help="Also load every *.py rule module in DIR (repeatable).")
+@click.option(
+    "--rules-dir",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Also load every *.py rule module in DIR (repeatable).",
+)
 @click.option("--select", multiple=True, help="Only these rules (ids, id prefixes such as RB1, or names).")
 @click.option("--ignore", multiple=True, help="Leave these rules out (ids, prefixes or names).")
 @click.option("--no-entry-points", is_flag=True, help="Do not load third-party rules from installed packages.")

@@ -61,28 +61,70 @@ def _fail(message: str | BaseException, status: ExitStatus | None = None) -> NoR
 @click.argument("list_name", metavar="LIST")
 @click.option("--since", required=True, metavar="YYYY-MM[-DD]", help="First arrival day (a month: its first day).")
 @click.option("--until", default=None, metavar="YYYY-MM[-DD]", help="Last arrival day (a month: its last day) [today].")
-@click.option("--base-url", default=None, metavar="URL", help="Archive host [config base-url, https://lists.openwall.net].")
-@click.option("--db", "db_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="SQLite database [config db-path, $REVIEWBOT_DB, ~/.local/share/reviewbot/reviewbot.db].")
-@click.option("--cache-dir", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].")
+@click.option(
+    "--base-url", default=None, metavar="URL", help="Archive host [config base-url, https://lists.openwall.net]."
+)
+@click.option(
+    "--db",
+    "db_path",
+    default=None,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQLite database [config db-path, $REVIEWBOT_DB, ~/.local/share/reviewbot/reviewbot.db].",
+)
+@click.option(
+    "--cache-dir",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Root of the archive host's cached pages [~/.cache/reviewbot/archive/HOST].",
+)
 @click.option("--offline", is_flag=True, help="Never use the network: read pages from the cache only.")
-@click.option("--rate", default=None, type=click.FloatRange(min=0), metavar="N",
-              help="Requests per second (0: no limit) [config rate, 1].")
-@click.option("--all", "fetch_all", is_flag=True,
-              help="Fetch every message (default: patches, and the replies of threads with findings).")
+@click.option(
+    "--rate",
+    default=None,
+    type=click.FloatRange(min=0),
+    metavar="N",
+    help="Requests per second (0: no limit) [config rate, 1].",
+)
+@click.option(
+    "--all",
+    "fetch_all",
+    is_flag=True,
+    help="Fetch every message (default: patches, and the replies of threads with findings).",
+)
 @click.option("--select", multiple=True, metavar="IDS", help="Only these rules (ids or names, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="IDS", help="Not these rules (ids or names, comma-separated).")
-@click.option("--source", type=click.Choice(["openwall", "lore"]), default="openwall", show_default=True,
-              help="Read the archive's pages (openwall) or the list's public-inbox git epochs (lore).")
-@click.option("--lore-url", default=None, metavar="URL",
-              help="public-inbox host for --source lore [config lore-url, https://lore.kernel.org].")
+@click.option(
+    "--source",
+    type=click.Choice(["openwall", "lore"]),
+    default="openwall",
+    show_default=True,
+    help="Read the archive's pages (openwall) or the list's public-inbox git epochs (lore).",
+)
+@click.option(
+    "--lore-url",
+    default=None,
+    metavar="URL",
+    help="public-inbox host for --source lore [config lore-url, https://lore.kernel.org].",
+)
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
 @click.pass_context
-def command(ctx: click.Context, list_name: str, since: str, until: str | None, base_url: str | None,
-            db_path: Path | None, cache_dir: Path | None, offline: bool, rate: float | None, fetch_all: bool,
-            select: tuple[str, ...], ignore: tuple[str, ...], source: str, lore_url: str | None,
-            verbose: int) -> None:
+def command(
+    ctx: click.Context,
+    list_name: str,
+    since: str,
+    until: str | None,
+    base_url: str | None,
+    db_path: Path | None,
+    cache_dir: Path | None,
+    offline: bool,
+    rate: float | None,
+    fetch_all: bool,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    source: str,
+    lore_url: str | None,
+    verbose: int,
+) -> None:
     """Scan LIST of the archive for a range of days: store messages and patches, run the rules.
 
     Pages that cannot change any more (messages, attachments, days older
@@ -101,13 +143,19 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
         first = parse_day(since, end=False)
         last = parse_day(until, end=True) if until else clock().date()
         settings = load_settings().with_(
-            base_url=base_url, db_path=db_path, cache_dir=cache_dir, rate=rate,
-            select=_split_ids(select), ignore=_split_ids(ignore), list_name=list_name,
+            base_url=base_url,
+            db_path=db_path,
+            cache_dir=cache_dir,
+            rate=rate,
+            select=_split_ids(select),
+            ignore=_split_ids(ignore),
+            list_name=list_name,
             lore_url=lore_url.rstrip("/") if lore_url else None,
         )
         if source == "lore":
-            _scan_lore(settings, list_name, first, parse_day(until, end=True) if until else None,
-                       offline=offline, clock=clock)
+            _scan_lore(
+                settings, list_name, first, parse_day(until, end=True) if until else None, offline=offline, clock=clock
+            )
             return
         from reviewbot.fetch.lists import check_list_name
 
@@ -123,9 +171,16 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
     from reviewbot.scan import demo_scan, scan
 
     err = Console(stderr=True)
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[day]}"), TimeElapsedColumn(), console=err,
-                        disable=not err.is_terminal, transient=False)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[day]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not err.is_terminal,
+        transient=False,
+    )
     task = progress.add_task(f"scan {list_name}", total=None, day="")
 
     def on_day(done: int, total: int, day: str) -> None:
@@ -137,11 +192,15 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
         with run_lock(lock_path(settings)) as held, progress:
             if not held:  # one run at a time per database, as for cron
                 _fail(f"another scan or cron run holds {lock_path(settings)}; nothing done, run again when it ends")
-            summary = scan(settings, list_name, first, last, fetch_all=fetch_all, offline=offline,
-                           progress=on_day, clock=clock)
+            summary = scan(
+                settings, list_name, first, last, fetch_all=fetch_all, offline=offline, progress=on_day, clock=clock
+            )
             # the offline demo: what the made-up sample holds, scanned into a temporary database
-            demo = demo_scan(settings, list_name, first, last, fetch_all=fetch_all, clock=clock) \
-                if summary.pages_in_sample else None
+            demo = (
+                demo_scan(settings, list_name, first, last, fetch_all=fetch_all, clock=clock)
+                if summary.pages_in_sample
+                else None
+            )
     except KeyboardInterrupt as exc:
         _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
@@ -149,13 +208,15 @@ def command(ctx: click.Context, list_name: str, since: str, until: str | None, b
 
     _print_summary(summary, settings, demo)
     if not summary.ok:
-        click.echo(f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
-                   f"{settings.db_path} and retried first by the next run", err=True)
+        click.echo(
+            f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
+            f"{settings.db_path} and retried first by the next run",
+            err=True,
+        )
         sys.exit(int(ExitStatus.PARTIAL_FAILURE))
 
 
-def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offline: bool,
-               clock) -> None:
+def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offline: bool, clock) -> None:
     """``--source lore``: read the list's git epochs (see reviewbot.scan_lore), print what was done."""
     from reviewbot.errors import ReviewbotError
     from reviewbot.scan_lore import scan_lore
@@ -173,8 +234,11 @@ def _scan_lore(settings, list_name: str, first: date, last: date | None, *, offl
     for line in lore_summary_lines(summary):
         click.echo(line)
     if not summary.ok:
-        click.echo(f"reviewbot scan: {summary.pages_failed} epoch(s) could not be brought up to date; "
-                   "the next run tries again", err=True)
+        click.echo(
+            f"reviewbot scan: {summary.pages_failed} epoch(s) could not be brought up to date; "
+            "the next run tries again",
+            err=True,
+        )
         sys.exit(int(ExitStatus.PARTIAL_FAILURE))
 
 
@@ -241,10 +305,14 @@ def _print_summary(summary, settings, demo=None) -> None:
     if demo is not None:
         shown, rows = demo
         why = "host unreachable" if summary.host_unreachable else "offline"
-        out.print(f"note: the made-up sample in archive_cache/ holds {summary.pages_in_sample} of the pages that "
-                  f"could not be read ({why}). A demo, not the real list: scanned into a temporary database "
-                  f"(deleted; {settings.db_path} holds none of it), {shown.pages_from_sample} sample pages "
-                  f"give {shown.patches} patches and {shown.findings} findings", highlight=False, soft_wrap=True)
+        out.print(
+            f"note: the made-up sample in archive_cache/ holds {summary.pages_in_sample} of the pages that "
+            f"could not be read ({why}). A demo, not the real list: scanned into a temporary database "
+            f"(deleted; {settings.db_path} holds none of it), {shown.pages_from_sample} sample pages "
+            f"give {shown.patches} patches and {shown.findings} findings",
+            highlight=False,
+            soft_wrap=True,
+        )
         _print_findings(out, rows, title="findings of the demo (made-up sample)")
     for line in error_lines(summary.errors):
         out.print(line, highlight=False, soft_wrap=True)
@@ -299,18 +367,19 @@ def _print_findings(out, rows, title: str = "findings") -> None:
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
         for row in rows[:MAX_LISTED_FINDINGS]:
-            click.echo(f"{row.rule_id} {row.severity} {row.state}  "
-                       f"{row.subject or row.message_id}  {row.where}  {row.message}")
+            click.echo(
+                f"{row.rule_id} {row.severity} {row.state}  {row.subject or row.message_id}  {row.where}  {row.message}"
+            )
         if len(rows) > MAX_LISTED_FINDINGS:
-            click.echo(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; "
-                       "`reviewbot show MSGID` prints one patch's findings")
+            click.echo(
+                f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings"
+            )
         return
     table = Table(title=title, show_lines=False)
     for name in ("rule", "state", "patch", "where", "finding"):
         table.add_column(name, overflow="fold")
     for row in rows[:MAX_LISTED_FINDINGS]:
-        table.add_row(f"{row.rule_id} {row.severity}", row.state, row.subject or row.message_id,
-                      row.where, row.message)
+        table.add_row(f"{row.rule_id} {row.severity}", row.state, row.subject or row.message_id, row.where, row.message)
     out.print(table)
     if len(rows) > MAX_LISTED_FINDINGS:
         out.print(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings")

@@ -64,12 +64,17 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         draft = covering.get(f.fingerprint)
         if draft is not None:
             click.echo(f"  draft: {draft.path}{_gone(draft)}")
-    undecided = [f for f in findings if f.state.value == "open" and skips.get(f.fingerprint) is None
-                 and covering.get(f.fingerprint) is None]
+    undecided = [
+        f
+        for f in findings
+        if f.state.value == "open" and skips.get(f.fingerprint) is None and covering.get(f.fingerprint) is None
+    ]
     if undecided:  # the thread may still settle them: say where to see what a draft run would decide
-        click.echo(f"open: no draft run has decided {'it' if len(undecided) == 1 else 'them'} yet; "
-                   f"`reviewbot draft --msgid '<{safe(key)}>' --dry-run` says whether a run drafts or skips "
-                   f"{'it' if len(undecided) == 1 else 'each'} and why")
+        click.echo(
+            f"open: no draft run has decided {'it' if len(undecided) == 1 else 'them'} yet; "
+            f"`reviewbot draft --msgid '<{safe(key)}>' --dry-run` says whether a run drafts or skips "
+            f"{'it' if len(undecided) == 1 else 'each'} and why"
+        )
     for d in drafts:
         extra = "" if d.recipients_complete else " (recipients incomplete: see the note on top of the draft)"
         extra += _gone(d)

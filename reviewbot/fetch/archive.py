@@ -85,13 +85,16 @@ def check_page(info: ArchiveURL, body: bytes, url: str, *, attempts: int = 1, st
     if reason:
         raise BlistsErrorPage(reason, url=url, attempts=attempts, status=status)
     if FOOTER not in text:
-        raise FetchError(f"page cut off or not a blists page ({len(body)} bytes, no "
-                         f"'{FOOTER}' footer)", url=url, attempts=attempts, status=status)
+        raise FetchError(
+            f"page cut off or not a blists page ({len(body)} bytes, no '{FOOTER}' footer)",
+            url=url,
+            attempts=attempts,
+            status=status,
+        )
     if info.kind == "message":
         start = text.find(PRE_OPEN)
         if start < 0 or text.find("</pre>", start) < 0:
-            raise FetchError("message page without a complete <pre> block", url=url,
-                             attempts=attempts, status=status)
+            raise FetchError("message page without a complete <pre> block", url=url, attempts=attempts, status=status)
 
 
 class Archive:
@@ -111,10 +114,17 @@ class Archive:
     connection, counters and the unreachable state are updated under a lock.
     """
 
-    def __init__(self, settings: Settings, *, offline: bool = False,
-                 clock: Callable[[], datetime] | None = None, cache: ArchiveCache | None = None,
-                 session: PoliteSession | None = None, reuse_mutable: bool = False,
-                 sample: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        offline: bool = False,
+        clock: Callable[[], datetime] | None = None,
+        cache: ArchiveCache | None = None,
+        session: PoliteSession | None = None,
+        reuse_mutable: bool = False,
+        sample: bool = False,
+    ) -> None:
         self.settings = settings
         self.reuse_mutable = reuse_mutable
         self.offline = offline
@@ -122,8 +132,9 @@ class Archive:
         if cache is None:
             host_dir = sample_root(settings) if sample else None
             fallbacks: tuple[Path, ...] = (host_dir,) if host_dir is not None else ()
-            cache = ArchiveCache(settings.host_cache_dir(), base_url=settings.base_url,
-                                 readonly=offline, fallbacks=fallbacks)
+            cache = ArchiveCache(
+                settings.host_cache_dir(), base_url=settings.base_url, readonly=offline, fallbacks=fallbacks
+            )
         self.cache = cache
         self._session = session
         self.unreachable: HostUnreachable | None = None
@@ -218,16 +229,23 @@ class Archive:
         info = self.cache.info(url)
         final = self._final_from(info, self.today())
         if final:
-            page = self._from_cache(info, url, fallbacks=not self.network,
-                                    trust=self._cached_copy_final(info, url) or not self.network)
+            page = self._from_cache(
+                info, url, fallbacks=not self.network, trust=self._cached_copy_final(info, url) or not self.network
+            )
             if page is not None:
                 return page
         with self._lock:
             fresh = self._fresh.get(url) if self.reuse_mutable else None
         if fresh is not None:
             self._count("from_cache")
-            return ArchivePage(url=url, status=fresh.status, body=fresh.body, from_cache=True,
-                               fetched_at=fresh.fetched_at, content_type=fresh.content_type)
+            return ArchivePage(
+                url=url,
+                status=fresh.status,
+                body=fresh.body,
+                from_cache=True,
+                fetched_at=fresh.fetched_at,
+                content_type=fresh.content_type,
+            )
         if not self.network:
             page = self._from_cache(info, url, fallbacks=True, trust=True)
             if page is not None:
@@ -264,9 +282,15 @@ class Archive:
             content_type = self.cache.headers(url).get("Content-Type")
         else:
             content_type = "text/html; charset=utf-8"
-        return ArchivePage(url=url, status=200, body=body, from_cache=True,
-                           fetched_at=datetime.fromtimestamp(path.stat().st_mtime, timezone.utc),
-                           content_type=content_type, sample=from_sample)
+        return ArchivePage(
+            url=url,
+            status=200,
+            body=body,
+            from_cache=True,
+            fetched_at=datetime.fromtimestamp(path.stat().st_mtime, timezone.utc),
+            content_type=content_type,
+            sample=from_sample,
+        )
 
     def _from_network(self, info: ArchiveURL, url: str) -> ArchivePage:
         session = self.session
@@ -278,8 +302,9 @@ class Archive:
                 if first:
                     self.unreachable = exc
             if first:
-                log.warning("%s cannot be reached (%s); continuing from the cache only",
-                            self.settings.base_url, exc.message)
+                log.warning(
+                    "%s cannot be reached (%s); continuing from the cache only", self.settings.base_url, exc.message
+                )
             fallback = self._from_cache(info, url, fallbacks=True, trust=True)
             if fallback is not None:
                 return fallback
@@ -304,8 +329,14 @@ class Archive:
         except OSError as exc:
             log.warning("%s: could not write the cache: %s", url, exc)
         # keep the requested URL (same page after a missing-slash redirect)
-        result = ArchivePage(url=url, status=page.status, body=page.body, from_cache=False,
-                             fetched_at=fetched, content_type=page.content_type)
+        result = ArchivePage(
+            url=url,
+            status=page.status,
+            body=page.body,
+            from_cache=False,
+            fetched_at=fetched,
+            content_type=page.content_type,
+        )
         if self.reuse_mutable and info.kind not in ("message", "attachment"):
             with self._lock:
                 self._fresh[url] = result

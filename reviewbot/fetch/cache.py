@@ -176,8 +176,9 @@ class ArchiveCache:
         except OSError:
             return None
 
-    def put(self, url: str, body: bytes, *, headers: dict[str, str] | None = None,
-            mtime: float | None = None) -> Path | None:
+    def put(
+        self, url: str, body: bytes, *, headers: dict[str, str] | None = None, mtime: float | None = None
+    ) -> Path | None:
         """Store ``body`` for ``url`` atomically (temp file in the same dir, then ``os.replace``).
 
         ``headers`` (attachments) go to ``N/A.headers`` the same way; ``mtime``
@@ -193,8 +194,11 @@ class ArchiveCache:
             raise BadArchiveURL("cache path is a directory", url=url)
         self._atomic_write(path, body, mtime)
         if headers:
-            text = "".join(f"{k}: {v}\n" for k, v in headers.items()
-                           if k.lower() in ("content-type", "content-disposition", "content-length"))
+            text = "".join(
+                f"{k}: {v}\n"
+                for k, v in headers.items()
+                if k.lower() in ("content-type", "content-disposition", "content-length")
+            )
             self._atomic_write(path.with_name(path.name + ".headers"), text.encode(), mtime)
         return path
 

@@ -131,8 +131,13 @@ def _register_exit_hook() -> None:
 class RateLimiter:
     """At most ``rate`` calls of :meth:`wait` per second (0 or less: no limit), on a monotonic clock."""
 
-    def __init__(self, rate: float, *, monotonic: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        rate: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.interval = 1.0 / rate if rate and rate > 0 else 0.0
         self._monotonic = monotonic
         self._sleep = sleep
@@ -163,9 +168,14 @@ class _RetryAfterTooLong(Exception):
 class _PoliteRetry(Retry):
     """urllib3 Retry that caps Retry-After and reports every retry (to count and rate-limit it)."""
 
-    def __init__(self, *args, on_retry: Callable[[], None] | None = None,
-                 max_retry_after: float | None = None, on_unsent: Callable[[], None] | None = None,
-                 **kwargs) -> None:
+    def __init__(
+        self,
+        *args,
+        on_retry: Callable[[], None] | None = None,
+        max_retry_after: float | None = None,
+        on_unsent: Callable[[], None] | None = None,
+        **kwargs,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.on_retry = on_retry
         self.max_retry_after = max_retry_after
@@ -178,15 +188,13 @@ class _PoliteRetry(Retry):
         fresh.on_unsent = self.on_unsent
         return fresh
 
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None,
-                  _stacktrace=None):
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
         if _interrupted.is_set():
             raise _Interrupted()
         # a connection that never opened (DNS failure, refused, connect timeout) sent no request
         if response is None and isinstance(error, (NewConnectionError, ConnectTimeoutError)) and self.on_unsent:
             self.on_unsent()
-        return super().increment(method, url, response=response, error=error, _pool=_pool,
-                                 _stacktrace=_stacktrace)
+        return super().increment(method, url, response=response, error=error, _pool=_pool, _stacktrace=_stacktrace)
 
     def sleep_for_retry(self, response) -> bool:
         retry_after = self.get_retry_after(response)
@@ -272,8 +280,13 @@ class PoliteSession:
     keeps the single connection serial).
     """
 
-    def __init__(self, settings: Settings, *, monotonic: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.settings = settings
         self.requests_made = 0
         self.limiter = RateLimiter(settings.rate, monotonic=monotonic, sleep=sleep)
@@ -342,8 +355,9 @@ class PoliteSession:
                 try:
                     allowed = self._allowed(url)
                 except HostUnreachable as exc:
-                    raise HostUnreachable(f"{exc.message} (reading robots.txt)", url=url,
-                                          attempts=exc.attempts) from exc
+                    raise HostUnreachable(
+                        f"{exc.message} (reading robots.txt)", url=url, attempts=exc.attempts
+                    ) from exc
                 if not allowed:
                     raise FetchError("disallowed by the site's robots.txt", url=url, attempts=0)
             return self._fetch(url)
@@ -360,12 +374,20 @@ class PoliteSession:
                 location = response.headers.get("Location")
                 response.close()
                 if not location:
-                    raise FetchError(f"HTTP {response.status_code} redirect without Location",
-                                     url=url, attempts=attempts, status=response.status_code)
+                    raise FetchError(
+                        f"HTTP {response.status_code} redirect without Location",
+                        url=url,
+                        attempts=attempts,
+                        status=response.status_code,
+                    )
                 target = urljoin(current, location)
                 if _origin(target) != origin:
-                    raise FetchError(f"redirect to another host refused: {target}", url=url,
-                                     attempts=attempts, status=response.status_code)
+                    raise FetchError(
+                        f"redirect to another host refused: {target}",
+                        url=url,
+                        attempts=attempts,
+                        status=response.status_code,
+                    )
                 log.debug("%s: redirected to %s", current, target)
                 current = target
                 continue
@@ -374,9 +396,15 @@ class PoliteSession:
                 raise FetchError(
                     f"HTTP {response.status_code} {reason}".rstrip()
                     + (f" after {attempts} attempts" if attempts > 1 else ""),
-                    url=url, attempts=attempts, status=response.status_code)
+                    url=url,
+                    attempts=attempts,
+                    status=response.status_code,
+                )
             return ArchivePage(
-                url=current, status=200, body=response.content, from_cache=False,
+                url=current,
+                status=200,
+                body=response.content,
+                from_cache=False,
                 fetched_at=datetime.now(timezone.utc),
                 content_type=response.headers.get("Content-Type"),
             )
@@ -401,8 +429,9 @@ class PoliteSession:
             _register_exit_hook()
             deadline = time.monotonic() + DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0)
             try:
-                response = self.session.get(target, timeout=(self.settings.timeout, self.settings.timeout),
-                                            allow_redirects=False, stream=True)
+                response = self.session.get(
+                    target, timeout=(self.settings.timeout, self.settings.timeout), allow_redirects=False, stream=True
+                )
                 attempts += self._attempts
                 try:
                     self._read_body(response, url, attempts, deadline)
@@ -415,24 +444,36 @@ class PoliteSession:
                 attempts += self._attempts
                 raise FetchError(
                     f"HTTP {exc.status}: Retry-After of {exc.seconds:.0f}s is longer than the "
-                    f"{self.settings.max_retry_after:.0f}s limit", url=url, attempts=attempts,
-                    status=exc.status) from exc
-            except (requests.exceptions.ChunkedEncodingError,
-                    requests.exceptions.ContentDecodingError) as exc:
+                    f"{self.settings.max_retry_after:.0f}s limit",
+                    url=url,
+                    attempts=attempts,
+                    status=exc.status,
+                ) from exc
+            except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as exc:
                 attempts += self._attempts
-                last = FetchError(f"connection broken while reading the body: {_describe(_root_cause(exc))}",
-                                  url=url, attempts=attempts)
+                last = FetchError(
+                    f"connection broken while reading the body: {_describe(_root_cause(exc))}",
+                    url=url,
+                    attempts=attempts,
+                )
                 last.__cause__ = exc
                 continue
             except requests.exceptions.RequestException as exc:
                 attempts += self._attempts
                 raise self._translate(exc, url, attempts) from exc
             expected = response.headers.get("Content-Length")
-            if (expected and expected.isdigit() and not response.headers.get("Content-Encoding")
-                    and int(expected) != len(response.content)):
+            if (
+                expected
+                and expected.isdigit()
+                and not response.headers.get("Content-Encoding")
+                and int(expected) != len(response.content)
+            ):
                 last = FetchError(
                     f"truncated body: got {len(response.content)} of {expected} bytes",
-                    url=url, attempts=attempts, status=response.status_code)
+                    url=url,
+                    attempts=attempts,
+                    status=response.status_code,
+                )
                 continue
             return response, attempts
         assert last is not None
@@ -458,8 +499,12 @@ class PoliteSession:
                 if _interrupted.is_set():
                     raise FetchError("interrupted", url=url, attempts=attempts)
                 if time.monotonic() > deadline:
-                    raise FetchError(f"the page did not arrive within {DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0):g}s",
-                                     url=url, attempts=attempts, status=response.status_code)
+                    raise FetchError(
+                        f"the page did not arrive within {DEADLINE_TIMEOUTS * max(self.settings.timeout, 1.0):g}s",
+                        url=url,
+                        attempts=attempts,
+                        status=response.status_code,
+                    )
                 try:
                     chunk = raw.read1(_CHUNK, decode_content=True)
                 except (ProtocolError, urllib3.exceptions.DecodeError, OSError) as exc:
@@ -476,9 +521,12 @@ class PoliteSession:
                     continue
                 size += len(chunk)
                 if size > MAX_BODY_BYTES:
-                    raise FetchError(f"body larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB (after "
-                                     "decompression); not read", url=url, attempts=attempts,
-                                     status=response.status_code)
+                    raise FetchError(
+                        f"body larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB (after decompression); not read",
+                        url=url,
+                        attempts=attempts,
+                        status=response.status_code,
+                    )
                 chunks.append(chunk)
         except BaseException:
             response.close()
@@ -501,8 +549,9 @@ class PoliteSession:
         if isinstance(cause, NewConnectionError):
             return HostUnreachable(f"cannot connect to {host}: {_describe(cause)}", url=url, attempts=attempts)
         if isinstance(exc, requests.exceptions.ConnectTimeout) or isinstance(cause, ConnectTimeoutError):
-            return HostUnreachable(f"cannot connect to {host}: timed out after {self.settings.timeout:g}s",
-                                   url=url, attempts=attempts)
+            return HostUnreachable(
+                f"cannot connect to {host}: timed out after {self.settings.timeout:g}s", url=url, attempts=attempts
+            )
         if isinstance(exc, requests.exceptions.Timeout) or isinstance(cause, ReadTimeoutError):
             return FetchError(f"no answer within {self.settings.timeout:g}s{tries}", url=url, attempts=attempts)
         if isinstance(exc, requests.exceptions.RetryError):
@@ -533,8 +582,7 @@ class PoliteSession:
                 return parser
             if exc.status is not None and 400 <= exc.status < 500:
                 return None  # no robots.txt: everything allowed
-            log.warning("%s: could not be read (%s); going ahead as if it allowed everything",
-                        robots_url, exc.message)
+            log.warning("%s: could not be read (%s); going ahead as if it allowed everything", robots_url, exc.message)
             return None
         parser.parse(page.body.decode("utf-8", errors="replace").splitlines())
         return parser

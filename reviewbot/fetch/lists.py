@@ -97,16 +97,21 @@ def cached_lists(settings: "Settings") -> tuple[str, ...]:
     like a list with a year directory inside (``linux-kernel/2024/``), sorted; () when there are none."""
     root = settings.host_cache_dir()
     try:
-        found = [d.name for d in root.iterdir()
-                 if d.is_dir() and _LIST_NAME.fullmatch(d.name)
-                 and any(y.is_dir() and _YEAR.fullmatch(y.name) for y in d.iterdir())]
+        found = [
+            d.name
+            for d in root.iterdir()
+            if d.is_dir()
+            and _LIST_NAME.fullmatch(d.name)
+            and any(y.is_dir() and _YEAR.fullmatch(y.name) for y in d.iterdir())
+        ]
     except OSError:
         return ()
     return tuple(sorted(found))
 
 
-def check_list_name(settings: "Settings", name: str, *, offline: bool = False,
-                    get: Callable[[str], bytes] | None = None) -> None:
+def check_list_name(
+    settings: "Settings", name: str, *, offline: bool = False, get: Callable[[str], bytes] | None = None
+) -> None:
     """Raise UsageError naming ``name`` and the known lists when the archive's index lacks it."""
     names = known_lists(settings, offline=offline, get=get)
     if names and name not in names:

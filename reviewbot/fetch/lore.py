@@ -113,8 +113,9 @@ def check_lore_url(lore_url: str) -> str:
     url = (lore_url or "").rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
-        raise UsageError(f"{lore_url!r} is not a public-inbox host URL such as https://lore.kernel.org",
-                         subject="lore-url")
+        raise UsageError(
+            f"{lore_url!r} is not a public-inbox host URL such as https://lore.kernel.org", subject="lore-url"
+        )
     return url
 
 
@@ -348,9 +349,14 @@ class AddressCompleter:
             if real.from_addr is None:
                 reasons.append("lore's copy has no From")
                 continue
-            done = replace(message, from_addr=real.from_addr, to=real.to, cc=real.cc,
-                           references=real.references or message.references,
-                           in_reply_to=real.in_reply_to or message.in_reply_to)
+            done = replace(
+                message,
+                from_addr=real.from_addr,
+                to=real.to,
+                cc=real.cc,
+                references=real.references or message.references,
+                in_reply_to=real.in_reply_to or message.in_reply_to,
+            )
             return self._keep(done, True)
         return self._keep(message, False, "; ".join(reasons) or "no usable copy on lore")
 
@@ -365,11 +371,15 @@ class AddressCompleter:
         if not self.results:
             return []
         done = sum(1 for r in self.results if r.completed)
-        out = [f"lore ({self.lookup.lore_url}): real addresses for {done} of {len(self.results)} draft(s) "
-               f"({self.lookup.requests} HTTP requests, {self.lookup.from_cache} raw message(s) from the cache)"]
+        out = [
+            f"lore ({self.lookup.lore_url}): real addresses for {done} of {len(self.results)} draft(s) "
+            f"({self.lookup.requests} HTTP requests, {self.lookup.from_cache} raw message(s) from the cache)"
+        ]
         if self.unreachable:
-            out.append(f"lore could not be reached ({self.unreachable}): those drafts name the addresses left out, "
-                       "marked incomplete")
+            out.append(
+                f"lore could not be reached ({self.unreachable}): those drafts name the addresses left out, "
+                "marked incomplete"
+            )
         for r in self.results:
             if not r.completed and not (self.unreachable and r.reason.startswith("lore lookup failed")):
                 out.append(f"  <{r.message_id}>: {r.reason}")
@@ -421,24 +431,41 @@ def pick_epochs(epochs: Sequence[Epoch], since: date, until: date | None) -> lis
     """
     ordered = sorted(epochs, key=lambda e: e.number)
     start = datetime.combine(since, datetime.min.time(), timezone.utc) - EPOCH_SLACK
-    end = (datetime.combine(until + timedelta(days=1), datetime.min.time(), timezone.utc) + EPOCH_SLACK
-           if until is not None else None)
+    end = (
+        datetime.combine(until + timedelta(days=1), datetime.min.time(), timezone.utc) + EPOCH_SLACK
+        if until is not None
+        else None
+    )
     out: list[Epoch] = []
     previous: Epoch | None = None
     for epoch in ordered:
         ended_before = epoch.modified is not None and epoch.modified < start.timestamp()
-        began_after = (end is not None and previous is not None and previous.modified is not None
-                       and previous.modified > end.timestamp())
+        began_after = (
+            end is not None
+            and previous is not None
+            and previous.modified is not None
+            and previous.modified > end.timestamp()
+        )
         if not ended_before and not began_after:
             out.append(epoch)
         previous = epoch
     return out
 
 
-_UNREACHABLE = ("could not resolve host", "failed to connect", "connection refused", "couldn't connect",
-                "no route to host", "network is unreachable", "connection timed out")
-_TRANSIENT = re.compile(r"error: (429|5\d\d)|rpc failed|early eof|the remote end hung up|"
-                        r"operation timed out|transfer closed|gnutls|ssl", re.IGNORECASE)
+_UNREACHABLE = (
+    "could not resolve host",
+    "failed to connect",
+    "connection refused",
+    "couldn't connect",
+    "no route to host",
+    "network is unreachable",
+    "connection timed out",
+)
+_TRANSIENT = re.compile(
+    r"error: (429|5\d\d)|rpc failed|early eof|the remote end hung up|"
+    r"operation timed out|transfer closed|gnutls|ssl",
+    re.IGNORECASE,
+)
 _NOT_FOUND = re.compile(r"not found|error: 40[34]|repository .* does not exist", re.IGNORECASE)
 
 
@@ -461,8 +488,7 @@ class InboxMirror:
     attempts), ``git_new_objects`` (clones and fetches that changed a ref).
     """
 
-    def __init__(self, settings: Settings, inbox: str, *, root: Path | None = None,
-                 session: Any = None) -> None:
+    def __init__(self, settings: Settings, inbox: str, *, root: Path | None = None, session: Any = None) -> None:
         from reviewbot.fetch.http import RateLimiter
 
         self.lore_url = check_lore_url(settings.lore_url)
@@ -523,8 +549,9 @@ class InboxMirror:
                 raise
             probed.append(Epoch(n, self.clone_url(n)))
         if not probed:
-            raise FetchError(f"no inbox {self.inbox!r} on {self.lore_url}", url=f"{self.lore_url}/{self.inbox}/",
-                             status=404)
+            raise FetchError(
+                f"no inbox {self.inbox!r} on {self.lore_url}", url=f"{self.lore_url}/{self.inbox}/", status=404
+            )
         return probed
 
     def _from_manifest(self) -> list[Epoch]:
@@ -542,15 +569,21 @@ class InboxMirror:
         except (OSError, EOFError, ValueError) as exc:
             raise FetchError(f"manifest cannot be read: {exc}", url=url) from exc
         out = []
-        for key, info in (manifest.items() if isinstance(manifest, dict) else ()):
+        for key, info in manifest.items() if isinstance(manifest, dict) else ():
             m = _EPOCH_KEY_RE.match(key)
             if not m or m.group("inbox") != self.inbox or not isinstance(info, dict):
                 continue
             modified = info.get("modified")
             fingerprint = info.get("fingerprint")
             n = int(m.group("n"))
-            out.append(Epoch(n, self.clone_url(n), int(modified) if isinstance(modified, (int, float)) else None,
-                             fingerprint if isinstance(fingerprint, str) else None))
+            out.append(
+                Epoch(
+                    n,
+                    self.clone_url(n),
+                    int(modified) if isinstance(modified, (int, float)) else None,
+                    fingerprint if isinstance(fingerprint, str) else None,
+                )
+            )
         return sorted(out, key=lambda e: e.number)
 
     # -- clone / fetch
@@ -587,8 +620,7 @@ class InboxMirror:
                 shutil.rmtree(tmp, ignore_errors=True)
             self.git_new_objects += 1
             return True
-        self._git_network(["fetch", "--quiet", "--prune", epoch.url, "+refs/*:refs/*"], url=epoch.url,
-                          git_dir=dest)
+        self._git_network(["fetch", "--quiet", "--prune", epoch.url, "+refs/*:refs/*"], url=epoch.url, git_dir=dest)
         changed = self.fingerprint(epoch.number) != before
         if changed:
             self.git_new_objects += 1
@@ -610,8 +642,9 @@ class InboxMirror:
         rev = f"{after}..{tip}" if after else tip
         done = self._git(["log", "--reverse", "--format=%H %at %ct", rev], git_dir=self.path(number))
         if done.returncode != 0:
-            raise FetchError(f"git log failed: {done.stderr.decode(errors='replace').strip()}",
-                             url=str(self.path(number)))
+            raise FetchError(
+                f"git log failed: {done.stderr.decode(errors='replace').strip()}", url=str(self.path(number))
+            )
         out = []
         for line in done.stdout.decode().splitlines():
             oid, at, ct = line.split()
@@ -632,10 +665,18 @@ class InboxMirror:
         env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_ASKPASS": "true"})
         return env
 
-    def _git(self, args: Sequence[str], *, git_dir: Path | None = None,
-             timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
-        cmd = ["git", "-c", f"http.userAgent={self.settings.user_agent}",
-               "-c", "http.lowSpeedLimit=1", "-c", f"http.lowSpeedTime={max(1, int(self.settings.timeout))}"]
+    def _git(
+        self, args: Sequence[str], *, git_dir: Path | None = None, timeout: float | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        cmd = [
+            "git",
+            "-c",
+            f"http.userAgent={self.settings.user_agent}",
+            "-c",
+            "http.lowSpeedLimit=1",
+            "-c",
+            f"http.lowSpeedTime={max(1, int(self.settings.timeout))}",
+        ]
         if git_dir is not None:
             cmd += ["--git-dir", str(git_dir)]
         cmd += list(args)
@@ -682,8 +723,12 @@ class _CatFile:
     """One ``git cat-file --batch`` process: objects read one at a time over its pipes."""
 
     def __init__(self, git_dir: Path) -> None:
-        self.proc = subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
 
     def read(self, spec: str) -> bytes | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -718,5 +763,6 @@ class _CatFile:
 
 def raw_message(lore_url: str, inbox: str, epoch: int, commit: Commit, data: bytes, list_name: str) -> RawMessage:
     """One message read from an epoch as a RawMessage (source: the epoch and commit it came from)."""
-    return RawMessage(source=f"{lore_url}/{inbox}/{epoch}@{commit.oid}:m", kind="rfc822", data=data,
-                      list_name=list_name)
+    return RawMessage(
+        source=f"{lore_url}/{inbox}/{epoch}@{commit.oid}:m", kind="rfc822", data=data, list_name=list_name
+    )

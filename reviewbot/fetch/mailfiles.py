@@ -25,7 +25,12 @@ from reviewbot.models import RawMessage
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "read_path", "read_bytes", "split_mbox_bytes", "git_format_patch", "looks_like_mail", "is_bare_diff",
+    "read_path",
+    "read_bytes",
+    "split_mbox_bytes",
+    "git_format_patch",
+    "looks_like_mail",
+    "is_bare_diff",
     "MAIL_SUFFIXES",
 ]
 
@@ -105,9 +110,7 @@ def read_bytes(data: bytes, source: str) -> Iterator[RawMessage]:
             yield from msgs
         return
     if not looks_like_mail(data):
-        raise InputError(
-            "not a mail, mbox or git format-patch file (no header lines at the start)", subject=source
-        )
+        raise InputError("not a mail, mbox or git format-patch file (no header lines at the start)", subject=source)
     yield RawMessage(source=source, kind="rfc822", data=data)
 
 
@@ -256,7 +259,9 @@ def _is_commit(rev: str, cwd: str | os.PathLike[str]) -> bool:
 
     proc = subprocess.run(
         ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev + "^{commit}"],
-        cwd=cwd, capture_output=True, check=False,
+        cwd=cwd,
+        capture_output=True,
+        check=False,
     )
     return proc.returncode == 0
 

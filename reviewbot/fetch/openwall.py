@@ -31,6 +31,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.etree
 from bs4 import BeautifulSoup, NavigableString, PageElement, SoupStrainer, Tag
 from bs4.builder import ParserRejectedMarkup
+
 # the module that defines it: bs4.builder re-exports it only at run time, where type checkers cannot see it
 from bs4.builder._lxml import LXMLTreeBuilder
 
@@ -61,9 +62,7 @@ __all__ = [
 ]
 
 #: The site's path regex (format doc section 1): list, year, month, day, message N, attachment A.
-PATH_RE = re.compile(
-    r"^/([a-z0-9-]+)/(?:(\d{4})/(?:(\d{2})/(?:(\d{2})/(?:([1-9]\d*)(?:/([1-9]\d*))?)?)?)?)?$"
-)
+PATH_RE = re.compile(r"^/([a-z0-9-]+)/(?:(\d{4})/(?:(\d{2})/(?:(\d{2})/(?:([1-9]\d*)(?:/([1-9]\d*))?)?)?)?)?$")
 LIST_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 FOOTER = "Powered by blists"
 PRE_OPEN = '<pre style="white-space: pre-wrap">'
@@ -87,8 +86,9 @@ class BlistsErrorPage(FetchError):
 
     def __init__(self, reason: str, *, url: str, attempts: int = 1, status: int | None = 200) -> None:
         self.reason = reason
-        super().__init__(f"the archive says: The request has failed: {reason}", url=url,
-                         attempts=attempts, status=status)
+        super().__init__(
+            f"the archive says: The request has failed: {reason}", url=url, attempts=attempts, status=status
+        )
 
 
 # --------------------------------------------------------------------------- URLs
@@ -224,9 +224,14 @@ def classify_url(url: str) -> ArchiveURL:
     else:
         kind = "list"
     return ArchiveURL(
-        url=url, kind=kind, list_name=name,
-        year=int(y) if y else None, month=int(mo) if mo else None, day=int(d) if d else None,
-        number=int(n) if n else None, attachment=int(a) if a else None,
+        url=url,
+        kind=kind,
+        list_name=name,
+        year=int(y) if y else None,
+        month=int(mo) if mo else None,
+        day=int(d) if d else None,
+        number=int(n) if n else None,
+        attachment=int(a) if a else None,
     )
 
 
@@ -285,7 +290,7 @@ def _table(part: str, cls: str) -> list[str]:
     out = []
     for m in re.finditer(r"<table[^<>]*class=[\"']?%s\b[^<>]*>" % re.escape(cls), part):
         end = part.find("</table>", m.end())
-        out.append(part[m.end(): end if end >= 0 else len(part)])
+        out.append(part[m.end() : end if end >= 0 else len(part)])
     return out
 
 
@@ -329,8 +334,13 @@ def parse_year_page(body: bytes | str, url: str) -> list[tuple[int, int]]:
     months: list[tuple[int, int]] = []
     for table in _table(part, "cal_brief"):
         for link in _links(table, url):
-            if link.kind == "month" and link.year == info.year and link.list_name == info.list_name \
-                    and link.year and link.month:
+            if (
+                link.kind == "month"
+                and link.year == info.year
+                and link.list_name == info.list_name
+                and link.year
+                and link.month
+            ):
                 key = (link.year, link.month)
                 if key not in months:
                     months.append(key)
@@ -394,7 +404,7 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
     if ul < 0:
         raise ParseError("day page without a message list", subject=url)
     end = part.find("</ul>", ul)
-    listing = part[ul + 4: end if end >= 0 else len(part)]
+    listing = part[ul + 4 : end if end >= 0 else len(part)]
     refs: list[MessageRef] = []
     seen: set[int] = set()
     day_text = info_day.isoformat()
@@ -420,10 +430,17 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
         if rest.startswith("(") and rest.endswith(")"):
             rest = rest[1:-1]
         author, cut_a = _clean(rest)
-        refs.append(MessageRef(
-            url=target, list_name=info.list_name, day=day_text, number=link.number,
-            subject=subject, author=author, truncated=cut_s or cut_a,
-        ))
+        refs.append(
+            MessageRef(
+                url=target,
+                list_name=info.list_name,
+                day=day_text,
+                number=link.number,
+                subject=subject,
+                author=author,
+                truncated=cut_s or cut_a,
+            )
+        )
     refs.sort(key=lambda r: r.number)
     return refs
 
@@ -432,8 +449,7 @@ def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
 
 _NAV_LINK_RE = re.compile(r'<a\s+href="([^"]*)"[^>]*>\[([^\]<]*)\]</a>')
 _HEADER_RE = re.compile(r"^(message-id|date|from|to|cc|subject):[ \t]*(.*)$", re.I)
-_CANON = {"message-id": "Message-ID", "date": "Date", "from": "From", "to": "To", "cc": "Cc",
-          "subject": "Subject"}
+_CANON = {"message-id": "Message-ID", "date": "Date", "from": "From", "to": "To", "cc": "Cc", "subject": "Subject"}
 _SIZE_RE = re.compile(r"\((\d+)\s+bytes?\)")
 _SIZE_AT_END_RE = re.compile(r"\((\d+) bytes?\)\s*$")
 _SPECIAL_STYLE = "font-family: times"
@@ -444,7 +460,7 @@ _THREAD_LINKS = ("<thread-prev", "thread-next>")
 
 def _nav_links(text: str, pre_at: int, url: str) -> dict[str, str]:
     """The thread links of the navigation line just before the ``<pre>``: link text -> absolute URL."""
-    head = text[max(0, pre_at - 4000): pre_at]
+    head = text[max(0, pre_at - 4000) : pre_at]
     # bit prints the nav line immediately before <pre>; take the last line holding [..] links
     lines = [ln for ln in head.split("\n") if "[day]" in ln or "[list]" in ln]
     nav: dict[str, str] = {}
@@ -542,7 +558,7 @@ def _attachment(span: Tag, url: str, fallback_index: int) -> AttachmentRef | Non
         size = int(sm.group(1))
     type_at = label.rfind('" of type "')
     if type_at >= 0:
-        content_type = label[type_at + 11:].rsplit('" (', 1)[0]
+        content_type = label[type_at + 11 :].rsplit('" (', 1)[0]
     _head, kids = _children(span)
     strongs = [(node, tail) for node, tail in kids if isinstance(node, Tag) and node.name == "strong"]
     if len(strongs) >= 3:
@@ -610,8 +626,11 @@ def check_whole(fragment: str, parsed_chars: int, url: str) -> None:
     """
     expected = len(html.unescape(_TAG_RE.sub("", fragment))) - fragment.count("\r\n")
     if parsed_chars < expected:
-        raise ParseError(f"the message text could not be read whole ({parsed_chars:,} of {expected:,} "
-                         "characters); not stored, retried on the next run", subject=url)
+        raise ParseError(
+            f"the message text could not be read whole ({parsed_chars:,} of {expected:,} "
+            "characters); not stored, retried on the next run",
+            subject=url,
+        )
 
 
 def parse_message_page(body: bytes | str, url: str, list_name: str) -> RawMessage:
@@ -632,11 +651,11 @@ def parse_message_page(body: bytes | str, url: str, list_name: str) -> RawMessag
         reason = error_reason(text)
         if reason:
             raise ParseError(f"blists error page: {reason}", subject=url)
-        raise ParseError("not a blists message page (no <pre style=\"white-space: pre-wrap\">)", subject=url)
+        raise ParseError('not a blists message page (no <pre style="white-space: pre-wrap">)', subject=url)
     pre_end = text.find("</pre>", pre_at)
     if pre_end < 0:
         raise ParseError("message page cut off (no </pre>)", subject=url)
-    fragment = text[pre_at: pre_end + 6].replace("\x00", "\ufffd")
+    fragment = text[pre_at : pre_end + 6].replace("\x00", "\ufffd")
     try:
         pre = _soup_pre(fragment)
     except (ParserRejectedMarkup, lxml.etree.LxmlError, ValueError) as exc:
@@ -711,8 +730,11 @@ def day_counts_from_year_page(body: bytes, year: int) -> dict[date, int]:
             continue
     busiest = max(counts.values(), default=0)
     if busiest > MAX_MESSAGES_PER_DAY:  # --all would list every URL of that day up front
-        raise ParseError(f"a day with {busiest:,} messages is not believable (at most "
-                         f"{MAX_MESSAGES_PER_DAY:,}); the year page is not used", subject=str(year))
+        raise ParseError(
+            f"a day with {busiest:,} messages is not believable (at most "
+            f"{MAX_MESSAGES_PER_DAY:,}); the year page is not used",
+            subject=str(year),
+        )
     if not counts and b"cal_mon" not in body and b"cal_brief" not in body:
         raise ParseError("not a year page (no calendar)", subject=str(year))
     return counts

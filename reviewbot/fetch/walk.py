@@ -41,8 +41,9 @@ _PATCH_TYPES = {"text/x-patch", "text/x-diff", "text/x-patch-file"}
 class FetchLog(Protocol):
     """Where a walk records pages that failed and forgets them once read (the store's ``pages`` table)."""
 
-    def page_failed(self, url: str, *, kind: str, error: str, attempts: int = 1,
-                    list_name: str | None = None, now: Any = None) -> None: ...
+    def page_failed(
+        self, url: str, *, kind: str, error: str, attempts: int = 1, list_name: str | None = None, now: Any = None
+    ) -> None: ...
 
     def page_ok(self, url: str) -> bool: ...
 
@@ -57,7 +58,7 @@ def _under(url: str, message_url: str | None) -> bool:
     """True when ``url`` is an attachment URL ``MESSAGE_URL/A`` of that message."""
     if not message_url or not url.startswith(message_url + "/"):
         return False
-    rest = url[len(message_url) + 1:]
+    rest = url[len(message_url) + 1 :]
     return rest.isdigit() and not rest.startswith("0")
 
 
@@ -86,8 +87,19 @@ class ArchiveWalk:
     ``sample_urls`` (pages read from the made-up sample: the demo's).
     """
 
-    def __init__(self, settings: Settings, list_name: str, since: date, until: date, *, fetch_all: bool,
-                 archive: Any, fetch_log: FetchLog, known: dict[str, str], clock: Clock) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        list_name: str,
+        since: date,
+        until: date,
+        *,
+        fetch_all: bool,
+        archive: Any,
+        fetch_log: FetchLog,
+        known: dict[str, str],
+        clock: Clock,
+    ) -> None:
         from reviewbot.fetch import openwall
 
         self.ow = openwall
@@ -139,8 +151,9 @@ class ArchiveWalk:
         level = logging.INFO if getattr(self.archive, "unreachable", None) is not None else logging.WARNING
         log.log(level, "%s: %s", url, error)
         self.errors[url] = error
-        self.fetch_log.page_failed(url, kind=kind, error=error, attempts=max(1, attempts),
-                                   list_name=self.list_name, now=self.clock())
+        self.fetch_log.page_failed(
+            url, kind=kind, error=error, attempts=max(1, attempts), list_name=self.list_name, now=self.clock()
+        )
 
     def ok(self, url: str) -> None:
         if url in self.failed_before and self.fetch_log.page_ok(url):
@@ -256,8 +269,11 @@ class ArchiveWalk:
                 body = self.get(att.url, "attachment")
                 if body is None:
                     # keep the message out of the store so the next run fetches it whole
-                    self.fail(raw.archive_url or raw.source, "message",
-                              f"attachment {att.index} ({att.filename}) failed: {self.errors.get(att.url)}")
+                    self.fail(
+                        raw.archive_url or raw.source,
+                        "message",
+                        f"attachment {att.index} ({att.filename}) failed: {self.errors.get(att.url)}",
+                    )
                     return None
                 self.ok(att.url)
                 att = dataclasses.replace(att, text=body.decode("utf-8", errors="replace"))
@@ -271,8 +287,9 @@ class ArchiveWalk:
                 yield i, day, url
             yield i, day, None
 
-    def fetch_ahead(self, items: Iterable[tuple[int, date, str | None]],
-                    window: int = FETCH_AHEAD) -> Iterator[tuple[tuple[int, date, str | None], Future | None]]:
+    def fetch_ahead(
+        self, items: Iterable[tuple[int, date, str | None]], window: int = FETCH_AHEAD
+    ) -> Iterator[tuple[tuple[int, date, str | None], Future | None]]:
         """Pair each item with the fetch of its page, started up to ``window`` pages early.
 
         One worker thread fetches while this thread parses and stores, so the

@@ -242,7 +242,10 @@ def parse_archive(raw: RawMessage) -> Message:
     message_id = normalize_msgid(headers.get("message-id", ""))
     body = raw.body.replace("\r\n", "\n")
     if not message_id:
-        message_id = _synthetic_msgid(raw.source, ("\n".join(f"{k}: {v}" for k, v in raw.header_lines) + "\n\n" + body).encode("utf-8", "surrogatepass"))
+        message_id = _synthetic_msgid(
+            raw.source,
+            ("\n".join(f"{k}: {v}" for k, v in raw.header_lines) + "\n\n" + body).encode("utf-8", "surrogatepass"),
+        )
         notes.append(f"no Message-ID line on the page; using synthetic {message_id}")
     date_raw = " ".join(headers.get("date", "").split())
     date = parse_date(date_raw)
@@ -457,7 +460,9 @@ def _decode_words_leniently(value: str) -> str:
             if enc == "B":
                 data = base64.b64decode(text + "=" * (-len(text) % 4), validate=False)
             else:
-                data = re.sub(r"=([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), text.replace("_", " ")).encode("latin-1", "replace")
+                data = re.sub(r"=([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), text.replace("_", " ")).encode(
+                    "latin-1", "replace"
+                )
         except Exception:
             return m.group(0)
         return _decode_bytes(data, charset)
@@ -584,9 +589,7 @@ def _null_sender(value: str) -> list[Address]:
 
 
 # one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end
-_ADDR_ITEM = re.compile(
-    r'[ \t]*(?:"([^"\\]*)"[ \t]*<([^<>\s"]+)>|([^",<>]*)<([^<>\s"]+)>|([^\s",<>]+))[ \t]*(?:,|$)'
-)
+_ADDR_ITEM = re.compile(r'[ \t]*(?:"([^"\\]*)"[ \t]*<([^<>\s"]+)>|([^",<>]*)<([^<>\s"]+)>|([^\s",<>]+))[ \t]*(?:,|$)')
 
 
 def _simple_addresses(value: str) -> list[tuple[str, str]] | None:
@@ -738,7 +741,11 @@ def _body_of(
         if as_attachment:
             data = _payload_bytes(part)
             text = None
-            if part.get_content_maintype() == "text" or ctype in _DIFF_TYPES or (filename and _DIFF_NAME.search(filename)):
+            if (
+                part.get_content_maintype() == "text"
+                or ctype in _DIFF_TYPES
+                or (filename and _DIFF_NAME.search(filename))
+            ):
                 text = _decode_bytes(data, part.get_content_charset()).replace("\r\n", "\n")
             attachments.append(
                 AttachmentRef(
@@ -769,7 +776,7 @@ def _body_of(
             verbatim = False
         text = _decode_bytes(_payload_bytes(part), _checked_charset(part))
         text = text.replace("\r\n", "\n")
-        fmt = (part.get_param("format") or "")
+        fmt = part.get_param("format") or ""
         if isinstance(fmt, str) and fmt.strip().lower() == "flowed" and ctype == "text/plain":
             delsp = part.get_param("delsp")
             delsp_yes = isinstance(delsp, str) and delsp.strip().lower() == "yes"

@@ -59,22 +59,41 @@ __all__ = [
 ]
 
 # Codes of the parse warnings (ParseWarning.code); a rule claims the ones it reports itself (RuleMeta.claims).
-WARN_ATTACHMENT = "attachment"          # the diff was read from a text attachment
+WARN_ATTACHMENT = "attachment"  # the diff was read from a text attachment
 WARN_MALFORMED_DIFF = "malformed-diff"  # a non-submission's broken diff, skipped
-WARN_BARE_CR = "bare-cr"                # a diff line holds a bare carriage return (C01)
-WARN_EMBEDDED_DIFF = "embedded-diff"    # an unindented diff in the commit message (C02): git am cuts there
-WARN_REPLY_DIFF = "reply-diff"          # a reply carrying its own diff (C09)
-WARN_FORMAT_FLOWED = "format-flowed"    # sent with format=flowed
-WARN_UNFLOWED = "unflowed"              # the diff parsed only after undoing format=flowed
+WARN_BARE_CR = "bare-cr"  # a diff line holds a bare carriage return (C01)
+WARN_EMBEDDED_DIFF = "embedded-diff"  # an unindented diff in the commit message (C02): git am cuts there
+WARN_REPLY_DIFF = "reply-diff"  # a reply carrying its own diff (C09)
+WARN_FORMAT_FLOWED = "format-flowed"  # sent with format=flowed
+WARN_UNFLOWED = "unflowed"  # the diff parsed only after undoing format=flowed
 
 #: Trailer keys the kernel documents (submitting-patches.rst) plus common ones.
 KNOWN_TRAILERS = frozenset(
     k.lower()
     for k in (
-        "Signed-off-by", "Reviewed-by", "Acked-by", "Tested-by", "Reported-by", "Suggested-by",
-        "Co-developed-by", "Fixes", "Link", "Closes", "Cc", "Reported-and-tested-by",
-        "Requested-by", "Debugged-by", "Originally-by", "Based-on-patch-by", "Bug", "Change-Id",
-        "Message-ID", "Nacked-by", "Helped-by", "Investigated-by", "Analyzed-by",
+        "Signed-off-by",
+        "Reviewed-by",
+        "Acked-by",
+        "Tested-by",
+        "Reported-by",
+        "Suggested-by",
+        "Co-developed-by",
+        "Fixes",
+        "Link",
+        "Closes",
+        "Cc",
+        "Reported-and-tested-by",
+        "Requested-by",
+        "Debugged-by",
+        "Originally-by",
+        "Based-on-patch-by",
+        "Bug",
+        "Change-Id",
+        "Message-ID",
+        "Nacked-by",
+        "Helped-by",
+        "Investigated-by",
+        "Analyzed-by",
     )
 )
 
@@ -138,11 +157,15 @@ def parse_patch(message: Message) -> Patch:
                 diff_starts = att_starts
                 first_line = 1
                 text = att.text
-                warnings.append(ParseWarning(f"the patch was taken from the attachment {att.filename!r}", WARN_ATTACHMENT))
+                warnings.append(
+                    ParseWarning(f"the patch was taken from the attachment {att.filename!r}", WARN_ATTACHMENT)
+                )
                 break
     # in-body From:/Subject:/Date: lines (git send-email for another author, B4 Relay),
     # read as git mailinfo reads them: they name the author and the title
-    inbody, top = ({}, 0) if message.bare_diff else read_inbody_headers(lines, diff_starts[0] if diff_starts else len(lines))
+    inbody, top = (
+        ({}, 0) if message.bare_diff else read_inbody_headers(lines, diff_starts[0] if diff_starts else len(lines))
+    )
     if inbody:
         message = _with_inbody(message, inbody)
 
@@ -208,7 +231,9 @@ def parse_patch(message: Message) -> Patch:
                 raise
             # a reply's hand-edited or half-quoted diff, a bot report: keep the text, skip the diff
             log.debug("ignoring malformed diff in non-patch message: %s", exc)
-            warnings.append(ParseWarning(f"malformed diff ignored (not a patch submission): {exc}", WARN_MALFORMED_DIFF))
+            warnings.append(
+                ParseWarning(f"malformed diff ignored (not a patch submission): {exc}", WARN_MALFORMED_DIFF)
+            )
     if files and strict_diff and not any(f.hunks for f in files) and not _git_diff_in(lines, diff_at):
         # "--- a/x" / "+++ b/x" and no hunk at all (an "@@@ ..." line is no hunk header): git apply finds
         # "No valid patches in input"; never "0 lines checked, ready for submission"
@@ -230,10 +255,13 @@ def parse_patch(message: Message) -> Patch:
     if files and message.subject.is_reply:
         warnings.append(ParseWarning(REPLY_DIFF_WARNING, WARN_REPLY_DIFF))
     if message.flowed and files:
-        warnings.append(ParseWarning(
-            "patch sent with format=flowed: trailing whitespace may have been lost and long "
-            "lines re-joined; send patches with git send-email", WARN_FORMAT_FLOWED
-        ))
+        warnings.append(
+            ParseWarning(
+                "patch sent with format=flowed: trailing whitespace may have been lost and long "
+                "lines re-joined; send patches with git send-email",
+                WARN_FORMAT_FLOWED,
+            )
+        )
     return Patch(
         message=message,
         commit_message=commit_message,
@@ -293,7 +321,7 @@ def read_inbody_headers(lines: list[str], stop: int | None = None) -> tuple[dict
         m = _INBODY_HEADER.match(line)
         if m is not None and m.group(1).lower() not in found:
             current = m.group(1).lower()
-            found[current] = line[m.end():].strip()
+            found[current] = line[m.end() :].strip()
             i += 1
             continue
         break
@@ -363,10 +391,13 @@ def _bare_cr_notes(files: tuple[FileDiff, ...], limit: int = 3) -> list[ParseWar
             for line in h.lines:
                 if "\r" in line.text and line.kind is not LineKind.MARKER:
                     where = f"new line {line.new_no}" if line.new_no is not None else f"old line {line.old_no}"
-                    notes.append(ParseWarning(
-                        f"{f.path}: {where} (input line {line.input_line}) contains a bare carriage "
-                        "return (^M); it is kept as part of that line", WARN_BARE_CR
-                    ))
+                    notes.append(
+                        ParseWarning(
+                            f"{f.path}: {where} (input line {line.input_line}) contains a bare carriage "
+                            "return (^M); it is kept as part of that line",
+                            WARN_BARE_CR,
+                        )
+                    )
                     if len(notes) >= limit:
                         return notes
     return notes
@@ -496,7 +527,7 @@ def _git_names_prefixed(lines: list[str], diff_starts: list[int]) -> list[str]:
         line = lines[d]
         if not line.startswith("diff --git a/"):
             continue
-        rest = line[len("diff --git a/"):]
+        rest = line[len("diff --git a/") :]
         half = (len(rest) - 3) // 2
         if half <= 0 or rest[half : half + 3] != " b/" or rest[:half] != rest[half + 3 :]:
             continue
@@ -656,7 +687,9 @@ def _parse_diff_fast(
             read = _read_hunk_checked(h, lines, i, first_line, obfuscated)
             if read is None:
                 return None
-            feed.append(f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n")
+            feed.append(
+                f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n"
+            )
             feed.append(" \n" if old_len > 0 and new_len > 0 else ("-\n" if old_len > 0 else "+\n"))
             where.append(i)
             where.append(i + 1)
@@ -793,7 +826,8 @@ def _check_binary_patches(lines: list[str], start: int, first_line: int, subject
                     raise ParseError(
                         f"malformed diff{_in_file(lines, start, at)}: binary patch without a literal or delta "
                         f"block (line {bad[:120]!r})",
-                        subject=subject, line=first_line + min(i, n - 1),
+                        subject=subject,
+                        line=first_line + min(i, n - 1),
                     )
                 break
             i += 1
@@ -802,14 +836,16 @@ def _check_binary_patches(lines: list[str], start: int, first_line: int, subject
                     raise ParseError(
                         f"malformed diff{_in_file(lines, start, at)}: corrupt binary patch data "
                         f"(line {lines[i][:120]!r})",
-                        subject=subject, line=first_line + i,
+                        subject=subject,
+                        line=first_line + i,
                     )
                 i += 1
             if i >= n:
                 raise ParseError(
                     f"malformed diff{_in_file(lines, start, at)}: binary patch cut off at the end of the input "
                     "(no empty line after its data)",
-                    subject=subject, line=first_line + n - 1,
+                    subject=subject,
+                    line=first_line + n - 1,
                 )
             i += 1  # the empty line that ends the block
 
@@ -984,11 +1020,40 @@ def _strip_prefix(name: str | None) -> str | None:
 
 #: Top-level entries of the kernel tree: a path whose second component is one of these, after a
 #: first one that names a tree copy, is a kernel path with the tree's folder in front.
-KERNEL_TOP_LEVEL = frozenset({
-    "arch", "block", "certs", "crypto", "Documentation", "drivers", "fs", "include", "init", "io_uring",
-    "ipc", "kernel", "lib", "LICENSES", "mm", "net", "rust", "samples", "scripts", "security", "sound",
-    "tools", "usr", "virt", "MAINTAINERS", "Makefile", "Kconfig", "CREDITS", "COPYING", "README",
-})
+KERNEL_TOP_LEVEL = frozenset(
+    {
+        "arch",
+        "block",
+        "certs",
+        "crypto",
+        "Documentation",
+        "drivers",
+        "fs",
+        "include",
+        "init",
+        "io_uring",
+        "ipc",
+        "kernel",
+        "lib",
+        "LICENSES",
+        "mm",
+        "net",
+        "rust",
+        "samples",
+        "scripts",
+        "security",
+        "sound",
+        "tools",
+        "usr",
+        "virt",
+        "MAINTAINERS",
+        "Makefile",
+        "Kconfig",
+        "CREDITS",
+        "COPYING",
+        "README",
+    }
+)
 # The folder of a tree copy that quilt (and diff -urN between two trees) puts before each path:
 # "linux-2.6/", "linux-2.6.orig/", "linux/", "linux-next/", "linux.git/", "foo.orig/", "orig/", "new/".
 # A developer adds a folder name here when a real patch shows one.

@@ -49,8 +49,9 @@ _GLUED = re.compile(r"(PATCH|RFC|RESEND)(?:[vV](\d{1,6})|(\d{1,6})/(\d{1,6}))", 
 _WORD_SPLIT = re.compile(r"[\s,]+")
 # A version tag at the END of the subject, stgit's and David Howells' style: "title [ver #3]",
 # "title [v3]", "title [version 3]"; "[RESEND]" there too. Anchored at the end, after a space.
-_TRAILING_TAG = re.compile(r"[ \t]+\[[ \t]*(?:(?:ver(?:sion)?[ \t]*#?[ \t]*|[vV])(\d{1,6})|(RESEND))[ \t]*\]$",
-                           re.IGNORECASE)
+_TRAILING_TAG = re.compile(
+    r"[ \t]+\[[ \t]*(?:(?:ver(?:sion)?[ \t]*#?[ \t]*|[vV])(\d{1,6})|(RESEND))[ \t]*\]$", re.IGNORECASE
+)
 
 
 @lru_cache(maxsize=4096)  # a Subject is frozen; a thread repeats its subject, and check reads each twice

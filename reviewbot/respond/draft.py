@@ -296,8 +296,13 @@ def usable_email(email: str) -> bool:
     ``root`` or ``Just A Name`` (a From without an address) are never recipients.
     """
     local, at, domain = email.rpartition("@")
-    return (bool(at and local and domain) and email.isascii() and email.isprintable()
-            and not any(c in email for c in ' \t<>,;"') and not is_obfuscated(email))
+    return (
+        bool(at and local and domain)
+        and email.isascii()
+        and email.isprintable()
+        and not any(c in email for c in ' \t<>,;"')
+        and not is_obfuscated(email)
+    )
 
 
 _MAINT_LINE = re.compile(r"^[MR]:\s*(.+?)\s*$")
@@ -416,8 +421,11 @@ def resolve_recipients(
         posted_by = fix(sender)
         if posted_by is not None and posted_by.email.lower() not in {me, *(a.email.lower() for a in to)}:
             # the author's other mailbox (same name) in Cc, another person who posted the patch in To
-            same = author is not None and bool(author.name) and \
-                _same_name_key(author.name) == _same_name_key(posted_by.name)
+            same = (
+                author is not None
+                and bool(author.name)
+                and _same_name_key(author.name) == _same_name_key(posted_by.name)
+            )
             (cc if same else to).append(posted_by)
     seen = {a.email.lower() for a in (*to, *cc)} | {me}
     for addr in (*message.to, *message.cc):
@@ -432,8 +440,9 @@ def resolve_recipients(
             missing.append(message.from_addr)
     if not to:  # no author to write to (unknown, or ourselves): the patch's list in To
         lists = [a for a in cc if is_list_address(a)]
-        first = next((a for a in lists if a.email.lower() == list_address.lower()), None) \
-            or (lists[0] if lists else Address("", list_address))
+        first = next((a for a in lists if a.email.lower() == list_address.lower()), None) or (
+            lists[0] if lists else Address("", list_address)
+        )
         to, cc = [first], [a for a in cc if a != first]
     return RecipientResult(tuple(to), tuple(cc), not unresolved, tuple(unresolved), tuple(missing))
 
@@ -460,11 +469,15 @@ def missing_note(rcpt: RecipientResult) -> str:
             bare.append(addr.name or addr.email)
     said = []
     if len(hidden) == 1:
-        said.append(f"{hidden[0]} is not in To/Cc: the archive hides part of the address and no mail file, "
-                    "stored message or MAINTAINERS entry completes it.")
+        said.append(
+            f"{hidden[0]} is not in To/Cc: the archive hides part of the address and no mail file, "
+            "stored message or MAINTAINERS entry completes it."
+        )
     elif hidden:
-        said.append(f"{len(hidden)} people are not in To/Cc, as the archive hides part of their addresses and "
-                    f"no mail file, stored message or MAINTAINERS entry completes them: {', '.join(hidden)}.")
+        said.append(
+            f"{len(hidden)} people are not in To/Cc, as the archive hides part of their addresses and "
+            f"no mail file, stored message or MAINTAINERS entry completes them: {', '.join(hidden)}."
+        )
     for name in bare:
         said.append(f'the patch\'s author "{name}" has no e-mail address, so is not in To.')
     if not hidden and not bare:
@@ -700,8 +713,7 @@ def _same_point_once(text: str) -> str:
         else:
             out.append(para)
     for i, names in others.items():
-        out[i] += " The same goes for " + ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") \
-            + names[-1] + "."
+        out[i] += " The same goes for " + ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1] + "."
     return "\n\n".join(out)
 
 
@@ -742,8 +754,13 @@ def _quotes(patch: Patch, group: list[Finding]) -> list[str]:
         if not quote or quote in out:
             continue
         lines = quote.split("\n")
-        if place[0].hunk is not None and last_path == place[0].path and len(lines) > 2 \
-                and lines[0].startswith("> --- ") and lines[1].startswith("> +++ "):
+        if (
+            place[0].hunk is not None
+            and last_path == place[0].path
+            and len(lines) > 2
+            and lines[0].startswith("> --- ")
+            and lines[1].startswith("> +++ ")
+        ):
             quote = "\n".join(lines[2:])  # same file as the quote above: no second file header
             lines = quote.split("\n")
             if last_at and lines[0] == last_at:  # another excerpt of the hunk above: its @@ once
@@ -780,8 +797,7 @@ def _matching_quotes(patch: Patch, group: list[Finding], text: str) -> list[str]
     return ["\n".join(better)] if better else quotes
 
 
-def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address,
-               intro: str = "") -> str:
+def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address, intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
     One paragraph per point (all findings of one rule), under the quotes of every place it is about;
@@ -806,8 +822,6 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
 
 
 # ------------------------------------------------------------------ thread state
-
-
 
 
 def _own_text(message: Message) -> str:
@@ -903,8 +917,9 @@ def thread_state(
     return judged(finding)
 
 
-def _reply_naming(finding: Finding, patch: Patch, thread: Sequence[Message], identity: Address | None,
-                  judged: Any) -> str | None:
+def _reply_naming(
+    finding: Finding, patch: Patch, thread: Sequence[Message], identity: Address | None, judged: Any
+) -> str | None:
     """The Message-ID of the reply that settled a finding whose state its rule set (raised by a reviewer,
     answered by the author): the one the thread check names, else the newest later reply of the author
     (answered) or of someone else (raised) about the patch; None when there is none."""
@@ -921,8 +936,11 @@ def _reply_naming(finding: Finding, patch: Patch, thread: Sequence[Message], ide
         return m.group(1)
     author = patch.message.from_addr
     want_author = finding.state is FindingState.ANSWERED
-    found = [msg for msg in later_replies(patch, thread, identity=identity)
-             if not msg.subject.is_patch and same_person(msg.from_addr, author) == want_author]
+    found = [
+        msg
+        for msg in later_replies(patch, thread, identity=identity)
+        if not msg.subject.is_patch and same_person(msg.from_addr, author) == want_author
+    ]
     return found[-1].message_id if found else None
 
 
@@ -970,8 +988,10 @@ def applied_in_thread(
         if not about_patch(msg, patch):
             continue
         lines = _own_text(msg).split("\n")
-        if not any((_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line))
-                   and not _TESTER_WORDS.search(line) for line in lines):
+        if not any(
+            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line)) and not _TESTER_WORDS.search(line)
+            for line in lines
+        ):
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
         if listed and title and not any(item == title or item.endswith(title) for item in listed):
@@ -984,23 +1004,65 @@ def applied_in_thread(
 #: "Applied, thanks!": matched lower-cased inside one own line of a reply about the patch. A
 #: kernel developer fixes a miss by adding the phrase here (and a test in tests/test_thread_state.py).
 APPLIED_WORDS = (
-    "already applied", "i applied", "i've applied", "i have applied", "have applied the",
-    "now queued up", "queued up, thanks", "queued, thanks", "i've queued", "i have queued", "i queued",
-    "queued it", "queued this", "queued the", "picked up, thanks", "i've picked", "i picked up",
-    "picked it up", "picked this up", "picked them up", "picked these up", "taken, thanks",
+    "already applied",
+    "i applied",
+    "i've applied",
+    "i have applied",
+    "have applied the",
+    "now queued up",
+    "queued up, thanks",
+    "queued, thanks",
+    "i've queued",
+    "i have queued",
+    "i queued",
+    "queued it",
+    "queued this",
+    "queued the",
+    "picked up, thanks",
+    "i've picked",
+    "i picked up",
+    "picked it up",
+    "picked this up",
+    "picked them up",
+    "picked these up",
+    "taken, thanks",
 )
 #: Plain words of an author taking the patch back: matched lower-cased in an own line of the
 #: author's reply about the patch.
 WITHDRAWN_WORDS = (
-    "please ignore this patch", "please ignore this series", "please ignore this one", "please ignore it",
-    "please ignore the patch", "please drop this patch", "sent by mistake", "send it by mistake",
-    "sent it by mistake", "sent this by mistake", "i'll drop it", "i'll drop this", "i will drop this",
-    "i will drop it", "drop it for now", "superseded by v", "self-nak", "self nak",
+    "please ignore this patch",
+    "please ignore this series",
+    "please ignore this one",
+    "please ignore it",
+    "please ignore the patch",
+    "please drop this patch",
+    "sent by mistake",
+    "send it by mistake",
+    "sent it by mistake",
+    "sent this by mistake",
+    "i'll drop it",
+    "i'll drop this",
+    "i will drop this",
+    "i will drop it",
+    "drop it for now",
+    "superseded by v",
+    "self-nak",
+    "self nak",
 )
 #: Words that turn a line into its opposite ("not applied", "can't be queued").
 _NEGATIONS = re.compile(r"\b(?:not|n't|never|no longer|won't|cannot|can't|before|until|if|when)\b")
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-             "eighth": 8, "ninth": 9, "tenth": 10}
+_ORDINALS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
 # Patch numbers a line names: "the 1st patch", "patch 2", "patches 1 and 4", "2/5", "the first patch".
 _NUMBER_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b|\bpatch(?:es)?\s*#?(\d+)\b|\b(\d+)/\d+\b|\band\s+#?(\d+)\b")
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b")
@@ -1050,9 +1112,12 @@ def said_in_thread(
             named = _numbers_named(low)
             if named and (patch.subject.index or 1) not in named:
                 continue  # "applied the 1st patch" on patch 2
-            who = "the author" if by_author else (msg.from_addr.name or msg.from_addr.email
-                                                  if msg.from_addr else "a reply")
-            return state, f"{state}: {who} wrote \"{line.strip()[:80]}\" in <{msg.message_id}>"
+            who = (
+                "the author"
+                if by_author
+                else (msg.from_addr.name or msg.from_addr.email if msg.from_addr else "a reply")
+            )
+            return state, f'{state}: {who} wrote "{line.strip()[:80]}" in <{msg.message_id}>'
     return None
 
 
@@ -1061,7 +1126,8 @@ _STABLE_TAG = re.compile(r"^(?:stable(?:[-/ ]\S+)?|\d+\.\d+(?:\.\d+)?(?:\.y|-sta
 #: The first changelog line of a backport: "commit X upstream.", "[ upstream commit X ]",
 #: "[ Upstream commit X ]", "upstream commit X".
 _UPSTREAM_LINE = re.compile(
-    r"^\s*\[?\s*(?:commit\s+[0-9a-f]{7,40}\s+upstream\b|upstream\s+commit\s+[0-9a-f]{7,40}\b)", re.IGNORECASE)
+    r"^\s*\[?\s*(?:commit\s+[0-9a-f]{7,40}\s+upstream\b|upstream\s+commit\s+[0-9a-f]{7,40}\b)", re.IGNORECASE
+)
 
 
 def stable_backport(patch: Patch) -> str | None:
@@ -1072,7 +1138,7 @@ def stable_backport(patch: Patch) -> str | None:
     for line in (patch.commit_message or "").split("\n"):
         if line.strip():
             if _UPSTREAM_LINE.match(line):
-                return f"a stable backport (\"{line.strip()[:60]}\"): it must match the upstream commit"
+                return f'a stable backport ("{line.strip()[:60]}"): it must match the upstream commit'
             break
     return None
 
@@ -1127,8 +1193,7 @@ def build_draft(
         sender = message.from_addr
         if patch.message.from_addr is not None and not same_mailbox(patch.message.from_addr, sender):
             message = replace(message, from_addr=patch.message.from_addr)
-    rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known,
-                              sender=sender)
+    rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known, sender=sender)
     now = (clock or (lambda: datetime.now(timezone.utc)))()
     domain = identity.email.rpartition("@")[2]
     fingerprints = tuple(dict.fromkeys(f.fingerprint for f in findings if f.fingerprint))

@@ -24,8 +24,15 @@ DEFAULT_CONTEXT = 3  # context lines kept on each side of the quoted change
 MAX_BLOCK = 24  # a change block longer than this is trimmed around the finding's lines
 MAX_QUOTE = 30  # hunk lines quoted for one finding at most (long findings: their first places)
 
-__all__ = ["quote_line", "quote_finding", "subject_quote", "claim_quote", "quote_hunk_lines", "find_file",
-           "file_header"]
+__all__ = [
+    "quote_line",
+    "quote_finding",
+    "subject_quote",
+    "claim_quote",
+    "quote_hunk_lines",
+    "find_file",
+    "file_header",
+]
 
 
 def quote_line(text: str) -> str:
@@ -83,8 +90,9 @@ def _target_groups(hunk: Hunk, lines: Iterable[int], removed_texts: Iterable[str
     gone = set(removed_texts)
     groups: list[list[int]] = []
     if gone:
-        groups.extend([i] for i, dl in enumerate(hunk.lines)
-                      if dl.kind is LineKind.REMOVED and " ".join(dl.text.split()) in gone)
+        groups.extend(
+            [i] for i, dl in enumerate(hunk.lines) if dl.kind is LineKind.REMOVED and " ".join(dl.text.split()) in gone
+        )
     for i, dl in enumerate(hunk.lines):
         if dl.new_no is None or dl.new_no not in wanted or dl.kind is LineKind.REMOVED:
             continue
@@ -124,8 +132,9 @@ def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def quote_hunk_lines(hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT_CONTEXT,
-                     removed_texts: Iterable[str] = ()) -> list[str]:
+def quote_hunk_lines(
+    hunk: Hunk, lines: Iterable[int], *, context: int = DEFAULT_CONTEXT, removed_texts: Iterable[str] = ()
+) -> list[str]:
     """The quoted ``@@`` line and the hunk lines around new-side ``lines``, with ``> [...]`` cuts.
 
     Each named line pulls in its whole block of changed lines (so a moved
@@ -280,7 +289,7 @@ def claim_quote(patch: Patch, sentence: str) -> list[str]:
                 lines = lines[:12] + ["[...]"]
             out = [CUT] if n else []
             out.extend(quote_line(line) for line in lines)
-            if n < len(every) - 1 and not all(_TRAILER_PARA.match(p) for p in every[n + 1:]):
+            if n < len(every) - 1 and not all(_TRAILER_PARA.match(p) for p in every[n + 1 :]):
                 out.append(CUT)
             return out
     return []
@@ -323,12 +332,18 @@ def _real_places(real: Sequence[Hunk], joined: Hunk, lines: Sequence[int]) -> li
     """For a finding whose hunk was joined from several real ones: each real hunk that holds one of its
     new-side ``lines`` or the removal of a line moved there (same text), with those lines."""
     wanted = set(lines)
-    added = {" ".join(dl.text.split()) for dl in joined.lines
-             if dl.kind is LineKind.ADDED and dl.new_no in wanted and dl.text.strip()}
+    added = {
+        " ".join(dl.text.split())
+        for dl in joined.lines
+        if dl.kind is LineKind.ADDED and dl.new_no in wanted and dl.text.strip()
+    }
     out: list[tuple[Hunk, list[int], set[str]]] = []
     for h in real:
-        mine = [dl.new_no for dl in h.lines
-                if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED]
+        mine = [
+            dl.new_no
+            for dl in h.lines
+            if dl.new_no is not None and dl.new_no in wanted and dl.kind is not LineKind.REMOVED
+        ]
         gone = {" ".join(dl.text.split()) for dl in h.lines if dl.kind is LineKind.REMOVED} & added
         if mine or gone:
             out.append((h, mine, gone))

@@ -74,8 +74,11 @@ def msgid_problem(msgid: str) -> str | None:
         return f"Message-ID of {len(msgid)} characters does not fit in a header line ({MAX_MSGID_LEN} at most)"
     for ch in msgid:
         if not ("!" <= ch <= "~"):
-            what = "a space" if ch.isspace() else ("a control character" if ord(ch) < 32 or ord(ch) == 127
-                                                    else "a non-ASCII character")
+            what = (
+                "a space"
+                if ch.isspace()
+                else ("a control character" if ord(ch) < 32 or ord(ch) == 127 else "a non-ASCII character")
+            )
             return f"Message-ID holds {what} (U+{ord(ch):04X})"
         if ch in "<>":
             return "Message-ID holds an angle bracket"
@@ -88,15 +91,14 @@ MAX_NAME_CHARS = 200  # a display name longer than this is cut (one address must
 def header_text(text: str) -> str:
     """``text`` fit for a header: control characters (ESC, BEL, CR...) and line separators dropped,
     whitespace runs as one space. A page's text must never steer a terminal or a mail reader."""
-    return " ".join("".join(" " if ch.isspace() else ch for ch in text
-                            if ch.isspace() or ch.isprintable()).split())
+    return " ".join("".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or ch.isprintable()).split())
 
 
 def _header_address(addr: Address) -> str:
     """``Name <email>`` for a header: ASCII names quoted when needed, others RFC 2047 (Q) encoded."""
     if "@..." in addr.email or addr.partial:
         raise InputError(f"obfuscated address {addr.email!r} must not go into a header", subject="draft")
-    if any(c in addr.email for c in "\r\n<>,\"") or not addr.email.isascii():
+    if any(c in addr.email for c in '\r\n<>,"') or not addr.email.isascii():
         raise InputError(f"unusable address {addr.email!r}", subject="draft")
     name = header_text(addr.name)
     if len(name) > MAX_NAME_CHARS:

@@ -115,9 +115,18 @@ class DraftRunSummary:
     @property
     def handled(self) -> int:
         """Findings of this run counted so far in one of the end states (all but ``findings``/``before``)."""
-        return (self.drafted + self.raised + self.answered + self.applied + self.withdrawn + self.backports
-                + self.superseded + self.dismissed
-                + self.failed + self.unusable)
+        return (
+            self.drafted
+            + self.raised
+            + self.answered
+            + self.applied
+            + self.withdrawn
+            + self.backports
+            + self.superseded
+            + self.dismissed
+            + self.failed
+            + self.unusable
+        )
 
     @property
     def drafts(self) -> int:
@@ -154,7 +163,8 @@ def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Messa
 _BODY_ADDRESS_LINE = re.compile(
     r"^(?:>\s?)*\s*(?:From|Signed-off-by|Co-developed-by|Reviewed-by|Acked-by|Tested-by|Reported-by"
     r"|Suggested-by|Reported-and-tested-by|Cc):[ \t]*(\S[^<>\n]*<[^<>@\s]+@[^<>\s]+>)[ \t]*$",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def addresses_from_mail(paths: Sequence[Path]) -> list[Address]:
@@ -334,10 +344,24 @@ def draft_pending(
     for patch, thread_id, thread, keep, intro in jobs:
         message_id = patch.message_id
         try:
-            written = _write_one(store, patch, keep, thread_id, thread, rules=rules, identity=identity,
-                                 list_address=list_address, known=known, clock=clock, make_msgid=make_msgid,
-                                 outbox=outbox, maildir=maildir, list_name=list_name, intro=intro,
-                                 real_headers=real_headers)
+            written = _write_one(
+                store,
+                patch,
+                keep,
+                thread_id,
+                thread,
+                rules=rules,
+                identity=identity,
+                list_address=list_address,
+                known=known,
+                clock=clock,
+                make_msgid=make_msgid,
+                outbox=outbox,
+                maildir=maildir,
+                list_name=list_name,
+                intro=intro,
+                real_headers=real_headers,
+            )
         except OutputError:
             raise  # the folders are unusable: every further draft would fail too
         except Exception as exc:  # one bad draft (e.g. an unusable address) must not stop the run
@@ -393,8 +417,7 @@ def _code_lines(finding: Finding) -> list[str]:
     texts: list[str] = []
     if finding.hunk is not None:
         wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
-        texts = [" ".join(dl.text.split()) for dl in finding.hunk.lines
-                 if dl.new_no in wanted and dl.kind.value != " "]
+        texts = [" ".join(dl.text.split()) for dl in finding.hunk.lines if dl.new_no in wanted and dl.kind.value != " "]
     if not texts:
         texts = [finding.symbol.split("@", 1)[0], (finding.quote or next(iter(finding.subject_names), "")).lower()]
     return texts
@@ -424,12 +447,14 @@ def same_point(a: Finding, b: Finding) -> bool:
 def _by_a_revision(store: Any, message_id: str, reason: str) -> bool:
     """True when ``reason`` (a thread state's sentence) points at a revision of the patch itself
     ("addressed in v2 <...>"): a later posting is no reviewer's reply, the code there is judged anew."""
-    return any(f"<{r['message_id']}>" in reason for r in store.revisions_of(message_id)
-               if r["message_id"] != message_id)
+    return any(
+        f"<{r['message_id']}>" in reason for r in store.revisions_of(message_id) if r["message_id"] != message_id
+    )
 
 
-def handled_on_earlier_revision(store: Any, patch: Patch, findings: Sequence[Finding], *,
-                                identity: Address | None = None, rules: Any = None) -> dict[str, str]:
+def handled_on_earlier_revision(
+    store: Any, patch: Patch, findings: Sequence[Finding], *, identity: Address | None = None, rules: Any = None
+) -> dict[str, str]:
     """Fingerprint -> reason, for findings whose point was already drafted, raised, answered or
     dismissed on an earlier revision of the same patch (the code it is about unchanged).
 
@@ -475,12 +500,20 @@ def _series_finding(f: Finding) -> Finding:
     is kept (the claim is found again in the cover letter's text)."""
     from dataclasses import replace
 
-    return replace(f, hunk=None, line=None, lines=(), input_line=None, path=None,
-                   details={**dict(f.details or {}), SERIES_POINT_KEY: True})
+    return replace(
+        f,
+        hunk=None,
+        line=None,
+        lines=(),
+        input_line=None,
+        path=None,
+        details={**dict(f.details or {}), SERIES_POINT_KEY: True},
+    )
 
 
-def series_points(store: Any, kept: Mapping[str, tuple[Patch, str | None, list[Message], list[Finding]]]
-                  ) -> list[tuple[str, dict[str, set[str]], str]]:
+def series_points(
+    store: Any, kept: Mapping[str, tuple[Patch, str | None, list[Message], list[Finding]]]
+) -> list[tuple[str, dict[str, set[str]], str]]:
     """Points to make once, on a series' cover letter, instead of on each patch.
 
     A rule's point on the changelogs (findings without a hunk) is about the series when it is found on
@@ -569,8 +602,9 @@ def replaces_diff(original: Patch, repost: Patch) -> bool:
     return touched
 
 
-def reposted_diff(patch: Patch, thread: Sequence[Message], *, authors: Sequence[Address],
-                  identity: Address | None = None) -> Patch | None:
+def reposted_diff(
+    patch: Patch, thread: Sequence[Message], *, authors: Sequence[Address], identity: Address | None = None
+) -> Patch | None:
     """The newest diff the patch's author mailed in a reply about the patch as a new version of it (the
     reply's own lines, quotes dropped, parsed as a patch; see :func:`replaces_diff`), else None."""
     from dataclasses import replace
@@ -589,8 +623,11 @@ def reposted_diff(patch: Patch, thread: Sequence[Message], *, authors: Sequence[
             repost = parse_patch(replace(msg, body=own))
         except Exception:  # a diff mangled in a reply is no new version
             continue
-        if repost.files and replaces_diff(patch, repost) and (
-                newest is None or (msg.date and newest.message.date and msg.date >= newest.message.date)):
+        if (
+            repost.files
+            and replaces_diff(patch, repost)
+            and (newest is None or (msg.date and newest.message.date and msg.date >= newest.message.date))
+        ):
             newest = repost
     return newest
 
@@ -612,8 +649,11 @@ def _covers(repost: Patch, finding: Finding) -> bool:
 
 def _rules_for(rules: Any, rule_ids: set[str]) -> list[Any]:
     """The loaded rules of ``rule_ids`` (the built-in ones when ``rules`` is a mapping of reply functions)."""
-    loaded = [r for r in (rules or ()) if getattr(getattr(r, "meta", None), "id", None) in rule_ids] \
-        if not isinstance(rules, Mapping) else []
+    loaded = (
+        [r for r in (rules or ()) if getattr(getattr(r, "meta", None), "id", None) in rule_ids]
+        if not isinstance(rules, Mapping)
+        else []
+    )
     if not loaded:
         from reviewbot.registry import load_rules
 
@@ -621,8 +661,9 @@ def _rules_for(rules: Any, rule_ids: set[str]) -> list[Any]:
     return loaded
 
 
-def on_reposted_diff(store: Any, patch: Patch, keep: list[Finding], thread: Sequence[Message], *,
-                     rules: Any, identity: Address) -> tuple[Patch, list[Finding], dict[str, str]] | None:
+def on_reposted_diff(
+    store: Any, patch: Patch, keep: list[Finding], thread: Sequence[Message], *, rules: Any, identity: Address
+) -> tuple[Patch, list[Finding], dict[str, str]] | None:
     """Findings on code the author re-posted in a reply (a new version of the diff in the thread): the rules
     run again on that diff. Returns (the reply as a patch, the findings still standing there, located in
     the reply's diff and carrying the original fingerprints; fingerprint -> reason of those on the code
@@ -645,17 +686,18 @@ def on_reposted_diff(store: Any, patch: Patch, keep: list[Finding], thread: Sequ
     for f in on_code:
         match = next((g for g in again if same_point(f, g)), None)
         if match is None:
-            fixed[f.fingerprint] = (f"{f.rule_id} finds nothing there in the diff the author re-posted in "
-                                    f"<{repost.message_id}>")
+            fixed[f.fingerprint] = (
+                f"{f.rule_id} finds nothing there in the diff the author re-posted in <{repost.message_id}>"
+            )
             continue
         again.remove(match)
         standing.append(replace(match, fingerprint=f.fingerprint, message_id=patch.message_id))
     return repost, standing, fixed
 
 
-def _sort_findings(store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *,
-                   rules: Any, identity: Address
-                   ) -> tuple[Patch, str | None, list[Message], list[Finding]] | None:
+def _sort_findings(
+    store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *, rules: Any, identity: Address
+) -> tuple[Patch, str | None, list[Message], list[Finding]] | None:
     """Skip what needs no draft (a newer revision, applied, handled earlier, raised/answered in the
     thread), counting it in ``summary``; returns what is left to draft, or None. Raises on failure."""
     patch, thread_id = _load_patch(store, message_id)
@@ -764,21 +806,50 @@ def _header_sender(store: Any, patch: Patch) -> Address | None:
     return Address(row.get("from_name") or "", row["from_email"], bool(row.get("from_partial")))
 
 
-def _write_one(store: Any, patch: Patch, keep: list[Finding], thread_id: str | None, thread: Sequence[Message], *,
-               rules: Any, identity: Address, list_address: str, known: list[Address],
-               clock: Callable[[], datetime], make_msgid: Callable[[str], str] | None, outbox: Path,
-               maildir: Path | None, list_name: str | None, intro: str = "",
-               real_headers: Callable[[Message], Message] | None = None) -> WrittenDraft:
+def _write_one(
+    store: Any,
+    patch: Patch,
+    keep: list[Finding],
+    thread_id: str | None,
+    thread: Sequence[Message],
+    *,
+    rules: Any,
+    identity: Address,
+    list_address: str,
+    known: list[Address],
+    clock: Callable[[], datetime],
+    make_msgid: Callable[[str], str] | None,
+    outbox: Path,
+    maildir: Path | None,
+    list_name: str | None,
+    intro: str = "",
+    real_headers: Callable[[Message], Message] | None = None,
+) -> WrittenDraft:
     """Build, render and write one draft (outbox, Maildir), then record it in the store."""
     if isinstance(store, _ReadOnly):  # --dry-run: the draft as it would be written, nothing stored
-        draft = build_draft(patch, keep, rules, identity=identity, list_address=list_address,
-                            store_addresses=known, clock=clock, make_msgid=make_msgid,
-                            ancestry=_ancestry(thread_id, thread, patch), intro=intro,
-                            real_headers=real_headers, sender=_header_sender(store, patch))
+        draft = build_draft(
+            patch,
+            keep,
+            rules,
+            identity=identity,
+            list_address=list_address,
+            store_addresses=known,
+            clock=clock,
+            make_msgid=make_msgid,
+            ancestry=_ancestry(thread_id, thread, patch),
+            intro=intro,
+            real_headers=real_headers,
+            sender=_header_sender(store, patch),
+        )
         store.previews.append(render_message(draft))
         store.decisions.extend((f, "drafted", f"in reply to <{patch.message_id}>") for f in keep)
-        return WrittenDraft(draft, Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
-                            None, patch.message_id, draft.subject)
+        return WrittenDraft(
+            draft,
+            Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
+            None,
+            patch.message_id,
+            draft.subject,
+        )
     draft = build_draft(
         patch,
         keep,

@@ -16,7 +16,6 @@ from reviewbot.store.schema import VOLATILE_COLUMNS, _foreign_tables, migrate
 BUSY_TIMEOUT = 30.0  # seconds a statement waits for another process's lock before "database is locked"
 
 
-
 class StoreBase:
     """An open reviewbot database: connection, schema check and migrations, transactions.
 
@@ -32,9 +31,12 @@ class StoreBase:
             foreign = _foreign_tables(conn)
             if foreign:  # refused before anything is written (no table added, no WAL mode set)
                 conn.close()
-                raise StoreError("not a reviewbot database (it holds other tables: "
-                                 f"{', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''}); "
-                                 "give another --db", subject=str(self.path))
+                raise StoreError(
+                    "not a reviewbot database (it holds other tables: "
+                    f"{', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''}); "
+                    "give another --db",
+                    subject=str(self.path),
+                )
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
@@ -48,8 +50,10 @@ class StoreBase:
         except sqlite3.DatabaseError as exc:
             conn.close()
             if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
-                raise StoreError(f"the database is locked by another program (waited {BUSY_TIMEOUT:g}s); "
-                                 "try again when it is done", subject=str(self.path)) from exc
+                raise StoreError(
+                    f"the database is locked by another program (waited {BUSY_TIMEOUT:g}s); try again when it is done",
+                    subject=str(self.path),
+                ) from exc
             if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
                 raise StoreError("the disk is full: the database cannot be written", subject=str(self.path)) from exc
             raise StoreError(f"not a reviewbot database: {exc}", subject=str(self.path)) from exc
@@ -93,8 +97,15 @@ class StoreBase:
         self._depth = 0
         self.conn.execute("COMMIT")
 
-    def _upsert(self, table: str, row: Mapping[str, Any], keys: Sequence[str], *,
-                keep: Sequence[str] = (), guard: str | None = None) -> None:
+    def _upsert(
+        self,
+        table: str,
+        row: Mapping[str, Any],
+        keys: Sequence[str],
+        *,
+        keep: Sequence[str] = (),
+        guard: str | None = None,
+    ) -> None:
         """INSERT or UPDATE ``row``; an update only touches columns whose value differs.
 
         ``keep`` columns are written on insert only (e.g. first_seen); ``guard``
@@ -140,4 +151,3 @@ class StoreBase:
             rows = [tuple((n, v) for n, v in zip(names, r) if n not in skip) for r in cur.fetchall()]
             out[table] = sorted(rows, key=repr)
         return out
-

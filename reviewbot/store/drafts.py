@@ -24,7 +24,6 @@ from reviewbot.store.rows import (
 OPEN_STATUSES = ("open", "drafted")
 
 
-
 class DraftStore(FindingStore):
     """Queries of the ``drafts``, ``draft_findings`` and ``draft_skips`` tables."""
 
@@ -35,36 +34,72 @@ class DraftStore(FindingStore):
         arriving on or after ``since`` when given.
         """
         cond, args = _range_where(list_name, since, None, "m.")
-        cond += (" AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
-                 " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)")
+        cond += (
+            " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
+            " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)"
+        )
         rows = self._rows(
             "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond} ORDER BY m.day, m.seq, m.message_id, f.path, f.line, f.rule_id, "
-            "f.fingerprint", args)
+            "f.fingerprint",
+            args,
+        )
         out: dict[str, list[Finding]] = {}
         for row in rows:
             out.setdefault(row["message_id"], []).append(finding_from_row(row))
         return out
 
-    def record_draft(self, *, message_id: str, in_reply_to: str, fingerprints: Sequence[str],
-                     list_name: str | None, subject: str, path: str | None, maildir_key: str | None,
-                     recipients_complete: bool, created: datetime) -> None:
+    def record_draft(
+        self,
+        *,
+        message_id: str,
+        in_reply_to: str,
+        fingerprints: Sequence[str],
+        list_name: str | None,
+        subject: str,
+        path: str | None,
+        maildir_key: str | None,
+        recipients_complete: bool,
+        created: datetime,
+    ) -> None:
         """Remember a written draft and the fingerprints it covers (one transaction, idempotent)."""
         with self.transaction():
-            self._upsert("drafts", {
-                "message_id": message_id, "in_reply_to": in_reply_to, "list": list_name, "subject": subject,
-                "path": path, "maildir_key": maildir_key, "fingerprints_json": _j(list(fingerprints)),
-                "recipients_complete": int(recipients_complete), "created": _utc_iso(created),
-            }, ["message_id"])
+            self._upsert(
+                "drafts",
+                {
+                    "message_id": message_id,
+                    "in_reply_to": in_reply_to,
+                    "list": list_name,
+                    "subject": subject,
+                    "path": path,
+                    "maildir_key": maildir_key,
+                    "fingerprints_json": _j(list(fingerprints)),
+                    "recipients_complete": int(recipients_complete),
+                    "created": _utc_iso(created),
+                },
+                ["message_id"],
+            )
             for fp in fingerprints:
-                self._upsert("draft_findings", {"fingerprint": fp, "draft_message_id": message_id},
-                             ["fingerprint"], keep=("draft_message_id",))
+                self._upsert(
+                    "draft_findings",
+                    {"fingerprint": fp, "draft_message_id": message_id},
+                    ["fingerprint"],
+                    keep=("draft_message_id",),
+                )
 
     def record_skip(self, finding: Finding, state: str, reason: str) -> None:
         """Remember why ``finding`` got no draft (state raised/answered/dismissed and a sentence)."""
-        self._upsert("draft_skips", {"fingerprint": finding.fingerprint, "message_id": finding.message_id,
-                                     "rule_id": finding.rule_id, "state": state, "reason": reason},
-                     ["fingerprint"])
+        self._upsert(
+            "draft_skips",
+            {
+                "fingerprint": finding.fingerprint,
+                "message_id": finding.message_id,
+                "rule_id": finding.rule_id,
+                "state": state,
+                "reason": reason,
+            },
+            ["fingerprint"],
+        )
 
     def handled_finding_count(self, list_name: str | None = None, since: date | None = None) -> int:
         """Findings of a list / day range that earlier runs drafted or skipped.
@@ -76,7 +111,9 @@ class DraftStore(FindingStore):
             "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond}"
             " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
-            " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))", args)
+            " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))",
+            args,
+        )
         return int(cur.fetchone()[0])
 
     def drafted_fingerprints(self) -> set[str]:
@@ -90,8 +127,11 @@ class DraftStore(FindingStore):
 
     def draft_for_fingerprint(self, fingerprint: str) -> DraftRecord | None:
         """The draft covering one finding, or None."""
-        rows = self._rows("SELECT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
-                          "WHERE x.fingerprint = ?", [fingerprint])
+        rows = self._rows(
+            "SELECT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
+            "WHERE x.fingerprint = ?",
+            [fingerprint],
+        )
         return draft_from_row(rows[0]) if rows else None
 
     def skip_for(self, fingerprint: str) -> DraftSkip | None:
@@ -111,11 +151,13 @@ class DraftStore(FindingStore):
             "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
             f"WHERE f.message_id IN ({marks}) AND (x.fingerprint IS NOT NULL OR "
             "(s.state IS NOT NULL AND s.state NOT IN ('superseded', 'applied')) OR f.state = 'dismissed')",
-            list(message_ids))
+            list(message_ids),
+        )
         return [(finding_from_row(r), r["how"] or r["state"]) for r in rows]
 
-    def finding_rows(self, *, state: str | None = None, rule: str | None = None,
-                     since: date | None = None) -> list[FindingStatus]:
+    def finding_rows(
+        self, *, state: str | None = None, rule: str | None = None, since: date | None = None
+    ) -> list[FindingStatus]:
         """Findings with their message and where they stand, in arrival order: ``fingerprint``,
         ``message_id``, ``day``, ``date_utc``, ``rule_id``, ``subject``, ``message`` (the finding's text),
         ``where`` (path:line), ``status``
@@ -130,17 +172,24 @@ class DraftStore(FindingStore):
             "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "
             "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
             f"WHERE {cond} ORDER BY m.day, m.seq, f.message_id, f.path, f.line, f.rule_id",
-            args)
+            args,
+        )
         out = []
         for r in rows:
-            r["status"] = "dismissed" if r["state"] == "dismissed" else \
-                "drafted" if r["draft"] else (r["skip_state"] or r["state"])  # a dismissal settles a drafted point
+            r["status"] = (
+                "dismissed"
+                if r["state"] == "dismissed"
+                else "drafted"
+                if r["draft"]
+                else (r["skip_state"] or r["state"])
+            )  # a dismissal settles a drafted point
             r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
             # open: the point still stands, drafted or not (a draft is not known to be sent until it is
             # dismissed or the thread shows it raised); every other status settles the finding
             r["open"] = r["status"] in OPEN_STATUSES
-            if (state is None or r["status"] == state or (state == "open" and r["open"])) \
-                    and (rule is None or r["rule_id"].upper() == rule.upper()):
+            if (state is None or r["status"] == state or (state == "open" and r["open"])) and (
+                rule is None or r["rule_id"].upper() == rule.upper()
+            ):
                 out.append(FindingStatus(**r))
         return out
 
@@ -159,13 +208,17 @@ class DraftStore(FindingStore):
         the author re-posted in a reply); their findings become undrafted again; the count."""
         rows = self.drafts_for(message_id)
         seen = {d.message_id for d in rows}
-        rows += [draft_from_row(r) for r in self._rows(
-            "SELECT DISTINCT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
-            "JOIN findings f ON f.fingerprint = x.fingerprint WHERE f.message_id = ?", [message_id])
-            if r["message_id"] not in seen]
+        rows += [
+            draft_from_row(r)
+            for r in self._rows(
+                "SELECT DISTINCT d.* FROM drafts d JOIN draft_findings x ON x.draft_message_id = d.message_id "
+                "JOIN findings f ON f.fingerprint = x.fingerprint WHERE f.message_id = ?",
+                [message_id],
+            )
+            if r["message_id"] not in seen
+        ]
         with self.transaction():
             for d in rows:
                 self.conn.execute("DELETE FROM draft_findings WHERE draft_message_id = ?", (d.message_id,))
                 self.conn.execute("DELETE FROM drafts WHERE message_id = ?", (d.message_id,))
         return len(rows)
-

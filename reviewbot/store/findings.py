@@ -13,8 +13,14 @@ from reviewbot.store.rows import FindingLine, _j, _range_where, _utc_iso, findin
 class FindingStore(StoreBase):
     """Queries of the ``findings`` and ``rule_failures`` tables."""
 
-    def replace_findings(self, message_id: str, findings: Iterable[Finding], failures: Iterable[RuleFailure] = (),
-                         *, now: datetime | None = None) -> None:
+    def replace_findings(
+        self,
+        message_id: str,
+        findings: Iterable[Finding],
+        failures: Iterable[RuleFailure] = (),
+        *,
+        now: datetime | None = None,
+    ) -> None:
         """Make the stored findings of one patch equal to ``findings`` (one transaction).
 
         Findings are keyed by fingerprint; ``first_seen`` is written once and
@@ -45,8 +51,7 @@ class FindingStore(StoreBase):
                     "state": f.state.value,
                     "first_seen": stamp,
                 }
-                self._upsert("findings", row, ["fingerprint"], keep=("first_seen",),
-                             guard="state <> 'dismissed'")
+                self._upsert("findings", row, ["fingerprint"], keep=("first_seen",), guard="state <> 'dismissed'")
             marks = ", ".join("?" for _ in keep)
             self.conn.execute(
                 "DELETE FROM findings WHERE message_id = ? AND state <> 'dismissed'"
@@ -56,9 +61,16 @@ class FindingStore(StoreBase):
             seen: list[str] = []
             for fail in failures:
                 seen.append(fail.rule_id)
-                self._upsert("rule_failures", {"rule_id": fail.rule_id, "message_id": message_id,
-                                               "error": fail.error, "traceback": fail.traceback},
-                             ["rule_id", "message_id"])
+                self._upsert(
+                    "rule_failures",
+                    {
+                        "rule_id": fail.rule_id,
+                        "message_id": message_id,
+                        "error": fail.error,
+                        "traceback": fail.traceback,
+                    },
+                    ["rule_id", "message_id"],
+                )
             marks = ", ".join("?" for _ in seen)
             self.conn.execute(
                 "DELETE FROM rule_failures WHERE message_id = ?" + (f" AND rule_id NOT IN ({marks})" if seen else ""),
@@ -67,8 +79,9 @@ class FindingStore(StoreBase):
 
     def findings_for(self, message_id: str) -> list[Finding]:
         """The stored findings of one patch as :class:`Finding` values, sorted by (path, line, rule)."""
-        rows = self._rows("SELECT * FROM findings WHERE message_id = ? "
-                          "ORDER BY path, line, rule_id, fingerprint", [message_id])
+        rows = self._rows(
+            "SELECT * FROM findings WHERE message_id = ? ORDER BY path, line, rule_id, fingerprint", [message_id]
+        )
         return [finding_from_row(r) for r in rows]
 
     def set_finding_state(self, fingerprint: str, state: FindingState) -> bool:
@@ -76,31 +89,41 @@ class FindingStore(StoreBase):
         cur = self.conn.execute("UPDATE findings SET state = ? WHERE fingerprint = ?", (state.value, fingerprint))
         return cur.rowcount > 0
 
-    def finding_counts(self, list_name: str | None = None, since: date | None = None,
-                       until: date | None = None) -> dict[str, int]:
+    def finding_counts(
+        self, list_name: str | None = None, since: date | None = None, until: date | None = None
+    ) -> dict[str, int]:
         """Number of findings per rule id for patches in a list / day range."""
         cond, args = _range_where(list_name, since, until, "m.")
         cur = self.conn.execute(
             "SELECT f.rule_id, COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {cond} GROUP BY f.rule_id ORDER BY f.rule_id", args)
+            f"WHERE {cond} GROUP BY f.rule_id ORDER BY f.rule_id",
+            args,
+        )
         return dict(cur.fetchall())
 
-    def findings_in_range(self, list_name: str | None = None, since: date | None = None,
-                          until: date | None = None) -> list[FindingLine]:
+    def findings_in_range(
+        self, list_name: str | None = None, since: date | None = None, until: date | None = None
+    ) -> list[FindingLine]:
         """Findings of patches in a list / day range with their message's subject and URL, in arrival order."""
         cond, args = _range_where(list_name, since, until, "m.")
-        return [FindingLine(**r) for r in self._rows(
-            "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
-            "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
-            f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id", args)]
+        return [
+            FindingLine(**r)
+            for r in self._rows(
+                "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
+                "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
+                f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id",
+                args,
+            )
+        ]
 
-    def rule_failure_count(self, list_name: str | None = None, since: date | None = None,
-                           until: date | None = None) -> int:
+    def rule_failure_count(
+        self, list_name: str | None = None, since: date | None = None, until: date | None = None
+    ) -> int:
         """Number of recorded rule crashes for messages of a list / day range."""
         cond, args = _range_where(list_name, since, until, "m.")
         cur = self.conn.execute(
-            "SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id "
-            f"WHERE {cond}", args)
+            f"SELECT COUNT(*) FROM rule_failures rf JOIN messages m ON m.message_id = rf.message_id WHERE {cond}", args
+        )
         return int(cur.fetchone()[0])
 
     def patches_with_open_findings(self, list_name: str | None = None) -> list[str]:
@@ -116,6 +139,7 @@ class FindingStore(StoreBase):
         cur = self.conn.execute(
             "SELECT DISTINCT m.message_id, m.day, m.seq FROM messages m JOIN findings f ON f.message_id = m.message_id "
             f"WHERE f.state = 'open' {lst} {drafted} "
-            "ORDER BY m.day, m.seq, m.message_id", args)
+            "ORDER BY m.day, m.seq, m.message_id",
+            args,
+        )
         return [r[0] for r in cur.fetchall()]
-

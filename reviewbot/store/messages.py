@@ -16,8 +16,9 @@ from reviewbot.store.rows import _addr, _addr_from, _j, _range_where, _url_day_s
 class MessageStore(StoreBase):
     """Queries of the ``messages`` and ``message_urls`` tables."""
 
-    def put_message(self, message: Message, *, thread_id: str | None = None,
-                    day: date | None = None, seq: int | None = None) -> str:
+    def put_message(
+        self, message: Message, *, thread_id: str | None = None, day: date | None = None, seq: int | None = None
+    ) -> str:
         """Upsert one message (and its archive URL); returns the key used (its Message-ID).
 
         A message without a Message-ID is keyed by its archive URL or source.
@@ -60,14 +61,17 @@ class MessageStore(StoreBase):
         }
         if thread_id is not None:
             row["thread_id"] = thread_id
-        guard = ("(archive_url IS excluded.archive_url OR archive_url IS NULL)"
-                 # a copy with obfuscated addresses never replaces one with the real ones (lore's)
-                 " AND NOT (excluded.obfuscated = 1 AND IFNULL(obfuscated, 0) = 0 AND archive_url IS NULL"
-                 " AND source LIKE 'http%')")
+        guard = (
+            "(archive_url IS excluded.archive_url OR archive_url IS NULL)"
+            # a copy with obfuscated addresses never replaces one with the real ones (lore's)
+            " AND NOT (excluded.obfuscated = 1 AND IFNULL(obfuscated, 0) = 0 AND archive_url IS NULL"
+            " AND source LIKE 'http%')"
+        )
         self._upsert("messages", row, ["message_id"], keep=("thread_id",) if thread_id is None else (), guard=guard)
         if message.archive_url:
-            self._upsert("message_urls", {"url": message.archive_url, "message_id": key,
-                                          "list": message.list_name}, ["url"])
+            self._upsert(
+                "message_urls", {"url": message.archive_url, "message_id": key, "list": message.list_name}, ["url"]
+            )
         return key
 
     def known_urls(self, list_name: str | None = None) -> dict[str, str]:
@@ -95,20 +99,29 @@ class MessageStore(StoreBase):
             return None
         return dict(zip([d[0] for d in cur.description], row))
 
-    def messages(self, list_name: str | None = None, since: date | None = None,
-                 until: date | None = None, *, patches_only: bool = False) -> list[dict[str, Any]]:
+    def messages(
+        self,
+        list_name: str | None = None,
+        since: date | None = None,
+        until: date | None = None,
+        *,
+        patches_only: bool = False,
+    ) -> list[dict[str, Any]]:
         """``messages`` rows by list and arrival day range (inclusive), in arrival order."""
         cond, args = _range_where(list_name, since, until)
         if patches_only:
             cond += " AND is_patch = 1"
         return self._rows(f"SELECT * FROM messages WHERE {cond} ORDER BY day, seq, message_id", args)
 
-    def patch_ids(self, list_name: str, since: date | None = None,
-                  until: date | None = None) -> list[tuple[str, str | None]]:
+    def patch_ids(
+        self, list_name: str, since: date | None = None, until: date | None = None
+    ) -> list[tuple[str, str | None]]:
         """(Message-ID, thread_id) of the patches of a list / day range, in arrival order."""
         cond, args = _range_where(list_name, since, until)
-        cur = self.conn.execute(f"SELECT message_id, thread_id FROM messages WHERE {cond} AND is_patch = 1 "
-                                "ORDER BY day, seq, message_id", args)
+        cur = self.conn.execute(
+            f"SELECT message_id, thread_id FROM messages WHERE {cond} AND is_patch = 1 ORDER BY day, seq, message_id",
+            args,
+        )
         return [(r[0], r[1]) for r in cur.fetchall()]
 
     def message_rows(self, message_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -116,7 +129,7 @@ class MessageStore(StoreBase):
         out: list[dict[str, Any]] = []
         ids = list(message_ids)
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             out.extend(self._rows(f"SELECT * FROM messages WHERE message_id IN ({marks})", chunk))
         out.sort(key=lambda r: (r["day"] or "", r["seq"] or 0, r["message_id"]))
@@ -138,9 +151,14 @@ class MessageStore(StoreBase):
 
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
         """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""
-        return [tuple(r) for r in self.conn.execute(
-            "SELECT archive_url, message_id, thread_prev_url, thread_id FROM messages "
-            "WHERE list = ? AND archive_url IS NOT NULL", (list_name,))]
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT archive_url, message_id, thread_prev_url, thread_id FROM messages "
+                "WHERE list = ? AND archive_url IS NOT NULL",
+                (list_name,),
+            )
+        ]
 
     def set_thread_ids(self, mapping: Mapping[str, str]) -> int:
         """Set ``thread_id`` for Message-ID -> thread id; returns how many rows changed."""
@@ -148,7 +166,8 @@ class MessageStore(StoreBase):
         with self.transaction():
             for mid, tid in mapping.items():
                 cur = self.conn.execute(
-                    "UPDATE messages SET thread_id = ? WHERE message_id = ? AND thread_id IS NOT ?", (tid, mid, tid))
+                    "UPDATE messages SET thread_id = ? WHERE message_id = ? AND thread_id IS NOT ?", (tid, mid, tid)
+                )
                 changed += cur.rowcount
         return changed
 
@@ -157,8 +176,10 @@ class MessageStore(StoreBase):
         key = key.strip()
         if key.startswith(("http://", "https://")):
             for cand in (key, key.rstrip("/"), key.rstrip("/") + "/"):
-                row = self.conn.execute("SELECT message_id FROM message_urls WHERE url = ?", (cand,)).fetchone() \
+                row = (
+                    self.conn.execute("SELECT message_id FROM message_urls WHERE url = ?", (cand,)).fetchone()
                     or self.conn.execute("SELECT message_id FROM messages WHERE archive_url = ?", (cand,)).fetchone()
+                )
                 if row:
                     return str(row[0])
             return None
@@ -169,7 +190,8 @@ class MessageStore(StoreBase):
         """Every full (not obfuscated) From/To/Cc address stored, for completing obfuscated ones."""
         out: dict[str, Address] = {}
         for name, email, partial, to_json, cc_json in self.conn.execute(
-                "SELECT from_name, from_email, from_partial, to_json, cc_json FROM messages"):
+            "SELECT from_name, from_email, from_partial, to_json, cc_json FROM messages"
+        ):
             cands = [Address(name or "", email or "", bool(partial))]
             for blob in (to_json, cc_json):
                 cands.extend(_addr_from(d) for d in json.loads(blob or "[]"))
@@ -177,4 +199,3 @@ class MessageStore(StoreBase):
                 if a.email and not a.partial and "@..." not in a.email:
                     out.setdefault(a.email.lower(), a)
         return list(out.values())
-

@@ -25,10 +25,12 @@ class PatchStore(MessageStore):
             "tags_json": _j(list(s.tags)),
             "commit_message": patch.commit_message,
             "trailers_json": _j([[t.key, t.value] for t in patch.trailers]),
-            "files_json": _j([
-                {"path": f.path, "status": f.status, "added": f.added_count, "removed": f.removed_count}
-                for f in patch.files
-            ]),
+            "files_json": _j(
+                [
+                    {"path": f.path, "status": f.status, "added": f.added_count, "removed": f.removed_count}
+                    for f in patch.files
+                ]
+            ),
             "warnings_json": _j(list(patch.warnings)),
         }
         keep: tuple[str, ...] = ()
@@ -40,8 +42,10 @@ class PatchStore(MessageStore):
 
     def set_series_key(self, message_id: str, series_key: str) -> None:
         """Record which series (see scan's grouping) a patch belongs to."""
-        self.conn.execute("UPDATE patches SET series_key = ? WHERE message_id = ? AND series_key IS NOT ?",
-                          (series_key, message_id, series_key))
+        self.conn.execute(
+            "UPDATE patches SET series_key = ? WHERE message_id = ? AND series_key IS NOT ?",
+            (series_key, message_id, series_key),
+        )
 
     def patch_row(self, message_id: str) -> dict[str, Any] | None:
         """The raw ``patches`` row, or None."""
@@ -77,7 +81,9 @@ class PatchStore(MessageStore):
         rows = self._rows(
             "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
             "m.subject, m.from_email, m.from_name FROM patches p JOIN messages m ON m.message_id = p.message_id "
-            "WHERE p.message_id = ?", [message_id])
+            "WHERE p.message_id = ?",
+            [message_id],
+        )
         return rows[0] if rows else None
 
     def submissions_by(self, email: str, name: str, domain: str) -> list[dict[str, Any]]:
@@ -88,4 +94,5 @@ class PatchStore(MessageStore):
             "m.subject, m.from_email, m.from_name, m.body FROM patches p JOIN messages m "
             "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 "
             "AND (lower(m.from_email) = ? OR (? <> '' AND lower(m.from_name) = ?) OR (? <> '' AND lower(m.from_email) LIKE ?))",
-            [email, name, name, domain, "%@" + domain.replace("%", "")])
+            [email, name, name, domain, "%@" + domain.replace("%", "")],
+        )

@@ -51,9 +51,7 @@ def hunk_to_json(hunk: Hunk | None) -> str | None:
             "new_start": hunk.new_start,
             "new_len": hunk.new_len,
             "section": hunk.section,
-            "lines": [
-                [ln.kind.value, ln.text, ln.old_no, ln.new_no, ln.input_line, ln.altered] for ln in hunk.lines
-            ],
+            "lines": [[ln.kind.value, ln.text, ln.old_no, ln.new_no, ln.input_line, ln.altered] for ln in hunk.lines],
         }
     )
 
@@ -98,9 +96,9 @@ def _url_day_seq(url: str | None) -> tuple[str | None, int | None]:
     return None, None
 
 
-
-def _range_where(list_name: str | None, since: date | None, until: date | None,
-                 prefix: str = "") -> tuple[str, list[Any]]:
+def _range_where(
+    list_name: str | None, since: date | None, until: date | None, prefix: str = ""
+) -> tuple[str, list[Any]]:
     """SQL condition and parameters selecting messages of a list and an arrival-day range (inclusive).
 
     ``prefix`` is the messages table's alias with its dot (``"m."``) when joined.
@@ -115,7 +113,6 @@ def _range_where(list_name: str | None, since: date | None, until: date | None,
     return " AND ".join(where), args
 
 
-
 def message_from_row(row: Mapping[str, Any], parse_subject: Any = None) -> Message:
     """Rebuild a Message from a ``messages`` row (see :meth:`Store.load_message`)."""
     raw_subject = row.get("subject") or ""
@@ -125,8 +122,9 @@ def message_from_row(row: Mapping[str, Any], parse_subject: Any = None) -> Messa
         subject = Subject(raw=raw_subject, title=raw_subject, is_reply=bool(row.get("is_reply")))
     frm = None
     if row.get("from_email") is not None or row.get("from_name") is not None:
-        frm = Address(name=row.get("from_name") or "", email=row.get("from_email") or "",
-                      partial=bool(row.get("from_partial")))
+        frm = Address(
+            name=row.get("from_name") or "", email=row.get("from_email") or "", partial=bool(row.get("from_partial"))
+        )
     date_utc = row.get("date_utc")
     return Message(
         message_id=row["message_id"],
@@ -169,7 +167,6 @@ def finding_from_row(row: Mapping[str, Any]) -> Finding:
         state=FindingState(row["state"]),
         fingerprint=row["fingerprint"],
     )
-
 
 
 def patch_from_row(row: Mapping[str, Any]) -> Patch:
@@ -269,19 +266,37 @@ class FindingStatus:
 
 def failed_page_from_row(row: Mapping[str, Any]) -> FailedPage:
     """A :class:`FailedPage` from a ``pages`` row."""
-    return FailedPage(url=row["url"], list_name=row.get("list"), kind=row["kind"], attempts=int(row["attempts"] or 0),
-                      last_error=row.get("last_error") or "", last_try=row.get("last_try"))
+    return FailedPage(
+        url=row["url"],
+        list_name=row.get("list"),
+        kind=row["kind"],
+        attempts=int(row["attempts"] or 0),
+        last_error=row.get("last_error") or "",
+        last_try=row.get("last_try"),
+    )
 
 
 def draft_from_row(row: Mapping[str, Any]) -> DraftRecord:
     """A :class:`DraftRecord` from a ``drafts`` row."""
-    return DraftRecord(message_id=row["message_id"], in_reply_to=row["in_reply_to"], list_name=row.get("list"),
-                       subject=row.get("subject") or "", path=row.get("path"), maildir_key=row.get("maildir_key"),
-                       fingerprints=tuple(json.loads(row.get("fingerprints_json") or "[]")),
-                       recipients_complete=bool(row.get("recipients_complete")), created=row.get("created"))
+    return DraftRecord(
+        message_id=row["message_id"],
+        in_reply_to=row["in_reply_to"],
+        list_name=row.get("list"),
+        subject=row.get("subject") or "",
+        path=row.get("path"),
+        maildir_key=row.get("maildir_key"),
+        fingerprints=tuple(json.loads(row.get("fingerprints_json") or "[]")),
+        recipients_complete=bool(row.get("recipients_complete")),
+        created=row.get("created"),
+    )
 
 
 def skip_from_row(row: Mapping[str, Any]) -> DraftSkip:
     """A :class:`DraftSkip` from a ``draft_skips`` row."""
-    return DraftSkip(fingerprint=row["fingerprint"], message_id=row["message_id"], rule_id=row["rule_id"],
-                     state=row["state"], reason=row.get("reason") or "")
+    return DraftSkip(
+        fingerprint=row["fingerprint"],
+        message_id=row["message_id"],
+        rule_id=row["rule_id"],
+        state=row["state"],
+        reason=row.get("reason") or "",
+    )

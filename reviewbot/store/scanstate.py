@@ -13,8 +13,16 @@ from reviewbot.store.rows import FailedPage, _j, _utc_iso, failed_page_from_row
 class ScanStateStore(StoreBase):
     """Queries of the ``pages`` and ``cursor`` tables and the ``cursor:`` rows of ``meta``."""
 
-    def page_failed(self, url: str, *, kind: str, error: str, attempts: int = 1,
-                    list_name: str | None = None, now: datetime | None = None) -> None:
+    def page_failed(
+        self,
+        url: str,
+        *,
+        kind: str,
+        error: str,
+        attempts: int = 1,
+        list_name: str | None = None,
+        now: datetime | None = None,
+    ) -> None:
         """Record (or add to) a failed page: URL, kind, attempts so far, last error."""
         self.conn.execute(
             "INSERT INTO pages(url, list, kind, status, attempts, last_error, last_try) "
@@ -56,4 +64,3 @@ class ScanStateStore(StoreBase):
     def set_source_cursor(self, key: str, value: Mapping[str, Any]) -> None:
         """Remember a source's own cursor under ``key`` (kept in ``meta`` as JSON)."""
         self._upsert("meta", {"key": "cursor:" + key, "value": _j(dict(value))}, ["key"])
-

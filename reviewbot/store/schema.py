@@ -202,8 +202,12 @@ def _foreign_tables(conn: sqlite3.Connection) -> list[str]:
     A reviewbot database has a ``meta`` table with a ``schema_version`` row;
     anything else holding tables belongs to another program. Reads only.
     """
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                         "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     if not names:
         return []
     if "meta" in names:
@@ -243,9 +247,10 @@ def migrate(store: "StoreBase") -> None:
             log.info("%s: migrating the database: %s", store.path, name)
             step(store)
         if f"migration:{name}" not in done or applied:
-            store.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
-                               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                               (f"migration:{name}", "applied" if applied or names else "new"))
+            store.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (f"migration:{name}", "applied" if applied or names else "new"),
+            )
     for table, cols in _INDEXES:
         store.db.table(table).create_index(list(cols), if_not_exists=True)
     store.conn.execute(
@@ -253,4 +258,3 @@ def migrate(store: "StoreBase") -> None:
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE value <> excluded.value",
         (str(SCHEMA_VERSION),),
     )
-

@@ -27,9 +27,22 @@ MONTHS = ["2023/06", "2023/07", "2024/05"]
 # continue ([thread-next>] chains followed by scans in default mode) and the pages the
 # page-parser tests name
 DAYS = [
-    "2023/08/01", "2023/08/02", "2023/08/03", "2023/08/04", "2023/08/05", "2023/08/07", "2023/08/08",
-    "2023/08/10", "2023/08/29", "2023/09/28",
-    "2024/06/01", "2024/06/03", "2024/06/04", "2024/06/06", "2024/06/11", "2024/07/31",
+    "2023/08/01",
+    "2023/08/02",
+    "2023/08/03",
+    "2023/08/04",
+    "2023/08/05",
+    "2023/08/07",
+    "2023/08/08",
+    "2023/08/10",
+    "2023/08/29",
+    "2023/09/28",
+    "2024/06/01",
+    "2024/06/03",
+    "2024/06/04",
+    "2024/06/06",
+    "2024/06/11",
+    "2024/07/31",
     "2023/08/17",  # text/x-patch attachment holding the patch
     "2019/08/23",  # signature attachment, folded Cc, thread-prev link
     "2019/06/24",  # "Content of type ... skipped"
@@ -87,8 +100,11 @@ def _mid(value: str | None) -> str:
 
 def build_mail(out: Path, kept: set[str]) -> None:
     manifest = (SHARED / "openwall-mirror" / "manifest.tsv").read_text(encoding="utf-8").splitlines()[1:]
-    wanted = [row.split("\t")[0] for row in manifest
-              if row.split("\t")[1] in kept and any(f"/{LK}/{m}/" in row for m in MBOX_MONTHS)]
+    wanted = [
+        row.split("\t")[0]
+        for row in manifest
+        if row.split("\t")[1] in kept and any(f"/{LK}/{m}/" in row for m in MBOX_MONTHS)
+    ]
     wanted += MBOX_EXTRA
     want = set(wanted)
     entries: dict[str, bytes] = {}
