@@ -330,6 +330,8 @@ class _StructSide:
     added: dict[str, DiffLine] = field(default_factory=dict)
     added_comments: list[str] = field(default_factory=list)
     removed_comments: list[str] = field(default_factory=list)
+    #: comments on unchanged lines inside the struct, with their hunk: the layout it already documents
+    context_comments: list[tuple[Hunk, DiffLine, str]] = field(default_factory=list)
     markers: bool = False
     aligned: int = 0  # ____cacheline_aligned annotations added minus removed
     randomized: bool = False
@@ -513,6 +515,8 @@ class _Collector:
             side.added_comments.append(scan.comment)
         elif scan.comment and dl.kind is LineKind.REMOVED:
             side.removed_comments.append(scan.comment)
+        elif scan.comment and dl.kind is LineKind.CONTEXT:
+            side.context_comments.append((hunk, dl, scan.comment))
         if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
             side.markers = True
         if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
@@ -869,11 +873,15 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     findings: list[Finding] = []
     motive = None
     for path, side in _collect(patch_view(patch, ctx)):
-        moved = _moved_members(side)
+        if _userspace(path):
+            continue  # a selftest's or tool's struct: no kernel cache-line layout to document
+        moved = [m for m in _moved_members(side) if not _shifted_in_group(patch, path, side, m)]
         if not moved:
             continue
         comments = _new_comments(patch, path, side)
-        if _layout_documented(patch, path, side, moved, comments):
+        # members the struct's existing comments already place ("Keep this last, ... fast path") need no question
+        moved = [m for m in moved if not _documented_by_context(patch, path, side, m)]
+        if not moved or _layout_documented(patch, path, side, moved, comments):
             continue
         named, placed = _named_members(patch, path, side, moved)
         if not named or all(_going_away(side, m) for m in named):
@@ -882,8 +890,107 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             motive = _motivation(patch)
             if _grouped(patch) and not (motive == "cache" and _names_cache(patch)):
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
+        if motive != "cache" and _kernel_test(path):
+            continue  # test code reordered without a cache reason: its layout is nobody's contract
         findings.append(_finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed))
     return findings
+
+
+#: Userspace code in the kernel tree (selftests, perf, bpftool, ...): a struct there has no kernel
+#: cache-line layout to document, whatever the changelog says.
+USERSPACE_PATHS = ("tools/",)
+
+#: Kernel test code (KUnit tests, test modules): a reorder there is asked about only with a cache reason.
+KERNEL_TEST_PATHS = (
+    r"(?:^|/)lib/test_[^/]*\.c$",
+    r"(?:^|/)[^/]*_kunit\.c$",
+    r"(?:^|/)kunit/",
+    r"(?:^|/)tests?/[^/]*\.c$",
+)
+_KERNEL_TEST_RE = lazyre.compile("|".join(KERNEL_TEST_PATHS))
+
+
+def _userspace(path: str) -> bool:
+    """True for a file of userspace code in the kernel tree (``USERSPACE_PATHS``)."""
+    return path.startswith(USERSPACE_PATHS)
+
+
+def _kernel_test(path: str) -> bool:
+    """True for kernel test code (``KERNEL_TEST_PATHS``)."""
+    return _KERNEL_TEST_RE.search(path) is not None
+
+
+def _group_close(patch: Patch, path: str, line: DiffLine, skip: LineKind) -> DiffLine | None:
+    """The closing context line of the existing ``struct { ... } ____cacheline_aligned_in_smp;`` group that
+    ``line`` sits in on its side (``skip``: the other side's kind), or None when it sits in no such group."""
+    for fd in patch.files:
+        if fd.path != path:
+            continue
+        lines = [d for hunk in fd.hunks for d in hunk.lines]
+        at = next((k for k, d in enumerate(lines) if d is line), None)
+        if at is None:
+            continue
+        depth = 0
+        for d in lines[at + 1 :]:
+            if d.kind is skip or d.kind is LineKind.MARKER:
+                continue
+            text = d.text.strip()
+            if text.startswith("}") and depth == 0:
+                nested = d.text[:1] in (" ", "\t")
+                aligned = nested and d.kind is LineKind.CONTEXT and _ALIGNED_RE.search(text) is not None
+                return d if aligned else None
+            depth += text.count("{") - text.count("}")
+        return None
+    return None
+
+
+def _shifted_in_group(patch: Patch, path: str, side: _StructSide, member: str) -> bool:
+    """Step 1b: a member removed and re-added inside the same existing cache-line aligned group only shifted
+    within its group: the group, not the order inside it, is the layout (io_ring_ctx's hot group)."""
+    removed, added = side.removed.get(member), side.added.get(member)
+    if removed is None or added is None:
+        return False
+    before = _group_close(patch, path, removed, LineKind.ADDED)
+    return before is not None and before is _group_close(patch, path, added, LineKind.REMOVED)
+
+
+#: An existing comment saying that what follows it is off the fast path: a member added anywhere after it
+#: (outside the aligned groups) sits there by that comment, even in a later hunk.
+COLD_SECTION_PHRASES = (
+    r"\bkeep\s+(?:this|these|them|it)\s+(?:last|at\s+the\s+end)\b",
+    r"\b(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+need\s+(?:it|them|this|these)\s+(?:for|on|in)\s+the\s+(?:fast|hot)\s+path\b",
+    r"\bnot\s+(?:needed|used)\s+(?:for|on|in)\s+the\s+(?:fast|hot)\s+path\b",
+    r"\b(?:slow[\s-]?path|setup|teardown|init)\s+only\b",
+    r"\bcold\b",
+)
+_COLD_SECTION_RE = lazyre.compile("|".join(COLD_SECTION_PHRASES), re.IGNORECASE)
+
+
+def _file_lines(patch: Patch, path: str) -> list[DiffLine]:
+    return [d for fd in patch.files if fd.path == path for h in fd.hunks for d in h.lines]
+
+
+def _documented_by_context(patch: Patch, path: str, side: _StructSide, member: str) -> bool:
+    """Step 2a: the struct already documents where ``member`` sits, in comments the hunks show unchanged.
+
+    As a reviewer reads the hunks: an existing comment inside the struct saying where or why members sit
+    (hot/cold, fast path, read-mostly: ``EXISTING_LAYOUT_COMMENT_WORDS``) in the same hunk as the re-added
+    member covers it; so does a comment saying that what follows is off the fast path ("Keep this last, we
+    don't need it for the fast path": ``COLD_SECTION_PHRASES``) anywhere above it, when the member is not in
+    an aligned group.
+    """
+    added = side.added[member]
+    lines = _file_lines(patch, path)
+    at = next((k for k, d in enumerate(lines) if d is added), None)
+    if at is None:
+        return False
+    for hunk, dl, comment in side.context_comments:
+        if any(d is added for d in hunk.lines) and _EXISTING_LAYOUT_COMMENT_RE.search(comment):
+            return True
+        if _COLD_SECTION_RE.search(comment) and any(d is dl for d in lines[:at]):
+            if _group_close(patch, path, added, LineKind.REMOVED) is None:
+                return True
+    return False
 
 
 def _shifted_members(side: _StructSide) -> list[str]:
