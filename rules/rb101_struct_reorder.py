@@ -1160,9 +1160,63 @@ def _finding(
             "struct": what,
             "members": members,
             "motivation": motive,
+            "reason": _cache_reason(patch) if motive == "cache" else None,
             "placed": placed,
             "randomize_layout": side.randomized,
         },
+    )
+
+
+#: Where the changelog's reason for a move starts: "move members *to avoid spanning cachelines*".
+PURPOSE_WORDS = (
+    r"\bin\s+order\s+to\b",
+    r"\bso\s+(?:that|as\s+to)\b",
+    r"\bto\s+(?!(?:the|a|an|its|their|this|these|that|those|one|each)\b)[a-z]+\b",  # "to avoid", not "to the"
+    r"\bfor\b",
+    r"\bbecause\b",
+)
+_PURPOSE_RE = lazyre.compile("|".join(PURPOSE_WORDS), re.IGNORECASE)
+
+
+def _cache_reason(patch: Patch) -> str | None:
+    """The changelog's own cache reason for the move, to quote back ("to avoid spanning cachelines").
+
+    Steps: the first of the author's sentences (``_prose``, negated ones dropped) with a cache word
+    (``CACHE_WORDS``, not a cache-line count); from the last purpose word (``PURPOSE_WORDS``) before the
+    cache word to the end of the sentence; the whole sentence when it has none. None when too long to quote.
+    """
+    for sentence in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")):
+        if _NEGATED_RE.search(sentence):
+            continue
+        cache = _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence)))
+        if cache is None:
+            continue
+        starts = [m.start() for m in _PURPOSE_RE.finditer(sentence, 0, cache.start())]
+        if not starts:
+            return None  # no purpose clause to quote ("move the sqe array out of the hot group")
+        reason = sentence[starts[-1] :].strip().rstrip(".;:!,")
+        return reason if len(reason.split()) <= 16 else None
+    return None
+
+
+def _struct_request(struct: str, which: str, reason: str | None) -> str:
+    """Ask for a comment on a struct whose members were moved for cache behaviour; when the changelog gives
+    the reason, quote it back instead of asking whether the move is about caches."""
+    if reason:
+        opening = (
+            f'The changelog moves {which} "{reason}", but nothing in {struct} says so. Could you put that in '
+            "a comment in the struct, saying that its members are cache-line ordered and which ones are kept "
+            "together?"
+        )
+    else:
+        opening = (
+            f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add "
+            "a comment to the struct saying that its members are cache-line ordered and which fields "
+            "are hot or read-mostly?"
+        )
+    return (
+        opening
+        + " Otherwise the next change that adds a field without thinking about cache lines will quietly undo this."
     )
 
 
@@ -1204,12 +1258,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         if f.severity is Severity.WARNING and motive == "cache" and f.details.get("placed"):
             text = _local_comment_request(struct, members)
         elif f.severity is Severity.WARNING and motive == "cache":
-            text = (
-                f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add "
-                "a comment to the struct saying that its members are cache-line ordered and which fields "
-                "are hot or read-mostly? Otherwise the next change that adds a field without thinking "
-                "about cache lines will quietly undo this."
-            )
+            text = _struct_request(struct, which, f.details.get("reason"))
         elif motive == "unstated":
             text = (
                 f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If "
@@ -1280,12 +1329,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
             text = _local_comment_request(struct, members)
         elif "cache" in motivation:
-            text = (
-                f"Since the members moved in {struct} ({which}) are placed for cache behaviour, could you add a "
-                "comment to the struct saying that its members are cache-line ordered and which fields are "
-                "hot or read-mostly? Otherwise the next change that adds a field without thinking about "
-                "cache lines will quietly undo this."
-            )
+            reason = next((f.details.get("reason") for f in fs if f.details.get("reason")), None)
+            text = _struct_request(struct, which, reason)
         elif "unstated" in motivation:
             text = (
                 f"Is the new position of {which} in {struct} meant to matter (cache lines, padding)? If so, "
