@@ -51,6 +51,20 @@ group; or a comment added on each moved member saying why it sits there
 does not count. When the struct is marked ``__randomize_layout``, the finding
 says the order only holds with ``CONFIG_RANDSTRUCT_NONE``.
 
+The struct's existing documentation counts too (``_documented_by_context``):
+a member re-added in a hunk whose unchanged lines show a comment saying where
+or why members sit ("hot: read on every submission", "Keep this last, we
+don't need it for the fast path"), or anywhere after such a "the rest is cold"
+comment (``COLD_SECTION_PHRASES``) outside the aligned groups, is not asked
+about; a member removed and re-added inside the same aligned group only
+shifted within it and is not named (``_shifted_in_group``).
+
+Userspace code in the tree (``USERSPACE_PATHS``: tools/, selftests) has no
+kernel cache-line layout: no finding. Kernel test code (``KERNEL_TEST_PATHS``)
+gets one only when the changelog gives a cache reason. When it does, the reply
+quotes the reason back ("to avoid spanning cachelines", ``_cache_reason``)
+and names every moved member up to five, "and N more" beyond.
+
 Why it matters
 --------------
 A member order chosen for cache lines is invisible in the code: the next
