@@ -119,4 +119,6 @@ def test_the_cover_letters_claim_repeated_in_a_few_patches_is_asked_once_on_the_
     body = written.draft.body
     assert body.count("do you have numbers?") == 1
     assert "The cover letter says" in body
-    assert body.index("Patches 4/5 and 5/5 say the same.") > body.index("do you have numbers?")
+    assert body.index('The same goes for "improves performance" in patches 4/5 and 5/5.') > body.index(
+        "do you have numbers?"
+    )

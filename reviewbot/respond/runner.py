@@ -567,7 +567,11 @@ def series_points(
                 lifted.update(repeated)
                 idx = sorted(store.patch_row(m).get("idx") or 0 for m in repeated)
                 names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
-                intro = f"Patches {names} say the same."
+                claims = dict.fromkeys(
+                    f.quote for m, fps in repeated.items() for f in kept[m][3] if f.fingerprint in fps
+                )
+                said = " and ".join(f'"{c}"' for c in claims)
+                intro = f"The same goes for {said} in patches {names}."
             if lifted:
                 out.append((cover["message_id"], lifted, intro))
     return out
