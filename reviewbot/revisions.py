@@ -11,6 +11,12 @@ submissions are linked (named steps, each a reason a person would give):
    (:func:`same_code`; a good part of them when the titles are nearly the same), so a subject renamed between versions (``ibnbd: client: ...`` ->
    ``rnbd: client: ...`` -> ``block/rnbd: client: ...``) still links; names that appear on one side
    only (the renamed prefix) are read as one placeholder;
+2b. **same author, the code carried into a new version under a new subject**: a patch posted alone and
+   split into a series for v2 (``HQspinlock - (NUMA-aware) Hierarchical Queued spinlock`` ->
+   ``[RFC PATCH v2 1/5] kernel: introduce Hierarchical Queued spinlock``), or grown by a few changes
+   (``io_uring: Optimize and improve the hot path`` -> v2 ``... SQ tail and CQ head handling``): the
+   version numbers differ, the titles share two words after the subsystem prefix and nearly all of the smaller side's changed lines
+   are on the other side (:func:`carried_code`);
 3. **same organisation, same code**: a series taken over by a colleague (dm-vdo v2 by one author,
    v4 by another at the same mail domain): the titles share words and the changed lines are nearly
    all the same.
@@ -26,7 +32,7 @@ import re
 from collections import Counter
 from typing import Any, Mapping
 
-__all__ = ["normalised_title", "changed_lines", "same_code", "revisions_of", "title_words"]
+__all__ = ["normalised_title", "changed_lines", "same_code", "carried_code", "revisions_of", "title_words"]
 
 #: Share of the larger side's changed lines that must match: same author / same mail domain only.
 SAME_AUTHOR_LINES = 0.5
@@ -43,6 +49,10 @@ MIN_LINES = 8
 SMALL_LINES = 0.8
 #: Fewer than this: too little code to compare at all.
 TINY_LINES = 3
+#: Step 2b (another version, the subject renamed): share of the smaller side's changed lines found on
+#: the other side, and the title words the two must share.
+CARRIED_LINES = 0.75
+CARRIED_TITLE_WORDS = 2
 
 _TRAILING = re.compile(r"(?:\s*\[\s*(?:(?:ver(?:sion)?\s*#?\s*|v)\d+|resend)\s*\])+\s*$", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s*\[[^\]]*\]\s*)+")  # bracket groups left in a stored title ("[PATCH] x")
@@ -91,6 +101,13 @@ def title_words(title: str) -> set[str]:
     return {w for w in _TOKEN.findall(normalised_title(title)) if w not in _TITLE_STOP}
 
 
+def _summary_words(title: str) -> set[str]:
+    """The title words after the subsystem prefix (``io_uring: optimize and improve the hot path`` ->
+    optimize, improve, hot, path); the whole title when it has no prefix."""
+    t = normalised_title(title)
+    return {w for w in _TOKEN.findall(t.rsplit(": ", 1)[-1]) if w not in _TITLE_STOP}
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
@@ -113,17 +130,10 @@ def changed_lines(body: str) -> list[tuple[str, ...]]:
     return out
 
 
-def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]], min_lines: int = MIN_LINES) -> float:
-    """Share of the larger side's changed lines found on the other side (0..1).
-
-    Words used on one side only (a prefix renamed between versions: ``ibnbd`` -> ``rnbd``) are read as
-    one placeholder, so ``ibnbd_clt_get_dev()`` and ``rnbd_clt_get_dev()`` are the same line. A line
-    left with fewer than three real words is not counted."""
-    if len(a) < min_lines or len(b) < min_lines:
-        return 0.0
-    va = {w for line in a for w in line[1:]}
-    vb = {w for line in b for w in line[1:]}
-    shared = va & vb
+def _placeholders(a: list[tuple[str, ...]], b: list[tuple[str, ...]]) -> tuple[Counter[tuple[str, ...]], ...]:
+    """Both sides' lines with the words used on one side only read as one placeholder ``?``; lines left
+    with fewer than three real words are not counted."""
+    shared = {w for line in a for w in line[1:]} & {w for line in b for w in line[1:]}
 
     def norm(lines: list[tuple[str, ...]]) -> Counter[tuple[str, ...]]:
         out: Counter[tuple[str, ...]] = Counter()
@@ -133,7 +143,28 @@ def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]], min_lines: int
                 out[(line[0], *words)] += 1
         return out
 
-    na, nb = norm(a), norm(b)
+    return norm(a), norm(b)
+
+
+def carried_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]]) -> float:
+    """Share of the smaller side's changed lines found on the other side (0..1): the part of a patch
+    carried into a larger or split one. 0 when the smaller side has fewer than MIN_LINES lines."""
+    na, nb = _placeholders(a, b)
+    small = min(sum(na.values()), sum(nb.values()))
+    if small < MIN_LINES:
+        return 0.0
+    return sum((na & nb).values()) / small
+
+
+def same_code(a: list[tuple[str, ...]], b: list[tuple[str, ...]], min_lines: int = MIN_LINES) -> float:
+    """Share of the larger side's changed lines found on the other side (0..1).
+
+    Words used on one side only (a prefix renamed between versions: ``ibnbd`` -> ``rnbd``) are read as
+    one placeholder, so ``ibnbd_clt_get_dev()`` and ``rnbd_clt_get_dev()`` are the same line. A line
+    left with fewer than three real words is not counted."""
+    if len(a) < min_lines or len(b) < min_lines:
+        return 0.0
+    na, nb = _placeholders(a, b)
     size = max(sum(na.values()), sum(nb.values()))
     if size < min_lines:
         return 0.0
@@ -179,7 +210,7 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
             return 0.0  # a cover letter has no code to compare
         words = _jaccard(title_words(x["title"] or ""), title_words(y["title"] or ""))
         if words < TITLE_WORDS_SHARED:
-            return 0.0
+            return _carried(x, y) if same_author else 0.0  # step 2b
         sx, sy = size(x), size(y)
         if not sx or not sy or max(sx, sy) > 3 * min(sx, sy):
             return 0.0  # one is several times the other: not the same patch
@@ -192,6 +223,16 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
         else:
             need = SAME_DOMAIN_LINES
         return share if share >= need else 0.0  # steps 2 and 3
+
+    def _carried(x: Mapping[str, Any], y: Mapping[str, Any]) -> float:
+        """Step 2b: another version (the numbers differ) under a renamed subject sharing two words, nearly
+        all of the smaller side's lines on the other side."""
+        if (x.get("version") or 1) == (y.get("version") or 1):
+            return 0.0
+        if len(_summary_words(x["title"] or "") & _summary_words(y["title"] or "")) < CARRIED_TITLE_WORDS:
+            return 0.0  # "nvme-pci: ..." and "nvme-pci: ..." share only the subsystem
+        share = carried_code(lines_of(x), lines_of(y))
+        return share if share >= CARRIED_LINES else 0.0
 
     me_full = next((r for r in pool if r["message_id"] == message_id), None)
     if me_full is None:

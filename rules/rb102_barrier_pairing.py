@@ -2047,6 +2047,30 @@ def _function_around(hunk: Hunk, index: int) -> str:
     return ""
 
 
+#: A definition whose return type is on the line above (``static void`` / ``enqueue_work(struct q *q)``).
+_SPLIT_DEFINITION_RE = lazyre.compile(r"^([A-Za-z_]\w*)\s*\([^;]*$")
+
+
+def _function_named(hunk: Hunk, index: int) -> str:
+    """The function to name a barrier by in a reply, as a reviewer does ("the smp_mb() in
+    bcache_reboot()"): the definition above it in the hunk (also one split after its return type), else,
+    when no function ends between the hunk's start and the line, the function the ``@@`` line names (the
+    hunk starts inside it); "" when neither is known (the reply then gives the line)."""
+    name = _function_around(hunk, index)
+    if name:
+        return name
+    for dl in reversed(hunk.lines[: index + 1]):
+        if dl.kind is LineKind.REMOVED:
+            continue
+        if dl.text.startswith("}"):
+            return ""
+        m = _SPLIT_DEFINITION_RE.match(dl.text) or _DEFINITION_RE.match(dl.text)
+        if m and m.group(1) not in ("if", "for", "while", "switch", "return"):
+            return m.group(1)
+    m = _DEFINITION_RE.match(hunk.section or "") or _SPLIT_DEFINITION_RE.match(hunk.section or "")
+    return m.group(1) if m and m.group(1) not in ("if", "for", "while", "switch", "return") else ""
+
+
 def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None], str]]:
     """(barrier, function or "", (path, new line number), object) of every barrier call on an added line of a C
     file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none."""
@@ -2327,7 +2351,7 @@ def _full_pair_in_patch(
                     for m in _STORED_RE.finditer(code):
                         stored.add((m.group(1) or m.group(2)).strip())
                 after = " ".join(_code_around(h, i, 1))
-                func = _function_around(h, i)
+                func = _function_named(h, i)
                 sites.append(((fd.path, dl.new_no), after, stored, f"in {func}()" if func else f"at line {dl.new_no}"))
     for where_a, _, stored, at_a in sites:
         for where_b, after, _, at_b in sites:
@@ -2335,6 +2359,8 @@ def _full_pair_in_patch(
                 continue
             for var in sorted(stored):
                 if var and re.search(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*=[^=])", after):
+                    if at_a == at_b:  # two in one function: only their lines tell them apart
+                        at_a, at_b = f"at line {where_a[1]}", f"at line {where_b[1]}"
                     return at_a, at_b, var, {where_a, where_b}
     return None
 

@@ -69,3 +69,56 @@ def test_a_claim_on_every_patch_is_asked_once_on_the_cover_letter(tmp_path: Path
     # the question first, then which patches it holds for (no "same point" before any point was made)
     question = body.index("do you have numbers?")
     assert body.index("The same goes for every patch of this series.") > question
+
+
+def _conversion(n: int, total: int, claim: bool) -> str:
+    # after "[PATCH v3 15/18] ext4: switch to using the crc32c library" (linux-kernel 2024/11/03): the
+    # cover letter's speed claim copied into each conversion patch's changelog, no numbers anywhere
+    why = (
+        "Just use crc32c().  This is much simpler, and it improves performance\ndue to eliminating the crypto API overhead.\n"
+        if claim
+        else "Rename the helper to match the others.\n"
+    )
+    body = (
+        f"{why}\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/fs/f{n}/crc.c b/fs/f{n}/crc.c\n--- a/fs/f{n}/crc.c\n+++ b/fs/f{n}/crc.c\n"
+        f"@@ -1,3 +1,3 @@ u32 f{n}_csum(void)\n {{\n-\treturn old_csum_{n}();\n+\treturn crc32c_{n}();\n }}\n-- \n2.43.0\n"
+    )
+    return _mail(n, f"[PATCH {n}/{total}] f{n}: switch to using the crc32c library", body)
+
+
+def test_the_cover_letters_claim_repeated_in_a_few_patches_is_asked_once_on_the_cover_letter(
+    tmp_path: Path, rules
+) -> None:
+    mbox = tmp_path / "series.mbox"
+    cover = (
+        "Now that the crc32c() library uses the arch-optimized code, switch the users to it.\n"
+        "This is much simpler and also improves performance due to eliminating the\ncrypto API overhead.\n"
+    )
+    mbox.write_text(
+        _mail(0, "[PATCH 0/5] Wire up CRC32 library functions", cover)
+        + "".join(_conversion(n, 5, claim=n >= 4) for n in (1, 2, 3, 4, 5))
+    )
+    msgs = read_mbox_messages(mbox)
+    with Store(tmp_path / "db.sqlite") as store:
+        found = load_thread(store, msgs, rules)
+        on = sorted(mid for mid, fs in found.items() if any(f.rule_id == "RB201" for f in fs))
+        assert on == ["s-4@example.org", "s-5@example.org"]  # two of five: not "most patches"
+        for m in msgs:
+            store.set_series_key(m.message_id, "v1:s-0@example.org")
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
+    [written] = summary.written
+    assert written.draft.in_reply_to == "s-0@example.org"
+    body = written.draft.body
+    assert body.count("do you have numbers?") == 1
+    assert "The cover letter says" in body
+    assert body.index('The same goes for "improves performance" in patches 4/5 and 5/5.') > body.index(
+        "do you have numbers?"
+    )

@@ -154,3 +154,41 @@ def test_a_small_patch_reworded_links_only_when_its_lines_are_the_same() -> None
         )
     )
     assert same_code(a, other, TINY_LINES) < SMALL_LINES
+
+
+def _posting(tmp_path: Path, n: int, subject: str, lines: list[str]) -> Path:
+    body = "".join(f"+{ln}\n" for ln in lines)
+    mbox = tmp_path / f"p{n}.mbox"
+    mbox.write_text(
+        f"From ada@example.org Mon Dec  1 10:0{n}:00 2025\nFrom: Ada Example <ada@example.org>\n"
+        f"To: linux-kernel@vger.kernel.org\nSubject: {subject}\nDate: Mon, {n} Dec 2025 10:00:00 +0000\n"
+        f"Message-ID: <p-{n}@example.org>\n\nThe lock.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/kernel/locking/hqlock_core.h b/kernel/locking/hqlock_core.h\n"
+        f"--- /dev/null\n+++ b/kernel/locking/hqlock_core.h\n@@ -0,0 +1,{len(lines)} @@\n{body}-- \n2.43.0\n"
+    )
+    return mbox
+
+
+def test_a_patch_split_into_a_series_under_a_new_subject_is_the_same_patch(tmp_path: Path) -> None:
+    """HQspinlock (LKML 2025-11-28, one patch) -> [RFC PATCH v2 1/5] kernel: introduce Hierarchical Queued
+    spinlock (2025-12-06): the subject renamed, the core file carried over; both got the same draft."""
+    from helpers import load_thread, read_mbox_messages
+
+    core = [f"\tstatic inline void hq_step_{i}(struct hq_lock *lock, int node_{i})" for i in range(12)]
+    rules = load_rules(entry_points=False)
+    with Store(tmp_path / "rb.db") as store:
+        for n, subject, lines in (
+            (
+                1,
+                "[RFC PATCH 1/1] HQspinlock - (NUMA-aware) Hierarchical Queued spinlock",
+                core + ["\tint extra_a = 1;"],
+            ),
+            (2, "[RFC PATCH v2 1/5] kernel: introduce Hierarchical Queued spinlock", core[:10]),
+            # the same author's later patch over the same lines, about something else: not a revision
+            (3, "[PATCH v3] locking: convert the slow path to per-node queues", core[:10]),
+        ):
+            load_thread(store, read_mbox_messages(_posting(tmp_path, n, subject, lines)), rules)
+        assert [r["message_id"] for r in store.revisions_of("p-1@example.org")] == [
+            "p-1@example.org",
+            "p-2@example.org",
+        ]

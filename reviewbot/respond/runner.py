@@ -518,7 +518,7 @@ def series_points(
 
     A rule's point on the changelogs (findings without a hunk) is about the series when it is found on
     most of the series' patches (two or more, over half of them), or, for a speed claim (RB201), when the claim is made in the cover letter and
-    neither in the patch's subject nor its changelog. Returns (cover Message-ID, patch Message-ID ->
+    neither in the patch's subject nor its changelog, or in the cover letter and again in two or more patches' changelogs. Returns (cover Message-ID, patch Message-ID ->
     fingerprints lifted, the sentence saying which patches) per point.
     """
     by_series: dict[str, list[str]] = {}
@@ -552,15 +552,28 @@ def series_points(
             if rule_id != "RB201":
                 continue
             lifted: dict[str, set[str]] = {}
+            repeated: dict[str, set[str]] = {}  # the cover letter's claim made again in the patch's changelog
             for m, fps in on.items():
                 patch = kept[m][0]
                 own = " ".join((patch.subject.title + " " + patch.commit_message).lower().split())
                 for f in kept[m][3]:
                     claim = f.quote.lower()
-                    if f.fingerprint in fps and claim and claim in cover_text and claim not in own:
-                        lifted.setdefault(m, set()).add(f.fingerprint)
+                    if f.fingerprint in fps and claim and claim in cover_text:
+                        (repeated if claim in own else lifted).setdefault(m, set()).add(f.fingerprint)
+            intro = ""
+            if len(repeated) >= 2:
+                # the cover letter's claim copied into several changelogs ("This is much simpler, and it
+                # improves performance" on each conversion patch): the series' claim, asked once
+                lifted.update(repeated)
+                idx = sorted(store.patch_row(m).get("idx") or 0 for m in repeated)
+                names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
+                claims = dict.fromkeys(
+                    f.quote for m, fps in repeated.items() for f in kept[m][3] if f.fingerprint in fps
+                )
+                said = " and ".join(f'"{c}"' for c in claims)
+                intro = f"The same goes for {said} in patches {names}."
             if lifted:
-                out.append((cover["message_id"], lifted, ""))
+                out.append((cover["message_id"], lifted, intro))
     return out
 
 
