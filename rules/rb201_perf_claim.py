@@ -616,6 +616,11 @@ SAFE_WORDS = frozenset({"harmless", "safe", "correct", "valid", "legal", "benign
 # alternative's cost, not this patch's gain
 CONCESSIVE_WORDS = frozenset({"while", "although", "though", "whilst"})
 ALTERNATIVE_MODALS = frozenset({"could", "would"})
+# why a bug hides: "we could not reproduce it, maybe because waiter and status are in the same cache line":
+# a sentence about reproducing a bug explains the race, it does not claim a speed-up
+REPRODUCE_WORDS = frozenset(
+    {"reproduce", "reproduced", "reproduces", "reproducing", "reproducible", "reproducer", "unreproducible"}
+)
 # Kind: the author weighs the gain himself: "I know this optimization provides limited efficiency improvements"
 # (often below ``---``): a gain word within LIMITED_GAP words after one of these; numbers are the wrong question
 LIMITED_WORDS = frozenset({"limited", "marginal", "negligible", "minor", "slight", "tiny", "modest"})
@@ -1980,6 +1985,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
             if _road_not_taken(words, sentence):
                 continue  # "While X could be done, it may cause overhead": the alternative's cost
+            if not REPRODUCE_WORDS.isdisjoint(words):
+                continue  # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -2156,17 +2163,48 @@ _SIZE_CONTEXT_RE = lazyre.compile(
 )
 
 
+# a line that names patches of the series (" - PATCH[2~17] : the riscv changes", "patch 3: the driver part") is a
+# map of the series, not a row of results, unless it names a metric ("patch 3: 20% more IOPS")
+_SERIES_INDEX_RE = lazyre.compile(
+    r"\bpatch(?:es)?[ \t]*(?:\[[ \t]*\d+(?:[ \t]*[~-][ \t]*\d+)?[ \t]*\]|#?\d+(?:/\d+)?\b)", re.IGNORECASE
+)
+
+
+# commands whose output describes the machine or its memory, not a run of the changed code: their rows
+# ("processor : 0", "55555000-5560c000 r-xp ...", "Mem: 105.4M 8.2M") are no speed results
+SYSTEM_STATE_COMMANDS = (
+    "/proc/cpuinfo",
+    "/maps",
+    "/smaps",
+    "/proc/meminfo",
+    "/proc/iomem",
+    "free -h",
+    "free -m",
+    "lscpu",
+    "uname -a",
+)
+_SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_STATE_COMMANDS), re.IGNORECASE)
+
+
 def _evidence_lines(text: str) -> list[str]:
-    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
+    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines,
+    lines naming patches of the series."""
     lines: list[str] = []
+    state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
     for line in _own_lines(text):
-        if not line:
-            lines.append(line)  # a blank or blanked (quoted) line
+        if not line.strip():
+            state_output = False
+            lines.append("")  # a blank or blanked (quoted) line
+            continue
+        if state_output or _SYSTEM_STATE_RE.search(line):
+            state_output = True
+            lines.append("")
             continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+        series_map = bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
+        lines.append("" if size_only or series_map or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
     return lines
 
 
@@ -2347,6 +2385,32 @@ def _only_sysfs_handlers(patch: Patch) -> bool:
     )
 
 
+# Kind: the design goal of a new component: "sorts the requests by page, in order to minimize latency" in a patch
+# that only adds files says what the new code is for; there is no old code to measure against. Build glue
+# (Makefile, Kconfig, MAINTAINERS, documentation) may be modified next to the new files. A comparison with the
+# code it replaces ("faster than the loop the driver uses today") is no purpose clause and stays a claim.
+BUILD_GLUE_NAMES = ("Makefile", "Kbuild", "Kconfig", "MAINTAINERS")
+BUILD_GLUE_SUFFIXES = (".rst", ".txt", ".yaml")
+_PURPOSE_LEAD_RE = lazyre.compile(r"\bto[ \t\n]*$", re.IGNORECASE)  # "in order to", "so as to", "designed to"
+
+
+def _only_new_code(patch: Patch) -> bool:
+    """True when every changed source file of ``patch`` is added by it (build glue may be modified)."""
+    sources = [
+        fd
+        for fd in patch.files
+        if not fd.path.rsplit("/", 1)[-1].startswith(BUILD_GLUE_NAMES) and not fd.path.endswith(BUILD_GLUE_SUFFIXES)
+    ]
+    return bool(sources) and all(fd.status == "added" for fd in sources)
+
+
+def _new_component_goal(patch: Patch, own_body: str, claim: Claim) -> bool:
+    """True when the changelog's claim is a purpose clause ("... in order to minimize latency") of new code."""
+    return _PURPOSE_LEAD_RE.search(own_body[max(0, claim.start - 20) : claim.start]) is not None and _only_new_code(
+        patch
+    )
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
@@ -2362,6 +2426,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         claim = body_claim
         if claim is None:
             return []
+        if _new_component_goal(patch, own_body, claim):
+            return []  # "in order to minimize latency" of code this patch adds: a design goal, nothing to compare
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change

@@ -1,0 +1,116 @@
+"""RB201 findings a fresh reader judged wrong in a whole-archive run, fixed by kind.
+
+Kind (a): a sentence about reproducing a bug ("we could not reproduce it, maybe because ... in the same cache
+line") explains why a race hides; it is no speed claim. A claim in the next sentence stays a claim.
+Kind (b): numbers that are not results of the claimed speed-up do not answer it: a map of the series
+(" - PATCH[2~17] : ...") under "as before", the output of commands that describe the machine or its memory
+(/proc/cpuinfo, /proc/PID/maps, free -h). Real before/after rows next to them still answer it.
+The sentences and blocks are our own, modelled on the findings read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.rules import rb201_perf_claim as rb201
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We have not been able to reproduce it so far, maybe because waiter and status sit in the same cache line.",
+        "Until now it is unable to reproduce it, maybe because the two fields are in the same cache-line.",
+    ],
+)
+def test_why_a_bug_hides_is_no_claim(text: str) -> None:
+    assert rb201.find_claim(text) is None
+
+
+def test_claim_next_to_a_reproducer_stays_a_claim() -> None:
+    text = (
+        "The slow completions are easy to reproduce with a small random read job. Moving the counters out "
+        "of the lock's cache line makes completion faster."
+    )
+    found = rb201.find_claim(text)
+    assert found is not None and found.text == "faster"
+
+
+SERIES_MAP = """The series is split as before:
+ - PATCH[1]    : the new build option
+ - PATCH[2~5]  : the qux library changes
+ - PATCH[6~9]  : the drivers that use them
+"""
+
+CPUINFO = """After disabling the extension, there is no difference in /proc/cpuinfo:
+
+$ cat /proc/cpuinfo
+processor       : 0
+hart            : 2
+mmu             : sv39
+"""
+
+MAPS = """Here is the comparison of the two kernels:
+
+$ cat /proc/1/maps
+55555000-5560c000 r-xp 00000000 fe:00 17         /bin/busybox
+5560c000-5560f000 r--p 000b7000 fe:00 17         /bin/busybox
+5560f000-55610000 rw-p 000ba000 fe:00 17         /bin/busybox
+"""
+
+RESULTS = """Checksumming a 4 KiB buffer in a loop, before and after:
+  before: 1210 ns per call
+  after:   655 ns per call
+"""
+
+
+@pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
+def test_numbers_that_are_no_results_do_not_answer(block: str) -> None:
+    assert rb201._grade(block) != "measured"
+
+
+@pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
+def test_real_results_next_to_them_still_answer(block: str) -> None:
+    assert rb201._grade(block + "\n" + RESULTS) == "measured"
+    assert rb201._grade(RESULTS + "\n" + block) == "measured"
+
+
+def test_a_patch_line_with_a_metric_is_kept() -> None:
+    assert rb201._grade("Numbers for the series:\n patch 3: 20% more IOPS with fio randread\n") == "measured"
+
+
+# Kind (c): the design goal of a new component ("... in order to minimize latency") in a patch that only adds
+# code is no speed-up claim; a comparison with the code it replaces ("faster than the loop used today") stays one.
+from pathlib import Path  # noqa: E402
+
+from reviewbot.engine import check_patch  # noqa: E402
+from reviewbot.parse.mail import parse_rfc822  # noqa: E402
+from reviewbot.parse.patch import parse_patch  # noqa: E402
+from reviewbot.registry import load_rules  # noqa: E402
+from reviewbot.rule import RuleContext  # noqa: E402
+
+EXAMPLES = Path(rb201.__file__).resolve().parent / "examples" / "RB201"
+_RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB201")
+
+
+def _claims(raw: bytes) -> list[str]:
+    patch = parse_patch(parse_rfc822(raw, "example"))
+    return [f.details["claim"] for f in check_patch(patch, [_RULE], RuleContext()).findings]
+
+
+def test_goal_of_new_component_is_no_claim() -> None:
+    assert _claims((EXAMPLES / "good-new-component-goal.patch").read_bytes()) == []
+
+
+def test_new_file_compared_with_old_code_stays_a_claim() -> None:
+    assert _claims((EXAMPLES / "bad-new-file-faster-than-old.patch").read_bytes()) == ["faster"]
+
+
+def test_goal_clause_in_a_change_of_existing_code_stays_a_claim() -> None:
+    text = (EXAMPLES / "good-new-component-goal.patch").read_text(encoding="utf-8")
+    text = text.replace(
+        "new file mode 100644\nindex 0000000..7d20b5f\n--- /dev/null",
+        "index 3c41a9e..7d20b5f\n--- a/drivers/md/qux/read-queue.c",
+    )
+    text = text.replace("@@ -0,0 +1,12 @@", "@@ -1,1 +1,12 @@").replace("+// SPDX", "-// old\n+// SPDX", 1)
+    assert "new file" not in text
+    assert _claims(text.encode()) == ["minimize latency"]
