@@ -2297,14 +2297,24 @@ def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
     return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
 
 
+# the link of a version-history entry ("v2:" and the earlier posting's URL on its own line, or "v2: <URL>") points
+# to that posting, not to results: "v2: https://lore.../ - Enable X for benchmarking" is no reference to numbers
+_VERSION_LINK_RE = lazyre.compile(
+    r"^([ \t]*v\d+[ \t]*:)[ \t]*(?:\n[ \t]*)?<?https?://\S+[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
+
+
 def _evidence_by_reference(text: str) -> bool:
     """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
-    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them."""
+    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them.
+    The link of a version-history entry is left out (``_VERSION_LINK_RE``)."""
+    text = _VERSION_LINK_RE.sub(r"\1", text)
     has_url = "http://" in text or "https://" in text
     for line in text.splitlines():
         if line.lower().startswith("link:") and has_url and _words(line) and RESULT_WORDS & set(_words(line)):
             return True
-    for _, sentence in _sentences(" ".join(text.split("\n"))):
+    sentences = (s for _, p in _paragraphs(text) for _, s in _sentences(" ".join(p.split("\n"))))
+    for sentence in sentences:  # by paragraph: a cover letter without full stops is no one sentence
         words = set(_words(sentence))
         if not words & RESULT_WORDS or not words & {
             "benchmark",

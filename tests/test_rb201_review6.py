@@ -97,6 +97,11 @@ def _claims(raw: bytes) -> list[str]:
     return [f.details["claim"] for f in check_patch(patch, [_RULE], RuleContext()).findings]
 
 
+def _findings(name: str) -> list:
+    patch = parse_patch(parse_rfc822((EXAMPLES / name).read_bytes(), name))
+    return list(check_patch(patch, [_RULE], RuleContext()).findings)
+
+
 def test_goal_of_new_component_is_no_claim() -> None:
     assert _claims((EXAMPLES / "good-new-component-goal.patch").read_bytes()) == []
 
@@ -114,3 +119,34 @@ def test_goal_clause_in_a_change_of_existing_code_stays_a_claim() -> None:
     text = text.replace("@@ -0,0 +1,12 @@", "@@ -1,1 +1,12 @@").replace("+// SPDX", "-// old\n+// SPDX", 1)
     assert "new file" not in text
     assert _claims(text.encode()) == ["minimize latency"]
+
+
+# Kind (d): the link of a version-history entry ("v2:" and the earlier posting's URL, "- Enable X for
+# benchmarking") points to that posting, not to results: the claim is not answered by it. A version note that
+# names results and links them ("v2: benchmark results in [1]") still answers it.
+@pytest.mark.parametrize(
+    "notes",
+    [
+        "v2:\nhttps://lore.example.org/qux/v2@example.org/\n - Rebase on v6.14-rc1\n - Enable the timer for benchmarking\n",
+        "v2: https://lore.example.org/qux/v2@example.org/\n - Enable the timer for benchmarking\n",
+    ],
+)
+def test_version_history_link_is_no_reference(notes: str) -> None:
+    assert not rb201._evidence_by_reference(notes)
+
+
+def test_version_note_linking_results_is_a_reference() -> None:
+    notes = "v2: benchmark results in [1]\n[1] https://lore.example.org/qux/bench@example.org/\n - Rebase\n"
+    assert rb201._evidence_by_reference(notes)
+
+
+def test_reference_is_read_by_paragraph() -> None:
+    # no full stop anywhere: the history's "benchmarking" and a link in another paragraph are not one sentence
+    text = "Build the demo with the toolchain in [1]\n\n[1] https://example.org/toolchain\n\nv2:\n - Enable the timer for benchmarking\n"
+    assert not rb201._evidence_by_reference(text)
+    assert rb201._evidence_by_reference("Please refer to [1] for benchmarks\n\n[1] https://example.org/bench\n")
+
+
+def test_version_link_examples() -> None:
+    assert [f.state.value for f in _findings("bad-version-link-is-no-result.patch")] == ["open"]
+    assert [f.state.value for f in _findings("bad-linked-results-in-version-notes.patch")] == ["answered"]
