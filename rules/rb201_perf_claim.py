@@ -2421,6 +2421,15 @@ def _new_component_goal(patch: Patch, own_body: str, claim: Claim) -> bool:
     )
 
 
+def _size_numbers_only(text: str) -> bool:
+    """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
+    sized = any(
+        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
+        for line in _own_lines(text)
+    )
+    return sized and _grade(text) != "measured"
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
@@ -2488,6 +2497,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "cache_lines": bool(_CACHE_MENTION_RE.search(patch.commit_message + patch.subject.title)),
                 # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
                 "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
+                # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
+                # draft asks for runtime numbers next to them instead of asking as if there were none
+                "cover_size_numbers": source is None
+                and ctx.cover is not None
+                and _size_numbers_only(ctx.cover.commit_message + "\n" + ctx.cover.notes),
             },
         )
     ]
@@ -2518,6 +2532,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     share = (
         "; the size numbers are there, but could you also share runtime numbers for the speed part?"
         if f.details.get("size_numbers")
+        else "; the cover letter's numbers are about memory and size, could you also share runtime numbers for "
+        "the speed part?"
+        if f.details.get("cover_size_numbers")
         else ", which sounds plausible, but could you share any performance numbers?"
     )
     text = (
@@ -2766,7 +2783,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     )
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
-    if f.details.get("size_numbers"):
+    if f.details.get("cover_size_numbers") and not f.details.get("size_numbers"):
+        # the cover letter's numbers are memory or size: ask for the speed part next to them
+        text = (
+            f'{where} says "{sentence}". The numbers in the cover letter are about memory and size; do you also '
+            f"have runtime numbers for the speed part? For example, {ask}. Numbers with the machine and the "
+            f"method {weigh}."
+        )
+    elif f.details.get("size_numbers"):
         # the author gave the size change already: asking "do you have numbers?" after it reads as not reading
         text = (
             f'{where} says "{sentence}". The size numbers show what the new layout saves; do you also '

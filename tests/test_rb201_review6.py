@@ -150,3 +150,55 @@ def test_reference_is_read_by_paragraph() -> None:
 def test_version_link_examples() -> None:
     assert [f.state.value for f in _findings("bad-version-link-is-no-result.patch")] == ["open"]
     assert [f.state.value for f in _findings("bad-linked-results-in-version-notes.patch")] == ["answered"]
+
+
+# Kind (e): the cover letter's only numbers are about memory ("the used memory decreased by 20% (10.8 -> 8.2)",
+# "free -h" output): the speed claim of a patch stays open, and the draft asks for runtime numbers next to them.
+COVER = b"""From: Ada Example <ada@example.org>
+Date: Mon, 10 Mar 2025 10:00:00 +0100
+Subject: [PATCH v3 0/9] qux: build the 64-bit kernel with 32-bit pointers
+Message-ID: <cover-qux@example.org>
+
+This series builds the 64-bit qux kernel with 32-bit pointers.
+
+Used Memory Comparison
+======================
+Under the same configuration, the used memory decreased by 20% (10.8 ->
+8.2) with the new kernel image.
+
+$ free -h
+       total  used   free  shared  buff/cache   available
+Mem:  105.4M  8.2M  93.9M   44.0K        3.3M       93.6M
+
+The series is split as before:
+ - PATCH[1]    : the new build option
+ - PATCH[2~5]  : the qux library changes
+ - PATCH[6~9]  : the drivers that use them
+"""
+
+
+def _series_findings(cover: bytes) -> list:
+    patch = parse_patch(parse_rfc822((EXAMPLES / "bad-patch-list-is-no-result.patch").read_bytes(), "p2"))
+    ctx = RuleContext(cover=parse_patch(parse_rfc822(cover, "cover")))
+    return list(check_patch(patch, [_RULE], ctx).findings)
+
+
+def test_memory_numbers_of_the_cover_letter_do_not_answer() -> None:
+    (f,) = _series_findings(COVER)
+    assert f.state.value == "open"
+    assert f.details["cover_size_numbers"] is True
+    draft = rb201.reply_point(
+        [f], parse_patch(parse_rfc822((EXAMPLES / "bad-patch-list-is-no-result.patch").read_bytes(), "p2"))
+    )
+    assert "The numbers in the cover letter are about memory and size" in draft
+    assert "runtime numbers for the speed part" in draft
+
+
+def test_runtime_numbers_of_the_cover_letter_answer() -> None:
+    cover = (
+        COVER
+        + b"\nChecksumming a 4 KiB buffer, before and after:\n  before: 1210 ns per call\n  after:   655 ns per call\n"
+    )
+    (f,) = _series_findings(cover)
+    assert f.state.value == "answered"
+    assert f.details["cover_size_numbers"] is False
