@@ -2363,6 +2363,37 @@ def _gain_called_limited(text: str) -> bool:
     return False
 
 
+# Kind: a layout subject ("move qux_client members to avoid spanning cachelines", "move rx_count up a cacheline"):
+# a cache-line word next to a verb that moves members, said only in the subject, describes the layout; whether
+# the layout is documented is RB101's question. Read as a speed claim by some labellers (corpus), so a CHECK,
+# not a WARNING. A speed reason in the changelog ("the submit path is faster") keeps the WARNING.
+LAYOUT_VERBS = frozenset(
+    {
+        "move",
+        "moves",
+        "moving",
+        "reorder",
+        "reorders",
+        "rearrange",
+        "rearranges",
+        "reshuffle",
+        "regroup",
+        "group",
+        "groups",
+        "realign",
+        "pack",
+        "place",
+        "split",
+    }
+)
+
+
+def _layout_subject(claim: Claim, title: str) -> bool:
+    """True when the subject's claim names cache lines and the subject moves members ("move X to avoid spanning
+    cachelines")."""
+    return not CACHE_LINE_TERMS.isdisjoint(_words(claim.text)) and not LAYOUT_VERBS.isdisjoint(_words(title))
+
+
 def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, patch: Patch) -> bool:
     """True when the only claim is the subject's and the changelog names no speed or cost at all ("badblocks:
     optimize _badblocks_check()" over "Check badblocks_empty earlier ..."): the subject word may mean "tidy" as
@@ -2453,6 +2484,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if _gain_called_limited(own_body + "\n" + patch.notes):
         return []  # "this optimization provides limited efficiency improvements": the author weighed it already
     severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
+    if line is None and body_claim is None and _layout_subject(claim, patch.subject.title):
+        severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
     if NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):

@@ -83,6 +83,7 @@ def test_a_patch_line_with_a_metric_is_kept() -> None:
 from pathlib import Path  # noqa: E402
 
 from reviewbot.engine import check_patch  # noqa: E402
+from reviewbot.models import Severity  # noqa: E402
 from reviewbot.parse.mail import parse_rfc822  # noqa: E402
 from reviewbot.parse.patch import parse_patch  # noqa: E402
 from reviewbot.registry import load_rules  # noqa: E402
@@ -97,9 +98,9 @@ def _claims(raw: bytes) -> list[str]:
     return [f.details["claim"] for f in check_patch(patch, [_RULE], RuleContext()).findings]
 
 
-def _findings(name: str) -> list:
+def _findings(name: str, *, strict: bool = False) -> list:
     patch = parse_patch(parse_rfc822((EXAMPLES / name).read_bytes(), name))
-    return list(check_patch(patch, [_RULE], RuleContext()).findings)
+    return list(check_patch(patch, [_RULE], RuleContext(strict=strict)).findings)
 
 
 def test_goal_of_new_component_is_no_claim() -> None:
@@ -202,3 +203,29 @@ def test_runtime_numbers_of_the_cover_letter_answer() -> None:
     (f,) = _series_findings(cover)
     assert f.state.value == "answered"
     assert f.details["cover_size_numbers"] is False
+
+
+# Kind (f): a layout subject ("move qux_client members to avoid spanning cachelines") with no speed reason in the
+# changelog is the layout, RB101's business: a CHECK, not a WARNING (some labellers read it as a claim). A speed
+# reason in the changelog ("the submit path is faster") keeps the WARNING.
+def test_layout_subject_is_a_check() -> None:
+    (f,) = _findings("bad-layout-subject-check.patch", strict=True)
+    assert f.severity is Severity.CHECK
+    assert _findings("bad-layout-subject-check.patch") == []  # not shown without --strict
+
+
+def test_layout_subject_with_a_speed_reason_stays_a_warning() -> None:
+    (f,) = _findings("bad-layout-subject-with-speed-reason.patch", strict=True)
+    assert f.severity is Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    ("title", "claim", "layout"),
+    [
+        ("qux: move qux_client members to avoid spanning cachelines", "to avoid spanning cachelines", True),
+        ("qux: avoid spanning cachelines in the submit path", "avoid spanning cachelines", False),
+        ("qux: move the hash lookup out of the fast path", "fast path", False),
+    ],
+)
+def test_layout_subject_words(title: str, claim: str, layout: bool) -> None:
+    assert rb201._layout_subject(rb201.Claim(claim, 0), title) is layout
