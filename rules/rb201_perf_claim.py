@@ -2394,6 +2394,30 @@ def _layout_subject(claim: Claim, title: str) -> bool:
     return not CACHE_LINE_TERMS.isdisjoint(_words(claim.text)) and not LAYOUT_VERBS.isdisjoint(_words(title))
 
 
+# Kinds told apart only roughly, so a CHECK: the claim sentence compares an architecture's own helper with the
+# generic fallback ("this should be more efficient than the generic one": an instruction-count argument a
+# reviewer takes on trust for arch code), or argues forward progress ("a strong forward progress guarantee could
+# prevent needless retries, which would cause cache line bouncing": a correctness argument).
+GENERIC_PHRASES = ("than the generic", "over the generic", "instead of the generic", "than the common")
+PROGRESS_PHRASES = ("forward progress", "forward-progress", "livelock", "live-lock", "starvation")
+_GENERIC_RE = lazyre.compile("|".join(re.escape(p) for p in GENERIC_PHRASES), re.IGNORECASE)
+_PROGRESS_RE = lazyre.compile("|".join(re.escape(p) for p in PROGRESS_PHRASES), re.IGNORECASE)
+
+
+def _argued_not_measured(patch: Patch, sentence: str) -> bool:
+    """True when the claim's sentence is an arch helper weighed against the generic one, or a progress argument."""
+    arch_only = bool(patch.files) and all(fd.path.startswith("arch/") for fd in patch.files)
+    return (arch_only and _GENERIC_RE.search(sentence) is not None) or _PROGRESS_RE.search(sentence) is not None
+
+
+def _whole_sentence_at(text: str, pos: int) -> str:
+    """The whole sentence of ``text`` holding the character at ``pos`` (line breaks as spaces)."""
+    for start, sentence in _sentences(text):
+        if start <= pos < start + len(sentence):
+            return " ".join(sentence.split())
+    return ""
+
+
 def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, patch: Patch) -> bool:
     """True when the only claim is the subject's and the changelog names no speed or cost at all ("badblocks:
     optimize _badblocks_check()" over "Check badblocks_empty earlier ..."): the subject word may mean "tidy" as
@@ -2484,6 +2508,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if _gain_called_limited(own_body + "\n" + patch.notes):
         return []  # "this optimization provides limited efficiency improvements": the author weighed it already
     severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
+    if line is not None and _argued_not_measured(patch, _whole_sentence_at(own_body, claim.start)):
+        severity = Severity.CHECK  # "more efficient than the generic one", "forward progress ... bouncing"
     if line is None and body_claim is None and _layout_subject(claim, patch.subject.title):
         severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
     if NOT_HOT_PATH_RE.search(own_body):

@@ -229,3 +229,29 @@ def test_layout_subject_with_a_speed_reason_stays_a_warning() -> None:
 )
 def test_layout_subject_words(title: str, claim: str, layout: bool) -> None:
     assert rb201._layout_subject(rb201.Claim(claim, 0), title) is layout
+
+
+# Kind (g): told apart only roughly, so a CHECK: an arch helper said to be "more efficient than the generic one"
+# (an instruction-count argument), a forward-progress argument that mentions cache line bouncing. The same claim
+# outside arch/ or without the progress argument stays a WARNING.
+@pytest.mark.parametrize("name", ["bad-arch-helper-than-generic-check.patch", "bad-forward-progress-check.patch"])
+def test_argued_claims_are_checks(name: str) -> None:
+    (f,) = _findings(name, strict=True)
+    assert f.severity is Severity.CHECK
+    assert _findings(name) == []
+
+
+def test_generic_comparison_outside_arch_stays_a_warning() -> None:
+    text = (EXAMPLES / "bad-arch-helper-than-generic-check.patch").read_text(encoding="utf-8")
+    text = text.replace("arch/qux/include/asm/bitops.h", "include/linux/qux_bitops.h")
+    patch = parse_patch(parse_rfc822(text.encode(), "moved"))
+    (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
+    assert f.severity is Severity.WARNING
+
+
+def test_retries_without_progress_argument_stay_a_warning() -> None:
+    text = (EXAMPLES / "bad-forward-progress-check.patch").read_text(encoding="utf-8")
+    text = text.replace("Giving it a strong forward progress\nguarantee could", "Doing it in one instruction\nwill")
+    patch = parse_patch(parse_rfc822(text.encode(), "plain"))
+    (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
+    assert f.severity is Severity.WARNING
