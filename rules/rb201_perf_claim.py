@@ -616,6 +616,11 @@ SAFE_WORDS = frozenset({"harmless", "safe", "correct", "valid", "legal", "benign
 # alternative's cost, not this patch's gain
 CONCESSIVE_WORDS = frozenset({"while", "although", "though", "whilst"})
 ALTERNATIVE_MODALS = frozenset({"could", "would"})
+# why a bug hides: "we could not reproduce it, maybe because waiter and status are in the same cache line":
+# a sentence about reproducing a bug explains the race, it does not claim a speed-up
+REPRODUCE_WORDS = frozenset(
+    {"reproduce", "reproduced", "reproduces", "reproducing", "reproducible", "reproducer", "unreproducible"}
+)
 # Kind: the author weighs the gain himself: "I know this optimization provides limited efficiency improvements"
 # (often below ``---``): a gain word within LIMITED_GAP words after one of these; numbers are the wrong question
 LIMITED_WORDS = frozenset({"limited", "marginal", "negligible", "minor", "slight", "tiny", "modest"})
@@ -1980,6 +1985,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
             if _road_not_taken(words, sentence):
                 continue  # "While X could be done, it may cause overhead": the alternative's cost
+            if not REPRODUCE_WORDS.isdisjoint(words):
+                continue  # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -2156,17 +2163,48 @@ _SIZE_CONTEXT_RE = lazyre.compile(
 )
 
 
+# a line that names patches of the series (" - PATCH[2~17] : the riscv changes", "patch 3: the driver part") is a
+# map of the series, not a row of results, unless it names a metric ("patch 3: 20% more IOPS")
+_SERIES_INDEX_RE = lazyre.compile(
+    r"\bpatch(?:es)?[ \t]*(?:\[[ \t]*\d+(?:[ \t]*[~-][ \t]*\d+)?[ \t]*\]|#?\d+(?:/\d+)?\b)", re.IGNORECASE
+)
+
+
+# commands whose output describes the machine or its memory, not a run of the changed code: their rows
+# ("processor : 0", "55555000-5560c000 r-xp ...", "Mem: 105.4M 8.2M") are no speed results
+SYSTEM_STATE_COMMANDS = (
+    "/proc/cpuinfo",
+    "/maps",
+    "/smaps",
+    "/proc/meminfo",
+    "/proc/iomem",
+    "free -h",
+    "free -m",
+    "lscpu",
+    "uname -a",
+)
+_SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_STATE_COMMANDS), re.IGNORECASE)
+
+
 def _evidence_lines(text: str) -> list[str]:
-    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines."""
+    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines,
+    lines naming patches of the series."""
     lines: list[str] = []
+    state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
     for line in _own_lines(text):
-        if not line:
-            lines.append(line)  # a blank or blanked (quoted) line
+        if not line.strip():
+            state_output = False
+            lines.append("")  # a blank or blanked (quoted) line
+            continue
+        if state_output or _SYSTEM_STATE_RE.search(line):
+            state_output = True
+            lines.append("")
             continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+        series_map = bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
+        lines.append("" if size_only or series_map or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
     return lines
 
 
@@ -2259,14 +2297,24 @@ def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
     return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
 
 
+# the link of a version-history entry ("v2:" and the earlier posting's URL on its own line, or "v2: <URL>") points
+# to that posting, not to results: "v2: https://lore.../ - Enable X for benchmarking" is no reference to numbers
+_VERSION_LINK_RE = lazyre.compile(
+    r"^([ \t]*v\d+[ \t]*:)[ \t]*(?:\n[ \t]*)?<?https?://\S+[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
+
+
 def _evidence_by_reference(text: str) -> bool:
     """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
-    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them."""
+    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them.
+    The link of a version-history entry is left out (``_VERSION_LINK_RE``)."""
+    text = _VERSION_LINK_RE.sub(r"\1", text)
     has_url = "http://" in text or "https://" in text
     for line in text.splitlines():
         if line.lower().startswith("link:") and has_url and _words(line) and RESULT_WORDS & set(_words(line)):
             return True
-    for _, sentence in _sentences(" ".join(text.split("\n"))):
+    sentences = (s for _, p in _paragraphs(text) for _, s in _sentences(" ".join(p.split("\n"))))
+    for sentence in sentences:  # by paragraph: a cover letter without full stops is no one sentence
         words = set(_words(sentence))
         if not words & RESULT_WORDS or not words & {
             "benchmark",
@@ -2315,6 +2363,61 @@ def _gain_called_limited(text: str) -> bool:
     return False
 
 
+# Kind: a layout subject ("move qux_client members to avoid spanning cachelines", "move rx_count up a cacheline"):
+# a cache-line word next to a verb that moves members, said only in the subject, describes the layout; whether
+# the layout is documented is RB101's question. Read as a speed claim by some labellers (corpus), so a CHECK,
+# not a WARNING. A speed reason in the changelog ("the submit path is faster") keeps the WARNING.
+LAYOUT_VERBS = frozenset(
+    {
+        "move",
+        "moves",
+        "moving",
+        "reorder",
+        "reorders",
+        "rearrange",
+        "rearranges",
+        "reshuffle",
+        "regroup",
+        "group",
+        "groups",
+        "realign",
+        "pack",
+        "place",
+        "split",
+    }
+)
+
+
+def _layout_subject(claim: Claim, title: str) -> bool:
+    """True when the subject's claim names cache lines and the subject moves members ("move X to avoid spanning
+    cachelines")."""
+    return not CACHE_LINE_TERMS.isdisjoint(_words(claim.text)) and not LAYOUT_VERBS.isdisjoint(_words(title))
+
+
+# Kinds told apart only roughly, so a CHECK: the claim sentence compares an architecture's own helper with the
+# generic fallback ("this should be more efficient than the generic one": an instruction-count argument a
+# reviewer takes on trust for arch code), or argues forward progress ("a strong forward progress guarantee could
+# prevent needless retries, which would cause cache line bouncing": a correctness argument).
+GENERIC_PHRASES = ("than the generic", "over the generic", "instead of the generic", "than the common")
+PROGRESS_PHRASES = ("forward progress", "forward-progress", "livelock", "live-lock", "starvation")
+_GENERIC_RE = lazyre.compile("|".join(re.escape(p) for p in GENERIC_PHRASES), re.IGNORECASE)
+_PROGRESS_RE = lazyre.compile("|".join(re.escape(p) for p in PROGRESS_PHRASES), re.IGNORECASE)
+
+
+def _argued_not_measured(patch: Patch, sentence: str) -> bool:
+    """True when the claim's sentence is an arch helper weighed against the generic one, or a progress argument."""
+    arch_only = bool(patch.files) and all(fd.path.startswith("arch/") for fd in patch.files)
+    return (arch_only and _GENERIC_RE.search(sentence) is not None) or _PROGRESS_RE.search(sentence) is not None
+
+
+def _whole_sentence_at(text: str, pos: int) -> str:
+    """The whole sentence of ``text`` holding the character at ``pos`` (line breaks as spaces)."""
+    for start, sentence in _sentences(text):
+        if start <= pos < start + len(sentence):
+            return " ".join(sentence.split())
+    return ""
+
+
 def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, patch: Patch) -> bool:
     """True when the only claim is the subject's and the changelog names no speed or cost at all ("badblocks:
     optimize _badblocks_check()" over "Check badblocks_empty earlier ..."): the subject word may mean "tidy" as
@@ -2347,6 +2450,41 @@ def _only_sysfs_handlers(patch: Patch) -> bool:
     )
 
 
+# Kind: the design goal of a new component: "sorts the requests by page, in order to minimize latency" in a patch
+# that only adds files says what the new code is for; there is no old code to measure against. Build glue
+# (Makefile, Kconfig, MAINTAINERS, documentation) may be modified next to the new files. A comparison with the
+# code it replaces ("faster than the loop the driver uses today") is no purpose clause and stays a claim.
+BUILD_GLUE_NAMES = ("Makefile", "Kbuild", "Kconfig", "MAINTAINERS")
+BUILD_GLUE_SUFFIXES = (".rst", ".txt", ".yaml")
+_PURPOSE_LEAD_RE = lazyre.compile(r"\bto[ \t\n]*$", re.IGNORECASE)  # "in order to", "so as to", "designed to"
+
+
+def _only_new_code(patch: Patch) -> bool:
+    """True when every changed source file of ``patch`` is added by it (build glue may be modified)."""
+    sources = [
+        fd
+        for fd in patch.files
+        if not fd.path.rsplit("/", 1)[-1].startswith(BUILD_GLUE_NAMES) and not fd.path.endswith(BUILD_GLUE_SUFFIXES)
+    ]
+    return bool(sources) and all(fd.status == "added" for fd in sources)
+
+
+def _new_component_goal(patch: Patch, own_body: str, claim: Claim) -> bool:
+    """True when the changelog's claim is a purpose clause ("... in order to minimize latency") of new code."""
+    return _PURPOSE_LEAD_RE.search(own_body[max(0, claim.start - 20) : claim.start]) is not None and _only_new_code(
+        patch
+    )
+
+
+def _size_numbers_only(text: str) -> bool:
+    """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
+    sized = any(
+        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
+        for line in _own_lines(text)
+    )
+    return sized and _grade(text) != "measured"
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
@@ -2362,12 +2500,18 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         claim = body_claim
         if claim is None:
             return []
+        if _new_component_goal(patch, own_body, claim):
+            return []  # "in order to minimize latency" of code this patch adds: a design goal, nothing to compare
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
     if _gain_called_limited(own_body + "\n" + patch.notes):
         return []  # "this optimization provides limited efficiency improvements": the author weighed it already
     severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
+    if line is not None and _argued_not_measured(patch, _whole_sentence_at(own_body, claim.start)):
+        severity = Severity.CHECK  # "more efficient than the generic one", "forward progress ... bouncing"
+    if line is None and body_claim is None and _layout_subject(claim, patch.subject.title):
+        severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
     if NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
@@ -2412,6 +2556,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "cache_lines": bool(_CACHE_MENTION_RE.search(patch.commit_message + patch.subject.title)),
                 # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
                 "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
+                # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
+                # draft asks for runtime numbers next to them instead of asking as if there were none
+                "cover_size_numbers": source is None
+                and ctx.cover is not None
+                and _size_numbers_only(ctx.cover.commit_message + "\n" + ctx.cover.notes),
             },
         )
     ]
@@ -2442,6 +2591,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     share = (
         "; the size numbers are there, but could you also share runtime numbers for the speed part?"
         if f.details.get("size_numbers")
+        else "; the cover letter's numbers are about memory and size, could you also share runtime numbers for "
+        "the speed part?"
+        if f.details.get("cover_size_numbers")
         else ", which sounds plausible, but could you share any performance numbers?"
     )
     text = (
@@ -2690,7 +2842,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     )
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
-    if f.details.get("size_numbers"):
+    if f.details.get("cover_size_numbers") and not f.details.get("size_numbers"):
+        # the cover letter's numbers are memory or size: ask for the speed part next to them
+        text = (
+            f'{where} says "{sentence}". The numbers in the cover letter are about memory and size; do you also '
+            f"have runtime numbers for the speed part? For example, {ask}. Numbers with the machine and the "
+            f"method {weigh}."
+        )
+    elif f.details.get("size_numbers"):
         # the author gave the size change already: asking "do you have numbers?" after it reads as not reading
         text = (
             f'{where} says "{sentence}". The size numbers show what the new layout saves; do you also '

@@ -1,0 +1,257 @@
+"""RB201 findings a fresh reader judged wrong in a whole-archive run, fixed by kind.
+
+Kind (a): a sentence about reproducing a bug ("we could not reproduce it, maybe because ... in the same cache
+line") explains why a race hides; it is no speed claim. A claim in the next sentence stays a claim.
+Kind (b): numbers that are not results of the claimed speed-up do not answer it: a map of the series
+(" - PATCH[2~17] : ...") under "as before", the output of commands that describe the machine or its memory
+(/proc/cpuinfo, /proc/PID/maps, free -h). Real before/after rows next to them still answer it.
+The sentences and blocks are our own, modelled on the findings read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.rules import rb201_perf_claim as rb201
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We have not been able to reproduce it so far, maybe because waiter and status sit in the same cache line.",
+        "Until now it is unable to reproduce it, maybe because the two fields are in the same cache-line.",
+    ],
+)
+def test_why_a_bug_hides_is_no_claim(text: str) -> None:
+    assert rb201.find_claim(text) is None
+
+
+def test_claim_next_to_a_reproducer_stays_a_claim() -> None:
+    text = (
+        "The slow completions are easy to reproduce with a small random read job. Moving the counters out "
+        "of the lock's cache line makes completion faster."
+    )
+    found = rb201.find_claim(text)
+    assert found is not None and found.text == "faster"
+
+
+SERIES_MAP = """The series is split as before:
+ - PATCH[1]    : the new build option
+ - PATCH[2~5]  : the qux library changes
+ - PATCH[6~9]  : the drivers that use them
+"""
+
+CPUINFO = """After disabling the extension, there is no difference in /proc/cpuinfo:
+
+$ cat /proc/cpuinfo
+processor       : 0
+hart            : 2
+mmu             : sv39
+"""
+
+MAPS = """Here is the comparison of the two kernels:
+
+$ cat /proc/1/maps
+55555000-5560c000 r-xp 00000000 fe:00 17         /bin/busybox
+5560c000-5560f000 r--p 000b7000 fe:00 17         /bin/busybox
+5560f000-55610000 rw-p 000ba000 fe:00 17         /bin/busybox
+"""
+
+RESULTS = """Checksumming a 4 KiB buffer in a loop, before and after:
+  before: 1210 ns per call
+  after:   655 ns per call
+"""
+
+
+@pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
+def test_numbers_that_are_no_results_do_not_answer(block: str) -> None:
+    assert rb201._grade(block) != "measured"
+
+
+@pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
+def test_real_results_next_to_them_still_answer(block: str) -> None:
+    assert rb201._grade(block + "\n" + RESULTS) == "measured"
+    assert rb201._grade(RESULTS + "\n" + block) == "measured"
+
+
+def test_a_patch_line_with_a_metric_is_kept() -> None:
+    assert rb201._grade("Numbers for the series:\n patch 3: 20% more IOPS with fio randread\n") == "measured"
+
+
+# Kind (c): the design goal of a new component ("... in order to minimize latency") in a patch that only adds
+# code is no speed-up claim; a comparison with the code it replaces ("faster than the loop used today") stays one.
+from pathlib import Path  # noqa: E402
+
+from reviewbot.engine import check_patch  # noqa: E402
+from reviewbot.models import Severity  # noqa: E402
+from reviewbot.parse.mail import parse_rfc822  # noqa: E402
+from reviewbot.parse.patch import parse_patch  # noqa: E402
+from reviewbot.registry import load_rules  # noqa: E402
+from reviewbot.rule import RuleContext  # noqa: E402
+
+EXAMPLES = Path(rb201.__file__).resolve().parent / "examples" / "RB201"
+_RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB201")
+
+
+def _claims(raw: bytes) -> list[str]:
+    patch = parse_patch(parse_rfc822(raw, "example"))
+    return [f.details["claim"] for f in check_patch(patch, [_RULE], RuleContext()).findings]
+
+
+def _findings(name: str, *, strict: bool = False) -> list:
+    patch = parse_patch(parse_rfc822((EXAMPLES / name).read_bytes(), name))
+    return list(check_patch(patch, [_RULE], RuleContext(strict=strict)).findings)
+
+
+def test_goal_of_new_component_is_no_claim() -> None:
+    assert _claims((EXAMPLES / "good-new-component-goal.patch").read_bytes()) == []
+
+
+def test_new_file_compared_with_old_code_stays_a_claim() -> None:
+    assert _claims((EXAMPLES / "bad-new-file-faster-than-old.patch").read_bytes()) == ["faster"]
+
+
+def test_goal_clause_in_a_change_of_existing_code_stays_a_claim() -> None:
+    text = (EXAMPLES / "good-new-component-goal.patch").read_text(encoding="utf-8")
+    text = text.replace(
+        "new file mode 100644\nindex 0000000..7d20b5f\n--- /dev/null",
+        "index 3c41a9e..7d20b5f\n--- a/drivers/md/qux/read-queue.c",
+    )
+    text = text.replace("@@ -0,0 +1,12 @@", "@@ -1,1 +1,12 @@").replace("+// SPDX", "-// old\n+// SPDX", 1)
+    assert "new file" not in text
+    assert _claims(text.encode()) == ["minimize latency"]
+
+
+# Kind (d): the link of a version-history entry ("v2:" and the earlier posting's URL, "- Enable X for
+# benchmarking") points to that posting, not to results: the claim is not answered by it. A version note that
+# names results and links them ("v2: benchmark results in [1]") still answers it.
+@pytest.mark.parametrize(
+    "notes",
+    [
+        "v2:\nhttps://lore.example.org/qux/v2@example.org/\n - Rebase on v6.14-rc1\n - Enable the timer for benchmarking\n",
+        "v2: https://lore.example.org/qux/v2@example.org/\n - Enable the timer for benchmarking\n",
+    ],
+)
+def test_version_history_link_is_no_reference(notes: str) -> None:
+    assert not rb201._evidence_by_reference(notes)
+
+
+def test_version_note_linking_results_is_a_reference() -> None:
+    notes = "v2: benchmark results in [1]\n[1] https://lore.example.org/qux/bench@example.org/\n - Rebase\n"
+    assert rb201._evidence_by_reference(notes)
+
+
+def test_reference_is_read_by_paragraph() -> None:
+    # no full stop anywhere: the history's "benchmarking" and a link in another paragraph are not one sentence
+    text = "Build the demo with the toolchain in [1]\n\n[1] https://example.org/toolchain\n\nv2:\n - Enable the timer for benchmarking\n"
+    assert not rb201._evidence_by_reference(text)
+    assert rb201._evidence_by_reference("Please refer to [1] for benchmarks\n\n[1] https://example.org/bench\n")
+
+
+def test_version_link_examples() -> None:
+    assert [f.state.value for f in _findings("bad-version-link-is-no-result.patch")] == ["open"]
+    assert [f.state.value for f in _findings("bad-linked-results-in-version-notes.patch")] == ["answered"]
+
+
+# Kind (e): the cover letter's only numbers are about memory ("the used memory decreased by 20% (10.8 -> 8.2)",
+# "free -h" output): the speed claim of a patch stays open, and the draft asks for runtime numbers next to them.
+COVER = b"""From: Ada Example <ada@example.org>
+Date: Mon, 10 Mar 2025 10:00:00 +0100
+Subject: [PATCH v3 0/9] qux: build the 64-bit kernel with 32-bit pointers
+Message-ID: <cover-qux@example.org>
+
+This series builds the 64-bit qux kernel with 32-bit pointers.
+
+Used Memory Comparison
+======================
+Under the same configuration, the used memory decreased by 20% (10.8 ->
+8.2) with the new kernel image.
+
+$ free -h
+       total  used   free  shared  buff/cache   available
+Mem:  105.4M  8.2M  93.9M   44.0K        3.3M       93.6M
+
+The series is split as before:
+ - PATCH[1]    : the new build option
+ - PATCH[2~5]  : the qux library changes
+ - PATCH[6~9]  : the drivers that use them
+"""
+
+
+def _series_findings(cover: bytes) -> list:
+    patch = parse_patch(parse_rfc822((EXAMPLES / "bad-patch-list-is-no-result.patch").read_bytes(), "p2"))
+    ctx = RuleContext(cover=parse_patch(parse_rfc822(cover, "cover")))
+    return list(check_patch(patch, [_RULE], ctx).findings)
+
+
+def test_memory_numbers_of_the_cover_letter_do_not_answer() -> None:
+    (f,) = _series_findings(COVER)
+    assert f.state.value == "open"
+    assert f.details["cover_size_numbers"] is True
+    draft = rb201.reply_point(
+        [f], parse_patch(parse_rfc822((EXAMPLES / "bad-patch-list-is-no-result.patch").read_bytes(), "p2"))
+    )
+    assert "The numbers in the cover letter are about memory and size" in draft
+    assert "runtime numbers for the speed part" in draft
+
+
+def test_runtime_numbers_of_the_cover_letter_answer() -> None:
+    cover = (
+        COVER
+        + b"\nChecksumming a 4 KiB buffer, before and after:\n  before: 1210 ns per call\n  after:   655 ns per call\n"
+    )
+    (f,) = _series_findings(cover)
+    assert f.state.value == "answered"
+    assert f.details["cover_size_numbers"] is False
+
+
+# Kind (f): a layout subject ("move qux_client members to avoid spanning cachelines") with no speed reason in the
+# changelog is the layout, RB101's business: a CHECK, not a WARNING (some labellers read it as a claim). A speed
+# reason in the changelog ("the submit path is faster") keeps the WARNING.
+def test_layout_subject_is_a_check() -> None:
+    (f,) = _findings("bad-layout-subject-check.patch", strict=True)
+    assert f.severity is Severity.CHECK
+    assert _findings("bad-layout-subject-check.patch") == []  # not shown without --strict
+
+
+def test_layout_subject_with_a_speed_reason_stays_a_warning() -> None:
+    (f,) = _findings("bad-layout-subject-with-speed-reason.patch", strict=True)
+    assert f.severity is Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    ("title", "claim", "layout"),
+    [
+        ("qux: move qux_client members to avoid spanning cachelines", "to avoid spanning cachelines", True),
+        ("qux: avoid spanning cachelines in the submit path", "avoid spanning cachelines", False),
+        ("qux: move the hash lookup out of the fast path", "fast path", False),
+    ],
+)
+def test_layout_subject_words(title: str, claim: str, layout: bool) -> None:
+    assert rb201._layout_subject(rb201.Claim(claim, 0), title) is layout
+
+
+# Kind (g): told apart only roughly, so a CHECK: an arch helper said to be "more efficient than the generic one"
+# (an instruction-count argument), a forward-progress argument that mentions cache line bouncing. The same claim
+# outside arch/ or without the progress argument stays a WARNING.
+@pytest.mark.parametrize("name", ["bad-arch-helper-than-generic-check.patch", "bad-forward-progress-check.patch"])
+def test_argued_claims_are_checks(name: str) -> None:
+    (f,) = _findings(name, strict=True)
+    assert f.severity is Severity.CHECK
+    assert _findings(name) == []
+
+
+def test_generic_comparison_outside_arch_stays_a_warning() -> None:
+    text = (EXAMPLES / "bad-arch-helper-than-generic-check.patch").read_text(encoding="utf-8")
+    text = text.replace("arch/qux/include/asm/bitops.h", "include/linux/qux_bitops.h")
+    patch = parse_patch(parse_rfc822(text.encode(), "moved"))
+    (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
+    assert f.severity is Severity.WARNING
+
+
+def test_retries_without_progress_argument_stay_a_warning() -> None:
+    text = (EXAMPLES / "bad-forward-progress-check.patch").read_text(encoding="utf-8")
+    text = text.replace("Giving it a strong forward progress\nguarantee could", "Doing it in one instruction\nwill")
+    patch = parse_patch(parse_rfc822(text.encode(), "plain"))
+    (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
+    assert f.severity is Severity.WARNING
