@@ -170,7 +170,7 @@ from typing import Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import HunkView, PatchView, patch_view
-from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
+from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -1986,6 +1986,143 @@ THREAD_WORDS = ThreadWords(
         "against what",
     ),
 )
+
+
+# Which part of a reply is about which barrier. A patch often adds many barriers; a reviewer who asks "what
+# does this pair with?" under one of them has raised the point for that one only. So a reply counts for a
+# barrier (reviewbot.rule.point_in_thread on the reply cut down to these parts) when:
+#   1. a paragraph sits under a quoted block showing that barrier's line in its own place (the quoted lines
+#      next to it are the patch's lines next to it: the same smp_rmb() text in another function is not it);
+#   2. a paragraph names the function the barrier is in, or the file (``isolation.c``);
+#   3. the reply quotes no code at all: it speaks of the whole patch.
+_QUOTE_MARK_RE = lazyre.compile(r"^\s*>")
+_QUOTE_PREFIX_RE = lazyre.compile(r"^\s*(?:> ?)+")
+_FUNCTION_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\(\)")
+#: How many quoted lines on each side of the barrier must be the patch's own neighbours of it.
+NEIGHBOURS_TO_MATCH = 2
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _quoted_code(line: str) -> str | None:
+    """The code of a quoted diff line (``> +\tsmp_rmb();`` -> ``smp_rmb();``), else None."""
+    if not _QUOTE_MARK_RE.match(line):
+        return None
+    q = _QUOTE_PREFIX_RE.sub("", line, count=1)  # ">  \tfoo" -> " \tfoo": one space after each ">"
+    if q[:1] in ("+", "-"):
+        return _flat(q[1:])
+    if q[:1] in (" ", "\t"):  # a context line (its leading space may be lost in the quoting)
+        return _flat(q)
+    return None
+
+
+def _neighbours(codes: Sequence[str], at: int) -> tuple[list[str], list[str]]:
+    """The nearest non-blank lines before and after ``codes[at]`` (at most NEIGHBOURS_TO_MATCH each)."""
+    before = [c for c in codes[:at] if c][-NEIGHBOURS_TO_MATCH:]
+    after = [c for c in codes[at + 1 :] if c][:NEIGHBOURS_TO_MATCH]
+    return before, after
+
+
+def _block_shows_barrier(block: Sequence[str], finding: Finding) -> bool:
+    """Step 1: the quoted ``block`` (code texts) holds the finding's barrier line with the patch's own
+    neighbours of that line around it (a block of the barrier line alone counts)."""
+    hunk = finding.hunk
+    if hunk is None or finding.line is None:
+        return False
+    shown = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
+    at = next((i for i, dl in enumerate(shown) if dl.new_no == finding.line), None)
+    if at is None:
+        return False
+    patch_codes = [_flat(dl.text) for dl in shown]
+    want = patch_codes[at]
+    p_before, p_after = _neighbours(patch_codes, at)
+    for i, code in enumerate(block):
+        if code != want:
+            continue
+        q_before, q_after = _neighbours(block, i)
+        if q_before == p_before[len(p_before) - len(q_before) :] and q_after == p_after[: len(q_after)]:
+            return True
+    return False
+
+
+def _places_of(finding: Finding) -> list[str]:
+    """Step 2: the names that place the barrier: its function (when the hunk shows it) and its file."""
+    places = [finding.path.rsplit("/", 1)[-1]] if finding.path else []
+    hunk = finding.hunk
+    if hunk is not None and finding.line is not None:
+        at = next((i for i, dl in enumerate(hunk.lines) if dl.new_no == finding.line), None)
+        if at is not None:
+            places.append(_function_around(hunk, at))  # never the @@ text: it names where the hunk starts
+    return [p for p in places if len(p) > 2]
+
+
+def _about_barrier(body: str, finding: Finding, elsewhere: frozenset[str] = frozenset()) -> str:
+    """The parts of a reply's ``body`` about the finding's barrier (steps 1-3 above), quotes kept.
+    ``elsewhere``: the functions holding the patch's other barriers; a paragraph naming one of them is about
+    that barrier, even under this one's quote."""
+    lines = body.split("\n")
+    if not any(
+        _QUOTE_PREFIX_RE.sub("", line, count=1)[:1] in ("+", "-") for line in lines if _QUOTE_MARK_RE.match(line)
+    ):
+        return body  # step 3: no quoted diff line
+    places = _places_of(finding)
+    kept: list[str] = []
+    block: list[str] = []  # the quoted code right above the current paragraph
+    block_lines: list[str] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if not para:
+            return
+        text = "\n".join(para)
+        named = [n for n in _FUNCTION_NAMED_RE.findall(text) if n in elsewhere]
+        if any(re.search(rf"\b{re.escape(p)}\b", text) for p in places) or (
+            _block_shows_barrier(block, finding) and not named  # a paragraph naming another function is about it
+        ):
+            kept.extend(block_lines + para + [""])
+        para.clear()
+
+    in_quote = False
+    for line in lines:
+        if _QUOTE_MARK_RE.match(line):
+            if not in_quote:
+                flush()
+                block, block_lines = [], []
+                in_quote = True
+            code = _quoted_code(line)
+            block.append(code if code is not None else "")
+            block_lines.append(line)
+            continue
+        in_quote = False
+        if line.strip():
+            para.append(line)
+        else:
+            flush()
+    flush()
+    return "\n".join(kept)
+
+
+def thread_state(
+    finding: Finding, patch: Patch, thread: Sequence[Message], *, identity: object = None
+) -> tuple[FindingState, str]:
+    """Whether the thread already holds this barrier's point: the shared check on replies cut down to their
+    parts about this barrier (:func:`_about_barrier`); the author's messages are read whole."""
+    from dataclasses import replace
+
+    from reviewbot.rule import point_in_thread, same_person
+
+    author = patch.message.from_addr
+    own = set(_places_of(finding))
+    elsewhere = frozenset(fn for _, fn, _, _ in _added_barriers(patch) if fn and fn not in own)
+    cut = [
+        msg
+        if same_person(msg.from_addr, author) or msg.message_id == patch.message_id
+        else replace(msg, body=_about_barrier(msg.body, finding, elsewhere))
+        for msg in thread
+    ]
+    return point_in_thread(finding, patch, cut, THREAD_WORDS, identity=identity)
 
 
 # The paragraph for one point (all of this rule's findings on one patch), in words that fit each barrier:
