@@ -1771,7 +1771,7 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
             "descriptor or ring writes that must be visible before the doorbell or register write?"
         )
-    usually = f" (usually {hint})" if hint else ""
+    usually = f" ({hint})" if hint else ""  # only a hint that fits the barrier: none for a full barrier
     doubts = [f for f in weak if f.details.get("doubt")]
     if doubts:
         quoted = str(doubts[0].details.get("comment", "")).strip()
@@ -2140,6 +2140,9 @@ _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "acquire": "an smp_store_release() on the writer side",
     "full": "an smp_mb() or a full barrier implied by an atomic on the other side",
 }
+#: Kinds of barrier whose draft names no usual other side: a full barrier pairs with anything from another
+#: smp_mb() to the barrier implied by a value-returning atomic or a lock, so a hint adds nothing.
+HINTLESS_SIDES = ("full",)
 #: The other side of a read barrier or acquire that follows a bit test (``wait_on_bit()``, ``buffer_locked()``).
 _PAIR_FOR_BIT = "the clear_bit_unlock() that releases the bit, e.g. in the unlock path before wake_up_bit()"
 _COMPLEMENT = {
@@ -2549,7 +2552,13 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         return _PAIR_FOR[side]
 
     def suggestion(fs: Sequence[Finding]) -> str:
-        sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
+        """The other side that fits each barrier's kind; nothing for a full barrier (HINTLESS_SIDES): "an
+        smp_mb() or an atomic" tells a locking maintainer nothing, and is wrong when it publishes a value."""
+        sides = [
+            s
+            for s in dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs)
+            if s not in HINTLESS_SIDES
+        ]
         if len({pair_for(fs, s) for s in sides if s in _PAIR_FOR}) == 1:
             sides = sides[:1]  # one suggestion fits them all (an acquire and a read barrier of one bit wait)
         return "; ".join(
@@ -2606,6 +2615,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 else f"each of the new barriers here ({names(smp)})"
             )
             hint = suggestion(smp)
+            usually = f" ({hint})" if hint else ""  # only a hint that fits the barrier: none for a full barrier
             # "I could not find the other side" only when no hunk shows a barrier that could be it
             lead = (
                 ""
@@ -2614,7 +2624,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             )
             parts.append(
                 f"Could you add a comment to {which} saying which barrier or operation on the other side it pairs "
-                f"with (usually {hint}), in which function, and what ordering it provides? {lead}That would help "
+                f"with{usually}, in which function, and what ordering it provides? {lead}That would help "
                 "the next person who touches this code."
             )
         if weak:
