@@ -2007,12 +2007,14 @@ def _flat(text: str) -> str:
 
 
 def _quoted_code(line: str) -> str | None:
-    """The code of a quoted diff line (``> +\tsmp_rmb();`` -> ``smp_rmb();``), else None."""
+    """The code of a quoted added or context line (``> +\tsmp_rmb();`` -> ``smp_rmb();``), else None."""
     if not _QUOTE_MARK_RE.match(line):
         return None
     q = _QUOTE_PREFIX_RE.sub("", line, count=1)  # ">  \tfoo" -> " \tfoo": one space after each ">"
-    if q[:1] in ("+", "-"):
+    if q[:1] == "+":
         return _flat(q[1:])
+    if q[:1] == "-":
+        return None  # a removed line is no neighbour of the barrier in the new code
     if q[:1] in (" ", "\t"):  # a context line (its leading space may be lost in the quoting)
         return _flat(q)
     return None

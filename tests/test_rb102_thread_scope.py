@@ -55,6 +55,14 @@ def test_a_question_about_one_barrier_in_a_header_raises_nothing_for_the_barrier
     assert set(states.values()) == {FindingState.OPEN}
 
 
+def test_a_request_under_a_nested_quote_of_the_barrier_raises_it(rules) -> None:
+    # Mark Rutland, two quote levels down under "> > > +\tsmp_rmb();" (the line it replaces quoted just above
+    # it): "Please add a comment in the code as to what it pairs with."
+    patch = parse_patch(_page("2020/11/23/2"))
+    reply = _page("2020/12/07/1")
+    assert _states(rules, patch, [reply]) == {("kernel/time/tick-sched.c", 272): FindingState.RAISED}
+
+
 PATCH = b"""\
 From: Ada Example <ada@example.org>
 To: linux-kernel@vger.kernel.org
