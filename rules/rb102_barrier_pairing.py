@@ -1451,6 +1451,24 @@ def _cpu_ordering(use: _Use) -> bool:
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
 
 
+#: How many statements may stand between a block's opening line (``if (...) {``) and the barrier in it for
+#: the comment above that line to be read as the barrier's too.
+BLOCK_STATEMENTS_ABOVE = 3
+
+
+def _block_comment(use: _Use) -> str:
+    """The comment above the opening line of the block holding the barrier (``/* set it so foo() would wake us
+    up */`` above ``if (...) {``, the barrier a few statements into it), else ""."""
+    scans, idx = use.scans, use.idx
+    for j in range(idx - 1, max(-1, idx - 2 - BLOCK_STATEMENTS_ABOVE), -1):
+        code = scans[j].code.strip()
+        if _CONTROL_RE.match(code) and code.endswith("{"):
+            return comment_above(scans, j) or ""
+        if not code.endswith(";") or scans[j].comment:
+            return ""
+    return ""
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1467,6 +1485,19 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         if text.strip() and _says_what_it_orders(text):
             return None  # the other side is the application, as for every index of the ring: what it orders is enough
         details["ring_index"] = ring
+    if not text.strip() and smp:
+        block = _block_comment(use)
+        if block and (
+            _PAIRING_RE.search(block) or {m.group(0) for m in _BARRIER_NAMED_RE.finditer(block)} - {use.name}
+        ):
+            return None  # the comment above the block holding the barrier says what it pairs with
+        partners = [
+            f
+            for f in _FUNC_NAMED_RE.findall(block)
+            if f != use.name and f != _function_name(use) and not _ADDED_BARRIER_RE.match(f + "(")
+        ]
+        if partners:
+            details["named_function"] = partners[0]  # the draft asks which ordering there it pairs with
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
@@ -2608,6 +2639,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             "That helps the next person who touches either side."
         )
     else:
+        named = [f for f in smp if f.details.get("named_function")]
+        for f in named:  # the comment above the block names the other function: ask only what there
+            fn = f.details["named_function"]
+            parts.append(
+                f"The comment above the {f.details.get('barrier', 'barrier')}() here names {fn}(). Could it also say "
+                f"which barrier or ordering in {fn}() this one pairs with, and what it orders?"
+            )
+        smp = [f for f in smp if not f.details.get("named_function")]
         if smp:
             which = (
                 f"the {names(smp)} here"

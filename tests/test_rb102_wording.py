@@ -5,8 +5,13 @@ maintainers and was wrong for a value published after init (review of the whole-
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
 from reviewbot.rules import rb102_barrier_pairing as rb102
 
 PATCH = b"""\
@@ -59,3 +64,29 @@ def test_a_read_barrier_still_names_the_writer_side() -> None:
 def test_a_write_barrier_names_the_reader_side_and_an_acquire_the_release() -> None:
     assert "(an smp_rmb() or smp_load_acquire() on the reader side)" in _words("smp_wmb")
     assert "(an smp_store_release() on the writer side)" in _words("smp_load_acquire")
+
+
+EXAMPLES = Path(__file__).parent.parent / "rules" / "examples" / "RB102"
+
+
+def _example(name: str):
+    patch = parse_patch(parse_rfc822((EXAMPLES / name).read_bytes(), name))
+    found = list(check_patch(patch, [rb102_rule()], RuleContext(strict=True)).findings)
+    return found, " ".join(rb102.reply_point(found, patch).split()) if found else ""
+
+
+def rb102_rule():
+    return next(r for r in load_rules(entry_points=False) if r.meta.id == "RB102")
+
+
+def test_a_block_comment_naming_the_other_function_narrows_the_question() -> None:
+    # draft #20 of the whole-mirror review: "/* set it so io_req_local_work_add() would wake us up */" above
+    # the if-block holding the smp_mb(): ask only which ordering in that function it pairs with
+    found, text = _example("bad-block-comment-names-partner-only.patch")
+    assert [(f.line, f.details.get("named_function")) for f in found] == [(27, "qux_work_add")]
+    assert "names qux_work_add(). Could it also say which barrier or ordering in qux_work_add() this one" in text
+    assert "in which function" not in text and "Could you add a comment" not in text
+
+
+def test_a_block_comment_saying_what_it_pairs_with_is_the_barriers_comment() -> None:
+    assert _example("good-block-comment-names-pair.patch") == ([], "")
