@@ -1451,6 +1451,40 @@ def _cpu_ordering(use: _Use) -> bool:
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
 
 
+_STORE_AFTER_WMB_RE = lazyre.compile(r"^\s*(?:WRITE_ONCE\s*\(\s*)?[\w.\->\[\]]*?(\w+)\s*(?:=(?!=)|,)")
+
+
+def _unread_store(patch: Patch, use: _Use) -> str:
+    """The field or variable a write barrier or release stores, when the patch itself declares it (a new
+    member or a new static variable: nothing outside the patch can read it) and no other line of the patch
+    names it, so nothing reads it; else "" (the usual question)."""
+    store_idx: int | None
+    if _barrier_side(use.name) == "release":
+        m = BARRIER_RE.search(use.code)
+        words = re.findall(r"\w+", _object_of(use.code, m.end() - 1)) if m else []
+        name, store_idx = (words[-1] if words else ""), use.idx
+    else:  # smp_wmb(): the store of the next statement
+        nxt = next((j for j in range(use.idx + 1, len(use.scans)) if use.scans[j].code.strip()), None)
+        m = _STORE_AFTER_WMB_RE.match(use.scans[nxt].code) if nxt is not None else None
+        name, store_idx = (m.group(1) if m else ""), nxt
+    if len(name) < 3:
+        return ""
+    declared = lazyre.compile(rf"^\s*(?:static\s+)?[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*[;=]")
+    named = lazyre.compile(rf"\b{re.escape(name)}\b")
+    store_line = use.new[store_idx] if store_idx is not None else None
+    declarations = 0
+    for fd in patch.files:
+        for h in fd.hunks:
+            for dl in h.lines:
+                if dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                    continue
+                if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
+                    declarations += 1
+                    continue
+                return ""  # named elsewhere in the patch: maybe read there
+    return name if declarations == 1 else ""
+
+
 #: How many statements may stand between a block's opening line (``if (...) {``) and the barrier in it for
 #: the comment above that line to be read as the barrier's too.
 BLOCK_STATEMENTS_ABOVE = 3
@@ -1498,6 +1532,9 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         ]
         if partners:
             details["named_function"] = partners[0]  # the draft asks which ordering there it pairs with
+    unread = _unread_store(patch, use) if smp and _barrier_side(use.name) in ("write", "release") else ""
+    if unread:
+        details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
@@ -2639,6 +2676,15 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             "That helps the next person who touches either side."
         )
     else:
+        for f in [f for f in smp + weak if f.details.get("unread")]:  # nothing in the patch reads the store
+            var, barrier = f.details["unread"], f.details.get("barrier", "barrier")
+            parts.append(
+                f"Nothing in this patch reads {var}, which the patch adds, so the {barrier}() before the store "
+                "to it orders nothing another CPU can see. Could it be dropped, or is the reader (and its "
+                "barrier) still to come?"
+            )
+        smp = [f for f in smp if not f.details.get("unread")]
+        weak = [f for f in weak if not f.details.get("unread")]
         named = [f for f in smp if f.details.get("named_function")]
         for f in named:  # the comment above the block names the other function: ask only what there
             fn = f.details["named_function"]

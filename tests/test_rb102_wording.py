@@ -90,3 +90,25 @@ def test_a_block_comment_naming_the_other_function_narrows_the_question() -> Non
 
 def test_a_block_comment_saying_what_it_pairs_with_is_the_barriers_comment() -> None:
     assert _example("good-block-comment-names-pair.patch") == ([], "")
+
+
+def test_a_write_barrier_before_a_store_nothing_in_the_patch_reads_says_so() -> None:
+    # draft #4 / finding #19 of the whole-mirror review: an smp_wmb() before min_vruntime_copy, read nowhere;
+    # here the patch adds the member itself, so nothing outside it can read it
+    found, text = _example("bad-write-barrier-store-nothing-reads.patch")
+    assert [(f.line, f.details.get("unread")) for f in found] == [(18, "now_copy")]
+    assert "Nothing in this patch reads now_copy, which the patch adds, so the smp_wmb() before the store" in text
+    assert "I might be missing it" not in text and "Could you add a comment" not in text
+
+
+def test_a_store_read_elsewhere_in_the_patch_or_declared_outside_it_keeps_the_question() -> None:
+    assert _example("good-write-barrier-store-read-in-patch.patch") == ([], "")
+    text = (EXAMPLES / "bad-write-barrier-store-nothing-reads.patch").read_bytes()
+    outside = text.replace(b"+#ifndef CONFIG_64BIT\n+\tu64 now_copy;\n+#endif\n", b" \tu64 now_copy;\n")
+    outside = outside.replace(b"@@ -4,5 +4,8 @@", b"@@ -4,6 +4,6 @@").replace(
+        b"@@ -12,3 +15,7 @@", b"@@ -13,3 +13,7 @@"
+    )
+    patch = parse_patch(parse_rfc822(outside, "outside.patch"))
+    found = list(check_patch(patch, [rb102_rule()], RuleContext(strict=True)).findings)
+    assert [(f.line, f.details.get("unread")) for f in found] == [(16, None)]
+    assert "Could you add a comment to the smp_wmb() here" in " ".join(rb102.reply_point(found, patch).split())
