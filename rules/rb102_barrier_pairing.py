@@ -1461,7 +1461,9 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     store_idx: int | None
     if _barrier_side(use.name) == "release":
         m = BARRIER_RE.search(use.code)
-        words = re.findall(r"\w+", _object_of(use.code, m.end() - 1)) if m else []
+        arg = use.code[m.end() :].lstrip() if m else ""
+        # only a named field or variable (``&x->f``); through a plain pointer the patch cannot show the readers
+        words = re.findall(r"\w+", _object_of(use.code, m.end() - 1)) if m and arg.startswith("&") else []
         name, store_idx = (words[-1] if words else ""), use.idx
     else:  # smp_wmb(): the store of the next statement
         nxt = next((j for j in range(use.idx + 1, len(use.scans)) if use.scans[j].code.strip()), None)
@@ -1469,7 +1471,10 @@ def _unread_store(patch: Patch, use: _Use) -> str:
         name, store_idx = (m.group(1) if m else ""), nxt
     if len(name) < 3:
         return ""
-    declared = lazyre.compile(rf"^\s*(?:static\s+)?[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*[;=]")
+    declared = lazyre.compile(  # a member, or a static variable: not a local, whose stores nobody else sees
+        rf"^\s*(?:static\s+[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*[;=]"
+        rf"|[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*;)"
+    )
     named = lazyre.compile(rf"\b{re.escape(name)}\b")
     store_line = use.new[store_idx] if store_idx is not None else None
     declarations = 0

@@ -112,3 +112,14 @@ def test_a_store_read_elsewhere_in_the_patch_or_declared_outside_it_keeps_the_qu
     found = list(check_patch(patch, [rb102_rule()], RuleContext(strict=True)).findings)
     assert [(f.line, f.details.get("unread")) for f in found] == [(16, None)]
     assert "Could you add a comment to the smp_wmb() here" in " ".join(rb102.reply_point(found, patch).split())
+
+
+def test_a_release_through_a_plain_pointer_or_to_a_local_is_not_called_unread() -> None:
+    # asm-generic ticket lock: smp_store_release(ptr, ...) with "u16 *ptr = ..." declared in the patch
+    text = (EXAMPLES / "bad-write-barrier-store-nothing-reads.patch").read_bytes()
+    local = text.replace(b"+\tu64 now_copy;\n", b"+\tu64 *now_copy = &c->now;\n").replace(
+        b"+\tsmp_wmb();\n+\tc->now_copy = c->now;\n", b"+\tsmp_store_release(now_copy, c->now);\n+\tc->now++;\n"
+    )
+    patch = parse_patch(parse_rfc822(local, "local.patch"))
+    found = list(check_patch(patch, [rb102_rule()], RuleContext(strict=True)).findings)
+    assert found and all(f.details.get("unread") is None for f in found)
