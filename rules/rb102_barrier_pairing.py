@@ -170,7 +170,7 @@ from typing import Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import HunkView, PatchView, patch_view
-from reviewbot.models import DiffLine, Finding, Hunk, LineKind, Patch
+from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -1451,6 +1451,63 @@ def _cpu_ordering(use: _Use) -> bool:
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
 
 
+_STORE_AFTER_WMB_RE = lazyre.compile(r"^\s*(?:WRITE_ONCE\s*\(\s*)?[\w.\->\[\]]*?(\w+)\s*(?:=(?!=)|,)")
+
+
+def _unread_store(patch: Patch, use: _Use) -> str:
+    """The field or variable a write barrier or release stores, when the patch itself declares it (a new
+    member or a new static variable: nothing outside the patch can read it) and no other line of the patch
+    names it, so nothing reads it; else "" (the usual question)."""
+    store_idx: int | None
+    if _barrier_side(use.name) == "release":
+        m = BARRIER_RE.search(use.code)
+        arg = use.code[m.end() :].lstrip() if m else ""
+        # only a named field or variable (``&x->f``); through a plain pointer the patch cannot show the readers
+        words = re.findall(r"\w+", _object_of(use.code, m.end() - 1)) if m and arg.startswith("&") else []
+        name, store_idx = (words[-1] if words else ""), use.idx
+    else:  # smp_wmb(): the store of the next statement
+        nxt = next((j for j in range(use.idx + 1, len(use.scans)) if use.scans[j].code.strip()), None)
+        m = _STORE_AFTER_WMB_RE.match(use.scans[nxt].code) if nxt is not None else None
+        name, store_idx = (m.group(1) if m else ""), nxt
+    if len(name) < 3:
+        return ""
+    declared = lazyre.compile(  # a member, or a static variable: not a local, whose stores nobody else sees
+        rf"^\s*(?:static\s+[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*[;=]"
+        rf"|[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*;)"
+    )
+    named = lazyre.compile(rf"\b{re.escape(name)}\b")
+    store_line = use.new[store_idx] if store_idx is not None else None
+    declarations = 0
+    for fd in patch.files:
+        for h in fd.hunks:
+            for dl in h.lines:
+                if dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                    continue
+                if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
+                    declarations += 1
+                    continue
+                return ""  # named elsewhere in the patch: maybe read there
+    return name if declarations == 1 else ""
+
+
+#: How many statements may stand between a block's opening line (``if (...) {``) and the barrier in it for
+#: the comment above that line to be read as the barrier's too.
+BLOCK_STATEMENTS_ABOVE = 3
+
+
+def _block_comment(use: _Use) -> str:
+    """The comment above the opening line of the block holding the barrier (``/* set it so foo() would wake us
+    up */`` above ``if (...) {``, the barrier a few statements into it), else ""."""
+    scans, idx = use.scans, use.idx
+    for j in range(idx - 1, max(-1, idx - 2 - BLOCK_STATEMENTS_ABOVE), -1):
+        code = scans[j].code.strip()
+        if _CONTROL_RE.match(code) and code.endswith("{"):
+            return comment_above(scans, j) or ""
+        if not code.endswith(";") or scans[j].comment:
+            return ""
+    return ""
+
+
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     dl = use.line
@@ -1467,6 +1524,22 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         if text.strip() and _says_what_it_orders(text):
             return None  # the other side is the application, as for every index of the ring: what it orders is enough
         details["ring_index"] = ring
+    if not text.strip() and smp:
+        block = _block_comment(use)
+        if block and (
+            _PAIRING_RE.search(block) or {m.group(0) for m in _BARRIER_NAMED_RE.finditer(block)} - {use.name}
+        ):
+            return None  # the comment above the block holding the barrier says what it pairs with
+        partners = [
+            f
+            for f in _FUNC_NAMED_RE.findall(block)
+            if f != use.name and f != _function_name(use) and not _ADDED_BARRIER_RE.match(f + "(")
+        ]
+        if partners:
+            details["named_function"] = partners[0]  # the draft asks which ordering there it pairs with
+    unread = _unread_store(patch, use) if smp and _barrier_side(use.name) in ("write", "release") else ""
+    if unread:
+        details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
         message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
@@ -1771,7 +1844,7 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
             "descriptor or ring writes that must be visible before the doorbell or register write?"
         )
-    usually = f" (usually {hint})" if hint else ""
+    usually = f" ({hint})" if hint else ""  # only a hint that fits the barrier: none for a full barrier
     doubts = [f for f in weak if f.details.get("doubt")]
     if doubts:
         quoted = str(doubts[0].details.get("comment", "")).strip()
@@ -1988,6 +2061,145 @@ THREAD_WORDS = ThreadWords(
 )
 
 
+# Which part of a reply is about which barrier. A patch often adds many barriers; a reviewer who asks "what
+# does this pair with?" under one of them has raised the point for that one only. So a reply counts for a
+# barrier (reviewbot.rule.point_in_thread on the reply cut down to these parts) when:
+#   1. a paragraph sits under a quoted block showing that barrier's line in its own place (the quoted lines
+#      next to it are the patch's lines next to it: the same smp_rmb() text in another function is not it);
+#   2. a paragraph names the function the barrier is in, or the file (``isolation.c``);
+#   3. the reply quotes no code at all: it speaks of the whole patch.
+_QUOTE_MARK_RE = lazyre.compile(r"^\s*>")
+_QUOTE_PREFIX_RE = lazyre.compile(r"^\s*(?:> ?)+")
+_FUNCTION_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\(\)")
+#: How many quoted lines on each side of the barrier must be the patch's own neighbours of it.
+NEIGHBOURS_TO_MATCH = 2
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _quoted_code(line: str) -> str | None:
+    """The code of a quoted added or context line (``> +\tsmp_rmb();`` -> ``smp_rmb();``), else None."""
+    if not _QUOTE_MARK_RE.match(line):
+        return None
+    q = _QUOTE_PREFIX_RE.sub("", line, count=1)  # ">  \tfoo" -> " \tfoo": one space after each ">"
+    if q[:1] == "+":
+        return _flat(q[1:])
+    if q[:1] == "-":
+        return None  # a removed line is no neighbour of the barrier in the new code
+    if q[:1] in (" ", "\t"):  # a context line (its leading space may be lost in the quoting)
+        return _flat(q)
+    return None
+
+
+def _neighbours(codes: Sequence[str], at: int) -> tuple[list[str], list[str]]:
+    """The nearest non-blank lines before and after ``codes[at]`` (at most NEIGHBOURS_TO_MATCH each)."""
+    before = [c for c in codes[:at] if c][-NEIGHBOURS_TO_MATCH:]
+    after = [c for c in codes[at + 1 :] if c][:NEIGHBOURS_TO_MATCH]
+    return before, after
+
+
+def _block_shows_barrier(block: Sequence[str], finding: Finding) -> bool:
+    """Step 1: the quoted ``block`` (code texts) holds the finding's barrier line with the patch's own
+    neighbours of that line around it (a block of the barrier line alone counts)."""
+    hunk = finding.hunk
+    if hunk is None or finding.line is None:
+        return False
+    shown = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
+    at = next((i for i, dl in enumerate(shown) if dl.new_no == finding.line), None)
+    if at is None:
+        return False
+    patch_codes = [_flat(dl.text) for dl in shown]
+    want = patch_codes[at]
+    p_before, p_after = _neighbours(patch_codes, at)
+    for i, code in enumerate(block):
+        if code != want:
+            continue
+        q_before, q_after = _neighbours(block, i)
+        if q_before == p_before[len(p_before) - len(q_before) :] and q_after == p_after[: len(q_after)]:
+            return True
+    return False
+
+
+def _places_of(finding: Finding) -> list[str]:
+    """Step 2: the names that place the barrier: its function (when the hunk shows it) and its file."""
+    places = [finding.path.rsplit("/", 1)[-1]] if finding.path else []
+    hunk = finding.hunk
+    if hunk is not None and finding.line is not None:
+        at = next((i for i, dl in enumerate(hunk.lines) if dl.new_no == finding.line), None)
+        if at is not None:
+            places.append(_function_around(hunk, at))  # never the @@ text: it names where the hunk starts
+    return [p for p in places if len(p) > 2]
+
+
+def _about_barrier(body: str, finding: Finding, elsewhere: frozenset[str] = frozenset()) -> str:
+    """The parts of a reply's ``body`` about the finding's barrier (steps 1-3 above), quotes kept.
+    ``elsewhere``: the functions holding the patch's other barriers; a paragraph naming one of them is about
+    that barrier, even under this one's quote."""
+    lines = body.split("\n")
+    if not any(
+        _QUOTE_PREFIX_RE.sub("", line, count=1)[:1] in ("+", "-") for line in lines if _QUOTE_MARK_RE.match(line)
+    ):
+        return body  # step 3: no quoted diff line
+    places = _places_of(finding)
+    kept: list[str] = []
+    block: list[str] = []  # the quoted code right above the current paragraph
+    block_lines: list[str] = []
+    para: list[str] = []
+
+    def flush() -> None:
+        if not para:
+            return
+        text = "\n".join(para)
+        named = [n for n in _FUNCTION_NAMED_RE.findall(text) if n in elsewhere]
+        if any(re.search(rf"\b{re.escape(p)}\b", text) for p in places) or (
+            _block_shows_barrier(block, finding) and not named  # a paragraph naming another function is about it
+        ):
+            kept.extend(block_lines + para + [""])
+        para.clear()
+
+    in_quote = False
+    for line in lines:
+        if _QUOTE_MARK_RE.match(line):
+            if not in_quote:
+                flush()
+                block, block_lines = [], []
+                in_quote = True
+            code = _quoted_code(line)
+            block.append(code if code is not None else "")
+            block_lines.append(line)
+            continue
+        in_quote = False
+        if line.strip():
+            para.append(line)
+        else:
+            flush()
+    flush()
+    return "\n".join(kept)
+
+
+def thread_state(
+    finding: Finding, patch: Patch, thread: Sequence[Message], *, identity: object = None
+) -> tuple[FindingState, str]:
+    """Whether the thread already holds this barrier's point: the shared check on replies cut down to their
+    parts about this barrier (:func:`_about_barrier`); the author's messages are read whole."""
+    from dataclasses import replace
+
+    from reviewbot.rule import point_in_thread, same_person
+
+    author = patch.message.from_addr
+    own = set(_places_of(finding))
+    elsewhere = frozenset(fn for _, fn, _, _ in _added_barriers(patch) if fn and fn not in own)
+    cut = [
+        msg
+        if same_person(msg.from_addr, author) or msg.message_id == patch.message_id
+        else replace(msg, body=_about_barrier(msg.body, finding, elsewhere))
+        for msg in thread
+    ]
+    return point_in_thread(finding, patch, cut, THREAD_WORDS, identity=identity)
+
+
 # The paragraph for one point (all of this rule's findings on one patch), in words that fit each barrier:
 # the drafter prefers reply_point() to reply(). A write-side barrier pairs with a read-side one, acquire
 # with release, a full barrier with a full barrier (or one implied by an atomic); a device barrier says
@@ -2003,6 +2215,9 @@ _PAIR_FOR = {  # in words: a draft never carries a template to fill in
     "acquire": "an smp_store_release() on the writer side",
     "full": "an smp_mb() or a full barrier implied by an atomic on the other side",
 }
+#: Kinds of barrier whose draft names no usual other side: a full barrier pairs with anything from another
+#: smp_mb() to the barrier implied by a value-returning atomic or a lock, so a hint adds nothing.
+HINTLESS_SIDES = ("full",)
 #: The other side of a read barrier or acquire that follows a bit test (``wait_on_bit()``, ``buffer_locked()``).
 _PAIR_FOR_BIT = "the clear_bit_unlock() that releases the bit, e.g. in the unlock path before wake_up_bit()"
 _COMPLEMENT = {
@@ -2438,7 +2653,13 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         return _PAIR_FOR[side]
 
     def suggestion(fs: Sequence[Finding]) -> str:
-        sides = list(dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs))
+        """The other side that fits each barrier's kind; nothing for a full barrier (HINTLESS_SIDES): "an
+        smp_mb() or an atomic" tells a locking maintainer nothing, and is wrong when it publishes a value."""
+        sides = [
+            s
+            for s in dict.fromkeys(_barrier_side(str(f.details.get("barrier", ""))) for f in fs)
+            if s not in HINTLESS_SIDES
+        ]
         if len({pair_for(fs, s) for s in sides if s in _PAIR_FOR}) == 1:
             sides = sides[:1]  # one suggestion fits them all (an acquire and a read barrier of one bit wait)
         return "; ".join(
@@ -2486,6 +2707,23 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             "That helps the next person who touches either side."
         )
     else:
+        for f in [f for f in smp + weak if f.details.get("unread")]:  # nothing in the patch reads the store
+            var, barrier = f.details["unread"], f.details.get("barrier", "barrier")
+            parts.append(
+                f"Nothing in this patch reads {var}, which the patch adds, so the {barrier}() before the store "
+                "to it orders nothing another CPU can see. Could it be dropped, or is the reader (and its "
+                "barrier) still to come?"
+            )
+        smp = [f for f in smp if not f.details.get("unread")]
+        weak = [f for f in weak if not f.details.get("unread")]
+        named = [f for f in smp if f.details.get("named_function")]
+        for f in named:  # the comment above the block names the other function: ask only what there
+            fn = f.details["named_function"]
+            parts.append(
+                f"The comment above the {f.details.get('barrier', 'barrier')}() here names {fn}(). Could it also say "
+                f"which barrier or ordering in {fn}() this one pairs with, and what it orders?"
+            )
+        smp = [f for f in smp if not f.details.get("named_function")]
         if smp:
             which = (
                 f"the {names(smp)} here"
@@ -2495,6 +2733,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 else f"each of the new barriers here ({names(smp)})"
             )
             hint = suggestion(smp)
+            usually = f" ({hint})" if hint else ""  # only a hint that fits the barrier: none for a full barrier
             # "I could not find the other side" only when no hunk shows a barrier that could be it
             lead = (
                 ""
@@ -2503,7 +2742,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             )
             parts.append(
                 f"Could you add a comment to {which} saying which barrier or operation on the other side it pairs "
-                f"with (usually {hint}), in which function, and what ordering it provides? {lead}That would help "
+                f"with{usually}, in which function, and what ordering it provides? {lead}That would help "
                 "the next person who touches this code."
             )
         if weak:
