@@ -2197,7 +2197,16 @@ def thread_state(
         else replace(msg, body=_about_barrier(msg.body, finding, elsewhere))
         for msg in thread
     ]
-    return point_in_thread(finding, patch, cut, THREAD_WORDS, identity=identity)
+    state, reason = point_in_thread(finding, patch, cut, THREAD_WORDS, identity=identity)
+    if state is not FindingState.OPEN:
+        return state, reason
+    # Step 2: a pairing question asked about another barrier of this patch ("Any new code using smp_rmb should
+    # always include a comment", said under the first of four): the author's answer is likely to cover this one
+    # too, and asking again would repeat the reviewer. Quiet, and the reason says it was another barrier.
+    state, reason = point_in_thread(finding, patch, thread, THREAD_WORDS, identity=identity)
+    if state is FindingState.RAISED:
+        return state, f"{reason} (about another barrier of this patch; the answer is likely to cover this one)"
+    return FindingState.OPEN, ""
 
 
 # The paragraph for one point (all of this rule's findings on one patch), in words that fit each barrier:

@@ -42,7 +42,15 @@ def _states(rules, patch, thread):
     return {(f.path, f.line): thread_state(f, patch, thread, rules=rules)[0] for f in findings}
 
 
-def test_a_question_about_one_barrier_in_a_header_raises_nothing_for_the_barriers_of_another_file(rules) -> None:
+def _reasons(rules, patch, thread):
+    findings = list(_rb102(rules).check(patch, RuleContext()))
+    return {(f.path, f.line): thread_state(f, patch, thread, rules=rules)[1] for f in findings}
+
+
+ANOTHER = "about another barrier of this patch"
+
+
+def test_a_question_about_one_barrier_in_a_header_keeps_the_others_quiet_saying_so(rules) -> None:
     # Frederic asks only about the smp_rmb() of task_isolation_kernel_enter() in include/linux/isolation.h
     # ("Also against what it pairs."); the smp_mb() of record_curr_isolated_task() and the smp_rmb()s of
     # kernel/isolation.c were never discussed (review of the whole-mirror run, findings #8 and #21).
@@ -52,7 +60,11 @@ def test_a_question_about_one_barrier_in_a_header_raises_nothing_for_the_barrier
     states = _states(rules, patch, [reply])
     assert ("kernel/isolation.c", 161) in states and ("kernel/isolation.c", 543) in states
     assert ("kernel/isolation.c", 710) in states  # the same "smp_rmb();" text as the quoted one
-    assert set(states.values()) == {FindingState.OPEN}
+    # quiet all the same (the author's answer is likely to cover them: asking again would repeat Frederic), but
+    # the reason says the question was about another barrier, not this one
+    assert set(states.values()) == {FindingState.RAISED}
+    reasons = _reasons(rules, patch, [reply])
+    assert all(ANOTHER in r for r in reasons.values())
 
 
 def test_a_request_under_a_nested_quote_of_the_barrier_raises_it(rules) -> None:
@@ -114,12 +126,15 @@ def _written_states(rules, body: str):
     return {line: s for (_, line), s in states.items()}
 
 
-def test_a_question_under_one_quoted_barrier_raises_that_one_only(rules) -> None:
+def test_a_question_under_one_quoted_barrier_raises_that_one_and_quiets_the_other(rules) -> None:
     body = (
         ">  \tr->slot[r->tail & r->mask] = v;\n> +\tsmp_wmb();\n>  \tWRITE_ONCE(r->tail, r->tail + 1);\n\n"
         "What does this barrier pair with? Please add a comment.\n"
     )
-    assert _written_states(rules, body) == {43: FindingState.RAISED, 84: FindingState.OPEN}
+    assert _written_states(rules, body) == {43: FindingState.RAISED, 84: FindingState.RAISED}
+    patch = parse_patch(parse_rfc822(PATCH, "patch"))
+    reasons = {line: r for (_, line), r in _reasons(rules, patch, [_reply(body, len(body))]).items()}
+    assert ANOTHER not in reasons[43] and ANOTHER in reasons[84]
 
 
 def test_a_paragraph_naming_the_function_raises_the_barrier_there(rules) -> None:
@@ -127,7 +142,10 @@ def test_a_paragraph_naming_the_function_raises_the_barrier_there(rules) -> None
         "> \tr->slot[r->tail & r->mask] = v;\n> +\tsmp_wmb();\n\nFine.\n\n"
         "The barrier in foo_stats_bump() needs a comment: what does it pair with?\n"
     )
-    assert _written_states(rules, body) == {43: FindingState.OPEN, 84: FindingState.RAISED}
+    assert _written_states(rules, body) == {43: FindingState.RAISED, 84: FindingState.RAISED}
+    patch = parse_patch(parse_rfc822(PATCH, "patch"))
+    reasons = {line: r for (_, line), r in _reasons(rules, patch, [_reply(body, len(body))]).items()}
+    assert ANOTHER in reasons[43] and ANOTHER not in reasons[84]
 
 
 def test_a_reply_quoting_no_code_speaks_of_every_barrier(rules) -> None:
