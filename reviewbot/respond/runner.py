@@ -839,30 +839,6 @@ def _write_one(
     real_headers: Callable[[Message], Message] | None = None,
 ) -> WrittenDraft:
     """Build, render and write one draft (outbox, Maildir), then record it in the store."""
-    if isinstance(store, _ReadOnly):  # --dry-run: the draft as it would be written, nothing stored
-        draft = build_draft(
-            patch,
-            keep,
-            rules,
-            identity=identity,
-            list_address=list_address,
-            store_addresses=known,
-            clock=clock,
-            make_msgid=make_msgid,
-            ancestry=_ancestry(thread_id, thread, patch),
-            intro=intro,
-            real_headers=real_headers,
-            sender=_header_sender(store, patch),
-        )
-        store.previews.append(render_message(draft))
-        store.decisions.extend((f, "drafted", f"in reply to <{patch.message_id}>") for f in keep)
-        return WrittenDraft(
-            draft,
-            Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
-            None,
-            patch.message_id,
-            draft.subject,
-        )
     draft = build_draft(
         patch,
         keep,
@@ -877,6 +853,16 @@ def _write_one(
         intro=intro,
         sender=_header_sender(store, patch),
     )
+    if isinstance(store, _ReadOnly):  # --dry-run: the draft as it would be written, nothing stored
+        store.previews.append(render_message(draft))
+        store.decisions.extend((f, "drafted", f"in reply to <{patch.message_id}>") for f in keep)
+        return WrittenDraft(
+            draft,
+            Path(outbox_filename(draft, patch.message.list_name or list_name or "list")),
+            None,
+            patch.message_id,
+            draft.subject,
+        )
     usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
     if usable != draft.references:  # an ancestor no header can carry is left out of References
         draft = dataclasses.replace(draft, references=usable)
