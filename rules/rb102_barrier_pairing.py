@@ -1690,7 +1690,8 @@ def _is_primitive_or_lock(use: _Use) -> bool:
       (``arch_test_bit_acquire()``) defines that primitive; its callers document the pairing;
     * an acquire (``smp_load_acquire()``, ``smp_cond_load_acquire()``) in ``*_lock()``/``*_trylock()``, or a
       release (``smp_store_release()``) in ``*_unlock()``, on the function's own lock parameter
-      (``&lock->tickets.owner``) is the lock itself.
+      (``&lock->tickets.owner``), or on a local set from it (``u16 *ptr = (u16 *)lock + ...``), is the lock
+      itself.
     """
     func = _function_name(use) or ""
     if _BITOPS_PATH_RE.match(_tree_path(use.path)) and _ORDERING_NAME_RE.search(func):
@@ -1702,7 +1703,24 @@ def _is_primitive_or_lock(use: _Use) -> bool:
     # over the next line
     args = use.code[use.code.index("(", use.code.index(use.name)) + 1 :]
     root = re.match(r"[\s(&*]*(\w+)", args)
-    return root is not None and root.group(1) in _function_params(use)
+    if root is None:
+        return False
+    params = _function_params(use)
+    return root.group(1) in params or _derived_from_param(use, root.group(1), params)
+
+
+def _derived_from_param(use: _Use, name: str, params: set[str]) -> bool:
+    """Is the local ``name`` set, earlier in the function, from one of its parameters? A ticket unlock releases
+    the owner half of the lock word through ``u16 *ptr = (u16 *)lock + ...;`` (the lock itself, still)."""
+    h = _function_header(use)
+    if h is None or not params:
+        return False
+    assigned = re.compile(rf"\b{re.escape(name)}\s*=([^=;][^;]*)")
+    for dl in use.new[h + 1 : use.idx]:
+        m = assigned.search(dl.text)
+        if m and any(re.search(rf"\b{re.escape(p)}\b", m.group(1)) for p in params):
+            return True
+    return False
 
 
 #: MMIO writes (and driver wrappers named after them: ``rd_writel()``): a write barrier right before one
