@@ -60,8 +60,10 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         if skip is not None:
             state = state_and_reason(skip.state, skip.reason)
         click.echo(f"{f.rule_id} {f.severity.value} {where}: {f.message}")
-        click.echo(f"  state: {state}")
         draft = covering.get(f.fingerprint)
+        if draft is not None and skip is None and f.state.value == "open":
+            state = "drafted"  # as `reviewbot findings` says: a draft covers it
+        click.echo(f"  state: {state}")
         if draft is not None:
             click.echo(f"  draft: {draft.path}{_gone(draft)}")
     undecided = [

@@ -797,6 +797,24 @@ def _matching_quotes(patch: Patch, group: list[Finding], text: str) -> list[str]
     return ["\n".join(better)] if better else quotes
 
 
+#: A paragraph that opens by citing a sentence: ``The changelog says "...". That sounds plausible, ...``.
+_OPENS_WITH_CITATION_RE = re.compile(r'^The [\w\' ]{3,40} says "([^"]{8,})"\.\s+(?=\S)')
+
+
+def _without_restated_quote(text: str, quotes: Sequence[str]) -> str:
+    """The paragraph without its opening citation when the quote right above already shows that sentence: a
+    reviewer quotes the sentence and writes under it, not the sentence again in prose."""
+    flat = " ".join(text.split())
+    m = _OPENS_WITH_CITATION_RE.match(flat)
+    if m is None:
+        return text
+    cited = " ".join(m.group(1).split()).lower().rstrip(".")
+    shown = " ".join(" ".join(line[1:].split()) for q in quotes for line in q.split("\n")).lower()
+    if cited not in shown:
+        return text
+    return wrap_paragraphs(flat[m.end() :])
+
+
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address, intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
@@ -809,7 +827,9 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
         text = _without_repeats(_paragraph(group, patch, rules), seen)
         if not text:
             continue
-        parts.extend(_matching_quotes(patch, group, text))
+        quotes = _matching_quotes(patch, group, text)
+        text = _without_restated_quote(text, quotes)
+        parts.extend(quotes)
         parts.append("")
         parts.append(text)
         parts.append("")
