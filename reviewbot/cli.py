@@ -8,7 +8,6 @@ stacks that ``scan`` needs.
 from __future__ import annotations
 
 import importlib
-import logging
 
 import click
 
@@ -119,6 +118,8 @@ def set_verbosity(verbose: int) -> None:
     checked from ``-v`` output). Subcommands that take ``-v`` themselves call this again
     with the larger of the two counts.
     """
+    import logging  # here: `reviewbot --help` and `--version` log nothing
+
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
     root = logging.getLogger()
     if not root.handlers:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import traceback
@@ -49,6 +48,8 @@ def series_key(patch: Patch) -> str:
 
 def fingerprint(patch: Patch, finding: Finding, occurrence: int = 1) -> str:
     """A 20-hex-digit SHA-1 of (series key, rule id, path, symbol[, occurrence])."""
+    import hashlib  # here: a clean patch has no finding to fingerprint, and loading it costs a few ms
+
     parts = [series_key(patch), finding.rule_id, finding.path or "", finding.symbol]
     if occurrence > 1:
         parts.append(f"#{occurrence}")

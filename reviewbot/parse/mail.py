@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import base64
 import codecs
-import hashlib
 import logging
 import re
 from datetime import datetime, timezone
@@ -642,6 +641,8 @@ def parse_date(value: str) -> datetime | None:
 
 
 def _synthetic_msgid(source: str, content: bytes) -> str:
+    import hashlib  # here: only a mail without a Message-ID needs it (OpenSSL's loading is a few ms of a check)
+
     digest = hashlib.sha256(source.encode("utf-8", "replace") + b"\0" + content).hexdigest()[:32]
     return f"{digest}@reviewbot.invalid"
 
