@@ -656,7 +656,10 @@ def _parse_diff_fast(
     the diff with each checked hunk cut down to one line of the same kind
     (header ``@@ -S,1 +T,1 @@``, ``,0`` kept where a side is empty, so added
     and deleted files are told apart as before), instead of walking every
-    hunk line again. Hunk headers are read with unidiff's own ``Hunk`` type
+    hunk line again. Hunks that follow each other directly (nothing between
+    one's body and the next header) are one condensed hunk ``@@ -1,1 +1,1 @@``:
+    unidiff sees the same file with the same lines around it, and such a
+    file is neither added nor deleted by its hunks, as before. Hunk headers are read with unidiff's own ``Hunk`` type
     and regex. Anything unusual (a hunk with both sides empty, unidiff
     rejecting the condensed diff) returns None, and the caller parses the
     full text as before, so results and errors are the same either way.
@@ -667,6 +670,8 @@ def _parse_diff_fast(
     feed: list[str] = []
     where: list[int] = []  # feed line -> index in ``lines``
     found: list[tuple[str, UnidiffHunk, list[DiffLine]]] = []  # (header line, its numbers, body lines)
+    stands_for: list[int] = []  # condensed hunk -> how many hunks of ``found`` it stands for
+    body_end = -1  # index after the last hunk's body
     n = len(lines)
     i = start
     try:
@@ -689,33 +694,41 @@ def _parse_diff_fast(
             read = _read_hunk_body(h, lines, i, first_line, obfuscated)
             if read is None:
                 return None
+            found.append((line, h, read[0]))
+            if i == body_end:  # right after the hunk before: one condensed hunk for both
+                feed[-2:] = ["@@ -1,1 +1,1 @@\n", " \n"]
+                stands_for[-1] += 1
+                i = body_end = read[1]
+                continue
             feed.append(
                 f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n"
             )
             feed.append(" \n" if old_len > 0 and new_len > 0 else ("-\n" if old_len > 0 else "+\n"))
             where.append(i)
             where.append(i + 1)
-            found.append((line, h, read[0]))
-            i = read[1]
+            stands_for.append(1)
+            i = body_end = read[1]
         patchset = PatchSet(iter(feed), metadata_only=True)
     except _BadHunkHeader:
         raise
     except Exception:
         return None
     out = []
-    k = 0
+    k = 0  # the next condensed hunk
+    j = 0  # the next hunk of ``found``
     for pf in patchset:
         hunks = []
         for _ in pf:
-            if k >= len(found):
+            if k >= len(stands_for):
                 return None
-            header, h, body = found[k]
-            hunks.append(_hunk(header, h, body))
+            for header, h, body in found[j : j + stands_for[k]]:
+                hunks.append(_hunk(header, h, body))
+            j += stands_for[k]
             k += 1
         no = getattr(pf, "diff_line_no", None)
         base = first_line + where[no - 1] - no if no else first_line + start - 1
         out.append(_file_diff(pf, tuple(hunks), base))
-    if k != len(found):
+    if k != len(stands_for):
         return None
     return tuple(out)
 
