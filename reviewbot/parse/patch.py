@@ -536,11 +536,11 @@ def _git_names_prefixed(lines: list[str], diff_starts: list[int]) -> list[str]:
             cur = lines[i]
             if cur.startswith("@@") or cur.startswith("diff "):
                 break
-            for mark, prefix in (("--- ", "a/"), ("+++ ", "b/")):
-                if cur.startswith(mark) and cur[4:].split("\t", 1)[0] == name:
-                    if out is lines:
-                        out = list(lines)
-                    out[i] = mark + prefix + cur[4:]
+            mark = cur[:4]
+            if (mark == "--- " or mark == "+++ ") and cur[4:].split("\t", 1)[0] == name:
+                if out is lines:
+                    out = list(lines)
+                out[i] = mark + ("a/" if mark == "--- " else "b/") + cur[4:]
     return out
 
 
