@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.errors import ParseError
-from reviewbot.models import LineKind
+from reviewbot.models import DiffLine, LineKind
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import find_embedded_diff, is_submission, parse_patch, split_trailers
 
@@ -224,6 +224,45 @@ def test_marker_after_hunk_end_and_input_lines():
     assert [line.kind for line in lines] == [LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED, LineKind.MARKER]
     assert lines[2].new_no == 1
     assert lines[3].input_line == lines[2].input_line + 1
+
+
+def test_diff_lines_are_the_values_diffline_builds():
+    """The reader builds DiffLines without DiffLine's own __new__: each must equal the one built by
+    field name (a field added to DiffLine, or one moved, fails here), markers and archive lines too."""
+    from reviewbot.parse.patch import parse_diff
+
+    diff = [
+        "diff --git a/a b/a",
+        "--- a/a",
+        "+++ b/a",
+        "@@ -1,3 +1,3 @@ f",
+        " keep",
+        "-mail ada@...mple.org",
+        "+mail ada@...mple.com",
+        "",
+        "\\ No newline at end of file",
+        "@@ -9 +9 @@",
+        "-x",
+        "+y",
+        "\\ No newline at end of file",
+    ]
+    hunks = parse_diff(diff, 0, 10, obfuscated=True)[0].hunks
+    got = [line for h in hunks for line in h.lines]
+    want = [
+        DiffLine(kind=LineKind.CONTEXT, text="keep", old_no=1, new_no=1, input_line=14, altered=False),
+        DiffLine(
+            kind=LineKind.REMOVED, text="mail ada@...mple.org", old_no=2, new_no=None, input_line=15, altered=True
+        ),
+        DiffLine(kind=LineKind.ADDED, text="mail ada@...mple.com", old_no=None, new_no=2, input_line=16, altered=True),
+        DiffLine(kind=LineKind.CONTEXT, text="", old_no=3, new_no=3, input_line=17, altered=False),
+        DiffLine(kind=LineKind.MARKER, text=" No newline at end of file", old_no=None, new_no=None, input_line=18),
+        DiffLine(kind=LineKind.REMOVED, text="x", old_no=9, new_no=None, input_line=20, altered=False),
+        DiffLine(kind=LineKind.ADDED, text="y", old_no=None, new_no=9, input_line=21, altered=False),
+        DiffLine(kind=LineKind.MARKER, text=" No newline at end of file", old_no=None, new_no=None, input_line=22),
+    ]
+    assert got == want
+    assert all(type(line) is DiffLine and line.kind is w.kind for line, w in zip(got, want))
+    assert [len(h.lines) for h in hunks] == [5, 3]
 
 
 def test_soft_wrapped_diff_is_retried_unflowed():

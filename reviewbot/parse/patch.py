@@ -536,11 +536,11 @@ def _git_names_prefixed(lines: list[str], diff_starts: list[int]) -> list[str]:
             cur = lines[i]
             if cur.startswith("@@") or cur.startswith("diff "):
                 break
-            for mark, prefix in (("--- ", "a/"), ("+++ ", "b/")):
-                if cur.startswith(mark) and cur[4:].split("\t", 1)[0] == name:
-                    if out is lines:
-                        out = list(lines)
-                    out[i] = mark + prefix + cur[4:]
+            mark = cur[:4]
+            if (mark == "--- " or mark == "+++ ") and cur[4:].split("\t", 1)[0] == name:
+                if out is lines:
+                    out = list(lines)
+                out[i] = mark + ("a/" if mark == "--- " else "b/") + cur[4:]
     return out
 
 
@@ -656,7 +656,10 @@ def _parse_diff_fast(
     the diff with each checked hunk cut down to one line of the same kind
     (header ``@@ -S,1 +T,1 @@``, ``,0`` kept where a side is empty, so added
     and deleted files are told apart as before), instead of walking every
-    hunk line again. Hunk headers are read with unidiff's own ``Hunk`` type
+    hunk line again. Hunks that follow each other directly (nothing between
+    one's body and the next header) are one condensed hunk ``@@ -1,1 +1,1 @@``:
+    unidiff sees the same file with the same lines around it, and such a
+    file is neither added nor deleted by its hunks, as before. Hunk headers are read with unidiff's own ``Hunk`` type
     and regex. Anything unusual (a hunk with both sides empty, unidiff
     rejecting the condensed diff) returns None, and the caller parses the
     full text as before, so results and errors are the same either way.
@@ -666,7 +669,9 @@ def _parse_diff_fast(
 
     feed: list[str] = []
     where: list[int] = []  # feed line -> index in ``lines``
-    found: list[Hunk] = []
+    found: list[tuple[str, UnidiffHunk, list[DiffLine]]] = []  # (header line, its numbers, body lines)
+    stands_for: list[int] = []  # condensed hunk -> how many hunks of ``found`` it stands for
+    body_end = -1  # index after the last hunk's body
     n = len(lines)
     i = start
     try:
@@ -676,6 +681,8 @@ def _parse_diff_fast(
             if m is None:
                 if line[:4] == "@@ -":  # git apply: "corrupt patch"; unidiff would skip it silently (C26)
                     raise _BadHunkHeader(i)
+                if found and line.startswith(_NO_NEWLINE):  # a marker up to the next hunk header: the last hunk's
+                    found[-1][2].append(_marker_line(i + first_line))
                 feed.append(line + "\n")
                 where.append(i)
                 i += 1
@@ -684,35 +691,44 @@ def _parse_diff_fast(
             old_len, new_len = h.source_length, h.target_length
             if old_len <= 0 and new_len <= 0:
                 return None
-            read = _read_hunk_checked(h, lines, i, first_line, obfuscated)
+            read = _read_hunk_body(h, lines, i, first_line, obfuscated)
             if read is None:
                 return None
+            found.append((line, h, read[0]))
+            if i == body_end:  # right after the hunk before: one condensed hunk for both
+                feed[-2:] = ["@@ -1,1 +1,1 @@\n", " \n"]
+                stands_for[-1] += 1
+                i = body_end = read[1]
+                continue
             feed.append(
                 f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n"
             )
             feed.append(" \n" if old_len > 0 and new_len > 0 else ("-\n" if old_len > 0 else "+\n"))
             where.append(i)
             where.append(i + 1)
-            found.append(read[0])
-            i = read[1]
+            stands_for.append(1)
+            i = body_end = read[1]
         patchset = PatchSet(iter(feed), metadata_only=True)
     except _BadHunkHeader:
         raise
     except Exception:
         return None
     out = []
-    k = 0
+    k = 0  # the next condensed hunk
+    j = 0  # the next hunk of ``found``
     for pf in patchset:
         hunks = []
         for _ in pf:
-            if k >= len(found):
+            if k >= len(stands_for):
                 return None
-            hunks.append(found[k])
+            for header, h, body in found[j : j + stands_for[k]]:
+                hunks.append(_hunk(header, h, body))
+            j += stands_for[k]
             k += 1
         no = getattr(pf, "diff_line_no", None)
         base = first_line + where[no - 1] - no if no else first_line + start - 1
         out.append(_file_diff(pf, tuple(hunks), base))
-    if k != len(found):
+    if k != len(stands_for):
         return None
     return tuple(out)
 
@@ -874,7 +890,7 @@ def _parse_diff(
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
     # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
-    # same line rules (see _read_hunk_checked), straight into our frozen types
+    # same line rules (see _read_hunk_body), straight into our frozen types
     from unidiff.constants import RE_HUNK_HEADER
 
     offset = first_line  # input line of lines[i] is i + first_line
@@ -888,32 +904,66 @@ def _parse_diff(
                 cursor += 1
             if cursor >= n:  # cannot happen after unidiff accepted the diff
                 raise ParseError("hunk header not found again", subject=subject, line=first_line + start)
-            read = _read_hunk_checked(h, lines, cursor, offset, obfuscated)
+            read = _read_hunk_body(h, lines, cursor, offset, obfuscated)
             if read is None:  # cannot happen either: unidiff checked the body by the same rules
                 raise ParseError("hunk body does not match its header", subject=subject, line=first_line + cursor)
-            hunk, cursor = read
-            hunks.append(hunk)
+            body, end = read
+            body += _markers_after(lines, end, offset, RE_HUNK_HEADER)
+            hunks.append(_hunk(lines[cursor], h, body))
+            cursor = end
         out.append(_file_diff(pf, tuple(hunks), first_line + start - 1))  # unidiff counts feed lines from 1
     return tuple(out)
 
 
-_MARKER_TEXT = " No newline at end of file"
+_NO_NEWLINE = "\\ No newline at end of file"
+_MARKER_TEXT = _NO_NEWLINE[1:]
+
+# A DiffLine is built here with ``tuple.__new__(DiffLine, (kind, text, old_no, new_no, input_line, altered))``:
+# the same object ``DiffLine(...)`` gives (fields in DiffLine's order), without the Python-level ``__new__``
+# NamedTuple puts in front of it; the reader builds one per diff line (a third of the cost of each).
+_new_line = tuple.__new__
 
 
-def _hunk_header_re():
-    from unidiff.constants import RE_HUNK_HEADER
+def _marker_line(input_line: int) -> DiffLine:
+    """The ``\\ No newline at end of file`` marker after a hunk's body: no line numbers."""
+    return _new_line(DiffLine, (LineKind.MARKER, _MARKER_TEXT, None, None, input_line, False))
 
-    return RE_HUNK_HEADER
+
+def _markers_after(lines: list[str], at: int, offset: int, hunk_header: re.Pattern) -> list[DiffLine]:
+    """The ``\\ No newline`` markers from ``lines[at]`` up to the next hunk header: they belong to the
+    hunk before (unidiff attaches them so)."""
+    found = []
+    for j in range(at, len(lines)):
+        line = lines[j]
+        if line[:2] == "@@" and hunk_header.match(line):
+            break
+        if line.startswith(_NO_NEWLINE):
+            found.append(_marker_line(j + offset))
+    return found
 
 
-def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[Hunk, int] | None:
-    """Read the hunk whose header is ``lines[at]`` (unidiff's metadata ``h``); return it and the next index.
+def _hunk(header: str, h, body: list[DiffLine]) -> Hunk:
+    """Our Hunk from its header line, unidiff's reading of that header (``h``) and the body lines."""
+    return Hunk(
+        header=header,
+        old_start=h.source_start,
+        old_len=h.source_length,
+        new_start=h.target_start,
+        new_len=h.target_length,
+        section=h.section_header or "",
+        lines=tuple(body),
+    )
+
+
+def _read_hunk_body(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[list[DiffLine], int] | None:
+    """The body of the hunk whose header is ``lines[at]`` (unidiff's metadata ``h``) and the index after it.
 
     Line rules as unidiff's: the first character gives the kind (`` ``, ``+``,
     ``-``, ``\\``); an empty line (or a lone CR) is an empty context line whose
     space the mailer ate; the hunk ends when both sides have their lengths.
-    ``\\ No newline`` markers after the body, up to the next hunk header,
-    belong to it too (unidiff attaches them so). Markers take no line number.
+    Markers take no line number. ``\\ No newline`` markers after the body, up
+    to the next hunk header, belong to the hunk too: the caller adds them
+    (:func:`_markers_after`, or the fast path's own scan of those lines).
     A property test checks this reader against unidiff's full mode.
 
     The body is checked as unidiff's metadata mode does; None when unidiff
@@ -925,64 +975,43 @@ def _read_hunk_checked(h, lines: list[str], at: int, offset: int, obfuscated: bo
     new_no = h.target_start
     old_end = old_no + h.source_length
     new_end = new_no + h.target_length
-    dls: list[DiffLine] = []
-    append = dls.append
-    i = at + 1
-    n = len(lines)
+    body: list[DiffLine] = []
+    append = body.append
+    new = _new_line
     added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
-    complete = False
-    while i < n:
+    n = len(lines)
+    i = at + 1
+    while True:
+        if i >= n:
+            return None  # unidiff: "Hunk is shorter than expected"
         line = lines[i]
         c = line[:1]
         if c == " ":  # the most common kind first
             text = line[1:]
-            dl = DiffLine(context, text, old_no, new_no, i + offset, obfuscated and "@..." in text)
+            append(new(DiffLine, (context, text, old_no, new_no, i + offset, obfuscated and "@..." in text)))
             old_no += 1
             new_no += 1
         elif c == "+":
             text = line[1:]
-            dl = DiffLine(added, text, None, new_no, i + offset, obfuscated and "@..." in text)
+            append(new(DiffLine, (added, text, None, new_no, i + offset, obfuscated and "@..." in text)))
             new_no += 1
         elif c == "-":
             text = line[1:]
-            dl = DiffLine(removed, text, old_no, None, i + offset, obfuscated and "@..." in text)
+            append(new(DiffLine, (removed, text, old_no, None, i + offset, obfuscated and "@..." in text)))
             old_no += 1
         elif c == "\\":
-            dl = DiffLine(marker, line[1:], None, None, i + offset, False)
+            append(new(DiffLine, (marker, line[1:], None, None, i + offset, False)))
         elif c == "" or c == "\r":  # an empty context line (unidiff: a line starting with CR too)
-            dl = DiffLine(context, "" if c == "" else line, old_no, new_no, i + offset, False)
+            append(new(DiffLine, (context, line, old_no, new_no, i + offset, False)))
             old_no += 1
             new_no += 1
         else:
             return None  # unidiff: "Hunk diff line expected"
-        append(dl)
         i += 1
         if old_no >= old_end and new_no >= new_end:
             if old_no > old_end or new_no > new_end:
                 return None  # unidiff: "Hunk is longer than expected"
-            complete = True
-            break
-    if not complete:
-        return None  # unidiff: "Hunk is shorter than expected"
-    j = i
-    hunk_header = _hunk_header_re()
-    while j < n:
-        line = lines[j]
-        if line[:2] == "@@" and hunk_header.match(line):
-            break
-        if line[:1] == "\\" and line.startswith("\\ No newline at end of file"):
-            append(DiffLine(marker, _MARKER_TEXT, None, None, j + offset))
-        j += 1
-    hunk = Hunk(
-        header=lines[at],
-        old_start=h.source_start,
-        old_len=h.source_length,
-        new_start=h.target_start,
-        new_len=h.target_length,
-        section=h.section_header or "",
-        lines=tuple(dls),
-    )
-    return hunk, i
+            return body, i
 
 
 _C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
