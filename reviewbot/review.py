@@ -122,7 +122,7 @@ class LaterMessage:
     sender and an empty body. Never a cover letter: only replies come this way.
     """
 
-    __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_message")
+    __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_source", "_message")
     archive_url = None  # mail, never an archive page (for :func:`thread_roots`)
 
     def __init__(
@@ -131,20 +131,24 @@ class LaterMessage:
         in_reply_to: str | None,
         references: tuple[str, ...],
         subject: Subject,
-        load: Callable[[], Message | None],
+        load: Callable[[Any], Message | None],
+        source: Any = None,
     ) -> None:
+        """``load(source)`` parses the whole message (a batch holds thousands of replies: one shared
+        function and the raw message each, rather than a closure each)."""
         self.message_id = message_id
         self.in_reply_to = in_reply_to
         self.references = references
         self.subject = subject
         self._load = load
+        self._source = source
         self._message: Message | None = None
 
     @property
     def message(self) -> Message:
         """The whole message, parsed on first use."""
         if self._message is None:
-            msg = self._load()
+            msg = self._load(self._source)
             if msg is None:
                 msg = Message(
                     message_id=self.message_id,
