@@ -200,12 +200,7 @@ def compare_diff(expected: tuple[str, list], got_files: list[str], added: int, r
 
 
 def patch_counts(cp) -> tuple[list[str], int, int]:
-    added = removed = 0
-    for fd in cp.patch.files:
-        for h in fd.hunks:
-            for dl in h.lines:
-                added += dl.kind.value == "+"
-                removed += dl.kind.value == "-"
+    added, removed = cp.line_counts()  # a check run keeps the counts, not the hunks
     return [fd.path for fd in cp.patch.files], added, removed
 
 

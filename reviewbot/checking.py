@@ -38,7 +38,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
-from reviewbot.models import CheckReport, Finding, LineKind, Message, Patch, RawMessage, RuleFailure, Severity
+from reviewbot.models import (
+    CheckReport,
+    FileDiff,
+    Finding,
+    LineKind,
+    Message,
+    Patch,
+    RawMessage,
+    RuleFailure,
+    Severity,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.config import Settings
@@ -82,6 +92,12 @@ class CheckedPatch:
     patch's hunks, as checkpatch.pl counts them in its ``total:`` line. ``notes`` are informational lines for a person (parse warnings:
     format=flowed, bare CR, ...). ``data`` is the raw message, used to show
     the offending commit-message line in the text report.
+
+    A check run keeps each patch without its hunks (``report.patch.files``
+    name the files, with ``hunks == ()``): a batch lets every diff go once it
+    is reviewed. What the reports read of the diff is kept: each finding's
+    ``hunk``, ``lines_checked``, and the added/removed line counts
+    (:meth:`line_counts`).
     """
 
     input: str
@@ -92,10 +108,19 @@ class CheckedPatch:
     notes: tuple[str, ...] = ()
     data: bytes = b""
     commit: tuple[str, str] | None = None  # (short hash, title) of the commit a --git patch came from
+    added: int | None = None  # added diff lines (None: count them in ``report.patch``)
+    removed: int | None = None  # removed diff lines (None: count them in ``report.patch``)
 
     @property
     def patch(self) -> Patch:
         return self.report.patch
+
+    def line_counts(self) -> tuple[int, int]:
+        """(added, removed) lines of the patch's diff."""
+        if self.added is not None and self.removed is not None:
+            return self.added, self.removed
+        _, added, removed = _diff_counts(self.report.patch)
+        return added, removed
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -425,27 +450,51 @@ def _notes_of(patch: Patch, findings: Sequence[Finding] = (), rules: Sequence["L
 _KIND_OF = operator.attrgetter("kind")
 
 
-def _diff_lines(patch: Patch) -> int:
-    """Lines of the patch's hunks as checkpatch.pl counts them: ``+``, ``-`` and context lines.
+def _diff_counts(patch: Patch) -> tuple[int, int, int]:
+    """(lines, added, removed) of the patch's hunks; lines as checkpatch.pl counts them: ``+``, ``-`` and context.
 
     The ``\\ No newline at end of file`` marker (C04) is not a line of the
     diff (no number on either side) and is not counted.
     """
-    marker = LineKind.MARKER
+    added_kind, removed_kind, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.MARKER
     kind_of = _KIND_OF
-    n = 0
+    n = added = removed = 0
     for fd in patch.files:
         for h in fd.hunks:
-            lines = h.lines
-            n += len(lines) - list(map(kind_of, lines)).count(marker)  # one pass in C per hunk
-    return n
+            kinds = list(map(kind_of, h.lines))  # one pass in C per hunk, then counts in C
+            n += len(kinds) - kinds.count(marker)
+            added += kinds.count(added_kind)
+            removed += kinds.count(removed_kind)
+    return n, added, removed
 
 
-@dataclass
-class _Parsed:
-    item: InputMessage
-    patch: Patch
-    pos: int = 0  # position among the run's messages
+def _diff_lines(patch: Patch) -> int:
+    """Lines of the patch's hunks as checkpatch.pl counts them: ``+``, ``-`` and context lines."""
+    return _diff_counts(patch)[0]
+
+
+def _without_hunks(patch: Patch) -> Patch:
+    """``patch`` with its files but not their hunks: what a check run keeps once the patch is reviewed.
+
+    The findings keep the hunks they quote; the rest of the diff (most of a
+    batch's memory) is let go patch by patch instead of living until the report.
+    """
+    if not any(fd.hunks for fd in patch.files):
+        return patch
+    return replace(patch, files=tuple(_file_without_hunks(fd) if fd.hunks else fd for fd in patch.files))
+
+
+def _file_without_hunks(fd: FileDiff) -> FileDiff:
+    """``replace(fd, hunks=())``, built directly (a batch has thousands of files; ``replace`` is 4x slower).
+    tests/test_check_messages_groups.py compares it with ``replace`` field by field."""
+    return FileDiff(
+        path=fd.path,
+        old_path=fd.old_path,
+        new_path=fd.new_path,
+        hunks=(),
+        status=fd.status,
+        header_input_line=fd.header_input_line,
+    )
 
 
 def raw_subject(data: bytes) -> str | None:
@@ -516,7 +565,9 @@ def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | Non
     cut = data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
     if cut < 0:
         return None
-    block = data[:cut].replace(b"\r\n", b"\n")
+    block = data[:cut]
+    if b"\r" in block:  # CRLF line ends (most mail has none: no copy then)
+        block = block.replace(b"\r\n", b"\n")
     if b"\r" in block or not block.isascii():
         return None
     found: dict[str, bytes] = {}
@@ -536,20 +587,23 @@ def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | Non
 
 def _later(item: InputMessage, subject: "Subject") -> "Message | LaterMessage | None":
     """A reply as thread context: its threading headers and Subject now, the whole message when a rule reads it."""
-    from reviewbot.parse.mail import parse_message
     from reviewbot.review import LaterMessage
-
-    def load(raw: RawMessage = item.raw) -> Message | None:
-        try:
-            return parse_message(raw)
-        except ReviewbotError as exc:
-            log.info("reply left out of the thread: %s", exc)
-            return None
 
     heads = thread_headers(item.raw.data)
     if heads is None:
-        return load()
-    return LaterMessage(*heads, subject, load)
+        return _load_reply(item.raw)
+    return LaterMessage(*heads, subject, _load_reply, item.raw)
+
+
+def _load_reply(raw: RawMessage) -> Message | None:
+    """A reply parsed whole, or None (left out of the thread) when it cannot be parsed."""
+    from reviewbot.parse.mail import parse_message
+
+    try:
+        return parse_message(raw)
+    except ReviewbotError as exc:
+        log.info("reply left out of the thread: %s", exc)
+        return None
 
 
 def _is_reply(item: InputMessage) -> bool:
@@ -575,6 +629,11 @@ def _reply_subject(item: InputMessage) -> "Subject | None":
     return parsed
 
 
+#: How the first line of an in-body header block starts (lower case): ``From:``, ``Subject:``, ``Date:``
+#: (any case, blanks before the colon), ``[PATCH] title``, ``>From <sha> Mon Sep 17 ...``.
+INBODY_OPENINGS = (b"from", b"subject", b"date", b"[patch]", b">from ")
+
+
 def _inbody_submission(data: bytes) -> bool:
     """True when a reply's body opens with an in-body header block whose Subject is not a reply:
     a patch sent in a thread the way ``git am`` reads it (C19), not a reviewer's reply (C09)."""
@@ -582,70 +641,20 @@ def _inbody_submission(data: bytes) -> bool:
     from reviewbot.parse.subject import parse_subject
 
     cut = data.find(b"\n\n")
-    crlf = data.find(b"\n\r\n")
+    crlf = data.find(b"\n\r\n", 0, cut + 2) if cut >= 0 else data.find(b"\n\r\n")  # only one before cut counts
     if cut < 0 or (0 <= crlf < cut):
         cut = crlf + 1 if crlf >= 0 else -1
     if cut < 0:
         return False
+    # most replies open with quoted or plain text: a block can only start (after empty lines) with a header
+    # name, the [PATCH] line or format-patch's >From line (read_inbody_headers); anything else ends it at once
+    # (a non-ASCII opening is read in full: the header names match case-insensitively in Unicode)
+    opening = data[cut + 2 : cut + 2 + 4096].lstrip(b"\r\n")[:8].lower()
+    if opening.isascii() and not opening.startswith(INBODY_OPENINGS):
+        return False
     head = data[cut + 2 : cut + 2 + 4096].decode("utf-8", "replace").replace("\r\n", "\n").split("\n")[:40]
     found, _ = read_inbody_headers(head)
     return "subject" in found and not parse_subject(" ".join(found["subject"].split())).is_reply
-
-
-def parse_inputs(
-    items: Iterable[InputMessage],
-    context: list[tuple[int, "Message | LaterMessage"]] | None = None,
-) -> tuple[list[_Parsed], list[InputMessage], dict[str, int], list[ReviewbotError]]:
-    """Parse messages into patches; returns (parsed, skipped non-patches, replies per input, problems).
-
-    Replies (by their Subject) are not parsed as patches; other messages are
-    kept when they carry a diff or are a cover letter (0/N). With ``context``,
-    the skipped messages (replies included) are added to it as (position in
-    ``items``, Message): the thread the rules see; a reply read from mail as a
-    :class:`~reviewbot.review.LaterMessage`, parsed only if a rule reads its
-    body. A reply that cannot be parsed is left out of it, quietly.
-    """
-    from reviewbot.parse.mail import parse_message
-    from reviewbot.parse.patch import parse_patch
-
-    parsed: list[_Parsed] = []
-    problems: list[ReviewbotError] = []
-    skipped: list[InputMessage] = []
-    replies: dict[str, int] = {}
-    for pos, item in enumerate(items):
-        reply = _reply_subject(item)
-        if reply is not None:
-            skipped.append(item)
-            replies[item.input] = replies.get(item.input, 0) + 1
-            if context is not None:
-                later = _later(item, reply)
-                if later is not None:
-                    context.append((pos, later))
-            continue
-        try:
-            message = parse_message(item.raw)
-        except ReviewbotError as exc:
-            problems.append(exc)
-            continue
-        try:
-            patch = parse_patch(message)
-        except ParseError as exc:
-            problems.append(_diff_problem(exc, item, message))
-            continue
-        if item.raw.kind == "archive" and patch.subject.is_reply:
-            # a saved archive page has no raw Subject to look at before parsing
-            skipped.append(item)
-            replies[item.input] = replies.get(item.input, 0) + 1
-            if context is not None:
-                context.append((pos, message))
-            continue
-        if patch.has_diff or patch.subject.is_cover_letter:
-            parsed.append(_Parsed(item, patch, pos))
-        else:
-            skipped.append(item)
-            if context is not None:
-                context.append((pos, message))
-    return parsed, skipped, replies, problems
 
 
 def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseError:
@@ -684,6 +693,145 @@ def check_messages(
     )
 
 
+def _read_headers(
+    items: Sequence[InputMessage],
+) -> tuple[
+    list[tuple[int, Message]],
+    list[tuple[int, "Message | LaterMessage"]],
+    dict[str, int],
+    list[tuple[int, ReviewbotError]],
+]:
+    """The first step over a run's messages: replies as thread context, every other message decoded.
+
+    Returns (decoded non-replies as (position, Message), replies as thread
+    context (position, Message or :class:`~reviewbot.review.LaterMessage`),
+    replies per input, problems as (position, error)). Replies (by their
+    Subject) are not decoded: a reply read from mail is parsed only if a rule
+    reads its body; one that cannot be parsed is left out of the thread,
+    quietly. A message that cannot be decoded is a problem.
+    """
+    from reviewbot.parse.mail import parse_message
+
+    decoded: list[tuple[int, Message]] = []
+    context: list[tuple[int, Message | LaterMessage]] = []
+    replies: dict[str, int] = {}
+    problems: list[tuple[int, ReviewbotError]] = []
+    for pos, item in enumerate(items):
+        reply = _reply_subject(item)
+        if reply is not None:
+            replies[item.input] = replies.get(item.input, 0) + 1
+            later = _later(item, reply)
+            if later is not None:
+                context.append((pos, later))
+            continue
+        try:
+            decoded.append((pos, parse_message(item.raw)))
+        except ReviewbotError as exc:
+            problems.append((pos, exc))
+    return decoded, context, replies, problems
+
+
+def _first_each(messages: Iterable["Message | LaterMessage"]) -> list["Message | LaterMessage"]:
+    """The messages with each Message-ID once (its first message), as the review threads them."""
+    first: dict[str, Message | LaterMessage] = {}
+    for m in messages:
+        first.setdefault(m.message_id, m)
+    return list(first.values())
+
+
+def _review_groups(
+    messages: Sequence[tuple[int, "Message | LaterMessage"]], roots: Mapping[str, str]
+) -> dict[int, str]:
+    """Position -> review group: messages that must be reviewed together (one call of the review pipeline).
+
+    A group holds whole threads (a rule reads the thread; a cover letter or a
+    thread root is a patch's cover), the threads of one ``git send-email`` run
+    (``threads.series_root``), and the threads of the unthreaded messages that
+    may form one unthreaded series (``review.unthreaded_series``: ``git
+    format-patch`` files written without ``--thread``, by author, version and
+    total). Reviewing group by group gives what one review of all messages
+    gives, while a batch holds only the diffs of the groups not yet reviewed.
+    """
+    from reviewbot.parse.threads import series_root
+
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    def union(a: str, b: str) -> None:
+        a, b = find(a), find(b)
+        if a != b:
+            parent[b] = a
+
+    keys: list[tuple[int, str]] = []
+    unthreaded: dict[tuple[str, int, int], list[str]] = {}  # (author, version, total) -> the messages' keys
+    numbered: set[tuple[str, int, int]] = set()  # keys with a patch (n/N, n > 0), not only cover letters
+    anyone: list[str] = []  # unthreaded messages whose in-body headers may give any counter
+    for pos, m in messages:
+        key = series_root(roots.get(m.message_id, m.message_id))
+        keys.append((pos, key))
+        # replies come as LaterMessage (never a patch, and reading more than their headers parses them)
+        if not isinstance(m, Message) or m.in_reply_to or m.references or m.archive_url:
+            continue
+        authors = _unthreaded_authors(m)
+        if authors is None:
+            anyone.append(key)
+            continue
+        subj = m.subject
+        if subj.total is None or subj.index is None:
+            continue
+        for author in authors:
+            group = (author, subj.version, subj.total)
+            unthreaded.setdefault(group, []).append(key)
+            if subj.index:
+                numbered.add(group)
+    if anyone:  # such a message may join any unthreaded series: all of them are reviewed together
+        for key in anyone:
+            union(anyone[0], key)
+        for members in unthreaded.values():
+            for key in members:
+                union(anyone[0], key)
+    else:
+        for group in numbered:  # cover letters alone (no n/N beside them) form no series of another thread's patch
+            members = unthreaded[group]
+            for key in members[1:]:
+                union(members[0], key)
+    return {pos: find(key) for pos, key in keys}
+
+
+def _unthreaded_authors(message: Message) -> tuple[str, ...] | None:
+    """The authors (lower-case address, "" for none) an unthreaded message may have once parsed as a patch,
+    or None when parsing it may change its subject (an in-body Subject, a patch taken from an attachment).
+
+    An in-body ``From:`` names the author (``parse.patch.read_inbody_headers``, read as
+    ``parse_patch`` reads it): both it and the mail's sender are given, so that a diff starting
+    above it changes nothing.
+    """
+    from reviewbot.parse.mail import sender_addresses
+    from reviewbot.parse.patch import read_inbody_headers
+
+    sender = message.from_addr.email.lower() if message.from_addr else ""
+    if message.attachments:
+        return None
+    found, _ = read_inbody_headers(message.body.split("\n"))
+    if "subject" in found:
+        return None
+    if "from" not in found:
+        return (sender,)
+    if "\n" in found["from"]:
+        return None  # a folded in-body From: a diff may start inside it
+    addrs = sender_addresses(found["from"])
+    inbody = addrs[0].email.lower() if addrs and "@" in addrs[0].email else ""
+    return (sender, inbody)
+
+
+class _ThreadsChanged(Exception):
+    """A message left out of the run (its diff cannot be parsed) changes the threads already reviewed."""
+
+
 def _check_messages(
     items: Iterable[InputMessage],
     rules: Sequence["LoadedRule"],
@@ -693,81 +841,32 @@ def _check_messages(
     options: Mapping[str, Any] | None,
     problems: Sequence[ReviewbotError],
 ) -> CheckRun:
-    from reviewbot.review import is_reviewed, review
+    from reviewbot.review import Reviewer
 
     items = list(items)
     seen_inputs = dict.fromkeys(item.input for item in items)
-    context: list[tuple[int, Message | LaterMessage]] = []
-    parsed, skipped, replies, parse_problems = parse_inputs(items, context)
-    skipped_ids = {m.message_id for _, m in context}
-    # the run's messages in input order: patches and cover letters as Patch, the rest as thread context
-    ordered: list[tuple[int, Patch | Message | LaterMessage]] = [(e.pos, e.patch) for e in parsed]
-    ordered.extend(context)
-    ordered.sort(key=operator.itemgetter(0))
-    reviews = review(
-        [m for _, m in ordered],
-        rules,
-        strict=strict,
-        options=options,
-        per_path_ignores=per_path_ignores,
-        settle=True,
-    )
-    entry_at = {e.pos: e for e in parsed}
-    results: list[CheckedPatch] = []
-    for reviewed in reviews:
-        entry = entry_at[ordered[reviewed.index][0]]
-        patch = reviewed.patch
-        # the parser numbers lines from the message's first line (Message.body_start_line);
-        # the input counts from its own first line; a bare diff (`git diff`, `git show`) is its
-        # own body from line 1, not encoded: its lines are input lines as checkpatch.pl counts them
-        verbatim = patch.message.body_start_line > 1 or patch.message.bare_diff
-        subject_line = _header_line(entry.item.raw.data, b"subject:")
-        report = _relocate(reviewed.report, entry.item.offset, verbatim, subject_line)
-        notes = _notes_of(patch, report.findings, rules)
-        page = entry.item.raw.kind == "archive"
-        if page:
-            notes += page_notes(patch, entry.item.raw)
-        if not verbatim and any(f.input_line is None for f in report.findings):
-            notes += (
-                ("the input is a saved archive page, so findings give the line in the file, not in the page")
-                if page
-                else (
-                    "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
-                    "so findings give the line in the file, not in the input"
-                ),
-            )
-        data = entry.item.raw.data
-        commit = None
-        if entry.item.input.startswith("git:"):
-            m = _FORMAT_PATCH_ENVELOPE.match(data)
-            if m is not None:
-                commit = (m.group(1).decode("ascii")[:12], patch.subject.title)
-        results.append(
-            CheckedPatch(
-                input=entry.item.input,
-                index=entry.item.index,
-                report=report,
-                offset=entry.item.offset,
-                lines_checked=_diff_lines(patch),
-                notes=notes,
-                data=data,
-                commit=commit,
-            )
-        )
+    decoded, context, replies, read_problems = _read_headers(items)
+    reviewer = Reviewer(rules, strict=strict, options=options, per_path_ignores=per_path_ignores, settle=True)
+    try:
+        done = _review_in_groups(items, decoded, context, replies, read_problems, reviewer, grouped=True)
+    except _ThreadsChanged:
+        # rare: a message whose diff cannot be parsed was a link of a thread already reviewed; review the
+        # run as one group then (its threads are computed once every message is parsed)
+        done = _review_in_groups(items, decoded, context, replies, read_problems, reviewer, grouped=False)
+    results, skipped, replies_all, parse_problems, patch_inputs, covers, context_ids, run_notes = done
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
     # Replies are readable mail that is simply not a submission (a reviewer's quoted
     # or suggested diff, C09): a note, not an error. Anything else is an error.
-    items_inputs = dict.fromkeys(entry.item.input for entry in parsed)
     messages_in = Counter(item.input for item in items)
     failed = {(p.subject or "") for p in parse_problems}
     extra: list[ReviewbotError] = []
-    run_notes: list[str] = []
+    input_notes: list[str] = []
     explained = 0
     for name in seen_inputs:
-        if name not in items_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
-            n_replies = replies.get(name, 0)
+        if name not in patch_inputs and not any(s == name or s.startswith(name + ":") for s in failed):
+            n_replies = replies_all.get(name, 0)
             if n_replies and n_replies == messages_in[name]:
-                run_notes.append(reply_note(name, n_replies))
+                input_notes.append(reply_note(name, n_replies))
                 explained += n_replies
             else:
                 why = "no message with a diff"
@@ -778,36 +877,181 @@ def _check_messages(
                         "fetched from a saved page: check the attachment file itself)"
                     )
                 extra.append(InputError(f"no patch found: {why}", subject=name))
-    for entry in parsed:
-        if entry.patch.has_diff and not is_reviewed(entry.patch):
-            # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
-            why = (
-                "a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one"
-                if entry.item.raw.kind == "archive"
-                else "it answers another message and has neither a [PATCH]-style subject nor the diffstat "
-                "git format-patch writes: a diff a reviewer suggests"
-            )
-            run_notes.append(
-                f"{entry.item.input}: {entry.patch.subject.raw[:60]!r} has a diff but is not a patch submission "
-                f"({why}): not checked"
-            )
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
         # a cover letter without 0/N (C21) is read as the thread's root, not reported as a skipped message
-        skipped=len(skipped)
-        - len(
-            {
-                r.cover.message_id
-                for r in reviews
-                if r.cover is not None and not r.cover.subject.is_cover_letter and r.cover.message_id in skipped_ids
-            }
-        ),
+        skipped=skipped - len({mid for mid, is_cover in covers if not is_cover and mid in context_ids}),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
-        replies=sum(replies.values()),
-        notes=tuple(run_notes),
+        replies=sum(replies_all.values()),
+        notes=(*input_notes, *run_notes),
         explained=explained,
+    )
+
+
+def _review_in_groups(
+    items: Sequence[InputMessage],
+    decoded: Sequence[tuple[int, Message]],
+    context: Sequence[tuple[int, "Message | LaterMessage"]],
+    replies: Mapping[str, int],
+    read_problems: Sequence[tuple[int, ReviewbotError]],
+    reviewer: Any,
+    *,
+    grouped: bool,
+) -> tuple[
+    list[CheckedPatch], int, dict[str, int], list[ReviewbotError], set[str], list[tuple[str, bool]], set[str], list[str]
+]:
+    """Parse every decoded message as a patch and review the run, group by group (:func:`_review_groups`).
+
+    A group is reviewed as soon as its last message is parsed, and its patches
+    are kept without their hunks (:func:`_without_hunks`): a batch holds the
+    diffs of a few threads at a time, not of every patch until the report.
+    With ``grouped=False`` the whole run is one group whose threads the review
+    computes (the way taken when a message that fails to parse changes the
+    threads). Raises _ThreadsChanged when, grouped, such a message changes the
+    threads of the run.
+    """
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.review import is_reviewed, thread_roots
+
+    replies = dict(replies)
+    problems: list[tuple[int, ReviewbotError]] = list(read_problems)
+    messages: dict[int, Message | LaterMessage | Patch] = dict(context)  # position -> what the review is given
+    context_ids = {m.message_id for _, m in context}
+    all_messages = sorted([*decoded, *context], key=operator.itemgetter(0))
+    roots: Mapping[str, str] = {}
+    if grouped:
+        roots = thread_roots(_first_each(m for _, m in all_messages))
+        group_of = _review_groups(all_messages, roots)
+    else:
+        group_of = {pos: "" for pos, _ in all_messages}
+    members: dict[str, list[int]] = {}
+    for pos, _ in all_messages:
+        members.setdefault(group_of[pos], []).append(pos)
+    waiting = Counter(group_of[pos] for pos, _ in decoded)  # messages of each group still to parse
+    failed_at: set[int] = set()
+    skipped = sum(replies.values())  # every reply is skipped, a reply that cannot be parsed included
+    patch_inputs: set[str] = set()
+    covers: list[tuple[str, bool]] = []
+    run_notes: list[str] = []
+    results: list[tuple[int, CheckedPatch]] = []
+    for pos, message in decoded:
+        item = items[pos]
+        try:
+            patch = parse_patch(message)
+        except ParseError as exc:
+            problems.append((pos, _diff_problem(exc, item, message)))
+            failed_at.add(pos)
+            if grouped:
+                _same_threads(all_messages, failed_at, roots)
+        else:
+            if item.raw.kind == "archive" and patch.subject.is_reply:
+                # a saved archive page has no raw Subject to look at before parsing
+                skipped += 1
+                replies[item.input] = replies.get(item.input, 0) + 1
+                messages[pos] = message
+                context_ids.add(message.message_id)
+            elif patch.has_diff or patch.subject.is_cover_letter:
+                messages[pos] = patch
+                patch_inputs.add(item.input)
+                if patch.has_diff and not is_reviewed(patch):
+                    # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
+                    why = (
+                        "a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one"
+                        if item.raw.kind == "archive"
+                        else "it answers another message and has neither a [PATCH]-style subject nor the diffstat "
+                        "git format-patch writes: a diff a reviewer suggests"
+                    )
+                    run_notes.append(
+                        f"{item.input}: {patch.subject.raw[:60]!r} has a diff but is not a patch submission "
+                        f"({why}): not checked"
+                    )
+            else:
+                skipped += 1
+                messages[pos] = message
+                context_ids.add(message.message_id)
+            del patch
+        group = group_of[pos]
+        waiting[group] -= 1
+        if waiting[group]:
+            continue
+        positions = [p for p in members.pop(group) if p in messages]
+        given = [messages.pop(p) for p in positions]
+        threads = {m.message_id: roots[m.message_id] for m in given if m.message_id in roots} if grouped else None
+        for reviewed in reviewer(given, threads):
+            at = positions[reviewed.index]
+            results.append((at, _checked(reviewed, items[at], reviewer.rules)))
+            if reviewed.cover is not None:
+                covers.append((reviewed.cover.message_id, reviewed.cover.subject.is_cover_letter))
+        del given
+    results.sort(key=operator.itemgetter(0))
+    problems.sort(key=operator.itemgetter(0))
+    return (
+        [cp for _, cp in results],
+        skipped,
+        replies,
+        [exc for _, exc in problems],
+        patch_inputs,
+        covers,
+        context_ids,
+        run_notes,
+    )
+
+
+def _same_threads(
+    messages: Sequence[tuple[int, "Message | LaterMessage"]], failed_at: set[int], roots: Mapping[str, str]
+) -> None:
+    """Raise _ThreadsChanged unless leaving out the messages at ``failed_at`` keeps every thread root as it is."""
+    from reviewbot.review import thread_roots
+
+    if len(failed_at) > 16:  # many broken patches: one review of the whole run is simpler than checking each
+        raise _ThreadsChanged
+    now = thread_roots(_first_each(m for pos, m in messages if pos not in failed_at))
+    if any(roots.get(mid) != root for mid, root in now.items()):
+        raise _ThreadsChanged
+
+
+def _checked(reviewed: Any, item: InputMessage, rules: Sequence["LoadedRule"]) -> CheckedPatch:
+    """One reviewed patch as the check run keeps it: findings in input lines, notes, counts; no hunks."""
+    patch = reviewed.patch
+    # the parser numbers lines from the message's first line (Message.body_start_line);
+    # the input counts from its own first line; a bare diff (`git diff`, `git show`) is its
+    # own body from line 1, not encoded: its lines are input lines as checkpatch.pl counts them
+    verbatim = patch.message.body_start_line > 1 or patch.message.bare_diff
+    subject_line = _header_line(item.raw.data, b"subject:")
+    report = _relocate(reviewed.report, item.offset, verbatim, subject_line)
+    notes = _notes_of(patch, report.findings, rules)
+    page = item.raw.kind == "archive"
+    if page:
+        notes += page_notes(patch, item.raw)
+    if not verbatim and any(f.input_line is None for f in report.findings):
+        notes += (
+            ("the input is a saved archive page, so findings give the line in the file, not in the page")
+            if page
+            else (
+                "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
+                "so findings give the line in the file, not in the input"
+            ),
+        )
+    data = item.raw.data
+    commit = None
+    if item.input.startswith("git:"):
+        m = _FORMAT_PATCH_ENVELOPE.match(data)
+        if m is not None:
+            commit = (m.group(1).decode("ascii")[:12], patch.subject.title)
+    lines, added, removed = _diff_counts(patch)
+    return CheckedPatch(
+        input=item.input,
+        index=item.index,
+        report=replace(report, patch=_without_hunks(patch)),
+        offset=item.offset,
+        lines_checked=lines,
+        notes=notes,
+        data=data,
+        commit=commit,
+        added=added,
+        removed=removed,
     )
 
 

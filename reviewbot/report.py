@@ -433,14 +433,7 @@ def patch_identity(cp: "CheckedPatch") -> dict[str, Any]:
     subj = patch.subject
     bare = getattr(message, "bare_diff", False)
     author = message.from_addr
-    added = removed = 0
-    for fd in patch.files:
-        for h in fd.hunks:
-            for dl in h.lines:
-                if dl.kind is LineKind.ADDED:
-                    added += 1
-                elif dl.kind is LineKind.REMOVED:
-                    removed += 1
+    added, removed = cp.line_counts()  # the run keeps the counts, not the hunks
     commit = getattr(cp, "commit", None)
     return {
         "author": {"name": author.name, "email": author.email} if author is not None else None,

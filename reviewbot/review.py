@@ -60,6 +60,7 @@ __all__ = [
     "ReviewRun",
     "LaterMessage",
     "Reviewed",
+    "Reviewer",
     "chain_roots",
     "drop_altered",
     "is_reviewed",
@@ -121,7 +122,7 @@ class LaterMessage:
     sender and an empty body. Never a cover letter: only replies come this way.
     """
 
-    __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_message")
+    __slots__ = ("message_id", "in_reply_to", "references", "subject", "_load", "_source", "_message")
     archive_url = None  # mail, never an archive page (for :func:`thread_roots`)
 
     def __init__(
@@ -130,20 +131,24 @@ class LaterMessage:
         in_reply_to: str | None,
         references: tuple[str, ...],
         subject: Subject,
-        load: Callable[[], Message | None],
+        load: Callable[[Any], Message | None],
+        source: Any = None,
     ) -> None:
+        """``load(source)`` parses the whole message (a batch holds thousands of replies: one shared
+        function and the raw message each, rather than a closure each)."""
         self.message_id = message_id
         self.in_reply_to = in_reply_to
         self.references = references
         self.subject = subject
         self._load = load
+        self._source = source
         self._message: Message | None = None
 
     @property
     def message(self) -> Message:
         """The whole message, parsed on first use."""
         if self._message is None:
-            msg = self._load()
+            msg = self._load(self._source)
             if msg is None:
                 msg = Message(
                     message_id=self.message_id,
@@ -449,52 +454,85 @@ def review(
     ``settle`` applies :func:`settle_states` (the author's view, ``check``);
     without it findings keep their state (the store keeps them).
     """
-    from reviewbot.engine import check_patch
-    from reviewbot.rule import RuleContext
+    return Reviewer(rules, strict=strict, options=options, per_path_ignores=per_path_ignores, settle=settle)(
+        messages, threads
+    )
 
-    patches: list[tuple[int, Patch]] = []
-    msgs: list[Message | LaterMessage] = []  # each message once, for threads and context
-    first: dict[str, Patch | Message | LaterMessage] = {}  # Message-ID -> the item given for it
-    for i, item in enumerate(messages):
-        msg = item.message if isinstance(item, Patch) else item
-        if isinstance(item, Patch):
-            patches.append((i, item))
-        if msg.message_id in first:
-            continue
-        first[msg.message_id] = item
-        msgs.append(msg)
-    roots = dict(threads) if threads is not None else thread_roots(msgs)
-    series_by_id = series_of([p for _, p in patches if not p.subject.is_reply], roots)
-    by_root: dict[str, list[Message | LaterMessage]] = {}
-    for m in msgs:
-        by_root.setdefault(roots.get(m.message_id, m.message_id), []).append(m)
-    base = RuleContext(strict=strict, options=dict(options or {}))
-    ignores = dict(per_path_ignores or {})
-    out: list[Reviewed] = []
-    root_patches: dict[str, Patch | None] = {}  # thread roots, parsed once
-    # a bare diff (C18) has no commit message: only the rules that read hunks run on it, as checkpatch.pl does
-    diff_rules = [r for r in rules if getattr(r.meta.scope, "value", r.meta.scope) == "hunk"]
-    for index, patch in patches:
-        if not is_reviewed(patch):
-            continue  # a cover letter (evidence for its series) or a reply (context)
-        mid = patch.message_id
-        root = roots.get(mid, mid)
-        series = series_by_id.get(mid)
-        cover = series.cover if series is not None else None
-        if cover is None and root in first:
-            if root not in root_patches:
-                root_patches[root] = _as_patch(first[root])
-            cover = root_cover(patch, root_patches[root])
-        ctx = base.with_(
-            series=series,
-            cover=cover if cover is not None and cover.message_id != mid else None,
-            thread=tuple(m for m in by_root.get(root, ()) if m.message_id != mid),
-        )
-        try:
-            report = check_patch(patch, diff_rules if patch.message.bare_diff else rules, ctx)
-        except Exception as exc:  # the engine isolates rules; this guards the engine itself
-            log.error("%s: checking failed: %s", mid, exc)
-            failure = RuleFailure("engine", mid, f"{type(exc).__name__}: {exc}")
-            report = CheckReport(patch=patch, findings=(), failures=(failure,))
-        out.append(Reviewed(patch, _post_filter(report, ignores, settle, strict), series, root, index, ctx.cover))
-    return ReviewRun(tuple(out), series_by_id, roots)
+
+class Reviewer:
+    """:func:`review` with its rules and settings fixed, for a caller that reviews a run in parts.
+
+    ``check`` reviews a batch one group of messages at a time (a group holds
+    whole threads and series, so each part is reviewed as in one call), and
+    lets each part's patches go once their results are taken: a batch then
+    never holds every patch's diff at once. Calling it is :func:`review` on
+    those messages.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence["LoadedRule"],
+        *,
+        strict: bool = False,
+        options: Mapping[str, Any] | None = None,
+        per_path_ignores: Mapping[str, Sequence[str]] | None = None,
+        settle: bool = False,
+    ) -> None:
+        from reviewbot.rule import RuleContext
+
+        self.rules = rules
+        self.strict = strict
+        self.settle = settle
+        self.base = RuleContext(strict=strict, options=dict(options or {}))
+        self.ignores = dict(per_path_ignores or {})
+        # a bare diff (C18) has no commit message: only the rules that read hunks run on it, as checkpatch.pl does
+        self.diff_rules = [r for r in rules if getattr(r.meta.scope, "value", r.meta.scope) == "hunk"]
+
+    def __call__(
+        self, messages: Sequence[Patch | Message | LaterMessage], threads: Mapping[str, str] | None = None
+    ) -> ReviewRun:
+        from reviewbot.engine import check_patch
+
+        rules, strict, settle, ignores, base = self.rules, self.strict, self.settle, self.ignores, self.base
+        patches: list[tuple[int, Patch]] = []
+        msgs: list[Message | LaterMessage] = []  # each message once, for threads and context
+        first: dict[str, Patch | Message | LaterMessage] = {}  # Message-ID -> the item given for it
+        for i, item in enumerate(messages):
+            msg = item.message if isinstance(item, Patch) else item
+            if isinstance(item, Patch):
+                patches.append((i, item))
+            if msg.message_id in first:
+                continue
+            first[msg.message_id] = item
+            msgs.append(msg)
+        roots = dict(threads) if threads is not None else thread_roots(msgs)
+        series_by_id = series_of([p for _, p in patches if not p.subject.is_reply], roots)
+        by_root: dict[str, list[Message | LaterMessage]] = {}
+        for m in msgs:
+            by_root.setdefault(roots.get(m.message_id, m.message_id), []).append(m)
+        out: list[Reviewed] = []
+        root_patches: dict[str, Patch | None] = {}  # thread roots, parsed once
+        for index, patch in patches:
+            if not is_reviewed(patch):
+                continue  # a cover letter (evidence for its series) or a reply (context)
+            mid = patch.message_id
+            root = roots.get(mid, mid)
+            series = series_by_id.get(mid)
+            cover = series.cover if series is not None else None
+            if cover is None and root in first:
+                if root not in root_patches:
+                    root_patches[root] = _as_patch(first[root])
+                cover = root_cover(patch, root_patches[root])
+            ctx = base.with_(
+                series=series,
+                cover=cover if cover is not None and cover.message_id != mid else None,
+                thread=tuple(m for m in by_root.get(root, ()) if m.message_id != mid),
+            )
+            try:
+                report = check_patch(patch, self.diff_rules if patch.message.bare_diff else rules, ctx)
+            except Exception as exc:  # the engine isolates rules; this guards the engine itself
+                log.error("%s: checking failed: %s", mid, exc)
+                failure = RuleFailure("engine", mid, f"{type(exc).__name__}: {exc}")
+                report = CheckReport(patch=patch, findings=(), failures=(failure,))
+            out.append(Reviewed(patch, _post_filter(report, ignores, settle, strict), series, root, index, ctx.cover))
+        return ReviewRun(tuple(out), series_by_id, roots)

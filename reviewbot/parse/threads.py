@@ -20,7 +20,7 @@ from reviewbot.models import Message, Patch, Series
 
 log = logging.getLogger(__name__)
 
-__all__ = ["assign_threads", "group_series", "missing_indexes", "MAX_MISSING_LISTED"]
+__all__ = ["assign_threads", "group_series", "missing_indexes", "series_root", "MAX_MISSING_LISTED"]
 
 # A series lists at most this many absent indexes (the longest series in the corpus has 330 parts):
 # the counter comes from the subject, and ``[PATCH 1/999999]`` must not cost a million entries
@@ -128,11 +128,7 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
                 singles.append((pos, Series(version=subj.version, total=1, cover=None, patches=(p,))))
             continue
         mid = p.message_id
-        root = threads.get(mid, mid)
-        m = _SEND_EMAIL_ID.match(root)
-        if m is not None:  # one git send-email run, threaded or not
-            root = f"send-email:{m.group(1)}-{m.group(2)}"
-        key = (root, subj.version, subj.total, subj.resend)
+        key = (series_root(threads.get(mid, mid)), subj.version, subj.total, subj.resend)
         if key not in groups:
             groups[key] = []
             order.append((pos, key))
@@ -159,6 +155,13 @@ def group_series(patches: Iterable[Patch], threads: Mapping[str, str] | None = N
         out.append((pos, Series(version=key[1], total=total, cover=cover, patches=ordered, missing=missing)))
     out.sort(key=lambda t: t[0])
     return [s for _, s in out]
+
+
+def series_root(root: str) -> str:
+    """What numbered patches of one series share: their thread root, or the ``git send-email`` run its
+    Message-ID names (``<stamp.pid-N-author@host>``), so patches of one run group threaded or not."""
+    m = _SEND_EMAIL_ID.match(root)
+    return root if m is None else f"send-email:{m.group(1)}-{m.group(2)}"
 
 
 def missing_indexes(have: Collection[int], total: int) -> tuple[int, ...]:
