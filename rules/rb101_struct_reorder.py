@@ -382,7 +382,7 @@ class _Tracker:
 
     def feed(self, code: str) -> tuple[str, str] | None:
         """Advance over one line of code; return the struct the line belongs to (None: outside, or an edge)."""
-        opening = STRUCT_OPEN_RE.match(code)
+        opening = STRUCT_OPEN_RE.match(code) if "{" in code else None
         if opening and (self.depth == 0 or (opening.group(2) and code[:1] not in ("", " ", "\t"))):
             if opening.group(2):
                 self.current = (opening.group(1), opening.group(2))
@@ -393,6 +393,8 @@ class _Tracker:
             return None
         opens = code.count("{")
         closes = code.count("}")
+        if not opens and not closes:  # the depth and the unions open stay as they are
+            return self.current
         if closes and _STRUCT_END_RE.match(code) and not opens:
             # kernel style: the outer struct closes at column 0, nested ones are indented
             self.current = None
@@ -517,6 +519,8 @@ class _Collector:
                     old_where = old_t.feed(scan.code)
             oi += dl.kind is not LineKind.ADDED
             ni += dl.kind is not LineKind.REMOVED
+            if old_where is None and new_where is None and "__randomize_layout" not in scan.code:
+                continue  # outside every struct on both sides (and no struct's closing attribute): nothing to record
             # a member inside a union shares its offset with the others: its order is no layout
             old_member = old_where is not None and not old_t.in_union()
             new_member = new_where is not None and not new_t.in_union()
