@@ -271,6 +271,7 @@ _KEYWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def member_names(code: str) -> tuple[str, ...] | None:
     """The member name(s) declared by one struct/union body line, or None if it is not a declaration.
 
@@ -279,6 +280,8 @@ def member_names(code: str) -> tuple[str, ...] | None:
     ``type name:3;``, several declarators ``int a, b;`` and function pointers
     ``int (*fn)(void *);``. Attributes in ``__x(...)`` form after the name are
     skipped. A line without the closing ``;`` is not a declaration.
+
+    Cached by content: a struct's lines come back in every hunk and patch that shows them.
     """
     text = code.strip()
     if not text.endswith(";") or not _DECL_START_RE.match(text):

@@ -468,7 +468,7 @@ def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None)
         if earlier is hunk:
             break
         for d in earlier.removed:
-            m = STRUCT_OPEN_RE.match(d.text)
+            m = STRUCT_OPEN_RE.match(d.text) if "{" in d.text else None
             if m and (m.group(1), m.group(2)) == start:
                 return None
     return start
@@ -673,6 +673,14 @@ def _author_sentences(changelog: str) -> tuple[str, ...]:
     return tuple(s for s in _sentences(_prose(changelog)) if not _NEGATED_RE.search(s))
 
 
+@lru_cache(maxsize=256)
+def _cache_word(sentence: str) -> re.Match[str] | None:
+    """The sentence's first cache word (``CACHE_WORDS``), not counting a count of cache lines (``FOOTPRINT_PHRASES``)
+    or a vague cache aside in a sentence about size. Cached by content: the motive, placement and reason steps
+    each ask it of the same sentences."""
+    return _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence)))
+
+
 def _without_vague_cache(sentence: str) -> str:
     """``sentence`` without a vague cache aside ("more cache-line friendly") when it speaks of size."""
     if _SIZE_SENTENCE_RE.search(sentence):
@@ -691,7 +699,7 @@ def _motivation(patch: Patch) -> str:
     make the lookup faster") means ``cache``; else ``unstated``.
     """
     sentences = _own_sentences(patch)
-    if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences):
+    if any(_cache_word(s) for s in sentences):
         return "cache"
     if any(_PACKING_RE.search(s) or _FOOTPRINT_RE.search(s) for s in sentences):
         return "packing"
@@ -1097,7 +1105,7 @@ def _named_members(patch: Patch, path: str, side: _StructSide, moved: list[str])
         if _MAKE_ROOM_RE.search(sentence):
             room.update(m for m in eligible if _mentions(sentence, m))
             continue
-        if not _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence))):
+        if not _cache_word(sentence):
             continue
         verbs = list(_PLACEMENT_VERB_RE.finditer(sentence))
         for verb, after in zip(verbs, verbs[1:] + [None]):
@@ -1142,14 +1150,20 @@ def _grouped(view: PatchView) -> bool:
     """True when the patch adds a ``struct_group(...)`` or says the members moved to be cleared together."""
     if CLEAR_MOTIVE_RE.search(_prose(view.patch.commit_message)):
         return True
-    return any(any(macro in hv.added_text for macro in GROUP_MACROS) for fv in view.files for hv in fv.hunks)
+    # every GROUP_MACROS name holds "struct_group": a hunk without it anywhere adds none
+    return any(
+        any(macro in hv.added_text for macro in GROUP_MACROS)
+        for fv in view.files
+        for hv in fv.hunks
+        if "struct_group" in hv.diff_text
+    )
 
 
 def _names_cache(patch: Patch) -> bool:
     """True when the changelog names cache behaviour in words ("cache line", "false sharing"), not only a
     speed claim ("unnecessary overhead")."""
     sentences = _own_sentences(patch)
-    return any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences)
+    return any(_cache_word(s) for s in sentences)
 
 
 def _finding(
@@ -1234,7 +1248,7 @@ def _cache_reason(patch: Patch) -> str | None:
     cache word to the end of the sentence; the whole sentence when it has none. None when too long to quote.
     """
     for sentence in _own_sentences(patch):
-        cache = _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence)))
+        cache = _cache_word(sentence)
         if cache is None:
             continue
         starts = [m.start() for m in _PURPOSE_RE.finditer(sentence, 0, cache.start())]
