@@ -606,9 +606,12 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
             continue
         for hunk in fd.hunks:
             new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]
-            scans = scan_lines([d.text for d in new])
+            texts = [d.text for d in new]
+            if side.name not in "\n".join(texts):
+                continue  # the struct's opening line names it: a hunk without the name does not open it
+            scans = scan_lines(texts)
             for i, scan in enumerate(scans):
-                m = STRUCT_OPEN_RE.match(scan.code)
+                m = STRUCT_OPEN_RE.match(scan.code) if "{" in scan.code else None
                 if m and m.group(2) == side.name:
                     j = i - 1
                     while j >= 0 and _DEFINE_LINE_RE.match(scans[j].code):
