@@ -438,7 +438,7 @@ def _may_open_struct(hunk: HunkView) -> bool:
     """True when a line of the hunk (any side) may open a struct or union.
 
     A line whose code opens one (``STRUCT_OPEN_RE``) has "struct" or "union" and then "{" in its text too
-    (the code is the text with comments and literal contents cut out).
+    (the code is the text with comments and literal contents cut out). A ``\\`` marker line is no code.
     """
     text = hunk.diff_text
     if "{" not in text:
@@ -449,7 +449,7 @@ def _may_open_struct(hunk: HunkView) -> bool:
             end = text.find("\n", at)
             if end < 0:
                 end = len(text)
-            if text.find("{", at, end) >= 0:
+            if text.find("{", at, end) >= 0 and text[text.rfind("\n", 0, at) + 1] != "\\":
                 return True
             at = text.find(word, end)
     return False

@@ -71,3 +71,31 @@ def test_a_new_file_has_no_old_side() -> None:
     assert [(h.old_start, h.old_len) for h in new.hunks] == [(0, 0)]
     assert not rb101._has_both_sides(new)
     assert not any(d.kind is LineKind.REMOVED for h in new.hunks for d in h.lines)
+
+
+MARKER_ONLY = b"""From: A <a@example.org>
+Subject: [PATCH] zed: a marker line that reads like a struct opening
+
+Only the marker line says "struct ... {"; no line of code opens a struct.
+
+Signed-off-by: A <a@example.org>
+---
+diff --git a/drivers/zed/zed.c b/drivers/zed/zed.c
+--- a/drivers/zed/zed.c
++++ b/drivers/zed/zed.c
+@@ -1,2 +1,2 @@ int zed_init(void)
+ \tint a;
+-\tint b;
+\\ struct zed_odd {
++\tint b;
+--
+2.43.0
+"""
+
+
+def test_a_marker_line_is_no_struct_opening() -> None:
+    patch = parse_patch(parse_rfc822(MARKER_ONLY.replace(b"\\t", b"\t"), "marker.patch"))
+    [hv] = PatchView(patch).files[0].hunks
+    assert [d.kind for d in hv.lines] == [LineKind.CONTEXT, LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED]
+    assert "struct zed_odd {" in hv.diff_text
+    assert not rb101._may_open_struct(hv)
