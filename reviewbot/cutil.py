@@ -72,6 +72,8 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
             return LineScan("", text.strip().lstrip("*").strip(), True, True)
     elif '"' not in text and "'" not in text and ("/" not in text or ("/*" not in text and "//" not in text)):
         return LineScan(text, "", False, False)  # the common case: plain code (a "/" may divide)
+    if '"' not in text and "'" not in text:
+        return _scan_comments(text, in_comment)
     started = in_comment
     code: list[str] = []
     comment: list[str] = []
@@ -108,6 +110,46 @@ def scan_line(text: str, in_comment: bool = False) -> LineScan:
         pos = m.end()
     parts = (c.strip().lstrip("*").strip() for c in comment)
     return LineScan("".join(code), " ".join(p for p in parts if p), in_comment, started)
+
+
+def _scan_comments(text: str, in_comment: bool) -> LineScan:
+    """:func:`scan_line` for a line without literals: only the comment markers to find.
+
+    The most common line that needs scanning (``int x; /* ... */``, a comment's first or
+    last line), done with plain ``str.find`` instead of the token loop.
+    """
+    started = in_comment
+    code: list[str] = []
+    comment: list[str] = []
+    pos = 0
+    while True:
+        if in_comment:
+            end = text.find("*/", pos)
+            if end < 0:
+                comment.append(text[pos:])
+                break
+            comment.append(text[pos:end])
+            code.append(" ")
+            pos = end + 2
+            in_comment = False
+            continue
+        block = text.find("/*", pos)
+        line = text.find("//", pos)
+        if line >= 0 and (block < 0 or line < block):  # a // comment runs to the end of the line
+            code.append(text[pos:line])
+            comment.append(text[line + 2 :])
+            break
+        if block < 0:
+            code.append(text[pos:])
+            break
+        code.append(text[pos:block])
+        pos = block + 2
+        in_comment = True
+    if len(comment) == 1:
+        said = comment[0].strip().lstrip("*").strip()
+    else:
+        said = " ".join(p for p in (c.strip().lstrip("*").strip() for c in comment) if p)
+    return tuple.__new__(LineScan, ("".join(code), said, in_comment, started))
 
 
 def scan_lines(lines: Sequence[str], in_comment: bool = False) -> list[LineScan]:
@@ -217,13 +259,19 @@ _DECL_START_RE = re.compile(r"^[A-Za-z_]")
 _NOT_DECL_RE = re.compile(
     r"^(?:return|if|else|for|while|do|switch|case|goto|break|continue|default|#)\b|^[A-Za-z_]\w*\s*(?:\(|=[^=]|\+\+|--|\+=|-=|->|\.)"
 )
-_NAME_AT_END_RE = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+)?\s*(?:__\w+(?:\([^)]*\))?\s*)*$")
+# The name is searched from each word's first letter only ("(?<![A-Za-z_])"): a match starting inside
+# a word would also match from that word's first letter, which the search tries first, so the guard
+# changes no result; it spares trying every letter of every word of the line.
+_NAME_AT_END_RE = re.compile(
+    r"(?<![A-Za-z_])([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+)?\s*(?:__\w+(?:\([^)]*\))?\s*)*$"
+)
 _KEYWORDS = frozenset(
     "struct union enum const volatile unsigned signed int long short char void bool u8 u16 u32 u64 "
     "s8 s16 s32 s64 __u8 __u16 __u32 __u64 __s8 __s16 __s32 __s64 __le16 __le32 __le64 __be16 __be32 __be64".split()
 )
 
 
+@lru_cache(maxsize=4096)
 def member_names(code: str) -> tuple[str, ...] | None:
     """The member name(s) declared by one struct/union body line, or None if it is not a declaration.
 
@@ -232,6 +280,8 @@ def member_names(code: str) -> tuple[str, ...] | None:
     ``type name:3;``, several declarators ``int a, b;`` and function pointers
     ``int (*fn)(void *);``. Attributes in ``__x(...)`` form after the name are
     skipped. A line without the closing ``;`` is not a declaration.
+
+    Cached by content: a struct's lines come back in every hunk and patch that shows them.
     """
     text = code.strip()
     if not text.endswith(";") or not _DECL_START_RE.match(text):

@@ -16,6 +16,7 @@ A rule called on its own (a test, a benchmark) gets a fresh view from
 from __future__ import annotations
 
 from functools import cached_property
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
@@ -24,6 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.rule import RuleContext
 
 __all__ = ["FileView", "HunkView", "PatchView", "patch_view"]
+
+#: (kind, text) of a DiffLine; the kind is a str enum, so "".join of the pair is the line's ``raw``
+_KIND_AND_TEXT = itemgetter(0, 1)
 
 
 class HunkView:
@@ -77,6 +81,13 @@ class HunkView:
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
         return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.CONTEXT])
+
+    @cached_property
+    def diff_text(self) -> str:
+        """The hunk's lines as the diff shows them (each with its ``+``/``-``/`` `` prefix, as
+        ``DiffLine.raw``), joined by newlines: one search finds a kind of line by what it holds
+        (``"\n-" + ...``: a removed line), or a text on any side."""
+        return "\n".join(map("".join, map(_KIND_AND_TEXT, self.hunk.lines)))
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the ``kind`` lines (added, removed or context)."""

@@ -119,6 +119,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import AbstractSet as Set, Iterable, Sequence
 
 from reviewbot import lazyre
@@ -353,7 +354,9 @@ class _StructSide:
 
 
 def _struct_from_section(section: str) -> tuple[str, str] | None:
-    m = _SECTION_STRUCT_RE.search(section or "")
+    if not section or "{" not in section:  # a function's header, or none: no struct opening
+        return None
+    m = _SECTION_STRUCT_RE.search(section)
     return (m.group(1), m.group(2)) if m else None
 
 
@@ -379,7 +382,7 @@ class _Tracker:
 
     def feed(self, code: str) -> tuple[str, str] | None:
         """Advance over one line of code; return the struct the line belongs to (None: outside, or an edge)."""
-        opening = STRUCT_OPEN_RE.match(code)
+        opening = STRUCT_OPEN_RE.match(code) if "{" in code else None
         if opening and (self.depth == 0 or (opening.group(2) and code[:1] not in ("", " ", "\t"))):
             if opening.group(2):
                 self.current = (opening.group(1), opening.group(2))
@@ -390,6 +393,8 @@ class _Tracker:
             return None
         opens = code.count("{")
         closes = code.count("}")
+        if not opens and not closes:  # the depth and the unions open stay as they are
+            return self.current
         if closes and _STRUCT_END_RE.match(code) and not opens:
             # kernel style: the outer struct closes at column 0, nested ones are indented
             self.current = None
@@ -407,34 +412,46 @@ class _Tracker:
 _NESTED_UNION_RE = lazyre.compile(r"^\s*union\b[^;]*\{")
 
 
-# A match lies within one line; it is searched as "\n" + line in "\n" + text (the literal
-# "\n" lets the regex jump from line to line instead of testing "^" at every position).
-_DECL_NAME_RE = lazyre.compile(
-    r"\n[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;"
-)
+# A declaration-like line and the name it declares. A match lies within one line; it is searched as "\n-" (removed)
+# or "\n+" (added) + the line in "\n" + the diff text: the literal start lets the regex jump from line to line of
+# that kind instead of testing every position.
+_DECL_NAME = r"[ \t]+(?!return\b|goto\b|break\b|continue\b)[A-Za-z_][^;(=\n]*?\b(\w+)[ \t]*(?:\[[^\]\n]*\][ \t]*)?(?::[ \t]*\w+[ \t]*)?;"
+_REMOVED_DECL_RE = lazyre.compile(r"\n-" + _DECL_NAME)
+_ADDED_DECL_RE = lazyre.compile(r"\n\+" + _DECL_NAME)
 
 
 def _may_reorder(fd: FileView) -> bool:
-    """Cheap test: does a declaration-like line leave and come back with the same name in this file's hunks?"""
-    removed = fd.removed_text
-    if not removed:
+    """The early step: does a declaration-like line leave and come back with the same name in this file's hunks?
+
+    A file whose hunks do not both remove and add a line that can declare the same struct member has nothing
+    for RB101: no struct walk, no scan of its lines. The removed lines are searched first (fewer), the added
+    ones only when a removed line declares something.
+    """
+    text = "\n" + "\n".join([hv.diff_text for hv in fd.hunks])
+    if "\n-" not in text:
         return False
-    added = fd.added_text
-    names = set(_DECL_NAME_RE.findall("\n" + removed))
-    return bool(names) and not names.isdisjoint(_DECL_NAME_RE.findall("\n" + added))
-
-
-# A line whose code opens a struct (STRUCT_OPEN_RE) has "struct"/"union" and then "{" in its
-# text too (the code is the text with comments and literal contents cut out)
-_OPEN_HINT_RE = lazyre.compile(r"(?:struct|union)[^\n]*\{")
+    removed = set(_REMOVED_DECL_RE.findall(text))
+    return bool(removed) and not removed.isdisjoint(_ADDED_DECL_RE.findall(text))
 
 
 def _may_open_struct(hunk: HunkView) -> bool:
-    """True when a line of the hunk (any side) may open a struct or union."""
-    for kind in (LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT):
-        text = hunk.text(kind)
-        if "{" in text and ("struct" in text or "union" in text) and _OPEN_HINT_RE.search(text):
-            return True
+    """True when a line of the hunk (any side) may open a struct or union.
+
+    A line whose code opens one (``STRUCT_OPEN_RE``) has "struct" or "union" and then "{" in its text too
+    (the code is the text with comments and literal contents cut out). A ``\\`` marker line is no code.
+    """
+    text = hunk.diff_text
+    if "{" not in text:
+        return False
+    for word in ("struct", "union"):
+        at = text.find(word)
+        while at >= 0:
+            end = text.find("\n", at)
+            if end < 0:
+                end = len(text)
+            if text.find("{", at, end) >= 0 and text[text.rfind("\n", 0, at) + 1] != "\\":
+                return True
+            at = text.find(word, end)
     return False
 
 
@@ -451,7 +468,7 @@ def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None)
         if earlier is hunk:
             break
         for d in earlier.removed:
-            m = STRUCT_OPEN_RE.match(d.text)
+            m = STRUCT_OPEN_RE.match(d.text) if "{" in d.text else None
             if m and (m.group(1), m.group(2)) == start:
                 return None
     return start
@@ -502,6 +519,8 @@ class _Collector:
                     old_where = old_t.feed(scan.code)
             oi += dl.kind is not LineKind.ADDED
             ni += dl.kind is not LineKind.REMOVED
+            if old_where is None and new_where is None and "__randomize_layout" not in scan.code:
+                continue  # outside every struct on both sides (and no struct's closing attribute): nothing to record
             # a member inside a union shares its offset with the others: its order is no layout
             old_member = old_where is not None and not old_t.in_union()
             new_member = new_where is not None and not new_t.in_union()
@@ -531,10 +550,11 @@ class _Collector:
             side.removed_comments.append(scan.comment)
         elif scan.comment and dl.kind is LineKind.CONTEXT:
             side.context_comments.append((hunk, dl, scan.comment))
-        if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
-            side.markers = True
-        if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
-            side.aligned += 1 if dl.kind is LineKind.ADDED else -1
+        if "cacheline" in code:  # both the group markers and the alignment annotations say it
+            if dl.kind is LineKind.ADDED and _GROUP_MARKER_RE.search(code):
+                side.markers = True
+            if _ALIGNED_RE.search(code) and dl.kind is not LineKind.CONTEXT:
+                side.aligned += 1 if dl.kind is LineKind.ADDED else -1
         names = member_names(code)
         if not names:
             return
@@ -550,18 +570,28 @@ class _Collector:
 
 
 def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
-    """Members of each struct the patch's C hunks show (see :class:`_Collector`)."""
+    """Members of each struct the patch's C hunks show (see :class:`_Collector`).
+
+    Early steps, cheapest first, each leaving out files that have nothing for RB101: a file that is not C, or
+    has no old or no new side (a new or deleted file: nothing can move); a file none of whose hunks is inside a
+    struct by its header or able to open one; a file whose hunks do not remove and re-add a declaration of the
+    same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
+    """
     collector = _Collector()
     for fv in view.files:
-        if not fv.path.endswith((".c", ".h")):
+        if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff):
             continue
-        # a hunk neither inside a struct (by its header) nor able to open one has nothing to track
-        if not _may_reorder(fv):
+        in_struct = [hv for hv in fv.hunks if _struct_from_section(hv.section) is not None or _may_open_struct(hv)]
+        if not in_struct or not _may_reorder(fv):
             continue
-        for hv in fv.hunks:
-            if _struct_from_section(hv.section) is not None or _may_open_struct(hv):
-                collector.hunk(fv.diff, hv.hunk)
+        for hv in in_struct:
+            collector.hunk(fv.diff, hv.hunk)
     return collector.result()
+
+
+def _has_both_sides(fd: FileDiff) -> bool:
+    """False for a new file (every hunk header says ``-0,0``: no removed line) or a deleted one (``+0,0``)."""
+    return any(h.old_len for h in fd.hunks) and any(h.new_len for h in fd.hunks)
 
 
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
@@ -576,9 +606,12 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
             continue
         for hunk in fd.hunks:
             new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]
-            scans = scan_lines([d.text for d in new])
+            texts = [d.text for d in new]
+            if side.name not in "\n".join(texts):
+                continue  # the struct's opening line names it: a hunk without the name does not open it
+            scans = scan_lines(texts)
             for i, scan in enumerate(scans):
-                m = STRUCT_OPEN_RE.match(scan.code)
+                m = STRUCT_OPEN_RE.match(scan.code) if "{" in scan.code else None
                 if m and m.group(2) == side.name:
                     j = i - 1
                     while j >= 0 and _DEFINE_LINE_RE.match(scans[j].code):
@@ -631,6 +664,26 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+def _own_sentences(patch: Patch) -> tuple[str, ...]:
+    """The changelog's sentences in the author's own words (:func:`_prose`, the subject first), negated ones
+    dropped ("no attention was paid to cacheline placement"): what the motive, reason and placement steps read."""
+    return _author_sentences(f"{patch.subject.title}\n\n{patch.commit_message}")
+
+
+@lru_cache(maxsize=16)
+def _author_sentences(changelog: str) -> tuple[str, ...]:
+    # cached by content: several steps of one check read the same changelog
+    return tuple(s for s in _sentences(_prose(changelog)) if not _NEGATED_RE.search(s))
+
+
+@lru_cache(maxsize=256)
+def _cache_word(sentence: str) -> re.Match[str] | None:
+    """The sentence's first cache word (``CACHE_WORDS``), not counting a count of cache lines (``FOOTPRINT_PHRASES``)
+    or a vague cache aside in a sentence about size. Cached by content: the motive, placement and reason steps
+    each ask it of the same sentences."""
+    return _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence)))
+
+
 def _without_vague_cache(sentence: str) -> str:
     """``sentence`` without a vague cache aside ("more cache-line friendly") when it speaks of size."""
     if _SIZE_SENTENCE_RE.search(sentence):
@@ -648,10 +701,8 @@ def _motivation(patch: Patch) -> str:
     else a speed claim in a sentence about the layout ("reorder the fields to
     make the lookup faster") means ``cache``; else ``unstated``.
     """
-    sentences = [
-        s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")) if not _NEGATED_RE.search(s)
-    ]
-    if any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences):
+    sentences = _own_sentences(patch)
+    if any(_cache_word(s) for s in sentences):
         return "cache"
     if any(_PACKING_RE.search(s) or _FOOTPRINT_RE.search(s) for s in sentences):
         return "packing"
@@ -886,7 +937,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         return []
     findings: list[Finding] = []
     motive = None
-    for path, side in _collect(patch_view(patch, ctx)):
+    view = patch_view(patch, ctx)
+    for path, side in _collect(view):
         if _userspace(path):
             continue  # a selftest's or tool's struct: no kernel cache-line layout to document
         moved = [m for m in _moved_members(side) if not _shifted_in_group(patch, path, side, m)]
@@ -902,7 +954,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue  # only moved to make room, or marked "/* will die */": nothing to ask
         if motive is None:
             motive = _motivation(patch)
-            if _grouped(patch) and not (motive == "cache" and _names_cache(patch)):
+            if _grouped(view) and not (motive == "cache" and _names_cache(patch)):
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
@@ -1024,6 +1076,8 @@ def _mentions(text: str, member: str) -> bool:
     """True when ``text`` names the member (``->comp_list``, ``.bd_inode``, ``psi_flags``); a plain word such
     as ``link`` counts only written as ``->link`` or ``.link``."""
     for name in member.split(","):
+        if name not in text:
+            continue
         bare = "_" in name or any(c.isdigit() for c in name)
         prefix = r"(?:->|\.|(?<![\w>.-]))" if bare else r"(?:->|(?<![\w.])\.)"
         if re.search(prefix + re.escape(name) + r"\b", text):
@@ -1050,13 +1104,11 @@ def _named_members(patch: Patch, path: str, side: _StructSide, moved: list[str])
     eligible = _shifted_members(side)
     placed: set[str] = set()
     room: set[str] = set()
-    for sentence in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")):
-        if _NEGATED_RE.search(sentence):
-            continue
+    for sentence in _own_sentences(patch):
         if _MAKE_ROOM_RE.search(sentence):
             room.update(m for m in eligible if _mentions(sentence, m))
             continue
-        if not _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence))):
+        if not _cache_word(sentence):
             continue
         verbs = list(_PLACEMENT_VERB_RE.finditer(sentence))
         for verb, after in zip(verbs, verbs[1:] + [None]):
@@ -1097,25 +1149,24 @@ GROUP_MACROS = ("struct_group(", "struct_group_tagged(", "struct_group_attr(", "
 CLEAR_MOTIVE_RE = lazyre.compile(r"\bmemset\b|\bneeds?\s+(?:\w+\s+)?clearing\b|\bneed\s+cleared\b", re.IGNORECASE)
 
 
-def _grouped(patch: Patch) -> bool:
+def _grouped(view: PatchView) -> bool:
     """True when the patch adds a ``struct_group(...)`` or says the members moved to be cleared together."""
-    if CLEAR_MOTIVE_RE.search(_prose(patch.commit_message)):
+    if CLEAR_MOTIVE_RE.search(_prose(view.patch.commit_message)):
         return True
+    # every GROUP_MACROS name holds "struct_group": a hunk without it anywhere adds none
     return any(
-        any(macro in line.text for macro in GROUP_MACROS)
-        for fd in patch.files
-        for hunk in fd.hunks
-        for line in hunk.added
+        any(macro in hv.added_text for macro in GROUP_MACROS)
+        for fv in view.files
+        for hv in fv.hunks
+        if "struct_group" in hv.diff_text
     )
 
 
 def _names_cache(patch: Patch) -> bool:
     """True when the changelog names cache behaviour in words ("cache line", "false sharing"), not only a
     speed claim ("unnecessary overhead")."""
-    sentences = [
-        s for s in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")) if not _NEGATED_RE.search(s)
-    ]
-    return any(_CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(s))) for s in sentences)
+    sentences = _own_sentences(patch)
+    return any(_cache_word(s) for s in sentences)
 
 
 def _finding(
@@ -1199,10 +1250,8 @@ def _cache_reason(patch: Patch) -> str | None:
     (``CACHE_WORDS``, not a cache-line count); from the last purpose word (``PURPOSE_WORDS``) before the
     cache word to the end of the sentence; the whole sentence when it has none. None when too long to quote.
     """
-    for sentence in _sentences(_prose(f"{patch.subject.title}\n\n{patch.commit_message}")):
-        if _NEGATED_RE.search(sentence):
-            continue
-        cache = _CACHE_MOTIVE_RE.search(_FOOTPRINT_RE.sub(" ", _without_vague_cache(sentence)))
+    for sentence in _own_sentences(patch):
+        cache = _cache_word(sentence)
         if cache is None:
             continue
         starts = [m.start() for m in _PURPOSE_RE.finditer(sentence, 0, cache.start())]

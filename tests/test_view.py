@@ -34,6 +34,26 @@ def test_the_hunk_texts_are_the_joined_lines_of_their_kind() -> None:
     assert hv.added is hv.added  # worked out once, then kept
 
 
+def test_the_hunk_diff_text_shows_each_line_with_its_prefix() -> None:
+    # C04: a struct hunk with context, removed and added lines and a "\ No newline" marker
+    patch = parse_patch(parse_rfc822((CASES / "C04.patch").read_bytes(), "C04.patch"))
+    hv = PatchView(patch).files[0].hunks[0]
+    assert hv.diff_text.splitlines() == [
+        " struct foo_stats {",
+        " \tu64 bytes;",
+        "-\tu32 errors;",
+        "-\tu32 drops;",
+        "-};",
+        "\\ No newline at end of file",
+        "+\tu32 drops;",
+        "+\tu32 errors;",
+        "+\tu32 resets;",
+        "+};",
+    ]
+    assert hv.diff_text == "\n".join(dl.raw for dl in hv.lines)
+    assert hv.diff_text is hv.diff_text  # worked out once, then kept
+
+
 def test_every_rule_of_a_check_gets_the_same_view_of_the_patch() -> None:
     seen = []
 

@@ -1,0 +1,101 @@
+"""RB101's early steps (issue 9) leave out only what the struct walk would find nothing in.
+
+The steps are cheap tests in front of the walk: a new or deleted file, a hunk that is neither in a struct
+by its header nor able to open one, a file that does not remove and re-add a declaration of one name, a
+patch that adds no ``struct_group``. Each is checked here against what the walk and the word lists say,
+on the rule's own example patches (rules/examples/RB101/), so a word added to one list and not the other
+fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.cutil import STRUCT_OPEN_RE, scan_lines
+from reviewbot.models import LineKind
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.rule import RuleContext
+from reviewbot.rules import rb101_struct_reorder as rb101
+from reviewbot.view import PatchView
+
+EXAMPLES = Path(rb101.__file__).resolve().parent / "examples" / "RB101"
+PATCHES = sorted(EXAMPLES.glob("*.patch"))
+
+
+def _patch(path: Path):
+    return parse_patch(parse_rfc822(path.read_bytes(), str(path)))
+
+
+def test_the_examples_are_there() -> None:
+    assert len(PATCHES) >= 30
+    assert any(p.name.startswith("bad-") for p in PATCHES) and any(p.name.startswith("good-") for p in PATCHES)
+
+
+def test_every_group_macro_holds_the_word_the_prefilter_looks_for() -> None:
+    # _grouped looks at a hunk's added lines only when "struct_group" is somewhere in it
+    assert all("struct_group" in macro for macro in rb101.GROUP_MACROS)
+
+
+@pytest.mark.parametrize("path", PATCHES, ids=lambda p: p.name)
+def test_a_hunk_with_a_struct_opening_passes_the_opening_test(path: Path) -> None:
+    for fv in PatchView(_patch(path)).files:
+        for hv in fv.hunks:
+            for kinds in ((LineKind.CONTEXT, LineKind.REMOVED), (LineKind.CONTEXT, LineKind.ADDED)):
+                codes = [s.code for s in scan_lines([d.text for d in hv.lines if d.kind in kinds])]
+                if any(STRUCT_OPEN_RE.match(code) for code in codes):
+                    assert rb101._may_open_struct(hv), (path.name, hv.hunk.header)
+
+
+@pytest.mark.parametrize("path", [p for p in PATCHES if p.name.startswith("bad-")], ids=lambda p: p.name)
+def test_a_file_with_a_finding_passes_every_early_step(path: Path) -> None:
+    patch = _patch(path)
+    findings = list(rb101.check(patch, RuleContext(strict=True)))
+    assert findings, path.name
+    view = PatchView(patch)
+    for f in findings:
+        [fv] = [fv for fv in view.files if fv.path == f.path]
+        assert rb101._has_both_sides(fv.diff)
+        assert any(rb101._struct_from_section(hv.section) or rb101._may_open_struct(hv) for hv in fv.hunks)
+        assert rb101._may_reorder(fv)
+
+
+def test_a_new_file_has_no_old_side() -> None:
+    # a function moved from zed.h into a new header: the new file's only hunk is "@@ -0,0 +1,21 @@"
+    patch = _patch(EXAMPLES.parent / "RB102" / "good-function-moved-to-new-header.patch")
+    old, new = patch.files
+    assert (old.path, new.path) == ("drivers/zed/zed.h", "drivers/zed/zed_ticket.h")
+    assert rb101._has_both_sides(old)
+    assert [(h.old_start, h.old_len) for h in new.hunks] == [(0, 0)]
+    assert not rb101._has_both_sides(new)
+    assert not any(d.kind is LineKind.REMOVED for h in new.hunks for d in h.lines)
+
+
+MARKER_ONLY = b"""From: A <a@example.org>
+Subject: [PATCH] zed: a marker line that reads like a struct opening
+
+Only the marker line says "struct ... {"; no line of code opens a struct.
+
+Signed-off-by: A <a@example.org>
+---
+diff --git a/drivers/zed/zed.c b/drivers/zed/zed.c
+--- a/drivers/zed/zed.c
++++ b/drivers/zed/zed.c
+@@ -1,2 +1,2 @@ int zed_init(void)
+ \tint a;
+-\tint b;
+\\ struct zed_odd {
++\tint b;
+--
+2.43.0
+"""
+
+
+def test_a_marker_line_is_no_struct_opening() -> None:
+    patch = parse_patch(parse_rfc822(MARKER_ONLY.replace(b"\\t", b"\t"), "marker.patch"))
+    [hv] = PatchView(patch).files[0].hunks
+    assert [d.kind for d in hv.lines] == [LineKind.CONTEXT, LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED]
+    assert "struct zed_odd {" in hv.diff_text
+    assert not rb101._may_open_struct(hv)
