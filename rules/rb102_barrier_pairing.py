@@ -163,6 +163,7 @@ References
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -490,13 +491,17 @@ class _LazyScans(SequenceABC):
 
     A barrier's steps read the lines around it (its comment, the statements beside it, its function's
     header), not the other 3,000 lines of a new file. The block-comment state a line starts in changes only
-    on a line holding ``/*`` or ``*/``, so only those lines are scanned to carry it: each scan is the one
-    :func:`~reviewbot.cutil.scan_lines` gives.
+    on a line holding ``/*`` or ``*/`` (found in ``joined``, the texts joined by newlines), so only those
+    lines are scanned to carry it: each scan is the one :func:`~reviewbot.cutil.scan_lines` gives.
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], joined: str | None = None, in_comment: bool | None = None) -> None:
         self.texts = texts
-        self._states: list[bool] = []  # the block-comment state each line starts in, as far as carried yet
+        self._joined = joined
+        self._in_comment = in_comment  # the state the first line starts in; None: starts_in_comment(texts)
+        self._marks: list[int] | None = None  # the lines holding "/*" or "*/", in order
+        self._start = False  # the state the first line starts in (starts_in_comment)
+        self._after: list[bool] = []  # the state after each of the first marks, as far as carried yet
         self._scans: dict[int, LineScan] = {}
 
     def __len__(self) -> int:
@@ -522,21 +527,33 @@ class _LazyScans(SequenceABC):
 
     def _state(self, i: int) -> bool:
         """Whether line ``i`` starts inside a block comment."""
-        states = self._states
-        if not states:
-            states.append(starts_in_comment(self.texts))
-        j = len(states) - 1
-        state = states[j]
-        while j < i:
-            text = self.texts[j]
-            if ("*/" if state else "/*") in text:  # else the line cannot end or open a block comment
+        marks = self._marks
+        if marks is None:
+            texts = self.texts
+            joined = "\n".join(texts) if self._joined is None else self._joined
+            marks = self._marks = _lines_holding(joined, ("/*", "*/"))
+            # starts_in_comment() decides on the first line holding a mark at the latest, or on the first
+            # non-blank line when none holds one
+            last = (
+                0
+                if self._in_comment is not None
+                else marks[0]
+                if marks
+                else next((k for k, t in enumerate(texts) if t.strip()), len(texts))
+            )
+            self._start = starts_in_comment(texts[: last + 1]) if self._in_comment is None else self._in_comment
+        after = self._after
+        before = bisect_left(marks, i)  # the marks on lines above line i
+        while len(after) < before:
+            j = marks[len(after)]
+            state = after[-1] if after else self._start
+            if ("*/" if state else "/*") in self.texts[j]:  # else the line cannot end or open a block comment
                 scan = self._scans.get(j)
                 if scan is None:
-                    scan = self._scans[j] = scan_line(text, state)
+                    scan = self._scans[j] = scan_line(self.texts[j], state)
                 state = scan.in_comment_after
-            states.append(state)
-            j += 1
-        return states[i]
+            after.append(state)
+        return after[before - 1] if before else self._start
 
 
 def _is_smp(name: str) -> bool:
@@ -712,11 +729,9 @@ def _removed_counter(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            removed = [d.text for d in hunk.removed]
-            if not removed or not any(BARRIER_RE.search(t) for t in removed):
-                continue
-            for scan in scan_lines(removed):
-                for key in _moved_keys(scan.code):
+            scans = _LazyScans([d.text for d in hunk.removed], hunk.removed_text, in_comment=False)
+            for i in _barrier_lines(hunk.removed_text):
+                for key in _moved_keys(scans[i].code):
                     counter[key] += 1
     return counter
 
@@ -797,44 +812,40 @@ def _removed_bodies(view: PatchView) -> frozenset:
     return frozenset(out)
 
 
-def _function_bodies(view: PatchView) -> dict[str, list[str]]:
-    """Functions the patch adds whole: name -> code lines of the body (new side).
+def _function_bodies(hunk: HunkView) -> dict[str, list[str]]:
+    """Functions one hunk adds whole: name -> code lines of the body (new side).
 
     A function counts when its header (at column 0, possibly over several
     lines) and everything up to the closing ``}`` at column 0 are added lines;
     a function interleaved with context lines is not judged.
     """
     bodies: dict[str, list[str]] = {}
-    for fd in view.files:
-        if not _is_c(fd.path):
+    added = hunk.added_text
+    if "(" not in added or "{" not in added or not (added.startswith("}") or "\n}" in added):
+        return bodies  # no added header "name(", opening "{" and closing "}" (at column 0): no whole function
+    new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+    n = len(new)
+    i = 0
+    while i < n:
+        dl = new[i]
+        m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
+        if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
+            i += 1
             continue
-        for hunk in fd.hunks:
-            added = hunk.added_text
-            if "(" not in added or "{" not in added or not (added.startswith("}") or "\n}" in added):
-                continue  # no added header "name(", opening "{" and closing "}" (at column 0): no whole function
-            new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
-            n = len(new)
-            i = 0
-            while i < n:
-                dl = new[i]
-                m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
-                if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
-                    i += 1
-                    continue
-                j = i
-                while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
-                    j += 1
-                if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
-                    i = j + 1
-                    continue
-                k = j + 1
-                body: list[str] = []
-                while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
-                    body.append(new[k].text)
-                    k += 1
-                if k < n and new[k].kind is LineKind.ADDED:
-                    bodies[m.group(1)] = body
-                i = k + 1
+        j = i
+        while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
+            j += 1
+        if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
+            i = j + 1
+            continue
+        k = j + 1
+        body: list[str] = []
+        while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
+            body.append(new[k].text)
+            k += 1
+        if k < n and new[k].kind is LineKind.ADDED:
+            bodies[m.group(1)] = body
+        i = k + 1
     return bodies
 
 
@@ -926,6 +937,11 @@ class _Use:
     def symbol(self) -> str:
         return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
 
+    @cached_property
+    def header(self) -> int | None:
+        """:func:`_function_header`, looked for once."""
+        return _find_function_header(self)
+
 
 def _names_a_barrier(text: str) -> bool:
     """Step 0: can ``text`` hold a barrier call? An "mb(" call, or one of ``BARRIER_WORDS``."""
@@ -935,6 +951,26 @@ def _names_a_barrier(text: str) -> bool:
 def _may_add_barrier(view: PatchView) -> bool:
     """Step 0: a patch whose added lines (in C files) name no barrier has nothing for RB102."""
     return any(_is_c(fd.path) and _names_a_barrier(fd.added_text) for fd in view.files)
+
+
+def _barrier_lines(text: str) -> list[int]:
+    """Step 0 line by line: the indices of the lines of ``text`` (lines joined by newlines) that name a
+    barrier (an "mb(" call, or one of ``BARRIER_WORDS``), in order."""
+    found = set(_lines_holding(text, BARRIER_WORDS))
+    line, seen = 0, 0  # the line of position ``seen``
+    for m in _MB_CALL_RE.finditer(text):
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        found.add(line)
+    return sorted(found)
+
+
+def _new_index(new: Sequence[DiffLine], dl: DiffLine) -> int:
+    """The index of ``dl`` in ``new``, the new side of its hunk (numbered on from the hunk's first new line)."""
+    idx = (dl.new_no or 0) - (new[0].new_no or 0)
+    if 0 <= idx < len(new) and new[idx] is dl:
+        return idx
+    return next(i for i, other in enumerate(new) if other is dl)
 
 
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
@@ -952,11 +988,8 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
             hunk = hv.hunk
             new = _new_side(hunk)
             scans = _LazyScans([dl.text for dl in new])
-            for idx, dl in enumerate(new):
-                if dl.kind is not LineKind.ADDED:
-                    continue
-                if "mb" not in dl.text and "smp_" not in dl.text and "virt_" not in dl.text:
-                    continue  # every barrier name holds one of these, and the code is cut from the text
+            for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
+                idx = _new_index(new, hv.added[k])
                 code = scans[idx].code
                 calls = [
                     m.group(1)
@@ -1257,6 +1290,10 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
 
 def _function_header(use: _Use) -> int | None:
     """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    return use.header
+
+
+def _find_function_header(use: _Use) -> int | None:
     for j in range(use.idx - 1, -1, -1):
         text = use.new[j].text
         if text.startswith("}"):
@@ -1421,8 +1458,9 @@ class _PatchPairs:
                     continue
                 new = _new_side(hunk)
                 scans = _LazyScans([d.text for d in new])
-                for i, d in enumerate(new):
-                    if d.kind is not LineKind.ADDED or call not in d.text or call not in scans[i].code:
+                for k in _lines_holding(hunk.added_text, (call,)):
+                    i = _new_index(new, hunk.added[k])
+                    if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
                         if _object_of(scans[i].code, m.end() - 1) == obj and (
@@ -1669,14 +1707,27 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
 
 class _OtherSides:
     """Step 8's reading of the patch, made once and only when a comment names another function: the functions
-    it adds whole (:func:`_function_bodies`), and those whose hunks lose a barrier (:func:`_hunks_losing_barrier`)."""
+    it adds whole (:func:`_function_bodies`, read hunk by hunk as names come), and those whose hunks lose a barrier (:func:`_hunks_losing_barrier`)."""
 
     def __init__(self, view: PatchView) -> None:
         self.view = view
+        self._bodies: dict[HunkView, dict[str, list[str]]] = {}  # per hunk: the functions it adds whole
 
     @cached_property
-    def bodies(self) -> dict[str, list[str]]:
-        return _function_bodies(self.view)
+    def _hunks(self) -> list[HunkView]:
+        return [hunk for fd in self.view.files if _is_c(fd.path) for hunk in fd.hunks]
+
+    def body(self, name: str) -> list[str] | None:
+        """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
+        only a hunk whose added lines name it can."""
+        found = None
+        for hunk in self._hunks:
+            if name in hunk.added_text:
+                bodies = self._bodies.get(hunk)
+                if bodies is None:
+                    bodies = self._bodies[hunk] = _function_bodies(hunk)
+                found = bodies.get(name, found)
+        return found
 
     @cached_property
     def losing(self) -> dict[str, bool]:
@@ -1687,7 +1738,7 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
     """Step 8 (beyond checkpatch): the named other side, when the patch shows it, has no barrier."""
     dl = use.line
     for other in _pair_targets(text):
-        body = sides.bodies.get(other)
+        body = sides.body(other)
         if body is not None:
             missing = not any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
         else:
