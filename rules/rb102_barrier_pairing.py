@@ -172,7 +172,7 @@ from typing import Iterable, Iterator, Sequence, overload
 
 from reviewbot import lazyre
 from reviewbot.cutil import LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
-from reviewbot.view import HunkView, PatchView, patch_view
+from reviewbot.view import FileView, HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -721,10 +721,17 @@ def _moved_keys(code: str) -> list[str]:
     return keys
 
 
+def _removes_lines(diff: FileView | HunkView) -> bool:
+    """Does the file (or hunk) remove lines? Not when its hunks start at old line 0 (a new file): then its
+    removed text is not worth joining."""
+    hunks = diff.hunks if isinstance(diff, FileView) else (diff,)
+    return any(h.hunk.old_len for h in hunks)
+
+
 def _removed_counter(view: PatchView) -> Counter:
     counter: Counter = Counter()
     for fd in view.files:
-        if not _names_a_barrier(fd.removed_text):
+        if not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
             continue  # step 0 for the removed lines: none holds a barrier call
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
@@ -799,7 +806,7 @@ def _removed_bodies(view: PatchView) -> frozenset:
     """Bodies (see :func:`_body_key`) of the functions the patch removes whole, in its C files."""
     out = set()
     for fd in view.files:
-        if not _is_c(fd.path):
+        if not _is_c(fd.path) or not _removes_lines(fd):
             continue
         for hunk in fd.hunks:
             removed = hunk.removed_text
@@ -876,8 +883,10 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
             m = re.search(r"\b(\w+)\s*\(", hunk.section or "")
             if not m:
                 continue
-            removed = bool(BARRIER_RE.search(hunk.removed_text)) and any(
-                BARRIER_RE.search(d.text) for d in hunk.removed
+            removed = (
+                _removes_lines(hunk)
+                and bool(BARRIER_RE.search(hunk.removed_text))
+                and any(BARRIER_RE.search(d.text) for d in hunk.removed)
             )
             # "kept" only matters for a hunk that loses a barrier
             kept = removed and any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
@@ -1190,7 +1199,7 @@ def _removed_whole_keys(view: PatchView) -> Counter:
     """Barrier keys (see :func:`_moved_keys`) inside the functions the patch removes whole."""
     out: Counter = Counter()
     for fd in view.files:
-        if not _is_c(fd.path) or not _names_a_barrier(fd.removed_text):
+        if not _is_c(fd.path) or not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
             continue
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
@@ -1621,7 +1630,7 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     for fd in patch.files:
         for h in fd.hunks:
             for dl in h.lines:
-                if dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
                     continue
                 if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
                     declarations += 1
