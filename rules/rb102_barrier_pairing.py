@@ -525,6 +525,25 @@ class _LazyScans(SequenceABC):
             scan = self._scans[i] = scan_line(self.texts[i], self._state(i))
         return scan
 
+    @staticmethod
+    def _state_after(text: str, state: bool) -> bool:
+        """The block-comment state after a line, given the state it starts in: from its delimiters alone when
+        it holds no quote (no literal can hide one), read as scan_line() reads them, else by scan_line()."""
+        if '"' in text or "'" in text:
+            return scan_line(text, state).in_comment_after
+        pos = 0
+        while True:
+            if state:
+                end = text.find("*/", pos)
+                if end < 0:
+                    return True
+                state, pos = False, end + 2
+            else:
+                opening = text.find("/*", pos)
+                if opening < 0 or 0 <= text.find("//", pos, opening + 1):
+                    return False  # no comment opens, or a // comment runs to the end of the line first
+                state, pos = True, opening + 2
+
     def _state(self, i: int) -> bool:
         """Whether line ``i`` starts inside a block comment."""
         marks = self._marks
@@ -548,10 +567,7 @@ class _LazyScans(SequenceABC):
             j = marks[len(after)]
             state = after[-1] if after else self._start
             if ("*/" if state else "/*") in self.texts[j]:  # else the line cannot end or open a block comment
-                scan = self._scans.get(j)
-                if scan is None:
-                    scan = self._scans[j] = scan_line(self.texts[j], state)
-                state = scan.in_comment_after
+                state = self._state_after(self.texts[j], state)
             after.append(state)
         return after[before - 1] if before else self._start
 
@@ -953,8 +969,11 @@ class _Use:
 
 
 def _names_a_barrier(text: str) -> bool:
-    """Step 0: can ``text`` hold a barrier call? An "mb(" call, or one of ``BARRIER_WORDS``."""
-    return _MB_CALL_RE.search(text) is not None or any(word in text for word in BARRIER_WORDS)
+    """Step 0: can ``text`` hold a barrier call? An "mb(" call, or one of ``BARRIER_WORDS`` (each of them
+    starts with "smp_" or "virt_": a text without those needs no look for the words)."""
+    if _MB_CALL_RE.search(text) is not None:
+        return True
+    return ("smp_" in text or "virt_" in text) and any(word in text for word in BARRIER_WORDS)
 
 
 def _may_add_barrier(view: PatchView) -> bool:

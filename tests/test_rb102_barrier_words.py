@@ -93,3 +93,51 @@ def test_a_barrier_known_only_by_its_word_is_still_reported(call: str) -> None:
 def test_a_patch_without_a_barrier_has_no_finding() -> None:
     patch = parse_patch(parse_rfc822(PATCH.replace(b"CALL", b"smp_processor_id()"), "words.patch"))
     assert list(check_patch(patch, [RULE], RuleContext(strict=True)).findings) == []
+
+
+# _LazyScans scans a hunk's lines as the steps read them, carrying the block-comment state over the lines
+# that hold a delimiter: each scan must be the one cutil.scan_lines() gives, read in any order.
+TRICKY_LINES = [
+    "/*",
+    "*/",
+    "/*/",
+    "//*",
+    "*//*",
+    "/**/",
+    "/*/ */",
+    "/* a */ b /* c",
+    "a // b /* c",
+    "a /* b // c */ d",
+    "*/ foo /*",
+    "a */ // b",
+    "x = 1; /* y */",
+    "'/*'",
+    '"*/" /*',
+    'p = "/*"; q = 1;',
+    "a/ *b",
+    "/ */",
+    " * middle of a comment",
+    "\tsmp_mb();",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY_LINES)
+@pytest.mark.parametrize("state", [False, True])
+def test_state_after_a_line_is_the_scanners(text: str, state: bool) -> None:
+    from reviewbot.cutil import scan_line
+
+    assert MODULE._LazyScans._state_after(text, state) == scan_line(text, state).in_comment_after
+
+
+@pytest.mark.parametrize("shift", range(0, len(TRICKY_LINES), 3))
+def test_lazy_scans_are_the_scans_of_scan_lines(shift: int) -> None:
+    from reviewbot.cutil import scan_lines, starts_in_comment
+
+    texts = TRICKY_LINES[shift:] + TRICKY_LINES[:shift]
+    want = scan_lines(texts, starts_in_comment(texts))
+    lazy = MODULE._LazyScans(texts)
+    for i in reversed(range(len(texts))):  # from the end first: the state is carried on demand
+        assert lazy[i] == want[i], (i, texts[i])
+    assert list(MODULE._LazyScans(texts)) == want
+    assert MODULE._LazyScans(texts)[2:5] == want[2:5]
