@@ -491,13 +491,12 @@ class _LazyScans(SequenceABC):
 
     A barrier's steps read the lines around it (its comment, the statements beside it, its function's
     header), not the other 3,000 lines of a new file. The block-comment state a line starts in changes only
-    on a line holding ``/*`` or ``*/`` (found in ``joined``, the texts joined by newlines), so only those
-    lines are scanned to carry it: each scan is the one :func:`~reviewbot.cutil.scan_lines` gives.
+    on a line holding ``/*`` or ``*/``, so only those lines are read to carry it (:meth:`_state_after`):
+    each scan is the one :func:`~reviewbot.cutil.scan_lines` gives.
     """
 
-    def __init__(self, texts: Sequence[str], joined: str | None = None, in_comment: bool | None = None) -> None:
+    def __init__(self, texts: Sequence[str], in_comment: bool | None = None) -> None:
         self.texts = texts
-        self._joined = joined
         self._in_comment = in_comment  # the state the first line starts in; None: starts_in_comment(texts)
         self._marks: list[int] | None = None  # the lines holding "/*" or "*/", in order
         self._start = False  # the state the first line starts in (starts_in_comment)
@@ -549,8 +548,7 @@ class _LazyScans(SequenceABC):
         marks = self._marks
         if marks is None:
             texts = self.texts
-            joined = "\n".join(texts) if self._joined is None else self._joined
-            marks = self._marks = _lines_holding(joined, ("/*", "*/"))
+            marks = self._marks = [k for k, text in enumerate(texts) if "/*" in text or "*/" in text]
             # starts_in_comment() decides on the first line holding a mark at the latest, or on the first
             # non-blank line when none holds one
             last = (
@@ -752,7 +750,7 @@ def _removed_counter(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            scans = _LazyScans([d.text for d in hunk.removed], hunk.removed_text, in_comment=False)
+            scans = _LazyScans([d.text for d in hunk.removed], in_comment=False)
             for i in _barrier_lines(hunk.removed_text):
                 for key in _moved_keys(scans[i].code):
                     counter[key] += 1
@@ -846,7 +844,7 @@ def _function_bodies(hunk: HunkView) -> dict[str, list[str]]:
     added = hunk.added_text
     if "(" not in added or "{" not in added or not (added.startswith("}") or "\n}" in added):
         return bodies  # no added header "name(", opening "{" and closing "}" (at column 0): no whole function
-    new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+    new = _new_side(hunk)
     n = len(new)
     i = 0
     while i < n:

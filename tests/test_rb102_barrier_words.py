@@ -31,6 +31,11 @@ def spelled(name: str) -> list[str]:
 BARRIERS = [call for name in FAMILIES for call in spelled(name)]
 
 
+def test_every_word_starts_with_smp_or_virt() -> None:
+    # _names_a_barrier() looks for the words only in a text holding "smp_" or "virt_"
+    assert all(word.startswith(("smp_", "virt_")) for word in MODULE.BARRIER_WORDS)
+
+
 def test_family_entries_are_names_or_name_stems() -> None:
     # a family entry with other pattern syntax would need spelled() (and BARRIER_WORDS) taught about it
     for name in FAMILIES:
