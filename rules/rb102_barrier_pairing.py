@@ -163,13 +163,16 @@ References
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import Iterable, Iterator, Sequence, overload
 
 from reviewbot import lazyre
-from reviewbot.cutil import comment_above, normalise, scan_line, scan_lines, starts_in_comment
-from reviewbot.view import HunkView, PatchView, patch_view
+from reviewbot.cutil import LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.view import FileView, HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -257,8 +260,22 @@ _DEVICE = "|".join(DEVICE_BARRIERS)
 # a call: not a member (->mb(, .mb(), not part of a longer identifier
 # (the leading lookahead names the first letters of every barrier name: a quick skip for re)
 BARRIER_RE = lazyre.compile(r"(?=[smvdrw_])(?<![\w.>$])(" + _SMP + "|" + _DEVICE + r")\s*\(")
-_QUICK_RE = lazyre.compile(r"mb\s*\(|smp_|virt_")
-_MB_CALL_RE = lazyre.compile(r"mb\s*\(")  # the regex part of _QUICK_RE (literal prefix: a fast scan)
+
+#: Step 0, the words a barrier call holds: a barrier whose name ends in "mb" (``smp_mb``, ``wmb``,
+#: ``dma_rmb``, ``virt_store_mb``...) is called as "mb(" (blanks allowed before the "("); every other
+#: barrier of the families above holds one of these words. A patch whose added lines name none of them
+#: has nothing for RB102 (tests/test_rb102_barrier_words.py holds every family to this list).
+BARRIER_WORDS = (
+    "smp_mb__",
+    "smp_acquire__",
+    "smp_store_release",
+    "smp_load_acquire",
+    "smp_cond_load_",
+    "virt_mb__",
+    "virt_store_release",
+    "virt_load_acquire",
+)
+_MB_CALL_RE = lazyre.compile(r"mb\s*\(")
 _SMP_NAME_RE = lazyre.compile(r"^(?:" + _SMP + r")$")
 # "#define smp_foo(...)" or "static inline void smp_foo(...)": defining a barrier, not using it
 _DEFINE_RE = lazyre.compile(r"^\s*#\s*define\s+(\w+)")
@@ -448,7 +465,109 @@ def _is_c(path: str) -> bool:
 
 
 def _new_side(hunk: Hunk | HunkView) -> list:
-    return [dl for dl in hunk.lines if dl.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+    added, context = LineKind.ADDED, LineKind.CONTEXT
+    return [dl for dl in hunk.lines if dl.kind is context or dl.kind is added]
+
+
+def _lines_holding(text: str, words: Sequence[str]) -> list[int]:
+    """The indices of the lines of ``text`` (lines joined by newlines) that hold one of ``words``, in order."""
+    found: set[int] = set()
+    for word in words:
+        line, seen = 0, 0  # the line of position ``seen``
+        pos = text.find(word)
+        while pos >= 0:
+            line += text.count("\n", seen, pos)
+            found.add(line)
+            seen = text.find("\n", pos)
+            if seen < 0:
+                break
+            pos = text.find(word, seen)
+    return sorted(found)
+
+
+class _LazyScans(SequenceABC):
+    """``scan_lines(texts, starts_in_comment(texts))`` of one side of a hunk, each line scanned when a step first
+    reads it.
+
+    A barrier's steps read the lines around it (its comment, the statements beside it, its function's
+    header), not the other 3,000 lines of a new file. The block-comment state a line starts in changes only
+    on a line holding ``/*`` or ``*/``, so only those lines are read to carry it (:meth:`_state_after`):
+    each scan is the one :func:`~reviewbot.cutil.scan_lines` gives.
+    """
+
+    def __init__(self, texts: Sequence[str], in_comment: bool | None = None) -> None:
+        self.texts = texts
+        self._in_comment = in_comment  # the state the first line starts in; None: starts_in_comment(texts)
+        self._marks: list[int] | None = None  # the lines holding "/*" or "*/", in order
+        self._start = False  # the state the first line starts in (starts_in_comment)
+        self._after: list[bool] = []  # the state after each of the first marks, as far as carried yet
+        self._scans: dict[int, LineScan] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, i: int) -> LineScan: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LineScan]: ...
+
+    def __getitem__(self, i: int | slice) -> LineScan | list[LineScan]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.texts)))]
+        if i < 0:
+            i += len(self.texts)
+        if not 0 <= i < len(self.texts):
+            raise IndexError(i)
+        scan = self._scans.get(i)
+        if scan is None:
+            scan = self._scans[i] = scan_line(self.texts[i], self._state(i))
+        return scan
+
+    @staticmethod
+    def _state_after(text: str, state: bool) -> bool:
+        """The block-comment state after a line, given the state it starts in: from its delimiters alone when
+        it holds no quote (no literal can hide one), read as scan_line() reads them, else by scan_line()."""
+        if '"' in text or "'" in text:
+            return scan_line(text, state).in_comment_after
+        pos = 0
+        while True:
+            if state:
+                end = text.find("*/", pos)
+                if end < 0:
+                    return True
+                state, pos = False, end + 2
+            else:
+                opening = text.find("/*", pos)
+                if opening < 0 or 0 <= text.find("//", pos, opening + 1):
+                    return False  # no comment opens, or a // comment runs to the end of the line first
+                state, pos = True, opening + 2
+
+    def _state(self, i: int) -> bool:
+        """Whether line ``i`` starts inside a block comment."""
+        marks = self._marks
+        if marks is None:
+            texts = self.texts
+            marks = self._marks = [k for k, text in enumerate(texts) if "/*" in text or "*/" in text]
+            # starts_in_comment() decides on the first line holding a mark at the latest, or on the first
+            # non-blank line when none holds one
+            last = (
+                0
+                if self._in_comment is not None
+                else marks[0]
+                if marks
+                else next((k for k, t in enumerate(texts) if t.strip()), len(texts))
+            )
+            self._start = starts_in_comment(texts[: last + 1]) if self._in_comment is None else self._in_comment
+        after = self._after
+        before = bisect_left(marks, i)  # the marks on lines above line i
+        while len(after) < before:
+            j = marks[len(after)]
+            state = after[-1] if after else self._start
+            if ("*/" if state else "/*") in self.texts[j]:  # else the line cannot end or open a block comment
+                state = self._state_after(self.texts[j], state)
+            after.append(state)
+        return after[before - 1] if before else self._start
 
 
 def _is_smp(name: str) -> bool:
@@ -616,17 +735,24 @@ def _moved_keys(code: str) -> list[str]:
     return keys
 
 
+def _removes_lines(diff: FileView | HunkView) -> bool:
+    """Does the file (or hunk) remove lines? Not when its hunks start at old line 0 (a new file): then its
+    removed text is not worth joining."""
+    hunks = diff.hunks if isinstance(diff, FileView) else (diff,)
+    return any(h.hunk.old_len for h in hunks)
+
+
 def _removed_counter(view: PatchView) -> Counter:
     counter: Counter = Counter()
     for fd in view.files:
+        if not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
+            continue  # step 0 for the removed lines: none holds a barrier call
         for hunk in fd.hunks:
-            if not BARRIER_RE.search(hunk.removed_text):
+            if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            removed = [d.text for d in hunk.lines if d.kind is LineKind.REMOVED]
-            if not removed or not any(BARRIER_RE.search(t) for t in removed):
-                continue
-            for scan in scan_lines(removed):
-                for key in _moved_keys(scan.code):
+            scans = _LazyScans([d.text for d in hunk.removed], in_comment=False)
+            for i in _barrier_lines(hunk.removed_text):
+                for key in _moved_keys(scans[i].code):
                     counter[key] += 1
     return counter
 
@@ -690,13 +816,16 @@ def _in_new_function(new: list, removed_bodies: frozenset = frozenset()) -> list
     return flags
 
 
-def _removed_bodies(patch: Patch) -> frozenset:
+def _removed_bodies(view: PatchView) -> frozenset:
     """Bodies (see :func:`_body_key`) of the functions the patch removes whole, in its C files."""
     out = set()
-    for fd in patch.files:
-        if not _is_c(fd.path):
+    for fd in view.files:
+        if not _is_c(fd.path) or not _removes_lines(fd):
             continue
         for hunk in fd.hunks:
+            removed = hunk.removed_text
+            if "(" not in removed or "{" not in removed or "}" not in removed:
+                continue  # no removed header "name(", opening "{" and closing "}": no function removed whole
             old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
             for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
                 if closed:
@@ -704,44 +833,40 @@ def _removed_bodies(patch: Patch) -> frozenset:
     return frozenset(out)
 
 
-def _function_bodies(view: PatchView) -> dict[str, list[str]]:
-    """Functions the patch adds whole: name -> code lines of the body (new side).
+def _function_bodies(hunk: HunkView) -> dict[str, list[str]]:
+    """Functions one hunk adds whole: name -> code lines of the body (new side).
 
     A function counts when its header (at column 0, possibly over several
     lines) and everything up to the closing ``}`` at column 0 are added lines;
     a function interleaved with context lines is not judged.
     """
     bodies: dict[str, list[str]] = {}
-    for fd in view.files:
-        if not _is_c(fd.path):
+    added = hunk.added_text
+    if "(" not in added or "{" not in added or not (added.startswith("}") or "\n}" in added):
+        return bodies  # no added header "name(", opening "{" and closing "}" (at column 0): no whole function
+    new = _new_side(hunk)
+    n = len(new)
+    i = 0
+    while i < n:
+        dl = new[i]
+        m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
+        if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
+            i += 1
             continue
-        for hunk in fd.hunks:
-            added = hunk.added_text
-            if "(" not in added or "{" not in added or "}" not in added:
-                continue  # no added header "name(", opening "{" and closing "}": no whole function
-            new = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)]
-            n = len(new)
-            i = 0
-            while i < n:
-                dl = new[i]
-                m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
-                if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
-                    i += 1
-                    continue
-                j = i
-                while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
-                    j += 1
-                if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
-                    i = j + 1
-                    continue
-                k = j + 1
-                body: list[str] = []
-                while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
-                    body.append(new[k].text)
-                    k += 1
-                if k < n and new[k].kind is LineKind.ADDED:
-                    bodies[m.group(1)] = body
-                i = k + 1
+        j = i
+        while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
+            j += 1
+        if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
+            i = j + 1
+            continue
+        k = j + 1
+        body: list[str] = []
+        while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
+            body.append(new[k].text)
+            k += 1
+        if k < n and new[k].kind is LineKind.ADDED:
+            bodies[m.group(1)] = body
+        i = k + 1
     return bodies
 
 
@@ -772,8 +897,10 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
             m = re.search(r"\b(\w+)\s*\(", hunk.section or "")
             if not m:
                 continue
-            removed = bool(BARRIER_RE.search(hunk.removed_text)) and any(
-                BARRIER_RE.search(d.text) for d in hunk.removed
+            removed = (
+                _removes_lines(hunk)
+                and bool(BARRIER_RE.search(hunk.removed_text))
+                and any(BARRIER_RE.search(d.text) for d in hunk.removed)
             )
             # "kept" only matters for a hunk that loses a barrier
             kept = removed and any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
@@ -818,7 +945,7 @@ class _Use:
     path: str
     hunk: Hunk
     new: list
-    scans: list
+    scans: Sequence[LineScan]
     idx: int
     name: str
     code: str
@@ -833,41 +960,62 @@ class _Use:
     def symbol(self) -> str:
         return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
 
+    @cached_property
+    def header(self) -> int | None:
+        """:func:`_function_header`, looked for once."""
+        return _find_function_header(self)
+
+
+def _names_a_barrier(text: str) -> bool:
+    """Step 0: can ``text`` hold a barrier call? An "mb(" call, or one of ``BARRIER_WORDS`` (each of them
+    starts with "smp_" or "virt_": a text without those needs no look for the words)."""
+    if _MB_CALL_RE.search(text) is not None:
+        return True
+    return ("smp_" in text or "virt_" in text) and any(word in text for word in BARRIER_WORDS)
+
 
 def _may_add_barrier(view: PatchView) -> bool:
-    """Cheap test: can an added line of a C file hold a barrier call at all?"""
-    added_text = "\n".join([fd.added_text for fd in view.files if _is_c(fd.path)])
-    return "smp_" in added_text or "virt_" in added_text or bool(_MB_CALL_RE.search(added_text))
+    """Step 0: a patch whose added lines (in C files) name no barrier has nothing for RB102."""
+    return any(_is_c(fd.path) and _names_a_barrier(fd.added_text) for fd in view.files)
+
+
+def _barrier_lines(text: str) -> list[int]:
+    """Step 0 line by line: the indices of the lines of ``text`` (lines joined by newlines) that name a
+    barrier (an "mb(" call, or one of ``BARRIER_WORDS``), in order."""
+    found = set(_lines_holding(text, BARRIER_WORDS))
+    line, seen = 0, 0  # the line of position ``seen``
+    for m in _MB_CALL_RE.finditer(text):
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        found.add(line)
+    return sorted(found)
+
+
+def _new_index(new: Sequence[DiffLine], dl: DiffLine) -> int:
+    """The index of ``dl`` in ``new``, the new side of its hunk (numbered on from the hunk's first new line)."""
+    idx = (dl.new_no or 0) - (new[0].new_no or 0)
+    if 0 <= idx < len(new) and new[idx] is dl:
+        return idx
+    return next(i for i, other in enumerate(new) if other is dl)
 
 
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in view.files:
+        if not _is_c(fd.path) or not _names_a_barrier(fd.added_text):
+            continue
         tree_path = _tree_path(fd.path)
-        if not _is_c(fd.path) or _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
+        if _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
         for hv in fd.hunks:
+            if not _names_a_barrier(hv.added_text):
+                continue  # step 0 for the hunk: no added line can hold a barrier call
             hunk = hv.hunk
-            hunk_added = hv.added_text
-            if "mb" not in hunk_added and "smp_" not in hunk_added and "virt_" not in hunk_added:
-                continue  # _QUICK_RE needs one of these
-            if not (
-                "smp_" in hunk_added or "virt_" in hunk_added or _MB_CALL_RE.search(hunk_added)
-            ) or not BARRIER_RE.search(hunk_added):
-                continue  # no added line can hold a barrier call (the first test is _QUICK_RE)
             new = _new_side(hunk)
-            if not any(
-                dl.kind is LineKind.ADDED and _QUICK_RE.search(dl.text) and BARRIER_RE.search(dl.text) for dl in new
-            ):
-                continue
-            texts = [dl.text for dl in new]
-            scans = scan_lines(texts, starts_in_comment(texts))
-            for idx, dl in enumerate(new):
-                if dl.kind is not LineKind.ADDED:
-                    continue
-                if "mb" not in dl.text and "smp_" not in dl.text and "virt_" not in dl.text:
-                    continue  # every barrier name holds one of these, and the code is cut from the text
+            scans = _LazyScans([dl.text for dl in new])
+            for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
+                idx = _new_index(new, hv.added[k])
                 code = scans[idx].code
                 calls = [
                     m.group(1)
@@ -975,6 +1123,8 @@ class _Moves:
         self.in_hunk: dict[HunkView, Counter] = {}  # per hunk: barriers its removed lines call
         self.removed_comments: str | None = None
         self.removed_neighbours: set[tuple[str, str]] | None = None
+        self.renames: dict[HunkView, dict[str, set[str]]] = {}  # per hunk: removed lines by their barrier-less form
+        self.in_new: dict[HunkView, list[bool]] = {}  # per hunk: _in_new_function() with no moved bodies
 
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
@@ -982,12 +1132,12 @@ class _Moves:
         edits = self.in_hunk.get(use.view)
         if edits is None:
             edits = self.in_hunk[use.view] = Counter(
-                m.group(1) for d in use.hunk.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
+                m.group(1) for d in use.view.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
             )
         if not moved and not edits.get(use.name, 0):
             return False  # nothing of the kind removed: new
         if self.removed_bodies is None:
-            self.removed_bodies = _removed_bodies(self.patch)
+            self.removed_bodies = _removed_bodies(self.view)
             self.whole_keys = _removed_whole_keys(self.view)
         fresh = self.fresh.get(use.view)
         if fresh is None:
@@ -1021,7 +1171,7 @@ class _Moves:
         """
         if self.removed_neighbours is None:
             self.removed_neighbours = set()
-            for fd in self.patch.files:
+            for fd in self.view.files:
                 for hunk in fd.hunks:
                     lines = [t for t in (normalise(d.text) for d in hunk.removed) if t]
                     self.removed_neighbours.update(zip(lines, lines[1:]))
@@ -1047,7 +1197,7 @@ class _Moves:
             return False
         if self.removed_comments is None:
             parts: list[str] = []
-            for fd in self.patch.files:
+            for fd in self.view.files:
                 for hunk in fd.hunks:
                     texts = [d.text for d in hunk.removed]
                     if texts:
@@ -1066,10 +1216,10 @@ def _removed_whole_keys(view: PatchView) -> Counter:
     """Barrier keys (see :func:`_moved_keys`) inside the functions the patch removes whole."""
     out: Counter = Counter()
     for fd in view.files:
-        if not _is_c(fd.path):
+        if not _is_c(fd.path) or not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
             continue
         for hunk in fd.hunks:
-            if not BARRIER_RE.search(hunk.removed_text):
+            if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue
             old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
             scans = scan_lines([d.text for d in old])
@@ -1114,19 +1264,26 @@ def _documented_pattern(use: _Use) -> bool:
 _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
 
 
-def _renamed_in_place(use: _Use) -> bool:
+def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
     -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
     is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
-    mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", normalise(use.line.text))
+    line = normalise(use.line.text)
+    mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", line)
     if "BARRIER(" not in mine:
         return False
-    for d in use.hunk.removed:
-        old = normalise(d.text)
-        if _ANY_BARRIER_CALL_RE.sub("BARRIER(", old) != mine or old == normalise(use.line.text):
-            continue
-        return not _in_new_function(use.new)[use.idx]
-    return False
+    olds = moves.renames.get(use.view)
+    if olds is None:  # the hunk's removed lines, each under its form with every barrier call renamed BARRIER
+        olds = moves.renames[use.view] = {}
+        for d in use.view.removed:
+            old = normalise(d.text)
+            olds.setdefault(_ANY_BARRIER_CALL_RE.sub("BARRIER(", old), set()).add(old)
+    if not any(old != line for old in olds.get(mine, ())):
+        return False
+    in_new = moves.in_new.get(use.view)
+    if in_new is None:
+        in_new = moves.in_new[use.view] = _in_new_function(use.new)
+    return not in_new[use.idx]
 
 
 def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
@@ -1159,6 +1316,10 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
 
 def _function_header(use: _Use) -> int | None:
     """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    return use.header
+
+
+def _find_function_header(use: _Use) -> int | None:
     for j in range(use.idx - 1, -1, -1):
         text = use.new[j].text
         if text.startswith("}"):
@@ -1260,18 +1421,23 @@ class _PatchPairs:
         self.view = view
         self._calls: tuple[dict[str, str], dict[str, str]] | None = None
         self._comments: dict[str, list[str]] = {}
+        self._scans: dict[HunkView, _LazyScans] = {}  # per hunk: the scans of its added lines
 
     def _added_scans(self, wanted: Sequence[str]) -> Iterator:
-        """Scans of the added lines of the C hunks whose added text holds one of ``wanted``."""
+        """Scans of the added lines of the C hunks that hold one of ``wanted`` (the added lines of a hunk scanned
+        as one run; a line without the words has neither code nor comment that holds them)."""
         for fd in self.view.files:
-            if not _is_c(fd.path):
+            if not _is_c(fd.path) or not any(w in fd.added_text for w in wanted):
                 continue
             for hunk in fd.hunks:
                 added = hunk.added_text
                 if not any(w in added for w in wanted):
                     continue
-                texts = [d.text for d in hunk.added]
-                yield from scan_lines(texts, starts_in_comment(texts))
+                scans = self._scans.get(hunk)
+                if scans is None:
+                    scans = self._scans[hunk] = _LazyScans([d.text for d in hunk.added])
+                for i in _lines_holding(added, wanted):
+                    yield scans[i]
 
     def _acquires_releases(self) -> tuple[dict[str, str], dict[str, str]]:
         """Object -> acquire call, object -> release call, over the patch's added code."""
@@ -1317,10 +1483,10 @@ class _PatchPairs:
                 if call not in hunk.added_text:
                     continue
                 new = _new_side(hunk)
-                texts = [d.text for d in new]
-                scans = scan_lines(texts, starts_in_comment(texts))
-                for i, d in enumerate(new):
-                    if d.kind is not LineKind.ADDED or call not in scans[i].code:
+                scans = _LazyScans([d.text for d in new])
+                for k in _lines_holding(hunk.added_text, (call,)):
+                    i = _new_index(new, hunk.added[k])
+                    if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
                         if _object_of(scans[i].code, m.end() - 1) == obj and (
@@ -1481,7 +1647,7 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     for fd in patch.files:
         for h in fd.hunks:
             for dl in h.lines:
-                if dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
                     continue
                 if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
                     declarations += 1
@@ -1565,15 +1731,44 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     )
 
 
-def _other_side_finding(patch: Patch, use: _Use, text: str, bodies: dict, losing: dict) -> Finding | None:
+class _OtherSides:
+    """Step 8's reading of the patch, made once and only when a comment names another function: the functions
+    it adds whole (:func:`_function_bodies`, read hunk by hunk as names come), and those whose hunks lose a barrier (:func:`_hunks_losing_barrier`)."""
+
+    def __init__(self, view: PatchView) -> None:
+        self.view = view
+        self._bodies: dict[HunkView, dict[str, list[str]]] = {}  # per hunk: the functions it adds whole
+
+    @cached_property
+    def _hunks(self) -> list[HunkView]:
+        return [hunk for fd in self.view.files if _is_c(fd.path) for hunk in fd.hunks]
+
+    def body(self, name: str) -> list[str] | None:
+        """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
+        only a hunk whose added lines name it can."""
+        found = None
+        for hunk in self._hunks:
+            if name in hunk.added_text:
+                bodies = self._bodies.get(hunk)
+                if bodies is None:
+                    bodies = self._bodies[hunk] = _function_bodies(hunk)
+                found = bodies.get(name, found)
+        return found
+
+    @cached_property
+    def losing(self) -> dict[str, bool]:
+        return _hunks_losing_barrier(self.view)
+
+
+def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) -> Finding | None:
     """Step 8 (beyond checkpatch): the named other side, when the patch shows it, has no barrier."""
     dl = use.line
     for other in _pair_targets(text):
-        body = bodies.get(other)
+        body = sides.body(other)
         if body is not None:
             missing = not any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
         else:
-            missing = bool(losing.get(other))
+            missing = bool(sides.losing.get(other))
         if missing:
             return RULE.finding(
                 patch,
@@ -1805,8 +2000,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     findings: list[Finding] = []
     pairs: _PatchPairs | None = None
     known: _PatchFunctions | None = None
-    bodies: dict[str, list[str]] | None = None
-    losing: dict[str, bool] = {}
+    sides = _OtherSides(view)
     for use in _barrier_uses(view):
         if _is_definition(use) or _is_primitive_or_lock(use):
             continue
@@ -1823,7 +2017,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if finding is not None:
             findings.append(finding)
             continue
-        if _renamed_in_place(use):
+        if _renamed_in_place(use, moves):
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
@@ -1839,10 +2033,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 continue
         if not _is_smp(use.name):
             continue
-        if bodies is None:
-            bodies = _function_bodies(view)
-            losing = _hunks_losing_barrier(view)
-        finding = _other_side_finding(patch, use, text, bodies, losing)
+        finding = _other_side_finding(patch, use, text, sides)
         if finding is not None:
             findings.append(finding)
     return findings

@@ -98,7 +98,6 @@ _IRQ_OFF_RE = lazyre.compile(r"\blocal_irq_(?:save|disable)\s*\(")
 _STATIC_PREFILTER_RE = lazyre.compile(r"^\s*static\s+[\w\s]+?\b\w*" + COUNTER_WORDS + r"\w*\b", re.M)
 _WORDS_RE = lazyre.compile(r"\w+")
 _MINUS_RE = lazyre.compile(r"-(?![->=])")  # a subtraction, not "->", "--" or "-="
-_QUICK_WORDS = CLOCK_WORDS + ("static",)
 
 
 def _may_harness(text: str) -> bool:
@@ -110,7 +109,19 @@ def _may_harness(text: str) -> bool:
         return False  # nothing printed: no harness
     if any(word in text for word in CLOCK_WORDS) and _CLOCK_RE.search(text):
         return True
-    return "static" in text and _STATIC_PREFILTER_RE.search(text) is not None
+    return _declares_static_counter(text)
+
+
+def _declares_static_counter(text: str) -> bool:
+    """Does ``text`` declare a static sample counter (``_STATIC_PREFILTER_RE``)? Such a declaration starts a
+    line with ``static``: the pattern is tried at the start of those lines only, not at every line."""
+    pos = text.find("static")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        if not text[start:pos].strip() and _STATIC_PREFILTER_RE.match(text, start):
+            return True
+        pos = text.find("static", pos + 6)
+    return False
 
 
 def _measures_on_purpose(path: str, added: str) -> bool:
@@ -165,8 +176,10 @@ class _Harness:
         self.deltas: set[str] = set()
         self.counters: set[str] = set()
         self.irq_off = False
+        joined = "\n".join(codes)
+        timed = any(word in joined for word in CLOCK_WORDS)  # else no stamp is taken and no delta computed
         for code in codes:
-            if any(word in code for word in CLOCK_WORDS):
+            if timed and any(word in code for word in CLOCK_WORDS):
                 self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(code))
             if "static" in code:
                 m = _STATIC_COUNTER_RE.match(code)
@@ -174,7 +187,7 @@ class _Harness:
                     self.counters.add(m.group(1))
             if "local_irq_" in code and _IRQ_OFF_RE.search(code):
                 self.irq_off = True
-        for code in codes:  # a second pass: a delta may use a stamp taken on a later line (a loop)
+        for code in codes if timed else ():  # a second pass: a delta may use a stamp taken on a later line (a loop)
             m = _ASSIGN_RE.search(code)
             if m and self.is_delta(m.group(2)):
                 self.deltas.add(m.group(1))
@@ -203,8 +216,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if not fd.path.endswith((".c", ".h")):
             continue
         text = fv.added_text
-        if not any(word in text for word in _QUICK_WORDS) or not _may_harness(text):
-            continue
+        if not _may_harness(text):
+            continue  # a file whose added lines print no clock reading and no static counter has no harness
         if _measures_on_purpose(fd.path, text) or _file_measures_already(fd):
             continue
         for hv in fv.hunks:
