@@ -472,6 +472,25 @@ NEAR_WORDS = 20
 # described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
 SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
 
+# Every claim form hangs on one of these words (a speed word, a cost, a good thing, a cache line): a sentence
+# without any of them holds no claim. The other key words claim only with one of them ("reduce overhead",
+# "improve throughput", "more efficient"). A new claim form names the words it needs here.
+CLAIM_NEEDS = (
+    SPEED_WORDS
+    | SPEED_UP_VERBS
+    | OPTIMIZE_VERBS
+    | OPTIMIZED
+    | BOTTLENECK_WORDS
+    | EFFICIENT_WORDS
+    | COST_NOUNS
+    | GOOD_NOUNS
+    | PURPOSE_NOUNS
+    | EXPENSIVE_WORDS
+    | PATH_TERMS
+    | CACHE_LINE_TERMS
+    | CACHE_WORDS
+    | STANDALONE_CACHE_TERMS
+)
 # every word a claim can hang on: words outside this set are skipped at once
 CLAIM_KEY_WORDS = (
     SPEED_WORDS
@@ -1517,48 +1536,29 @@ _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 
-# Every claim needs one of these substrings: a text without any of them is skipped at once
-_CLAIM_HINTS = (
-    "opti",
-    "speed",
-    "fast",
-    "overhead",
-    "contention",
-    "latenc",
-    "cache",
-    "bouncing",
-    "cycles",
-    "sharing",
-    "cpu",
-    "throughput",
-    "scalab",
-    "perf",
-    "efficien",
-    "locality",
-    "iops",
-    "bottleneck",
-    "expensive",
-    "costly",
-    "slow",
-    "retr",
-    "lookups",
-    "iterations",
-    "wakeups",
-    "round",
-    "syscalls",
-    "indirect",
-    "concurren",
-    "parallel",
-    "bandwidth",
-    "context",
-    "critical",
-    "instructions",
-    "atomics",
-    "lock",
-    "responsive",
-    "hot",
-    "placement",
-)
+
+# The cheap first test, before any pattern (_may_claim): a text holds no claim when none of CLAIM_NEEDS is among its
+# lower-case words, a term joined by "_" counting when all its parts are there ("cache line" for "cache_line").
+# Words are split at everything but ASCII letters, digits and "_"; a text beyond ASCII is searched for CLAIM_STEMS
+# as plain substrings instead. Both come from CLAIM_NEEDS, so a word added there is looked for here.
+_CLAIM_TERMS = tuple(sorted(tuple(word.split("_")) for word in CLAIM_NEEDS if "_" in word))
+_WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
+
+
+def _claim_stems(words: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    """What to look for as plain substrings to know a text may hold one of ``words``: each word's parts ("cache_line"
+    -> ("cache", "line")); a word found by another one's parts is left out ("optimizes" by "optimize",
+    "cpu_cycles" by "cycles", "fast_paths" by "fast_path")."""
+    stems = {tuple(w.split("_")) for w in words}
+
+    def covers(a: tuple[str, ...], b: tuple[str, ...]) -> bool:  # every text that holds b's parts holds a's
+        return all(any(part in other for other in b) for part in a)
+
+    kept = [b for b in stems if not any(a != b and covers(a, b) and not covers(b, a) for a in stems)]
+    return tuple(sorted(kept, key=lambda stem: (len(stem), stem)))
+
+
+CLAIM_STEMS = _claim_stems(CLAIM_NEEDS)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1572,9 +1572,12 @@ class Claim(NamedTuple):
 
 
 def _may_claim(text: str) -> bool:
-    """False when ``text`` cannot hold a claim (none of the hint words)."""
+    """False when ``text`` cannot hold a claim: none of CLAIM_NEEDS is among its words (the cheap first test)."""
     low = text.lower()
-    return any(word in low for word in _CLAIM_HINTS)
+    if not low.isascii():
+        return any(all(part in low for part in stem) for stem in CLAIM_STEMS)
+    words = set(low.translate(_WORD_SEPARATORS).split())
+    return not CLAIM_NEEDS.isdisjoint(words) or any(words.issuperset(term) for term in _CLAIM_TERMS)
 
 
 def _own_lines(text: str) -> list[str]:
@@ -1968,19 +1971,19 @@ def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
     if not _may_claim(text):
         return None  # none of the words every claim needs
-    compiler_text = compiler or _COMPILER_TEXT.in_tokens(
-        _words(text)
-    )  # "avoid mis-optimization": every optimization is the compiler's
+    compiler_text: bool | None = compiler or None  # looked up at the first claim of the text
     for p_start, paragraph in _paragraphs(text):
+        if not _may_claim(paragraph):
+            continue  # none of the words every claim needs
         heading = _TOKEN_RE.match(paragraph.lstrip().lower())
         if heading is not None and heading.group(0) in DOWNSIDE_HEADINGS:
             continue  # "Downsides: 1. This removes ...": the patch's costs, not its gains
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
-        compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
+        compiler_paragraph: bool | None = None
         for s_start, sentence in _sentences(paragraph):
             words = _words(sentence)
-            if CLAIM_KEY_WORDS.isdisjoint(words):
-                continue  # no claim word in the sentence
+            if CLAIM_NEEDS.isdisjoint(words):
+                continue  # none of the words every claim needs in the sentence
             if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
                 continue  # another commit's optimisation; the compiler's -O2/-Os mode
             if _road_not_taken(words, sentence):
@@ -2005,6 +2008,10 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
+                if compiler_text is None:  # "avoid mis-optimization": every optimization is the compiler's
+                    compiler_text = _COMPILER_TEXT.in_tokens(_words(text))
+                if compiler_paragraph is None:
+                    compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
                 if cues is None:
                     existing = existing_paragraph or _EXISTING_SENTENCE.in_tokens(words)
                     cues = _Cues(
@@ -2059,6 +2066,8 @@ def find_claim(text: str, *, title: str = "") -> Claim | None:
 
 def find_subject_claim(title: str) -> Claim | None:
     """A claim in a subject line: as in the changelog, and "fast path"/"hot path" count by themselves."""
+    if not _may_claim(title):
+        return None  # the cheap first test, before the quoted titles are blanked
     return _find_claim_in(_QUOTED_TITLE_RE.sub(lambda q: " " * len(q.group(0)), title), subject=True)
 
 
@@ -2489,17 +2498,19 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
         return []
+    if not _may_claim(patch.subject.title) and not _may_claim(patch.commit_message):
+        return []  # the cheap first test: no claim word in the subject or the changelog (most patches)
     own_body = "\n".join(_own_lines(patch.commit_message))
-    if _not_a_speed_patch(patch, own_body):
-        return []
     # 1. the claim: in the subject, else in the changelog
     line = None
-    claim = find_subject_claim(patch.subject.title)
+    subject_claim = find_subject_claim(patch.subject.title)
     body_claim = find_claim(own_body, title=patch.subject.title)
+    claim = subject_claim if subject_claim is not None else body_claim
     if claim is None:
-        claim = body_claim
-        if claim is None:
-            return []
+        return []
+    if _not_a_speed_patch(patch, own_body):
+        return []  # a revert, a fix, a userspace project, a micro-optimisation explained: asked of claims only
+    if subject_claim is None:
         if _new_component_goal(patch, own_body, claim):
             return []  # "in order to minimize latency" of code this patch adds: a design goal, nothing to compare
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
