@@ -1541,7 +1541,18 @@ _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IG
 # lower-case words, a term joined by "_" counting when all its parts are there ("cache line" for "cache_line").
 # Words are split at everything but ASCII letters, digits and "_"; a text beyond ASCII is searched for CLAIM_STEMS
 # as plain substrings instead. Both come from CLAIM_NEEDS, so a word added there is looked for here.
-_CLAIM_TERMS = tuple(sorted(tuple(word.split("_")) for word in CLAIM_NEEDS if "_" in word))
+
+
+def _terms_by_first_word(words: Iterable[str]) -> dict[str, frozenset[str]]:
+    """The joined terms of ``words`` by their first word: "cache" -> {"line", "lines", "miss", "misses"}."""
+    terms: dict[str, frozenset[str]] = {}
+    for term in sorted(w for w in words if "_" in w):
+        first, rest = term.split("_", 1)
+        terms[first] = terms.get(first, frozenset()) | {rest}
+    return terms
+
+
+_CLAIM_TERMS = _terms_by_first_word(CLAIM_NEEDS)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
 
@@ -1571,13 +1582,30 @@ class Claim(NamedTuple):
     start: int
 
 
-def _may_claim(text: str) -> bool:
-    """False when ``text`` cannot hold a claim: none of CLAIM_NEEDS is among its words (the cheap first test)."""
+def _word_set(text: str) -> set[str] | None:
+    """The lower-case words of ``text`` for the cheap tests: split at everything but ASCII letters, digits and "_"
+    (no pattern). None for text beyond ASCII, where such a split could miss a word that :func:`_words` finds."""
     low = text.lower()
     if not low.isascii():
+        return None
+    return set(low.translate(_WORD_SEPARATORS).split())
+
+
+def _may_hold(text: str, wanted: frozenset[str]) -> bool:
+    """False when no word of ``wanted`` (single words, no "_") can be among the words of ``text`` (a cheap test)."""
+    words = _word_set(text)
+    return words is None or not wanted.isdisjoint(words)
+
+
+def _may_claim(text: str) -> bool:
+    """False when ``text`` cannot hold a claim: none of CLAIM_NEEDS is among its words (the cheap first test)."""
+    words = _word_set(text)
+    if words is None:
+        low = text.lower()
         return any(all(part in low for part in stem) for stem in CLAIM_STEMS)
-    words = set(low.translate(_WORD_SEPARATORS).split())
-    return not CLAIM_NEEDS.isdisjoint(words) or any(words.issuperset(term) for term in _CLAIM_TERMS)
+    if not CLAIM_NEEDS.isdisjoint(words):
+        return True
+    return any(first in words and not rest.isdisjoint(words) for first, rest in _CLAIM_TERMS.items())
 
 
 def _own_lines(text: str) -> list[str]:
@@ -1969,8 +1997,7 @@ def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
 
 
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
-    if not _may_claim(text):
-        return None  # none of the words every claim needs
+    """The first claim in ``text``; the callers ran the cheap first test (:func:`_may_claim`) on it."""
     compiler_text: bool | None = compiler or None  # looked up at the first claim of the text
     for p_start, paragraph in _paragraphs(text):
         if not _may_claim(paragraph):
@@ -2138,10 +2165,12 @@ def _results_block(lines: Sequence[str]) -> bool:
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    compare = [bool(line) and _COMPARISON.search(line) for line in lines]
+    # the labels are looked for only where they count: on a numeric row and the five lines above it
+    near = {k for i, is_row in enumerate(numeric) if is_row for k in range(max(0, i - 5), i + 1)}
+    compare = [k in near and bool(line) and _COMPARISON.search(line) for k, line in enumerate(lines)]
     labelled = [
-        c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None))
-        for c, line in zip(compare, lines)
+        k in near and (c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)))
+        for k, (c, line) in enumerate(zip(compare, lines))
     ]
     for i, is_row in enumerate(numeric):
         if not is_row:
@@ -2200,12 +2229,13 @@ def _evidence_lines(text: str) -> list[str]:
     lines naming patches of the series."""
     lines: list[str] = []
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
+    state_commands = _SYSTEM_STATE_RE.search(text) is not None  # else no line names one
     for line in _own_lines(text):
         if not line.strip():
             state_output = False
             lines.append("")  # a blank or blanked (quoted) line
             continue
-        if state_output or _SYSTEM_STATE_RE.search(line):
+        if state_output or (state_commands and _SYSTEM_STATE_RE.search(line)):
             state_output = True
             lines.append("")
             continue
@@ -2249,7 +2279,12 @@ def _about_other_patches(paragraph: str, index: int | None) -> bool:
 
 def _grade_cover(cover: Patch, index: int | None) -> str:
     """The grade of a cover letter for patch ``index``: paragraphs about other patches are left out."""
-    text = cover.commit_message + "\n" + cover.notes
+    return _grade_cover_text(cover.commit_message + "\n" + cover.notes, index)
+
+
+@lru_cache(maxsize=256)
+def _grade_cover_text(text: str, index: int | None) -> str:
+    """:func:`_grade_cover` of the cover letter's text; cached: every patch of a series grades the same cover."""
     paragraphs = re.split(r"\n[ \t]*\n", text)
     return _grade("\n\n".join(p for p in paragraphs if not _about_other_patches(p, index)))
 
@@ -2273,19 +2308,33 @@ def _same_person(a: Message, patch: Patch) -> bool:
     return bool(x.name) and x.name.strip().lower() == (y.name or "").strip().lower()
 
 
-def _thread_state(patch: Patch, ctx: RuleContext) -> tuple[bool, bool]:
-    """(the author posted numbers in a reply, a reviewer asked for numbers) in this patch's branch."""
-    answered = raised = False
+def _thread_state(patch: Patch, ctx: RuleContext) -> FindingState | None:
+    """In this patch's branch of the thread: ANSWERED when the author posted numbers in a reply, else RAISED when
+    a reviewer asked for numbers, else None."""
+    raised = False
     cover_id = ctx.cover.message_id if ctx.cover is not None else None
     for msg in ctx.thread:
         if msg.message_id in (patch.message_id, cover_id) or not about_patch(msg, patch):
             continue  # the patch itself, its cover letter (graded on its own), or another patch of the series
-        text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
-            answered = answered or _grade(text) == "measured"
-        elif _ASKS.search(text):
-            raised = True
-    return answered, raised
+            if _reply_has_numbers(msg.body):
+                return FindingState.ANSWERED
+        elif not raised:
+            raised = _reply_asks_for_numbers(msg.body)
+    return FindingState.RAISED if raised else None
+
+
+# A reply to a cover letter is read by every patch of its series: what it says is looked up once per text.
+@lru_cache(maxsize=256)
+def _reply_has_numbers(body: str) -> bool:
+    """True when the writer's own lines of a reply (no quotes, no trailers) give measured numbers."""
+    return _grade("\n".join(_own_lines(body))) == "measured"
+
+
+@lru_cache(maxsize=256)
+def _reply_asks_for_numbers(body: str) -> bool:
+    """True when the writer's own lines of a reply ask for numbers (ASK_WORDS)."""
+    return _ASKS.search("\n".join(_own_lines(body)))
 
 
 def _subsystem(patch: Patch) -> tuple[str, str] | None:
@@ -2313,10 +2362,14 @@ _VERSION_LINK_RE = lazyre.compile(
 )
 
 
+@lru_cache(maxsize=256)
 def _evidence_by_reference(text: str) -> bool:
     """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
     benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them.
-    The link of a version-history entry is left out (``_VERSION_LINK_RE``)."""
+    The link of a version-history entry is left out (``_VERSION_LINK_RE``). Cached: every patch of a series
+    reads the same cover letter."""
+    if not _may_hold(text, RESULT_WORDS):
+        return False  # the cheap test: every reference names results
     text = _VERSION_LINK_RE.sub(r"\1", text)
     has_url = "http://" in text or "https://" in text
     for line in text.splitlines():
@@ -2365,6 +2418,8 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
 def _gain_called_limited(text: str) -> bool:
     """True when the author calls the gain small ("this optimization provides limited efficiency improvements"):
     the speed case is not made, there is nothing to ask numbers for."""
+    if not _may_hold(text, LIMITED_WORDS):
+        return False  # the cheap test: no "limited", "marginal" ...
     words = _words(text)
     for i, w in enumerate(words):
         if w in LIMITED_WORDS and not GAIN_NOUNS.isdisjoint(words[i + 1 : i + 1 + LIMITED_GAP]):
@@ -2539,11 +2594,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         grade = _best(grade, cover_grade)
     if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
         source = "linked results"  # "Please refer to [1] and [2] for benchmarks": published, linked
-    answered, raised = _thread_state(patch, ctx)
-    if answered and source is None:
+    thread_state = _thread_state(patch, ctx) if source is None else None  # numbers found already: no need to look
+    if thread_state is FindingState.ANSWERED:
         source = "author's reply"
     # 3. the finding
-    state = FindingState.ANSWERED if source else FindingState.RAISED if raised else FindingState.OPEN
+    state = FindingState.ANSWERED if source else thread_state or FindingState.OPEN
     sub = _subsystem(patch)
     where = "the subject" if line is None else "the commit message"
     if source:
