@@ -1441,8 +1441,10 @@ class WordFinder:
             if " " in e:
                 parts = tuple(e.lower().split())
                 self.phrases.setdefault(parts[0], []).append(parts)
-        # a word is in the text before it is one of its tokens: looked for first, as plain substrings
-        self.needles = tuple(self.words | self.phrases.keys())
+        # a word is in the text before it is one of its tokens: looked for first, as plain substrings; of a phrase,
+        # its longest word ("compiler" of "the compiler can": "the" is in every text)
+        longest = {max(parts, key=len) for group in self.phrases.values() for parts in group}
+        self.needles = tuple(self.words | longest)
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
@@ -2011,12 +2013,6 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
             words = _words(sentence)
             if CLAIM_NEEDS.isdisjoint(words):
                 continue  # none of the words every claim needs in the sentence
-            if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
-                continue  # another commit's optimisation; the compiler's -O2/-Os mode
-            if _road_not_taken(words, sentence):
-                continue  # "While X could be done, it may cause overhead": the alternative's cost
-            if not REPRODUCE_WORDS.isdisjoint(words):
-                continue  # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -2025,6 +2021,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 span = _claim_span(words, i, subject=subject)
                 if span is None:
                     continue
+                if not spans and _not_this_patchs_sentence(words, sentence):
+                    break  # looked at the sentence's first claim word
                 spans = spans or _word_spans(sentence)
                 a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
@@ -2053,6 +2051,16 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "slightly improve performance, but more importantly ...": speed is not the reason
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
+
+
+def _not_this_patchs_sentence(words: Sequence[str], sentence: str) -> bool:
+    """True when the whole sentence claims nothing for this patch, whatever its claim words say."""
+    if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
+        return True  # another commit's optimisation; the compiler's -O2/-Os mode
+    if _road_not_taken(words, sentence):
+        return True  # "While X could be done, it may cause overhead": the alternative's cost
+    # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
+    return not REPRODUCE_WORDS.isdisjoint(words)
 
 
 def _paragraphs(text: str) -> Iterable[tuple[int, str]]:
@@ -2229,13 +2237,12 @@ def _evidence_lines(text: str) -> list[str]:
     lines naming patches of the series."""
     lines: list[str] = []
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
-    state_commands = _SYSTEM_STATE_RE.search(text) is not None  # else no line names one
     for line in _own_lines(text):
         if not line.strip():
             state_output = False
             lines.append("")  # a blank or blanked (quoted) line
             continue
-        if state_output or (state_commands and _SYSTEM_STATE_RE.search(line)):
+        if state_output or _SYSTEM_STATE_RE.search(line):
             state_output = True
             lines.append("")
             continue
