@@ -1476,7 +1476,9 @@ _JOINED_TERMS_RE = lazyre.compile(
     re.IGNORECASE,
 )
 # every term of _JOINED_TERMS_RE starts with one of these words
-_JOINED_TERMS_FIRST_WORDS = ("cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical")
+_JOINED_TERMS_FIRST_WORDS = frozenset(
+    {"cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical"}
+)
 _TOKEN_RE = lazyre.compile(
     r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?"
 )  # "I/O", "don't"; "speed-up", "optimize/simplify": two
@@ -1584,13 +1586,15 @@ class Claim(NamedTuple):
     start: int
 
 
-def _word_set(text: str) -> set[str] | None:
+@lru_cache(maxsize=1024)
+def _word_set(text: str) -> frozenset[str] | None:
     """The lower-case words of ``text`` for the cheap tests: split at everything but ASCII letters, digits and "_"
-    (no pattern). None for text beyond ASCII, where such a split could miss a word that :func:`_words` finds."""
+    (no pattern). None for text beyond ASCII, where such a split could miss a word that :func:`_words` finds.
+    Cached: a sentence is tested for claim words, then for terms to join."""
     low = text.lower()
     if not low.isascii():
         return None
-    return set(low.translate(_WORD_SEPARATORS).split())
+    return frozenset(low.translate(_WORD_SEPARATORS).split())
 
 
 def _may_hold(text: str, wanted: frozenset[str]) -> bool:
@@ -1649,8 +1653,7 @@ def _prose(text: str) -> str:
             in_block = in_block and intro  # a blank line between "...:" and its block
             continue
         indented = line[:1] in (" ", "\t")
-        bullet = _BULLET_RE.match(line) is not None
-        if indented and not bullet and (in_block or intro):
+        if indented and (in_block or intro) and _BULLET_RE.match(line) is None:
             in_block = True
         elif not indented:
             in_block = False
@@ -1663,9 +1666,9 @@ def _prose(text: str) -> str:
 
 def _joined(text: str) -> str:
     """``text`` with multi-word terms joined ("cache line" -> "cache_line"), same length."""
-    low = text.lower()
-    if text.isascii() and not any(word in low for word in _JOINED_TERMS_FIRST_WORDS):
-        return text  # no term can start here (re's IGNORECASE folds a few non-ASCII letters too)
+    words = _word_set(text)  # None beyond ASCII: re's IGNORECASE folds a few non-ASCII letters too
+    if words is not None and _JOINED_TERMS_FIRST_WORDS.isdisjoint(words):
+        return text  # no term can start here
     return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
 
 
@@ -2010,9 +2013,11 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
         compiler_paragraph: bool | None = None
         for s_start, sentence in _sentences(paragraph):
+            if not _may_claim(sentence):
+                continue  # none of the words every claim needs in the sentence
             words = _words(sentence)
             if CLAIM_NEEDS.isdisjoint(words):
-                continue  # none of the words every claim needs in the sentence
+                continue
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -2248,9 +2253,12 @@ def _evidence_lines(text: str) -> list[str]:
             continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
+        if _DIFFSTAT_RE.match(line) or line.startswith("@@ "):
+            lines.append("")  # a diffstat or rename line, a hunk header
+            continue
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
         series_map = bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or series_map or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+        lines.append("" if size_only or series_map else line)
     return lines
 
 
