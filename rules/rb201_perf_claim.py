@@ -1560,20 +1560,8 @@ _CLAIM_TERMS = _terms_by_first_word(CLAIM_NEEDS)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
 
-def _claim_stems(words: Iterable[str]) -> tuple[tuple[str, ...], ...]:
-    """What to look for as plain substrings to know a text may hold one of ``words``: each word's parts ("cache_line"
-    -> ("cache", "line")); a word found by another one's parts is left out ("optimizes" by "optimize",
-    "cpu_cycles" by "cycles", "fast_paths" by "fast_path")."""
-    stems = {tuple(w.split("_")) for w in words}
-
-    def covers(a: tuple[str, ...], b: tuple[str, ...]) -> bool:  # every text that holds b's parts holds a's
-        return all(any(part in other for other in b) for part in a)
-
-    kept = [b for b in stems if not any(a != b and covers(a, b) and not covers(b, a) for a in stems)]
-    return tuple(sorted(kept, key=lambda stem: (len(stem), stem)))
-
-
-CLAIM_STEMS = _claim_stems(CLAIM_NEEDS)
+# beyond ASCII: each word's parts as plain substrings ("cache_line" -> ("cache", "line"))
+CLAIM_STEMS = tuple(sorted({tuple(word.split("_")) for word in CLAIM_NEEDS}))
 
 
 # ---------------------------------------------------------------------------------------
