@@ -472,6 +472,25 @@ NEAR_WORDS = 20
 # described; a claim only with a gain or a cost named in the same sentence (PLACEMENT_GAIN_WORDS)
 SHARE_VERBS = frozenset({"share", "shares", "sharing", "shared"})
 
+# Every claim form hangs on one of these words (a speed word, a cost, a good thing, a cache line): a sentence
+# without any of them holds no claim. The other key words claim only with one of them ("reduce overhead",
+# "improve throughput", "more efficient"). A new claim form names the words it needs here.
+CLAIM_NEEDS = (
+    SPEED_WORDS
+    | SPEED_UP_VERBS
+    | OPTIMIZE_VERBS
+    | OPTIMIZED
+    | BOTTLENECK_WORDS
+    | EFFICIENT_WORDS
+    | COST_NOUNS
+    | GOOD_NOUNS
+    | PURPOSE_NOUNS
+    | EXPENSIVE_WORDS
+    | PATH_TERMS
+    | CACHE_LINE_TERMS
+    | CACHE_WORDS
+    | STANDALONE_CACHE_TERMS
+)
 # every word a claim can hang on: words outside this set are skipped at once
 CLAIM_KEY_WORDS = (
     SPEED_WORDS
@@ -1422,8 +1441,10 @@ class WordFinder:
             if " " in e:
                 parts = tuple(e.lower().split())
                 self.phrases.setdefault(parts[0], []).append(parts)
-        # a word is in the text before it is one of its tokens: looked for first, as plain substrings
-        self.needles = tuple(self.words | self.phrases.keys())
+        # a word is in the text before it is one of its tokens: looked for first, as plain substrings; of a phrase,
+        # its longest word ("compiler" of "the compiler can": "the" is in every text)
+        longest = {max(parts, key=len) for group in self.phrases.values() for parts in group}
+        self.needles = tuple(self.words | longest)
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
@@ -1455,7 +1476,9 @@ _JOINED_TERMS_RE = lazyre.compile(
     re.IGNORECASE,
 )
 # every term of _JOINED_TERMS_RE starts with one of these words
-_JOINED_TERMS_FIRST_WORDS = ("cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical")
+_JOINED_TERMS_FIRST_WORDS = frozenset(
+    {"cache", "false", "cpu", "round", "indirect", "context", "hot", "fast", "lock", "critical"}
+)
 _TOKEN_RE = lazyre.compile(
     r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?"
 )  # "I/O", "don't"; "speed-up", "optimize/simplify": two
@@ -1517,48 +1540,28 @@ _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 
-# Every claim needs one of these substrings: a text without any of them is skipped at once
-_CLAIM_HINTS = (
-    "opti",
-    "speed",
-    "fast",
-    "overhead",
-    "contention",
-    "latenc",
-    "cache",
-    "bouncing",
-    "cycles",
-    "sharing",
-    "cpu",
-    "throughput",
-    "scalab",
-    "perf",
-    "efficien",
-    "locality",
-    "iops",
-    "bottleneck",
-    "expensive",
-    "costly",
-    "slow",
-    "retr",
-    "lookups",
-    "iterations",
-    "wakeups",
-    "round",
-    "syscalls",
-    "indirect",
-    "concurren",
-    "parallel",
-    "bandwidth",
-    "context",
-    "critical",
-    "instructions",
-    "atomics",
-    "lock",
-    "responsive",
-    "hot",
-    "placement",
-)
+
+# The cheap first test, before any pattern (_may_claim): a text holds no claim when none of CLAIM_NEEDS is among its
+# lower-case words, a term joined by "_" counting when all its parts are there ("cache line" for "cache_line").
+# Words are split at everything but ASCII letters, digits and "_"; a text beyond ASCII is searched for CLAIM_STEMS
+# as plain substrings instead. Both come from CLAIM_NEEDS, so a word added there is looked for here.
+
+
+def _terms_by_first_word(words: Iterable[str]) -> dict[str, frozenset[str]]:
+    """The joined terms of ``words`` by their first word: "cache" -> {"line", "lines", "miss", "misses"}."""
+    terms: dict[str, frozenset[str]] = {}
+    for term in sorted(w for w in words if "_" in w):
+        first, rest = term.split("_", 1)
+        terms[first] = terms.get(first, frozenset()) | {rest}
+    return terms
+
+
+_CLAIM_TERMS = _terms_by_first_word(CLAIM_NEEDS)
+_WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
+
+
+# beyond ASCII: each word's parts as plain substrings ("cache_line" -> ("cache", "line"))
+CLAIM_STEMS = tuple(sorted({tuple(word.split("_")) for word in CLAIM_NEEDS}))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1571,10 +1574,32 @@ class Claim(NamedTuple):
     start: int
 
 
-def _may_claim(text: str) -> bool:
-    """False when ``text`` cannot hold a claim (none of the hint words)."""
+@lru_cache(maxsize=1024)
+def _word_set(text: str) -> frozenset[str] | None:
+    """The lower-case words of ``text`` for the cheap tests: split at everything but ASCII letters, digits and "_"
+    (no pattern). None for text beyond ASCII, where such a split could miss a word that :func:`_words` finds.
+    Cached: a sentence is tested for claim words, then for terms to join."""
     low = text.lower()
-    return any(word in low for word in _CLAIM_HINTS)
+    if not low.isascii():
+        return None
+    return frozenset(low.translate(_WORD_SEPARATORS).split())
+
+
+def _may_hold(text: str, wanted: frozenset[str]) -> bool:
+    """False when no word of ``wanted`` (single words, no "_") can be among the words of ``text`` (a cheap test)."""
+    words = _word_set(text)
+    return words is None or not wanted.isdisjoint(words)
+
+
+def _may_claim(text: str) -> bool:
+    """False when ``text`` cannot hold a claim: none of CLAIM_NEEDS is among its words (the cheap first test)."""
+    words = _word_set(text)
+    if words is None:
+        low = text.lower()
+        return any(all(part in low for part in stem) for stem in CLAIM_STEMS)
+    if not CLAIM_NEEDS.isdisjoint(words):
+        return True
+    return any(first in words and not rest.isdisjoint(words) for first, rest in _CLAIM_TERMS.items())
 
 
 def _own_lines(text: str) -> list[str]:
@@ -1616,8 +1641,7 @@ def _prose(text: str) -> str:
             in_block = in_block and intro  # a blank line between "...:" and its block
             continue
         indented = line[:1] in (" ", "\t")
-        bullet = _BULLET_RE.match(line) is not None
-        if indented and not bullet and (in_block or intro):
+        if indented and (in_block or intro) and _BULLET_RE.match(line) is None:
             in_block = True
         elif not indented:
             in_block = False
@@ -1630,9 +1654,9 @@ def _prose(text: str) -> str:
 
 def _joined(text: str) -> str:
     """``text`` with multi-word terms joined ("cache line" -> "cache_line"), same length."""
-    low = text.lower()
-    if text.isascii() and not any(word in low for word in _JOINED_TERMS_FIRST_WORDS):
-        return text  # no term can start here (re's IGNORECASE folds a few non-ASCII letters too)
+    words = _word_set(text)  # None beyond ASCII: re's IGNORECASE folds a few non-ASCII letters too
+    if words is not None and _JOINED_TERMS_FIRST_WORDS.isdisjoint(words):
+        return text  # no term can start here
     return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
 
 
@@ -1966,27 +1990,22 @@ def _road_not_taken(words: Sequence[str], sentence: str) -> bool:
 
 
 def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) -> Claim | None:
-    if not _may_claim(text):
-        return None  # none of the words every claim needs
-    compiler_text = compiler or _COMPILER_TEXT.in_tokens(
-        _words(text)
-    )  # "avoid mis-optimization": every optimization is the compiler's
+    """The first claim in ``text``; the callers ran the cheap first test (:func:`_may_claim`) on it."""
+    compiler_text: bool | None = compiler or None  # looked up at the first claim of the text
     for p_start, paragraph in _paragraphs(text):
+        if not _may_claim(paragraph):
+            continue  # none of the words every claim needs
         heading = _TOKEN_RE.match(paragraph.lstrip().lower())
         if heading is not None and heading.group(0) in DOWNSIDE_HEADINGS:
             continue  # "Downsides: 1. This removes ...": the patch's costs, not its gains
         existing_paragraph: bool | None = None  # looked up at the first claim of the paragraph
-        compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
+        compiler_paragraph: bool | None = None
         for s_start, sentence in _sentences(paragraph):
+            if not _may_claim(sentence):
+                continue  # none of the words every claim needs in the sentence
             words = _words(sentence)
-            if CLAIM_KEY_WORDS.isdisjoint(words):
-                continue  # no claim word in the sentence
-            if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
-                continue  # another commit's optimisation; the compiler's -O2/-Os mode
-            if _road_not_taken(words, sentence):
-                continue  # "While X could be done, it may cause overhead": the alternative's cost
-            if not REPRODUCE_WORDS.isdisjoint(words):
-                continue  # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
+            if CLAIM_NEEDS.isdisjoint(words):
+                continue
             spans: list[tuple[int, int]] = []  # made at the first claim word of the sentence
             cues: _Cues | None = None
             for i, word in enumerate(words):
@@ -1995,6 +2014,8 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 span = _claim_span(words, i, subject=subject)
                 if span is None:
                     continue
+                if not spans and _not_this_patchs_sentence(words, sentence):
+                    break  # looked at the sentence's first claim word
                 spans = spans or _word_spans(sentence)
                 a, b = spans[span[0]][0], spans[span[1]][1]
                 if _NEGATION_RE.search(sentence[max(0, a - 40) : a]) or NEGATED_BENEFIT_RE.search(sentence[b:]):
@@ -2005,6 +2026,10 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "Now that the library is optimized, ...": a precondition, not this patch
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
+                if compiler_text is None:  # "avoid mis-optimization": every optimization is the compiler's
+                    compiler_text = _COMPILER_TEXT.in_tokens(_words(text))
+                if compiler_paragraph is None:
+                    compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
                 if cues is None:
                     existing = existing_paragraph or _EXISTING_SENTENCE.in_tokens(words)
                     cues = _Cues(
@@ -2019,6 +2044,16 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "slightly improve performance, but more importantly ...": speed is not the reason
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
+
+
+def _not_this_patchs_sentence(words: Sequence[str], sentence: str) -> bool:
+    """True when the whole sentence claims nothing for this patch, whatever its claim words say."""
+    if OTHER_COMMIT_RE.search(sentence) or COMPILER_MODE_RE.search(sentence):
+        return True  # another commit's optimisation; the compiler's -O2/-Os mode
+    if _road_not_taken(words, sentence):
+        return True  # "While X could be done, it may cause overhead": the alternative's cost
+    # "unable to reproduce it, maybe because ... in the same cache-line": why a bug hides
+    return not REPRODUCE_WORDS.isdisjoint(words)
 
 
 def _paragraphs(text: str) -> Iterable[tuple[int, str]]:
@@ -2059,6 +2094,8 @@ def find_claim(text: str, *, title: str = "") -> Claim | None:
 
 def find_subject_claim(title: str) -> Claim | None:
     """A claim in a subject line: as in the changelog, and "fast path"/"hot path" count by themselves."""
+    if not _may_claim(title):
+        return None  # the cheap first test, before the quoted titles are blanked
     return _find_claim_in(_QUOTED_TITLE_RE.sub(lambda q: " " * len(q.group(0)), title), subject=True)
 
 
@@ -2129,10 +2166,12 @@ def _results_block(lines: Sequence[str]) -> bool:
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    compare = [bool(line) and _COMPARISON.search(line) for line in lines]
+    # the labels are looked for only where they count: on a numeric row and the five lines above it
+    near = {k for i, is_row in enumerate(numeric) if is_row for k in range(max(0, i - 5), i + 1)}
+    compare = [k in near and bool(line) and _COMPARISON.search(line) for k, line in enumerate(lines)]
     labelled = [
-        c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None))
-        for c, line in zip(compare, lines)
+        k in near and (c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)))
+        for k, (c, line) in enumerate(zip(compare, lines))
     ]
     for i, is_row in enumerate(numeric):
         if not is_row:
@@ -2202,9 +2241,12 @@ def _evidence_lines(text: str) -> list[str]:
             continue
         if line.startswith("diff --git "):
             break  # a diff inside the mail: hunk headers and code are no measurements
+        if _DIFFSTAT_RE.match(line) or line.startswith("@@ "):
+            lines.append("")  # a diffstat or rename line, a hunk header
+            continue
         size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
         series_map = bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or series_map or _DIFFSTAT_RE.match(line) or line.startswith("@@ ") else line)
+        lines.append("" if size_only or series_map else line)
     return lines
 
 
@@ -2240,7 +2282,12 @@ def _about_other_patches(paragraph: str, index: int | None) -> bool:
 
 def _grade_cover(cover: Patch, index: int | None) -> str:
     """The grade of a cover letter for patch ``index``: paragraphs about other patches are left out."""
-    text = cover.commit_message + "\n" + cover.notes
+    return _grade_cover_text(cover.commit_message + "\n" + cover.notes, index)
+
+
+@lru_cache(maxsize=256)
+def _grade_cover_text(text: str, index: int | None) -> str:
+    """:func:`_grade_cover` of the cover letter's text; cached: every patch of a series grades the same cover."""
     paragraphs = re.split(r"\n[ \t]*\n", text)
     return _grade("\n\n".join(p for p in paragraphs if not _about_other_patches(p, index)))
 
@@ -2264,19 +2311,33 @@ def _same_person(a: Message, patch: Patch) -> bool:
     return bool(x.name) and x.name.strip().lower() == (y.name or "").strip().lower()
 
 
-def _thread_state(patch: Patch, ctx: RuleContext) -> tuple[bool, bool]:
-    """(the author posted numbers in a reply, a reviewer asked for numbers) in this patch's branch."""
-    answered = raised = False
+def _thread_state(patch: Patch, ctx: RuleContext) -> FindingState | None:
+    """In this patch's branch of the thread: ANSWERED when the author posted numbers in a reply, else RAISED when
+    a reviewer asked for numbers, else None."""
+    raised = False
     cover_id = ctx.cover.message_id if ctx.cover is not None else None
     for msg in ctx.thread:
         if msg.message_id in (patch.message_id, cover_id) or not about_patch(msg, patch):
             continue  # the patch itself, its cover letter (graded on its own), or another patch of the series
-        text = "\n".join(_own_lines(msg.body))
         if _same_person(msg, patch):
-            answered = answered or _grade(text) == "measured"
-        elif _ASKS.search(text):
-            raised = True
-    return answered, raised
+            if _reply_has_numbers(msg.body):
+                return FindingState.ANSWERED
+        elif not raised:
+            raised = _reply_asks_for_numbers(msg.body)
+    return FindingState.RAISED if raised else None
+
+
+# A reply to a cover letter is read by every patch of its series: what it says is looked up once per text.
+@lru_cache(maxsize=256)
+def _reply_has_numbers(body: str) -> bool:
+    """True when the writer's own lines of a reply (no quotes, no trailers) give measured numbers."""
+    return _grade("\n".join(_own_lines(body))) == "measured"
+
+
+@lru_cache(maxsize=256)
+def _reply_asks_for_numbers(body: str) -> bool:
+    """True when the writer's own lines of a reply ask for numbers (ASK_WORDS)."""
+    return _ASKS.search("\n".join(_own_lines(body)))
 
 
 def _subsystem(patch: Patch) -> tuple[str, str] | None:
@@ -2304,10 +2365,14 @@ _VERSION_LINK_RE = lazyre.compile(
 )
 
 
+@lru_cache(maxsize=256)
 def _evidence_by_reference(text: str) -> bool:
     """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
     benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them.
-    The link of a version-history entry is left out (``_VERSION_LINK_RE``)."""
+    The link of a version-history entry is left out (``_VERSION_LINK_RE``). Cached: every patch of a series
+    reads the same cover letter."""
+    if not _may_hold(text, RESULT_WORDS):
+        return False  # the cheap test: every reference names results
     text = _VERSION_LINK_RE.sub(r"\1", text)
     has_url = "http://" in text or "https://" in text
     for line in text.splitlines():
@@ -2356,6 +2421,8 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
 def _gain_called_limited(text: str) -> bool:
     """True when the author calls the gain small ("this optimization provides limited efficiency improvements"):
     the speed case is not made, there is nothing to ask numbers for."""
+    if not _may_hold(text, LIMITED_WORDS):
+        return False  # the cheap test: no "limited", "marginal" ...
     words = _words(text)
     for i, w in enumerate(words):
         if w in LIMITED_WORDS and not GAIN_NOUNS.isdisjoint(words[i + 1 : i + 1 + LIMITED_GAP]):
@@ -2489,17 +2556,19 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files or all(fd.path.startswith(NOT_RUNTIME_PATHS) for fd in patch.files):
         return []
+    if not _may_claim(patch.subject.title) and not _may_claim(patch.commit_message):
+        return []  # the cheap first test: no claim word in the subject or the changelog (most patches)
     own_body = "\n".join(_own_lines(patch.commit_message))
-    if _not_a_speed_patch(patch, own_body):
-        return []
     # 1. the claim: in the subject, else in the changelog
     line = None
-    claim = find_subject_claim(patch.subject.title)
+    subject_claim = find_subject_claim(patch.subject.title)
     body_claim = find_claim(own_body, title=patch.subject.title)
+    claim = subject_claim if subject_claim is not None else body_claim
     if claim is None:
-        claim = body_claim
-        if claim is None:
-            return []
+        return []
+    if _not_a_speed_patch(patch, own_body):
+        return []  # a revert, a fix, a userspace project, a micro-optimisation explained: asked of claims only
+    if subject_claim is None:
         if _new_component_goal(patch, own_body, claim):
             return []  # "in order to minimize latency" of code this patch adds: a design goal, nothing to compare
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
@@ -2528,11 +2597,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         grade = _best(grade, cover_grade)
     if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
         source = "linked results"  # "Please refer to [1] and [2] for benchmarks": published, linked
-    answered, raised = _thread_state(patch, ctx)
-    if answered and source is None:
+    thread_state = _thread_state(patch, ctx) if source is None else None  # numbers found already: no need to look
+    if thread_state is FindingState.ANSWERED:
         source = "author's reply"
     # 3. the finding
-    state = FindingState.ANSWERED if source else FindingState.RAISED if raised else FindingState.OPEN
+    state = FindingState.ANSWERED if source else thread_state or FindingState.OPEN
     sub = _subsystem(patch)
     where = "the subject" if line is None else "the commit message"
     if source:
