@@ -5,7 +5,7 @@ the same questions of it again and again (the added text of a hunk, its
 removed lines, its new side). A :class:`PatchView` is built once per patch by
 the engine (:func:`reviewbot.engine.check_patch`) and handed to every rule as
 ``RuleContext.view``; each answer is computed on first use
-(``functools.cached_property``) and kept while the patch is checked. The
+(:class:`once`, a lock-free ``functools.cached_property``) and kept while the patch is checked. The
 views are plain objects owned by one check: nothing is written into the
 frozen patch, and nothing outlives the check.
 
@@ -15,16 +15,42 @@ A rule called on its own (a test, a benchmark) gets a fresh view from
 
 from __future__ import annotations
 
-from functools import cached_property
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.rule import RuleContext
 
-__all__ = ["FileView", "HunkView", "PatchView", "patch_view"]
+__all__ = ["FileView", "HunkView", "PatchView", "once", "patch_view"]
+
+T = TypeVar("T")
+
+
+class once(Generic[T]):  # noqa: N801 - used as a decorator, like the functools.cached_property it replaces
+    """A property computed on first use and kept in the instance (``functools.cached_property`` without its lock).
+
+    Python 3.11's ``cached_property`` takes one lock per property *class-wide* on every first use (3.12
+    dropped it); a check makes tens of thousands of first uses, one view per patch, never shared between
+    threads. After the first use the value sits in the instance's ``__dict__``, which Python reads before
+    this (non-data) descriptor, so later reads cost a plain attribute lookup.
+    """
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> T:
+        if obj is None:
+            return self  # type: ignore[return-value]  # the descriptor itself, read from the class
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
 
 #: (kind, text) of a DiffLine; the kind is a str enum, so "".join of the pair is the line's ``raw``
 _KIND_AND_TEXT = itemgetter(0, 1)
@@ -45,7 +71,7 @@ class HunkView:
     def lines(self) -> tuple[DiffLine, ...]:
         return self.hunk.lines
 
-    @cached_property
+    @once
     def _changed(self) -> tuple[tuple[DiffLine, ...], tuple[DiffLine, ...]]:
         """(added lines, removed lines), sorted out in one pass over the hunk."""
         added: list[DiffLine] = []
@@ -67,22 +93,23 @@ class HunkView:
         """The removed lines (``Hunk.removed``), in order."""
         return self._changed[1]
 
-    @cached_property
+    @once
     def added_text(self) -> str:
         """The texts of the added lines joined by newlines: one search tells whether any line can match."""
-        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.ADDED])
+        added = LineKind.ADDED  # a local: this runs over every line of every patch
+        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is added])
 
-    @cached_property
+    @once
     def removed_text(self) -> str:
         """The texts of the removed lines joined by newlines."""
         return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.REMOVED])
 
-    @cached_property
+    @once
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
         return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.CONTEXT])
 
-    @cached_property
+    @once
     def diff_text(self) -> str:
         """The hunk's lines as the diff shows them (each with its ``+``/``-``/`` `` prefix, as
         ``DiffLine.raw``), joined by newlines: one search finds a kind of line by what it holds
@@ -108,12 +135,13 @@ class FileView:
         self.path = diff.path
         self.hunks = tuple(HunkView(diff.path, h) for h in diff.hunks)
 
-    @cached_property
+    @once
     def added_text(self) -> str:
         """The texts of the file's added lines (all hunks) joined by newlines."""
-        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.ADDED])
+        added = LineKind.ADDED  # a local: this runs over every line of every patch
+        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is added])
 
-    @cached_property
+    @once
     def removed_text(self) -> str:
         """The texts of the file's removed lines (all hunks) joined by newlines."""
         return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.REMOVED])
