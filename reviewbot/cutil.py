@@ -7,7 +7,9 @@ These are line-based approximations of the C lexer, enough for diff hunks
   of string/char literals removed) and its *comment text*, carrying the
   "inside a block comment" state from one line to the next, so the ``//`` in
   ``"https://example.org"`` is not taken for a comment (case C14);
-* :func:`scan_lines` does that for a sequence of lines;
+* :func:`scan_lines` does that for a sequence of lines; :class:`LazyScans` gives the
+  same scans line by line as a rule reads them (a barrier's neighbours, not the other
+  3,000 lines of a new file);
 * :func:`comment_above` finds the comment block that ends on the line directly
   above a given line (C89 ``/* */`` or C99 ``//`` style, also inside a macro
   whose lines end with ``\\``);
@@ -19,8 +21,10 @@ Everything is linear in the length of the input; the regexes are compiled once.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Sequence as SequenceABC
 from functools import lru_cache
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, overload
 
 __all__ = [
     "LineScan",
@@ -313,3 +317,88 @@ def member_names(code: str) -> tuple[str, ...] | None:
                 return None  # a single word is not a declaration
         names.append(name)
     return tuple(names)
+
+
+class LazyScans(SequenceABC):
+    """``scan_lines(texts, starts_in_comment(texts))`` of one side of a hunk, each line scanned when a rule first
+    reads it.
+
+    A barrier's steps read the lines around it (its comment, the statements beside it, its function's
+    header), not the other 3,000 lines of a new file. The block-comment state a line starts in changes only
+    on a line holding ``/*`` or ``*/``, so only those lines are read to carry it (:meth:`_state_after`):
+    each scan is the one :func:`scan_lines` gives.
+    """
+
+    def __init__(self, texts: Sequence[str], in_comment: bool | None = None) -> None:
+        self.texts = texts
+        self._in_comment = in_comment  # the state the first line starts in; None: starts_in_comment(texts)
+        self._marks: list[int] | None = None  # the lines holding "/*" or "*/", in order
+        self._start = False  # the state the first line starts in (starts_in_comment)
+        self._after: list[bool] = []  # the state after each of the first marks, as far as carried yet
+        self._scans: dict[int, LineScan] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, i: int) -> LineScan: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LineScan]: ...
+
+    def __getitem__(self, i: int | slice) -> LineScan | list[LineScan]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.texts)))]
+        if i < 0:
+            i += len(self.texts)
+        if not 0 <= i < len(self.texts):
+            raise IndexError(i)
+        scan = self._scans.get(i)
+        if scan is None:
+            scan = self._scans[i] = scan_line(self.texts[i], self._state(i))
+        return scan
+
+    @staticmethod
+    def _state_after(text: str, state: bool) -> bool:
+        """The block-comment state after a line, given the state it starts in: from its delimiters alone when
+        it holds no quote (no literal can hide one), read as scan_line() reads them, else by scan_line()."""
+        if '"' in text or "'" in text:
+            return scan_line(text, state).in_comment_after
+        pos = 0
+        while True:
+            if state:
+                end = text.find("*/", pos)
+                if end < 0:
+                    return True
+                state, pos = False, end + 2
+            else:
+                opening = text.find("/*", pos)
+                if opening < 0 or 0 <= text.find("//", pos, opening + 1):
+                    return False  # no comment opens, or a // comment runs to the end of the line first
+                state, pos = True, opening + 2
+
+    def _state(self, i: int) -> bool:
+        """Whether line ``i`` starts inside a block comment."""
+        marks = self._marks
+        if marks is None:
+            texts = self.texts
+            marks = self._marks = [k for k, text in enumerate(texts) if "/*" in text or "*/" in text]
+            # starts_in_comment() decides on the first line holding a mark at the latest, or on the first
+            # non-blank line when none holds one
+            last = (
+                0
+                if self._in_comment is not None
+                else marks[0]
+                if marks
+                else next((k for k, t in enumerate(texts) if t.strip()), len(texts))
+            )
+            self._start = starts_in_comment(texts[: last + 1]) if self._in_comment is None else self._in_comment
+        after = self._after
+        before = bisect_left(marks, i)  # the marks on lines above line i
+        while len(after) < before:
+            j = marks[len(after)]
+            state = after[-1] if after else self._start
+            if ("*/" if state else "/*") in self.texts[j]:  # else the line cannot end or open a block comment
+                state = self._state_after(self.texts[j], state)
+            after.append(state)
+        return after[before - 1] if before else self._start

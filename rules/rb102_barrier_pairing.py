@@ -163,15 +163,13 @@ References
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator, Sequence, overload
+from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import FileView, HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -485,91 +483,6 @@ def _lines_holding(text: str, words: Sequence[str]) -> list[int]:
     return sorted(found)
 
 
-class _LazyScans(SequenceABC):
-    """``scan_lines(texts, starts_in_comment(texts))`` of one side of a hunk, each line scanned when a step first
-    reads it.
-
-    A barrier's steps read the lines around it (its comment, the statements beside it, its function's
-    header), not the other 3,000 lines of a new file. The block-comment state a line starts in changes only
-    on a line holding ``/*`` or ``*/``, so only those lines are read to carry it (:meth:`_state_after`):
-    each scan is the one :func:`~reviewbot.cutil.scan_lines` gives.
-    """
-
-    def __init__(self, texts: Sequence[str], in_comment: bool | None = None) -> None:
-        self.texts = texts
-        self._in_comment = in_comment  # the state the first line starts in; None: starts_in_comment(texts)
-        self._marks: list[int] | None = None  # the lines holding "/*" or "*/", in order
-        self._start = False  # the state the first line starts in (starts_in_comment)
-        self._after: list[bool] = []  # the state after each of the first marks, as far as carried yet
-        self._scans: dict[int, LineScan] = {}
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-    @overload
-    def __getitem__(self, i: int) -> LineScan: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[LineScan]: ...
-
-    def __getitem__(self, i: int | slice) -> LineScan | list[LineScan]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self.texts)))]
-        if i < 0:
-            i += len(self.texts)
-        if not 0 <= i < len(self.texts):
-            raise IndexError(i)
-        scan = self._scans.get(i)
-        if scan is None:
-            scan = self._scans[i] = scan_line(self.texts[i], self._state(i))
-        return scan
-
-    @staticmethod
-    def _state_after(text: str, state: bool) -> bool:
-        """The block-comment state after a line, given the state it starts in: from its delimiters alone when
-        it holds no quote (no literal can hide one), read as scan_line() reads them, else by scan_line()."""
-        if '"' in text or "'" in text:
-            return scan_line(text, state).in_comment_after
-        pos = 0
-        while True:
-            if state:
-                end = text.find("*/", pos)
-                if end < 0:
-                    return True
-                state, pos = False, end + 2
-            else:
-                opening = text.find("/*", pos)
-                if opening < 0 or 0 <= text.find("//", pos, opening + 1):
-                    return False  # no comment opens, or a // comment runs to the end of the line first
-                state, pos = True, opening + 2
-
-    def _state(self, i: int) -> bool:
-        """Whether line ``i`` starts inside a block comment."""
-        marks = self._marks
-        if marks is None:
-            texts = self.texts
-            marks = self._marks = [k for k, text in enumerate(texts) if "/*" in text or "*/" in text]
-            # starts_in_comment() decides on the first line holding a mark at the latest, or on the first
-            # non-blank line when none holds one
-            last = (
-                0
-                if self._in_comment is not None
-                else marks[0]
-                if marks
-                else next((k for k, t in enumerate(texts) if t.strip()), len(texts))
-            )
-            self._start = starts_in_comment(texts[: last + 1]) if self._in_comment is None else self._in_comment
-        after = self._after
-        before = bisect_left(marks, i)  # the marks on lines above line i
-        while len(after) < before:
-            j = marks[len(after)]
-            state = after[-1] if after else self._start
-            if ("*/" if state else "/*") in self.texts[j]:  # else the line cannot end or open a block comment
-                state = self._state_after(self.texts[j], state)
-            after.append(state)
-        return after[before - 1] if before else self._start
-
-
 def _is_smp(name: str) -> bool:
     return bool(_SMP_NAME_RE.match(name))
 
@@ -750,7 +663,7 @@ def _removed_counter(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            scans = _LazyScans([d.text for d in hunk.removed], in_comment=False)
+            scans = LazyScans([d.text for d in hunk.removed], in_comment=False)
             for i in _barrier_lines(hunk.removed_text):
                 for key in _moved_keys(scans[i].code):
                     counter[key] += 1
@@ -1013,7 +926,7 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
                 continue  # step 0 for the hunk: no added line can hold a barrier call
             hunk = hv.hunk
             new = _new_side(hunk)
-            scans = _LazyScans([dl.text for dl in new])
+            scans = LazyScans([dl.text for dl in new])
             for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
                 idx = _new_index(new, hv.added[k])
                 code = scans[idx].code
@@ -1421,7 +1334,7 @@ class _PatchPairs:
         self.view = view
         self._calls: tuple[dict[str, str], dict[str, str]] | None = None
         self._comments: dict[str, list[str]] = {}
-        self._scans: dict[HunkView, _LazyScans] = {}  # per hunk: the scans of its added lines
+        self._scans: dict[HunkView, LazyScans] = {}  # per hunk: the scans of its added lines
 
     def _added_scans(self, wanted: Sequence[str]) -> Iterator:
         """Scans of the added lines of the C hunks that hold one of ``wanted`` (the added lines of a hunk scanned
@@ -1435,7 +1348,7 @@ class _PatchPairs:
                     continue
                 scans = self._scans.get(hunk)
                 if scans is None:
-                    scans = self._scans[hunk] = _LazyScans([d.text for d in hunk.added])
+                    scans = self._scans[hunk] = LazyScans([d.text for d in hunk.added])
                 for i in _lines_holding(added, wanted):
                     yield scans[i]
 
@@ -1483,7 +1396,7 @@ class _PatchPairs:
                 if call not in hunk.added_text:
                     continue
                 new = _new_side(hunk)
-                scans = _LazyScans([d.text for d in new])
+                scans = LazyScans([d.text for d in new])
                 for k in _lines_holding(hunk.added_text, (call,)):
                     i = _new_index(new, hunk.added[k])
                     if call not in scans[i].code:

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from reviewbot.cutil import LazyScans
 from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
@@ -100,7 +101,7 @@ def test_a_patch_without_a_barrier_has_no_finding() -> None:
     assert list(check_patch(patch, [RULE], RuleContext(strict=True)).findings) == []
 
 
-# _LazyScans scans a hunk's lines as the steps read them, carrying the block-comment state over the lines
+# cutil.LazyScans scans a hunk's lines as the steps read them, carrying the block-comment state over the lines
 # that hold a delimiter: each scan must be the one cutil.scan_lines() gives, read in any order.
 TRICKY_LINES = [
     "/*",
@@ -132,7 +133,7 @@ TRICKY_LINES = [
 def test_state_after_a_line_is_the_scanners(text: str, state: bool) -> None:
     from reviewbot.cutil import scan_line
 
-    assert MODULE._LazyScans._state_after(text, state) == scan_line(text, state).in_comment_after
+    assert LazyScans._state_after(text, state) == scan_line(text, state).in_comment_after
 
 
 @pytest.mark.parametrize("shift", range(0, len(TRICKY_LINES), 3))
@@ -141,8 +142,8 @@ def test_lazy_scans_are_the_scans_of_scan_lines(shift: int) -> None:
 
     texts = TRICKY_LINES[shift:] + TRICKY_LINES[:shift]
     want = scan_lines(texts, starts_in_comment(texts))
-    lazy = MODULE._LazyScans(texts)
+    lazy = LazyScans(texts)
     for i in reversed(range(len(texts))):  # from the end first: the state is carried on demand
         assert lazy[i] == want[i], (i, texts[i])
-    assert list(MODULE._LazyScans(texts)) == want
-    assert MODULE._LazyScans(texts)[2:5] == want[2:5]
+    assert list(LazyScans(texts)) == want
+    assert LazyScans(texts)[2:5] == want[2:5]
