@@ -40,7 +40,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
 from reviewbot.models import (
     CheckReport,
-    FileDiff,
     Finding,
     LineKind,
     Message,
@@ -481,20 +480,7 @@ def _without_hunks(patch: Patch) -> Patch:
     """
     if not any(fd.hunks for fd in patch.files):
         return patch
-    return replace(patch, files=tuple(_file_without_hunks(fd) if fd.hunks else fd for fd in patch.files))
-
-
-def _file_without_hunks(fd: FileDiff) -> FileDiff:
-    """``replace(fd, hunks=())``, built directly (a batch has thousands of files; ``replace`` is 4x slower).
-    tests/test_check_messages_groups.py compares it with ``replace`` field by field."""
-    return FileDiff(
-        path=fd.path,
-        old_path=fd.old_path,
-        new_path=fd.new_path,
-        hunks=(),
-        status=fd.status,
-        header_input_line=fd.header_input_line,
-    )
+    return replace(patch, files=tuple(replace(fd, hunks=()) if fd.hunks else fd for fd in patch.files))
 
 
 def raw_subject(data: bytes) -> str | None:
@@ -753,6 +739,7 @@ def _review_groups(
     gives, while a batch holds only the diffs of the groups not yet reviewed.
     """
     from reviewbot.parse.threads import series_root
+    from reviewbot.review import linked, unthreaded_key
 
     parent: dict[str, str] = {}
 
@@ -774,19 +761,18 @@ def _review_groups(
         key = series_root(roots.get(m.message_id, m.message_id))
         keys.append((pos, key))
         # replies come as LaterMessage (never a patch, and reading more than their headers parses them)
-        if not isinstance(m, Message) or m.in_reply_to or m.references or m.archive_url:
+        if not isinstance(m, Message) or linked(m):
             continue
         authors = _unthreaded_authors(m)
         if authors is None:
             anyone.append(key)
             continue
-        subj = m.subject
-        if subj.total is None or subj.index is None:
-            continue
         for author in authors:
-            group = (author, subj.version, subj.total)
+            group = unthreaded_key(m, m.subject, author)  # as review.unthreaded_series groups them
+            if group is None:
+                break  # no n/N in the subject
             unthreaded.setdefault(group, []).append(key)
-            if subj.index:
+            if m.subject.index:
                 numbered.add(group)
     if anyone:  # such a message may join any unthreaded series: all of them are reviewed together
         for key in anyone:
@@ -812,8 +798,9 @@ def _unthreaded_authors(message: Message) -> tuple[str, ...] | None:
     """
     from reviewbot.parse.mail import sender_addresses
     from reviewbot.parse.patch import read_inbody_headers
+    from reviewbot.review import sender_of
 
-    sender = message.from_addr.email.lower() if message.from_addr else ""
+    sender = sender_of(message)
     if message.attachments:
         return None
     found, _ = read_inbody_headers(message.body.split("\n"))

@@ -232,6 +232,26 @@ def thread_roots(messages: Iterable[Message | LaterMessage]) -> dict[str, str]:
 # ------------------------------------------------------------------ series
 
 
+def sender_of(message: Message) -> str:
+    """The author an unthreaded series is grouped by: the sender's address, lower-case ("" for none)."""
+    return message.from_addr.email.lower() if message.from_addr else ""
+
+
+def linked(message: Message) -> bool:
+    """True when the message's thread comes from links (In-Reply-To, References, an archive page's links)."""
+    return bool(message.in_reply_to or message.references or message.archive_url)
+
+
+def unthreaded_key(message: Message, subject: Subject, author: str) -> tuple[str, int, int] | None:
+    """(author, version, total): the messages of one unthreaded series share it; None for a message that
+    cannot be one (:func:`linked`, or without ``n/N`` in its subject)."""
+    if linked(message):
+        return None
+    if subject.total is None or subject.index is None:
+        return None
+    return (author, subject.version, subject.total)
+
+
 def unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
     """Series of ``git format-patch`` files written without ``--thread`` (no Message-ID links).
 
@@ -242,12 +262,9 @@ def unthreaded_series(patches: Sequence[Patch]) -> list[Series]:
     """
     by_key: dict[tuple[str, int, int], list[Patch]] = {}
     for p in patches:
-        subj = p.subject
-        m = p.message
-        if subj.total is None or subj.index is None or m.in_reply_to or m.references or m.archive_url:
-            continue
-        author = m.from_addr.email.lower() if m.from_addr else ""
-        by_key.setdefault((author, subj.version, subj.total), []).append(p)
+        key = unthreaded_key(p.message, p.subject, sender_of(p.message))
+        if key is not None:
+            by_key.setdefault(key, []).append(p)
     out: list[Series] = []
     for (_, version, total), members in by_key.items():
         covers = [p for p in members if p.subject.index == 0]

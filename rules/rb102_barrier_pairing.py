@@ -165,12 +165,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
-from reviewbot.view import FileView, HunkView, PatchView, patch_view
+from reviewbot.view import FileView, HunkView, PatchView, once, patch_view
 from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -873,7 +872,7 @@ class _Use:
     def symbol(self) -> str:
         return f"{self.name}@{(self.hunk.section or '').strip()[:60]}"
 
-    @cached_property
+    @once
     def header(self) -> int | None:
         """:func:`_function_header`, looked for once."""
         return _find_function_header(self)
@@ -1652,7 +1651,7 @@ class _OtherSides:
         self.view = view
         self._bodies: dict[HunkView, dict[str, list[str]]] = {}  # per hunk: the functions it adds whole
 
-    @cached_property
+    @once
     def _hunks(self) -> list[HunkView]:
         return [hunk for fd in self.view.files if _is_c(fd.path) for hunk in fd.hunks]
 
@@ -1668,7 +1667,7 @@ class _OtherSides:
                 found = bodies.get(name, found)
         return found
 
-    @cached_property
+    @once
     def losing(self) -> dict[str, bool]:
         return _hunks_losing_barrier(self.view)
 

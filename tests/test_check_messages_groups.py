@@ -16,7 +16,6 @@ import pytest
 from conftest import CASES, DATA
 from reviewbot.checking import (
     _ThreadsChanged,
-    _file_without_hunks,
     _read_headers,
     _review_groups,
     _review_in_groups,
@@ -144,19 +143,3 @@ def test_the_run_keeps_files_and_counts_not_hunks() -> None:
     assert cp.line_counts() != (0, 0) and cp.lines_checked > 0
     full = replace(cp, added=None, removed=None)  # counted from the patch: none left
     assert full.line_counts() == (0, 0)
-
-
-def test_file_without_hunks_is_replace_with_no_hunks() -> None:
-    """_file_without_hunks builds FileDiff by hand (faster than replace): every field but hunks is kept."""
-    from reviewbot.errors import ParseError
-    from reviewbot.parse.mail import parse_message
-    from reviewbot.parse.patch import parse_patch
-
-    files = []
-    for item in read_input(str(EXTRA)):
-        try:
-            files.extend(parse_patch(parse_message(item.raw)).files)
-        except ParseError:  # one of them holds a malformed diff (a problem of the check run)
-            continue
-    assert len(files) > 50
-    assert all(_file_without_hunks(fd) == replace(fd, hunks=()) for fd in files)
