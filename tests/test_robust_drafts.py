@@ -162,7 +162,8 @@ def test_message_ids_with_a_space_get_distinct_keys(tmp_path: Path) -> None:
         store.put_message(one)
         store.put_message(two)
         assert store.count("messages") == 2
-        assert store.message_row("x1 b@other.example")["subject"] == "two"
+        stored = store.message_row("x1 b@other.example")
+        assert stored is not None and stored.message.subject.raw == "two"
 
 
 def test_msgid_problem_limits() -> None:
