@@ -197,6 +197,8 @@ def test_thread_ids_and_members(tmp_path: Path) -> None:
         members = store.thread_members(a.message_id)
         assert [m.message_id for m in members] == [a.message_id, b.message_id]
         assert [m.message.subject.is_reply for m in members] == [False, True]
+        assert store.thread_member_ids(a.message_id) == [(a.message_id, True), (b.message_id, False)]
+        assert store.thread_member_ids("no-such-thread") == []
         # put_message without a thread id keeps the computed one
         store.put_message(b)
         stored = store.message_row(b.message_id)
@@ -268,6 +270,41 @@ def test_findings_replace_keep_first_seen_and_dismissed(tmp_path: Path) -> None:
         store.replace_findings(mid, [_finding(mid, "fp3")], now=later)
         assert store.patches_with_open_findings("linux-kernel") == [mid]
         assert store.findings_for(mid)[0].fingerprint in {"fp2", "fp3"}
+
+
+def test_drafts_skips_and_one_finding_come_back_as_values(tmp_path: Path) -> None:
+    with Store(tmp_path / "rb.db") as store:
+        msg = _message(1)
+        store.put_message(msg)
+        mid = msg.message_id
+        store.replace_findings(mid, [_finding(mid, "fp1"), _finding(mid, "fp2"), _finding(mid, "fp3")], now=NOW)
+        assert store.finding("fp1") == _finding(mid, "fp1")
+        assert store.finding("unknown") is None
+        for n, fps in ((2, ["fp1"]), (1, ["fp2"])):
+            store.record_draft(
+                message_id=f"draft-{n}@example.org",
+                in_reply_to=mid,
+                fingerprints=fps,
+                list_name="linux-kernel",
+                subject="Re: [PATCH] mm: speed up x",
+                path=f"/outbox/{n}.eml",
+                maildir_key=None,
+                recipients_complete=n == 1,
+                created=NOW,
+            )
+        drafts = store.all_drafts()
+        assert [(d.message_id, d.fingerprints, d.recipients_complete) for d in drafts] == [
+            ("draft-1@example.org", ("fp2",), True),
+            ("draft-2@example.org", ("fp1",), False),
+        ]
+        assert store.skip_counts() == {}
+        assert store.dismiss("fp3", "not a hot struct")
+        assert not store.dismiss("unknown", "no such finding")
+        assert store.skip_counts() == {"dismissed": 1}
+        skip = store.skip_for("fp3")
+        assert skip is not None and skip.reason == "dismissed: not a hot struct"
+        finding = store.finding("fp3")
+        assert finding is not None and finding.state is FindingState.DISMISSED
 
 
 def test_hunk_json_round_trip() -> None:

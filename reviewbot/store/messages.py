@@ -152,6 +152,14 @@ class MessageStore(StoreBase):
         rows = self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
         return [stored_message_from_row(r) for r in rows]
 
+    def thread_member_ids(self, thread_id: str) -> list[tuple[str, bool]]:
+        """(Message-ID, is a patch) of every stored message of a thread, in archive (arrival) order: the
+        thread's shape, without loading its messages."""
+        cur = self.conn.execute(
+            "SELECT message_id, is_patch FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", (thread_id,)
+        )
+        return [(str(mid), bool(is_patch)) for mid, is_patch in cur.fetchall()]
+
     def load_message(self, message_id: str, parse_subject: Any = None) -> Message | None:
         """Rebuild the :class:`Message` stored under ``message_id`` (None when absent).
 
