@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from reviewbot.models import Patch
 from reviewbot.store.messages import MessageStore
 from reviewbot.store.rows import (
