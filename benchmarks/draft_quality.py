@@ -61,11 +61,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reviewbot.models import Finding, Message  # noqa: E402
-from reviewbot.parse.patch import parse_patch  # noqa: E402
 from reviewbot.parse.threads import about_patch  # noqa: E402
 from reviewbot.respond.draft import MISSING_NOTE  # noqa: E402
 from reviewbot.revisions import normalised_title  # noqa: E402
-from reviewbot.store import Store  # noqa: E402
+from reviewbot.store import Store, patch_from_row  # noqa: E402
 
 # how a reviewer asks each rule's question (lower case, searched in the reply's own text)
 QUESTIONS = {
@@ -260,7 +259,7 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
             if stored is None:
                 continue
             message = stored.message
-            patch = parse_patch(message)
+            patch = patch_from_row(stored)
             drafted[message.message_id] = message.subject.raw
             # paragraphs
             paras = own_paragraphs(body)
