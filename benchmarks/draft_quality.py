@@ -60,12 +60,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reviewbot.parse.patch import parse_patch  # noqa: E402
-from reviewbot.parse.subject import parse_subject  # noqa: E402
+from reviewbot.models import Finding, Message  # noqa: E402
 from reviewbot.parse.threads import about_patch  # noqa: E402
 from reviewbot.respond.draft import MISSING_NOTE  # noqa: E402
 from reviewbot.revisions import normalised_title  # noqa: E402
-from reviewbot.store import Store, message_from_row  # noqa: E402
+from reviewbot.store import Store, patch_from_row  # noqa: E402
 
 # how a reviewer asks each rule's question (lower case, searched in the reply's own text)
 QUESTIONS = {
@@ -170,8 +169,8 @@ def _under_quoted(body: str, texts: set[str], words: tuple[str, ...], names: set
     return False
 
 
-def _names(finding: dict) -> set[str]:
-    details = json.loads(finding.get("details_json") or "{}")
+def _names(finding: Finding) -> set[str]:
+    details = finding.details
     names = set()
     for key in ("struct", "barrier", "other"):
         v = details.get(key)
@@ -183,18 +182,18 @@ def _names(finding: dict) -> set[str]:
     return names
 
 
-def raised_by_human(store: Store, finding: dict, patch, thread, author_email: str, identity: str) -> str | None:
+def raised_by_human(store: Store, finding: Finding, patch, thread, author_email: str, identity: str) -> str | None:
     hunk_texts: set[str] = set()
-    lines = set(json.loads(finding.get("lines_json") or "[]"))
+    lines = set(finding.lines)
     for fd in patch.files:
-        if finding.get("path") not in (fd.path, fd.new_path, fd.old_path):
+        if finding.path not in (fd.path, fd.new_path, fd.old_path):
             continue
         for h in fd.hunks:
             for dl in h.lines:
                 if dl.new_no in lines and dl.kind.value in "+-" and dl.text.strip():
                     hunk_texts.add(" ".join(dl.text.split()))
     names = _names(finding)
-    questions = QUESTIONS.get(finding["rule_id"], ())
+    questions = QUESTIONS.get(finding.rule_id, ())
     for msg in thread:
         frm = (msg.from_addr.email if msg.from_addr else "").lower()
         if not frm or frm == author_email or frm == identity:
@@ -211,20 +210,19 @@ def raised_by_human(store: Store, finding: dict, patch, thread, author_email: st
             return msg.message_id
         if any(n in text for n in names) and any(q in low for q in questions):
             return msg.message_id
-        if finding["rule_id"] == "RB201" and any(q in low for q in questions) and "?" in text:
+        if finding.rule_id == "RB201" and any(q in low for q in questions) and "?" in text:
             return msg.message_id
     return None
 
 
-def patch_list_addresses(row: dict) -> list[tuple[str, str]]:
+def patch_list_addresses(message: Message) -> list[tuple[str, str]]:
     out = []
-    for blob in (row.get("to_json"), row.get("cc_json")):
-        for d in json.loads(blob or "[]"):
-            mail = (d.get("email") or "").lower()
-            local, _, dom = mail.rpartition("@")
-            dom = dom.lstrip(".")
-            if any(dom.endswith(t) for t in LIST_HOST_TAILS):
-                out.append((local, dom))
+    for address in (*message.to, *message.cc):
+        mail = address.email.lower()
+        local, _, dom = mail.rpartition("@")
+        dom = dom.lstrip(".")
+        if any(dom.endswith(t) for t in LIST_HOST_TAILS):
+            out.append((local, dom))
     return out
 
 
@@ -246,9 +244,8 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
     which: dict[str, list[str]] = defaultdict(list)
     drafted: dict[str, str] = {}  # answered Message-ID -> its subject, for the revision count
     with Store(db) as store:
-        drafts = store._rows("SELECT * FROM drafts ORDER BY message_id", [])
-        for d in drafts:
-            path = Path(d["path"] or "")
+        for d in store.all_drafts():
+            path = Path(d.path or "")
             if not path.is_file():
                 path = outbox / path.name
             if not path.is_file():
@@ -258,11 +255,11 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
             mail = email.message_from_bytes(path.read_bytes(), policy=policy.default)
             body = mail.get_content()
             ident = identity or (getaddresses([str(mail["From"])])[0][1].lower())
-            row = store.message_row(d["in_reply_to"])
-            if row is None:
+            stored = store.message_row(d.in_reply_to)
+            if stored is None:
                 continue
-            message = message_from_row(row, parse_subject)
-            patch = parse_patch(message)
+            message = stored.message
+            patch = patch_from_row(stored)
             drafted[message.message_id] = message.subject.raw
             # paragraphs
             paras = own_paragraphs(body)
@@ -288,35 +285,32 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                 counts["bad_hunk_lines"] += len(bad)
                 which["bad_hunk_headers"].append(f"{name}: {bad[0]}")
             # recipients
-            if not d.get("recipients_complete") or mail.get("X-Reviewbot-Recipients"):
+            if not d.recipients_complete or mail.get("X-Reviewbot-Recipients"):
                 flagged = body.lstrip().startswith(MISSING_NOTE)
                 key = "flagged_incomplete" if flagged else "incomplete_recipients"
                 counts[key] += 1
                 which[key].append(name)
             rcpt = [a.lower() for _, a in getaddresses([str(v) for k in ("To", "Cc") for v in mail.get_all(k, [])])]
-            wanted = patch_list_addresses(row)
+            wanted = patch_list_addresses(message)
             if all(any(r.startswith(local + "@") and r.endswith(dom) for r in rcpt) for local, dom in wanted):
                 counts["to_patch_lists"] += 1
             else:
                 which["not_to_patch_lists"].append(f"{name}: {wanted}")
             # a human's point repeated
-            fps = json.loads(d.get("fingerprints_json") or "[]")
-            findings = [store._rows("SELECT * FROM findings WHERE fingerprint = ?", [fp]) for fp in fps]
+            findings = [store.finding(fp) for fp in d.fingerprints]
             thread = []
-            if row.get("thread_id"):
+            if stored.thread_id:
                 thread = [
-                    message_from_row(r, parse_subject)
-                    for r in store.thread_members(row["thread_id"])
-                    if r["message_id"] != message.message_id
+                    m.message for m in store.thread_members(stored.thread_id) if m.message_id != message.message_id
                 ]
             author = (message.from_addr.email if message.from_addr else "").lower()
-            for rows in findings:
-                if not rows:
+            for finding in findings:
+                if finding is None:
                     continue
-                by = raised_by_human(store, rows[0], patch, thread, author, ident)
+                by = raised_by_human(store, finding, patch, thread, author, ident)
                 if by:
                     counts["repeats_reviewer"] += 1
-                    which["repeats_reviewer"].append(f"{name}: {rows[0]['rule_id']} raised in <{by}>")
+                    which["repeats_reviewer"].append(f"{name}: {finding.rule_id} raised in <{by}>")
                     break
         for group in revision_groups(store, list(drafted)):
             if len(group) > 1:
@@ -324,10 +318,10 @@ def measure(db: Path, outbox: Path, identity: str = "") -> dict:
                 which["titles_on_two_revisions"].append(" | ".join(drafted[m] for m in group))
         for mid in drafted:
             revs = store.revisions_of(mid)
-            if revs and revs[-1]["message_id"] != mid:
+            if revs and revs[-1].message_id != mid:
                 counts["old_revision_drafts"] += 1
-                which["old_revision_drafts"].append(f"{drafted[mid]} (newest: {revs[-1]['subject']})")
-        skips = dict(store.conn.execute("SELECT state, COUNT(*) FROM draft_skips GROUP BY state").fetchall())
+                which["old_revision_drafts"].append(f"{drafted[mid]} (newest: {revs[-1].subject})")
+        skips = store.skip_counts()
         counts["skipped_applied"] = skips.get("applied", 0)
         counts["skipped_withdrawn"] = skips.get("withdrawn", 0)
         counts["skipped_backport"] = skips.get("stable-backport", 0)
@@ -363,17 +357,18 @@ def revision_groups(store: Store, message_ids: list[str]) -> list[list[str]]:
 
     by_title: dict[tuple[str, str], str] = {}
     for mid in message_ids:
-        row = store.message_row(mid) or {}
-        prow = store.patch_row(mid) or {}
-        title = normalised_title(prow.get("title") or parse_subject(row.get("subject") or "").title)
-        key = ((row.get("from_email") or row.get("from_name") or "").lower(), title)
+        stored = store.message_row(mid)
+        prow = store.patch_row(mid)
+        sender = stored.message.from_addr if stored else None
+        title = normalised_title((prow.title if prow else "") or (stored.message.subject.title if stored else ""))
+        key = ((sender.email or sender.name if sender else "").lower(), title)
         if key in by_title:
             union(mid, by_title[key])
         else:
             by_title[key] = mid
         for r in store.revisions_of(mid):
-            if r["message_id"] in parent:
-                union(mid, r["message_id"])
+            if r.message_id in parent:
+                union(mid, r.message_id)
     groups: dict[str, list[str]] = defaultdict(list)
     for mid in message_ids:
         groups[find(mid)].append(mid)

@@ -27,10 +27,11 @@ Cover letters carry no diff: they link by step 1 only. Revisions are returned in
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any
+
+from reviewbot.store.rows import Submission
 
 __all__ = ["normalised_title", "changed_lines", "same_code", "carried_code", "revisions_of", "title_words"]
 
@@ -175,43 +176,42 @@ def _domain(email: str) -> str:
     return email.rsplit("@", 1)[-1] if "@" in email else ""
 
 
-def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The stored submissions of the patch ``message_id`` (itself included), oldest first; each a dict
-    with ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``title``, ``day``, ``seq``,
-    ``subject``, ``from_email``, ``from_name``. Empty when ``message_id`` is not a stored patch."""
+def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = None) -> list[Submission]:
+    """The stored submissions of the patch ``message_id`` (itself included), oldest first. Empty when
+    ``message_id`` is not a stored patch."""
     me = store.submission_row(message_id)
-    if me is None or not normalised_title(me["title"] or ""):
+    if me is None or not normalised_title(me.title):
         return []
-    email, name = (me["from_email"] or "").lower(), (me["from_name"] or "").lower()
+    email, name = me.from_email.lower(), me.from_name.lower()
     domain = _domain(email)
-    pool = store.submissions_by(email, name, domain)
+    pool: list[Submission] = []
+    bodies: dict[str, str] = {}
+    for sub, body in store.submissions_by(email, name, domain):
+        pool.append(sub)
+        bodies[sub.message_id] = body
     lines_cache: dict[str, list[tuple[str, ...]]] = cache.setdefault("lines", {}) if cache is not None else {}
 
-    def lines_of(r: Mapping[str, Any]) -> list[tuple[str, ...]]:
-        mid = r["message_id"]
-        if mid not in lines_cache:
-            lines_cache[mid] = changed_lines(r.get("body") or "")
-        return lines_cache[mid]
+    def lines_of(r: Submission) -> list[tuple[str, ...]]:
+        if r.message_id not in lines_cache:
+            lines_cache[r.message_id] = changed_lines(bodies.get(r.message_id, ""))
+        return lines_cache[r.message_id]
 
-    def size(r: Mapping[str, Any]) -> int:
-        return sum((f.get("added") or 0) + (f.get("removed") or 0) for f in json.loads(r.get("files_json") or "[]"))
-
-    def score(x: Mapping[str, Any], y: Mapping[str, Any]) -> float:
+    def score(x: Submission, y: Submission) -> float:
         """How surely ``y`` is another revision of ``x``: 2 for step 1, the share of same lines for
         steps 2 and 3, 0 when not linked."""
-        if x.get("series_key") and x.get("series_key") == y.get("series_key"):
+        if x.series_key and x.series_key == y.series_key:
             return 0.0  # two patches of one posted series are two patches, not two revisions
-        same_author = bool(
-            (x["from_email"] or "").lower() == (y["from_email"] or "").lower() and x["from_email"]
-        ) or bool((x["from_name"] or "").lower() == (y["from_name"] or "").lower() and x["from_name"])
-        if same_author and normalised_title(x["title"] or "") == normalised_title(y["title"] or ""):
+        same_author = bool(x.from_email.lower() == y.from_email.lower() and x.from_email) or bool(
+            x.from_name.lower() == y.from_name.lower() and x.from_name
+        )
+        if same_author and normalised_title(x.title) == normalised_title(y.title):
             return 2.0  # step 1
-        if x.get("idx") == 0 or y.get("idx") == 0:
+        if x.index == 0 or y.index == 0:
             return 0.0  # a cover letter has no code to compare
-        words = _jaccard(title_words(x["title"] or ""), title_words(y["title"] or ""))
+        words = _jaccard(title_words(x.title), title_words(y.title))
         if words < TITLE_WORDS_SHARED:
             return _carried(x, y) if same_author else 0.0  # step 2b
-        sx, sy = size(x), size(y)
+        sx, sy = x.changed, y.changed
         if not sx or not sy or max(sx, sy) > 3 * min(sx, sy):
             return 0.0  # one is several times the other: not the same patch
         lx, ly = lines_of(x), lines_of(y)
@@ -224,17 +224,17 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
             need = SAME_DOMAIN_LINES
         return share if share >= need else 0.0  # steps 2 and 3
 
-    def _carried(x: Mapping[str, Any], y: Mapping[str, Any]) -> float:
+    def _carried(x: Submission, y: Submission) -> float:
         """Step 2b: another version (the numbers differ) under a renamed subject sharing two words, nearly
         all of the smaller side's lines on the other side."""
-        if (x.get("version") or 1) == (y.get("version") or 1):
+        if (x.version or 1) == (y.version or 1):
             return 0.0
-        if len(_summary_words(x["title"] or "") & _summary_words(y["title"] or "")) < CARRIED_TITLE_WORDS:
+        if len(_summary_words(x.title) & _summary_words(y.title)) < CARRIED_TITLE_WORDS:
             return 0.0  # "nvme-pci: ..." and "nvme-pci: ..." share only the subsystem
         share = carried_code(lines_of(x), lines_of(y))
         return share if share >= CARRIED_LINES else 0.0
 
-    me_full = next((r for r in pool if r["message_id"] == message_id), None)
+    me_full = next((r for r in pool if r.message_id == message_id), None)
     if me_full is None:
         return []
     group = {message_id: me_full}
@@ -242,19 +242,18 @@ def revisions_of(store: Any, message_id: str, cache: dict[str, Any] | None = Non
     while todo:
         cur = todo.pop()
         # at most one patch of each other posting is the revision of ``cur``: the one that fits best
-        best: dict[str, tuple[float, Mapping[str, Any]]] = {}
-        taken = {g.get("series_key") or g["message_id"] for g in group.values()}
+        best: dict[str, tuple[float, Submission]] = {}
+        taken = {g.series_key or g.message_id for g in group.values()}
         for r in pool:
-            key = r.get("series_key") or r["message_id"]
-            if r["message_id"] in group or key in taken:
+            key = r.series_key or r.message_id
+            if r.message_id in group or key in taken:
                 continue  # one revision per posting: a series posted again holds the patch once
             sc = score(cur, r)
             if sc > 0 and sc > best.get(key, (0.0, r))[0]:
                 best[key] = (sc, r)
         for _, r in best.values():
-            if r["message_id"] not in group:
-                group[r["message_id"]] = r
+            if r.message_id not in group:
+                group[r.message_id] = r
                 todo.append(r)
-    out = [{k: v for k, v in r.items() if k not in ("body", "files_json")} for r in group.values()]
     # posting order, not the version number: an [RFC PATCH v4] may be followed by a [PATCH] (v1)
-    return sorted(out, key=lambda r: (r["day"] or "", r["seq"] or 0, r["version"] or 1, r["message_id"]))
+    return sorted(group.values(), key=lambda r: (r.day or "", r.seq or 0, r.version or 1, r.message_id))

@@ -45,7 +45,7 @@ from reviewbot.context import Clock, system_clock
 from reviewbot.errors import ParseError
 from reviewbot.fetch.walk import ArchiveWalk, open_archive
 from reviewbot.models import Message, Patch
-from reviewbot.store import FindingLine, Store, message_from_row, patch_from_row
+from reviewbot.store import FindingLine, Store, StoredMessage, patch_from_row
 
 log = logging.getLogger(__name__)
 
@@ -223,8 +223,8 @@ class _Scanner:
         by_url = {url: (mid, prev) for url, mid, prev, _tid in links}
         for url, mid in self.known.items():  # duplicate URLs of one Message-ID
             if url not in by_url:
-                row = self.store.message_row(mid)
-                by_url[url] = (mid, row["thread_prev_url"] if row else None)
+                stored = self.store.message_row(mid)
+                by_url[url] = (mid, stored.message.thread_prev_url if stored else None)
         from reviewbot.review import chain_roots
 
         root = chain_roots(by_url)
@@ -244,13 +244,15 @@ class _Scanner:
             )
         return self.rules
 
-    def _patch(self, row: Mapping[str, Any], *, keep: bool = False) -> Patch | None:
-        """The Patch of a stored message: parsed during this scan (then dropped unless ``keep``) or re-parsed."""
-        mid = row["message_id"]
+    def _patch(self, mid: str, stored: StoredMessage | None, *, keep: bool = False) -> Patch | None:
+        """The Patch of a stored message: parsed during this scan (then dropped unless ``keep``) or re-parsed
+        from ``stored`` (loaded only for the patches not kept)."""
         if mid in self.patch_cache:
             return self.patch_cache[mid] if keep else self.patch_cache.pop(mid)
+        if stored is None:
+            return None
         try:
-            patch = patch_from_row(row)
+            patch = patch_from_row(stored)
         except ParseError as exc:
             log.warning("%s: patch not parsed: %s", mid, exc)
             return None
@@ -267,11 +269,12 @@ class _Scanner:
         scan picks the same threads as an uninterrupted one.
         Returns (patches checked, rule failures, thread ids with findings).
         """
-        from reviewbot.parse.subject import parse_subject
         from reviewbot.review import review
 
         rules = self._load_rules()
         ids = self.store.patch_ids(self.list_name, self.since, self.until)
+        arrival_of = {mid: i for i, (mid, _tid) in enumerate(ids)}
+        thread_ids = dict(ids)
         by_thread: dict[str, list[str]] = {}
         for mid, tid in ids:
             by_thread.setdefault(tid or mid, []).append(mid)
@@ -291,22 +294,25 @@ class _Scanner:
         for batch in batches:
             patches: dict[str, Patch] = {}
             thread_of: dict[str, str] = {}
-            for row in self.store.message_rows(batch):
-                p = self._patch(row, keep=patches_only)
+            # messages are loaded from the store only where this scan has not kept their Patch
+            stored = {s.message_id: s for s in self.store.message_rows([m for m in batch if m not in self.patch_cache])}
+            for mid in sorted(batch, key=arrival_of.__getitem__):
+                p = self._patch(mid, stored.get(mid), keep=patches_only)
                 if p is not None:
                     patches[p.message_id] = p
-                    thread_of[p.message_id] = row["thread_id"] or p.message_id
+                    thread_of[p.message_id] = thread_ids[mid] or p.message_id
             # the review's input: each thread's stored messages in arrival order, the range's patches as Patch
             # (the rest is context); a patch without a stored thread on its own
             messages: list[Patch | Message] = []
             placed: set[str] = set()
             for tid in dict.fromkeys(thread_of.values()):
-                for r in self.store.thread_members(tid):
-                    if patches_only and not r["is_patch"]:
-                        continue
-                    mid = r["message_id"]
+                members = [mid for mid, is_patch in self.store.thread_member_ids(tid) if is_patch or not patches_only]
+                context = {
+                    s.message_id: s.message for s in self.store.message_rows([m for m in members if m not in patches])
+                }
+                for mid in members:
                     placed.add(mid)
-                    messages.append(patches[mid] if mid in patches else message_from_row(r, parse_subject))
+                    messages.append(patches[mid] if mid in patches else context[mid])
                     thread_of.setdefault(mid, tid)
             messages.extend(p for mid, p in patches.items() if mid not in placed)
             run = review(
@@ -340,12 +346,13 @@ class _Scanner:
         """Fetch the replies reachable by ``[thread-next>]`` from the patches of these threads."""
         touched: set[str] = set()
         for tid in sorted(thread_ids):
-            members = self.store.thread_members(tid)
-            if not members:
+            members = self.store.thread_member_ids(tid)
+            first = self.store.message_row(members[0][0]) if members else None
+            if first is None:
                 continue
             touched.add(tid)
             self.threads_followed += 1
-            url = self.walk.here(members[0]["archive_url"])
+            url = self.walk.here(first.message.archive_url)
             seen: set[str] = set()
             steps = 0
             while url and url not in seen and steps < MAX_THREAD_FOLLOW:
@@ -354,8 +361,8 @@ class _Scanner:
                 mid = self.known.get(url) or self.process_message(url)
                 if mid is None:
                     break
-                row = self.store.message_row(mid)
-                url = self.walk.here(row["thread_next_url"], row["archive_url"]) if row else None
+                stored = self.store.message_row(mid)
+                url = self.walk.here(stored.message.thread_next_url, stored.message.archive_url) if stored else None
         return touched
 
     # ------------------------------------------------------------------ run

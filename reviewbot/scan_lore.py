@@ -31,7 +31,7 @@ from reviewbot.config import Settings
 from reviewbot.context import Clock, system_clock
 from reviewbot.errors import FetchError, ParseError
 from reviewbot.fetch import lore
-from reviewbot.store import Store, message_from_row
+from reviewbot.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -276,9 +276,9 @@ def _assign_threads(store: Store, mids: Sequence[str]) -> None:
         return
     from reviewbot.parse.threads import assign_threads
 
-    rows = {r["message_id"]: r for r in store.message_rows(list(dict.fromkeys(mids)))}
+    rows = {r.message_id: r for r in store.message_rows(list(dict.fromkeys(mids)))}
     wanted = set(rows)
-    todo = {ref for r in rows.values() for ref in [r["in_reply_to"], *message_from_row(r).references] if ref}
+    todo = {ref for r in rows.values() for ref in [r.message.in_reply_to, *r.message.references] if ref}
     # stored ancestors (from either source) join, so a reply threads under a patch read earlier
     while todo - set(rows):
         found = store.message_rows(sorted(todo - set(rows)))
@@ -286,11 +286,11 @@ def _assign_threads(store: Store, mids: Sequence[str]) -> None:
             break
         todo = set()
         for r in found:
-            rows[r["message_id"]] = r
-            todo.update(ref for ref in [r["in_reply_to"], *message_from_row(r).references] if ref)
-    messages = [message_from_row(r) for r in rows.values()]
+            rows[r.message_id] = r
+            todo.update(ref for ref in [r.message.in_reply_to, *r.message.references] if ref)
+    messages = [r.message for r in rows.values()]
     threads = assign_threads(messages)
-    known_threads = {mid: rows[mid]["thread_id"] for mid in rows if mid not in wanted and rows[mid]["thread_id"]}
+    known_threads = {mid: r.thread_id for mid, r in rows.items() if mid not in wanted and r.thread_id}
     mapping = {}
     for mid in wanted:
         root = threads.get(mid, mid)

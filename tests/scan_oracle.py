@@ -19,11 +19,12 @@ import email.message
 import email.utils
 import mailbox
 import re
-from datetime import date, datetime
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
 from conftest import CORPUS, DATA_MAIL, DATA_MIRROR, MIRROR, SHARED
+from reviewbot.store import StoredMessage
 
 _C = r"A-Za-z0-9.!#$%&'*+\-/=?^_`{|}~"
 _OBF = re.compile(rf"(?<=[{_C}])@[{_C}]{{3}}(?=[{_C}])")
@@ -111,21 +112,21 @@ def manifest_between(since: date, until: date) -> dict[str, str]:
     return out
 
 
-def mismatches(row: dict, msg: email.message.Message) -> list[str]:
-    """What differs between a stored ``messages`` row and its mbox copy (empty: a match)."""
+def mismatches(stored: StoredMessage, msg: email.message.Message) -> list[str]:
+    """What differs between a stored message and its mbox copy (empty: a match)."""
     problems = []
     subject = msg.get("Subject")
     want_subject = unfold_subject(subject) if subject is not None else ""
-    got_subject = " ".join((row["subject"] or "").split())
+    got_subject = " ".join(stored.message.subject.raw.split())
     if got_subject != obfuscate(want_subject):
         problems.append(f"subject {got_subject!r} != {want_subject!r}")
     date_header = msg.get("Date")
     if date_header:
         want = email.utils.parsedate_to_datetime(date_header)
-        got = datetime.fromisoformat(row["date_utc"]) if row["date_utc"] else None
+        got = stored.message.date
         if got != want:
             problems.append(f"date {got} != {want}")
-    body = row["body"] or ""
+    body = stored.message.body
     want_body = archive_body(msg)
     if body.rstrip("\n") != want_body.rstrip("\n"):
         problems.append("body differs")

@@ -251,7 +251,7 @@ def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox
 
 def _stored(db: Path) -> dict[str, str]:
     with Store(db) as store:
-        return {r["message_id"]: r["day"] for r in store.messages("linux-kernel")}
+        return {r.message_id: r.day for r in store.messages("linux-kernel")}
 
 
 def test_a_month_from_the_epochs_holds_exactly_that_months_messages(
@@ -268,8 +268,9 @@ def test_a_month_from_the_epochs_holds_exactly_that_months_messages(
     assert first.git_new_objects == 1 and first.ok
     with Store(settings.db_path) as store:
         reply = store.message_row("87352w3bsg.fsf@suse.de")  # a reply in a patch's thread, real headers
-        assert reply["in_reply_to"] and reply["thread_id"] == "20230609183125.673140-1-axboe@kernel.dk"
-        assert "@..." not in reply["from_email"] and not reply["obfuscated"]
+        assert reply is not None and reply.message.from_addr is not None
+        assert reply.message.in_reply_to and reply.thread_id == "20230609183125.673140-1-axboe@kernel.dk"
+        assert "@..." not in reply.message.from_addr.email and not reply.message.obfuscated
         assert store.findings_in_range("linux-kernel", *JUNE)  # reviewed as a scan reviews
 
     second = scan_lore(settings, "linux-kernel", *JUNE)
@@ -402,4 +403,5 @@ def test_an_obfuscated_copy_never_replaces_lores_real_one(lore_inbox, data_dir, 
         store.put_message(real, day=date(2023, 6, 27), seq=1)
         store.put_message(archived)
         row = store.message_row(PATCH_MID)
-    assert row["from_email"] == real.from_addr.email and not row["obfuscated"]
+    assert row is not None and row.message.from_addr is not None
+    assert row.message.from_addr.email == real.from_addr.email and not row.message.obfuscated

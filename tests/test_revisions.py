@@ -86,19 +86,20 @@ def mirror_db(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 def test_revisions_linked_on_real_pages(mirror_db: Path) -> None:
     with Store(mirror_db) as store:
         wq = store.revisions_of(WQ_V8)
-        assert [r["version"] for r in wq] == [1, 2, 3, 4, 5, 6, 7, 8]
-        assert (wq[0]["message_id"], wq[-1]["message_id"]) == (WQ_V1, WQ_V8)
-        assert {normalised_title(r["title"]) for r in wq} == {
+        assert [r.version for r in wq] == [1, 2, 3, 4, 5, 6, 7, 8]
+        assert (wq[0].message_id, wq[-1].message_id) == (WQ_V1, WQ_V8)
+        assert {normalised_title(r.title) for r in wq} == {
             "general notification queue with user mmap()'able ring buffer"
         }
         # renamed subject, same code: ibnbd -> rnbd -> block/rnbd
-        assert [r["message_id"] for r in store.revisions_of(RNBD_V4)] == [RNBD_V4, RNBD_V6, RNBD_V7]
-        assert [r["message_id"] for r in store.revisions_of(CRYPTO_V7)] == [CRYPTO_V5, CRYPTO_V7]
+        assert [r.message_id for r in store.revisions_of(RNBD_V4)] == [RNBD_V4, RNBD_V6, RNBD_V7]
+        assert [r.message_id for r in store.revisions_of(CRYPTO_V7)] == [CRYPTO_V5, CRYPTO_V7]
         # patches of one series are never each other's revisions
-        rnbd_series = store.patch_row(RNBD_V7)["series_key"]
-        for row in store.series_rows(rnbd_series):
-            if row["message_id"] != RNBD_V7:
-                assert RNBD_V7 not in {r["message_id"] for r in store.revisions_of(row["message_id"])}
+        rnbd = store.patch_row(RNBD_V7)
+        assert rnbd is not None and rnbd.series_key
+        for row in store.series_rows(rnbd.series_key):
+            if row.message_id != RNBD_V7:
+                assert RNBD_V7 not in {r.message_id for r in store.revisions_of(row.message_id)}
 
 
 def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_db: Path, tmp_path: Path) -> None:
@@ -116,7 +117,7 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
             make_msgid=fixed_msgid_factory(),
         )
         answered = {w.patch_message_id for w in summary.written}
-        wq = {r["message_id"] for r in store.revisions_of(WQ_V8)}
+        wq = {r.message_id for r in store.revisions_of(WQ_V8)}
         # Jann Horn raised the barrier on v1: no draft on v1, nor on v2..v8 (the code is unchanged)
         assert not answered & wq
         v1 = [store.skip_for(f.fingerprint) for f in store.findings_for(WQ_V1)]
@@ -129,7 +130,7 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
         assert not {RNBD_V4, RNBD_V6} & answered
         assert CRYPTO_V5 not in answered
         for mid in answered:
-            assert store.revisions_of(mid)[-1]["message_id"] == mid
+            assert store.revisions_of(mid)[-1].message_id == mid
         assert summary.superseded >= 3
 
 
@@ -188,7 +189,7 @@ def test_a_patch_split_into_a_series_under_a_new_subject_is_the_same_patch(tmp_p
             (3, "[PATCH v3] locking: convert the slow path to per-node queues", core[:10]),
         ):
             load_thread(store, read_mbox_messages(_posting(tmp_path, n, subject, lines)), rules)
-        assert [r["message_id"] for r in store.revisions_of("p-1@example.org")] == [
+        assert [r.message_id for r in store.revisions_of("p-1@example.org")] == [
             "p-1@example.org",
             "p-2@example.org",
         ]

@@ -75,9 +75,9 @@ def test_unusable_message_id_is_skipped_and_later_patches_drafted(tmp_path: Path
         assert summary.drafts == 1 and summary.written[0].patch_message_id.startswith("20250313")
         assert summary.unusable == 1 and summary.failed == 0
         assert summary.drafted + summary.unusable == summary.findings
-        skips = store._rows("SELECT * FROM draft_skips WHERE message_id = ?", [bad])
-        assert [s["state"] for s in skips] == [SKIP_UNUSABLE_ID]
-        assert skips[0]["reason"].startswith("no reply possible: Message-ID ")
+        skips = [store.skip_for(f.fingerprint) for f in store.findings_for(bad)]
+        assert [s.state if s else None for s in skips] == [SKIP_UNUSABLE_ID]
+        assert skips[0] is not None and skips[0].reason.startswith("no reply possible: Message-ID ")
         again = draft_pending(
             store,
             rules=rules,
@@ -162,7 +162,8 @@ def test_message_ids_with_a_space_get_distinct_keys(tmp_path: Path) -> None:
         store.put_message(one)
         store.put_message(two)
         assert store.count("messages") == 2
-        assert store.message_row("x1 b@other.example")["subject"] == "two"
+        stored = store.message_row("x1 b@other.example")
+        assert stored is not None and stored.message.subject.raw == "two"
 
 
 def test_msgid_problem_limits() -> None:

@@ -61,8 +61,8 @@ def test_ten_megabyte_body_is_stored_whole(tmp_path: Path) -> None:
         summary = scan(settings, "linux-kernel", DAY, DAY, fetch_all=True, clock=clock)
     assert summary.ok
     with Store(settings.db_path) as store:
-        [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
-    assert row["body"].endswith("THE END\n") and len(row["body"]) > len(big)
+        [row] = [r for r in store.messages("linux-kernel") if (r.message.archive_url or "").endswith(path)]
+    assert row.message.body.endswith("THE END\n") and len(row.message.body) > len(big)
 
 
 def test_deeply_nested_page_is_stored_whole(tmp_path: Path) -> None:
@@ -75,8 +75,8 @@ def test_deeply_nested_page_is_stored_whole(tmp_path: Path) -> None:
         summary = scan(settings, "linux-kernel", DAY, DAY, fetch_all=True, clock=clock)
     assert summary.ok
     with Store(settings.db_path) as store:
-        [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
-    assert "text inside\ntext after\n" in row["body"]
+        [row] = [r for r in store.messages("linux-kernel") if (r.message.archive_url or "").endswith(path)]
+    assert "text inside\ntext after\n" in row.message.body
 
 
 def test_a_parse_that_lost_text_is_refused_not_stored_cut() -> None:

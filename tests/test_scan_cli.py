@@ -70,10 +70,10 @@ def test_sample_pages_as_a_cache_give_findings_offline(isolated_env: Path) -> No
     assert summary.pages_from_sample == summary.pages_in_sample == 0  # the user's cache, not the demo
     assert {"RB101", "RB102", "RB201", "RB202"} <= set(summary.findings_by_rule)
     with Store(settings.db_path) as store:
-        subjects = [r["subject"] for r in store.messages("linux-kernel")]
+        subjects = [r.message.subject.raw for r in store.messages("linux-kernel")]
         assert "Question about sample_pool per-CPU cache sizing" not in subjects  # not a patch, no thread
         attached = store.patch_row("20230608150000.31337-1-chen.example@example.net")
-        assert '"path":"lib/sample_hash.c"' in attached["files_json"]
+        assert attached is not None and "lib/sample_hash.c" in [f.path for f in attached.files]
 
 
 def test_offline_demo_runs_in_a_database_of_its_own(isolated_env: Path) -> None:

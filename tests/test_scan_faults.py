@@ -166,5 +166,5 @@ def test_message_page_with_invalid_utf8_is_stored_with_replacement_characters(tm
         summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), fetch_all=True, clock=clock)
     assert summary.ok
     with Store(settings.db_path) as store:
-        [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
-    assert "caf\ufffd \ufffd\ufffd bytes" in row["body"]
+        [row] = [r for r in store.messages("linux-kernel") if (r.message.archive_url or "").endswith(path)]
+    assert "caf\ufffd \ufffd\ufffd bytes" in row.message.body

@@ -9,7 +9,6 @@ July 2023, May 2024, the days their threads reach); the whole-mirror scan reads
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -20,7 +19,7 @@ from conftest import DATA_MIRROR, MIRROR
 from scan_oracle import manifest, manifest_between, mbox_index, mismatches
 from reviewbot.config import Settings
 from reviewbot.scan import scan
-from reviewbot.store import Store
+from reviewbot.store import Store, StoredMessage
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 JUNE = (date(2023, 6, 1), date(2023, 6, 30))
@@ -43,17 +42,17 @@ def _settings(tmp: Path, base_url: str, **kw) -> Settings:
     )
 
 
-def _message_rows(db: Path) -> list[dict]:
+def _message_rows(db: Path) -> list[StoredMessage]:
     with Store(db) as store:
         return store.messages("linux-kernel")
 
 
-def _assert_matches_oracle(rows: list[dict], since: date, until: date) -> None:
+def _assert_matches_oracle(rows: list[StoredMessage], since: date, until: date) -> None:
     expected = manifest_between(since, until)
-    got = {r["message_id"]: r for r in rows if since.isoformat() <= r["day"] <= until.isoformat()}
+    got = {r.message_id: r for r in rows if since.isoformat() <= (r.day or "") <= until.isoformat()}
     assert set(got) == set(expected)
     for mid, row in got.items():
-        assert row["archive_url"].endswith(expected[mid]), (mid, row["archive_url"])
+        assert (row.message.archive_url or "").endswith(expected[mid]), (mid, row.message.archive_url)
     index = mbox_index()
     bad = {mid: mismatches(row, index[mid]) for mid, row in got.items() if mismatches(row, index[mid])}
     assert bad == {}
@@ -129,16 +128,16 @@ def test_default_mode_fetches_patches_and_replies_of_threads_with_findings(tmp_p
     assert summary.threads_followed >= 1
     with Store(settings.db_path) as store:
         rows = store.messages("linux-kernel")
-        patches = [r for r in rows if r["is_patch"]]
-        replies = [r for r in rows if not r["is_patch"]]
+        patches = [r for r in rows if r.is_patch]
+        replies = [r for r in rows if not r.is_patch]
         # every reply fetched belongs to a thread with a patch (replies are only followed from patches)
-        patch_threads = {r["thread_id"] for r in patches}
-        assert replies and {r["thread_id"] for r in replies} <= patch_threads
+        patch_threads = {r.thread_id for r in patches}
+        assert replies and {r.thread_id for r in replies} <= patch_threads
         assert len(patches) >= 17
     # each stored message of the range still matches the oracle
     index = mbox_index()
-    june = [r for r in rows if "2023-06-01" <= r["day"] <= "2023-06-30"]
-    assert all(not mismatches(r, index[r["message_id"]]) for r in june)
+    june = [r for r in rows if "2023-06-01" <= (r.day or "") <= "2023-06-30"]
+    assert all(not mismatches(r, index[r.message_id]) for r in june)
     print(
         f"\ndefault mode June 2023: {summary.requests} requests for {summary.messages_stored} messages "
         f"({summary.patches} patches, {summary.threads_followed} threads followed)"
@@ -173,7 +172,7 @@ def test_whole_mirror_offline_scans_without_error(tmp_path: Path, mirror_server)
     assert summary.rule_failures == 0
     rows = _message_rows(settings.db_path)
     index = mbox_index(whole=True)
-    bad = [r["message_id"] for r in rows if mismatches(r, index[r["message_id"]])]
+    bad = [r.message_id for r in rows if mismatches(r, index[r.message_id])]
     assert bad == []
     print(
         f"\nwhole mirror: {summary.messages_stored} messages, {summary.patches} patches, "
@@ -237,18 +236,19 @@ def test_attachment_link_off_the_message_is_not_fetched(tmp_path: Path) -> None:
         assert summary.ok
         assert "/linux-kernel/2023/06/09/1" not in paths
         with Store(settings.db_path) as store:
-            [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
-            [att] = json.loads(row["attachments_json"])
-            assert att["text"] is None
+            [row] = [r for r in store.messages("linux-kernel") if (r.message.archive_url or "").endswith(path)]
+            [att] = row.message.attachments
+            assert att.text is None
         # the genuine page: the attachment is fetched and becomes the patch
         crafted_on[0] = False
         clean = _settings(tmp_path / "clean", server.base_url)
         scan(clean, "linux-kernel", day, day, fetch_all=True, clock=clock)
         assert path + "/1" in [p for p, _s in server.requests]
         with Store(clean.db_path) as store:
-            [row] = [r for r in store.messages("linux-kernel") if r["archive_url"].endswith(path)]
-            [att] = json.loads(row["attachments_json"])
-            assert att["text"].startswith(("diff", " ", "---", "From")) and "\n+" in att["text"]
+            [row] = [r for r in store.messages("linux-kernel") if (r.message.archive_url or "").endswith(path)]
+            [att] = row.message.attachments
+            assert att.text is not None
+            assert att.text.startswith(("diff", " ", "---", "From")) and "\n+" in att.text
 
 
 def test_another_base_on_the_same_database_neither_warns_nor_counts_stored_messages_as_new(

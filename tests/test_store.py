@@ -25,7 +25,8 @@ from reviewbot.models import (
     Subject,
     Trailer,
 )
-from reviewbot.store import SCHEMA_VERSION, Store, hunk_from_json, hunk_to_json
+from reviewbot.parse.subject import parse_subject
+from reviewbot.store import SCHEMA_VERSION, ChangedFile, Store, hunk_from_json, hunk_to_json
 
 BASE = "http://127.0.0.1:9/linux-kernel"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -151,8 +152,10 @@ def test_message_round_trip_and_idempotent_upsert(tmp_path: Path) -> None:
         assert back.attachments == msg.attachments
         assert back.thread_prev_url is None
         row = store.message_row(key)
-        assert row["day"] == "2023-06-09" and row["seq"] == 1
-        assert row["date_utc"] == "2023-06-09T10:01:00+00:00"
+        assert row is not None and row.message_id == key
+        assert row.day == "2023-06-09" and row.seq == 1 and row.thread_id is None and row.is_patch
+        assert row.message.date is not None and row.message.date.isoformat() == "2023-06-09T10:01:00+00:00"
+        assert row.message.subject == parse_subject(msg.subject.raw)  # the subject parsed again
         assert store.known_urls("linux-kernel") == {msg.archive_url: key}
         assert store.has_url(msg.archive_url)
         assert not store.has_url(msg.archive_url + "0")
@@ -166,7 +169,8 @@ def test_duplicate_message_id_keeps_first_url(tmp_path: Path) -> None:
         store.put_message(second)
         store.put_message(first)
         store.put_message(second)
-        assert store.message_row("same@example.org")["archive_url"] == first.archive_url
+        stored = store.message_row("same@example.org")
+        assert stored is not None and stored.message.archive_url == first.archive_url
         assert store.known_urls() == {first.archive_url: "same@example.org", second.archive_url: "same@example.org"}
         assert store.count("messages") == 1
 
@@ -191,14 +195,18 @@ def test_thread_ids_and_members(tmp_path: Path) -> None:
         assert store.set_thread_ids({a.message_id: a.message_id, b.message_id: a.message_id}) == 2
         assert store.set_thread_ids({a.message_id: a.message_id, b.message_id: a.message_id}) == 0
         members = store.thread_members(a.message_id)
-        assert [m["message_id"] for m in members] == [a.message_id, b.message_id]
+        assert [m.message_id for m in members] == [a.message_id, b.message_id]
+        assert [m.message.subject.is_reply for m in members] == [False, True]
+        assert store.thread_member_ids(a.message_id) == [(a.message_id, True), (b.message_id, False)]
+        assert store.thread_member_ids("no-such-thread") == []
         # put_message without a thread id keeps the computed one
         store.put_message(b)
-        assert store.message_row(b.message_id)["thread_id"] == a.message_id
+        stored = store.message_row(b.message_id)
+        assert stored is not None and stored.thread_id == a.message_id
         links = sorted(store.thread_links("linux-kernel"))
         assert links[1] == (b.archive_url, b.message_id, a.archive_url, a.message_id)
         rows = store.messages("linux-kernel", date(2023, 6, 9), date(2023, 6, 9), patches_only=True)
-        assert [r["message_id"] for r in rows] == [a.message_id]
+        assert [r.message_id for r in rows] == [a.message_id]
         assert store.messages("linux-kernel", date(2023, 6, 10)) == []
 
 
@@ -224,9 +232,13 @@ def test_patch_upsert(tmp_path: Path) -> None:
         store.set_series_key(msg.message_id, "thread|v2|3")
         store.put_patch(patch)  # a re-run keeps the series key
         row = store.patch_row(msg.message_id)
-        assert (row["version"], row["idx"], row["total"], row["series_key"]) == (2, 1, 3, "thread|v2|3")
-        assert row["files_json"] == '[{"added":1,"path":"mm/x.c","removed":1,"status":"modified"}]'
-        assert row["trailers_json"] == '[["Signed-off-by","Ada <ada@...mple.org>"]]'
+        assert row is not None
+        assert (row.version, row.index, row.total, row.series_key) == (2, 1, 3, "thread|v2|3")
+        assert (row.title, row.tags, row.commit_message) == ("mm: speed up x", ("PATCH",), patch.commit_message)
+        assert row.files == (ChangedFile(path="mm/x.c", status="modified", added=1, removed=1),)
+        assert row.trailers == (("Signed-off-by", "Ada <ada@...mple.org>"),)
+        assert store.series_rows("thread|v2|3") == [row]
+        assert store.patch_row("unknown@example.org") is None
 
 
 def test_findings_replace_keep_first_seen_and_dismissed(tmp_path: Path) -> None:
@@ -258,6 +270,41 @@ def test_findings_replace_keep_first_seen_and_dismissed(tmp_path: Path) -> None:
         store.replace_findings(mid, [_finding(mid, "fp3")], now=later)
         assert store.patches_with_open_findings("linux-kernel") == [mid]
         assert store.findings_for(mid)[0].fingerprint in {"fp2", "fp3"}
+
+
+def test_drafts_skips_and_one_finding_come_back_as_values(tmp_path: Path) -> None:
+    with Store(tmp_path / "rb.db") as store:
+        msg = _message(1)
+        store.put_message(msg)
+        mid = msg.message_id
+        store.replace_findings(mid, [_finding(mid, "fp1"), _finding(mid, "fp2"), _finding(mid, "fp3")], now=NOW)
+        assert store.finding("fp1") == _finding(mid, "fp1")
+        assert store.finding("unknown") is None
+        for n, fps in ((2, ["fp1"]), (1, ["fp2"])):
+            store.record_draft(
+                message_id=f"draft-{n}@example.org",
+                in_reply_to=mid,
+                fingerprints=fps,
+                list_name="linux-kernel",
+                subject="Re: [PATCH] mm: speed up x",
+                path=f"/outbox/{n}.eml",
+                maildir_key=None,
+                recipients_complete=n == 1,
+                created=NOW,
+            )
+        drafts = store.all_drafts()
+        assert [(d.message_id, d.fingerprints, d.recipients_complete) for d in drafts] == [
+            ("draft-1@example.org", ("fp2",), True),
+            ("draft-2@example.org", ("fp1",), False),
+        ]
+        assert store.skip_counts() == {}
+        assert store.dismiss("fp3", "not a hot struct")
+        assert not store.dismiss("unknown", "no such finding")
+        assert store.skip_counts() == {"dismissed": 1}
+        skip = store.skip_for("fp3")
+        assert skip is not None and skip.reason == "dismissed: not a hot struct"
+        finding = store.finding("fp3")
+        assert finding is not None and finding.state is FindingState.DISMISSED
 
 
 def test_hunk_json_round_trip() -> None:
@@ -292,7 +339,8 @@ def test_sql_injection_in_values_is_inert(tmp_path: Path) -> None:
     with Store(tmp_path / "rb.db") as store:
         evil = _message(1, mid="x'); DROP TABLE messages; --@example.org")
         store.put_message(evil)
-        assert store.message_row(evil.message_id)["message_id"] == evil.message_id
+        stored = store.message_row(evil.message_id)
+        assert stored is not None and stored.message_id == evil.message_id
         assert store.count("messages") == 1
 
 
@@ -315,7 +363,7 @@ def test_patch_ids_and_message_rows_in_arrival_order(tmp_path: Path) -> None:
         assert ids == [(msgs[1].message_id, "t1"), (msgs[0].message_id, "t1")]
         assert store.patch_ids("linux-kernel", date(2023, 6, 10)) == []
         rows = store.message_rows([msgs[0].message_id, "unknown@x", msgs[2].message_id, msgs[1].message_id])
-        assert [r["seq"] for r in rows] == [1, 2, 3]
+        assert [r.seq for r in rows] == [1, 2, 3]
 
 
 def test_database_with_sample_rows_loses_them(tmp_path: Path) -> None:
@@ -333,7 +381,7 @@ def test_database_with_sample_rows_loses_them(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with Store(path) as store:
-        assert [r["message_id"] for r in store.messages()] == [real.message_id]
+        assert [r.message_id for r in store.messages()] == [real.message_id]
         assert "sample" not in store.db["messages"].columns_dict
         assert store.known_urls() == {real.archive_url: real.message_id}
         assert [f.fingerprint for f in store.findings_for(real.message_id)] == ["fp-" + real.message_id]

@@ -29,8 +29,8 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         settings = settings_from(db, None, None, None)
         with Store(existing_db(settings.db_path)) as store:
             key = store.message_id_for(msgid) or key
-            row = store.message_row(key)
-            if row is None:
+            stored = store.message_row(key)
+            if stored is None:
                 fail("show", f"<{key}>: no such message in {settings.db_path}")
             findings = store.findings_for(key)
             drafts = store.drafts_for(key)
@@ -40,16 +40,17 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         fail("show", exc)
     from reviewbot.cli import terminal_safe as safe
 
-    sender = safe(row.get("from_name") or "")
-    email = safe(row.get("from_email") or "")
+    message = stored.message
+    sender = safe(message.from_addr.name if message.from_addr else "")
+    email = safe(message.from_addr.email if message.from_addr else "")
     click.echo(f"Message-ID: <{safe(key)}>")
-    click.echo(f"Subject: {safe(row.get('subject') or '')}")
+    click.echo(f"Subject: {safe(message.subject.raw)}")
     click.echo(f"From: {sender} <{email}>" if sender else f"From: {email}")
-    click.echo(f"Date: {safe(row.get('date_raw') or row.get('date_utc') or '')}")
-    if row.get("archive_url"):
-        click.echo(f"Archive: {row['archive_url']}")
-    if row.get("thread_id"):
-        click.echo(f"Thread: {row['thread_id']}")
+    click.echo(f"Date: {safe(message.date_raw or (message.date.isoformat() if message.date else ''))}")
+    if message.archive_url:
+        click.echo(f"Archive: {message.archive_url}")
+    if stored.thread_id:
+        click.echo(f"Thread: {stored.thread_id}")
     click.echo("")
     if not findings:
         click.echo("No findings.")
@@ -83,7 +84,7 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         click.echo(f"Draft <{d.message_id}>: {d.path}{extra}")
     if body:
         click.echo("")
-        click.echo(safe(row.get("body") or "", keep="\n\t"))
+        click.echo(safe(message.body, keep="\n\t"))
 
 
 def _gone(draft: "DraftRecord") -> str:

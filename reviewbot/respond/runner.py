@@ -146,16 +146,9 @@ class DraftRunSummary:
 
 def thread_of(store: Any, message: Message, thread_id: str | None) -> list[Message]:
     """The other stored messages of ``message``'s thread, in arrival order (empty without a thread)."""
-    from reviewbot.parse.subject import parse_subject
-    from reviewbot.store import message_from_row
-
     if not thread_id:
         return []
-    return [
-        message_from_row(row, parse_subject)
-        for row in store.thread_members(thread_id)
-        if row["message_id"] != message.message_id
-    ]
+    return [m.message for m in store.thread_members(thread_id) if m.message_id != message.message_id]
 
 
 #: Lines of a mail body that name a person with a full address: an in-body ``From:`` of a patch and
@@ -241,10 +234,10 @@ def _ancestry(thread_id: str | None, thread: Sequence[Message], patch: Patch) ->
 def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
     from reviewbot.store import patch_from_row
 
-    row = store.message_row(message_id)
-    if row is None:
+    stored = store.message_row(message_id)
+    if stored is None:
         raise ReviewbotError("message not in the store", subject=message_id)
-    return patch_from_row(row), row.get("thread_id")
+    return patch_from_row(stored), stored.thread_id
 
 
 def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
@@ -399,12 +392,12 @@ def newer_revision(store: Any, message_id: str) -> str | None:
     """The Message-ID of a newer revision of the same patch in the store (a higher version, or the same
     version posted again later: RESEND, a re-posted series), else None."""
     revs = store.revisions_of(message_id)
-    if not revs or revs[-1]["message_id"] == message_id:
+    if not revs or revs[-1].message_id == message_id:
         return None
-    mine = next((r for r in revs if r["message_id"] == message_id), None)
+    mine = next((r for r in revs if r.message_id == message_id), None)
     if mine is None:
         return None
-    return str(revs[-1]["message_id"])
+    return str(revs[-1].message_id)
 
 
 def code_key(finding: Finding) -> tuple[str, ...]:
@@ -447,9 +440,7 @@ def same_point(a: Finding, b: Finding) -> bool:
 def _by_a_revision(store: Any, message_id: str, reason: str) -> bool:
     """True when ``reason`` (a thread state's sentence) points at a revision of the patch itself
     ("addressed in v2 <...>"): a later posting is no reviewer's reply, the code there is judged anew."""
-    return any(
-        f"<{r['message_id']}>" in reason for r in store.revisions_of(message_id) if r["message_id"] != message_id
-    )
+    return any(f"<{r.message_id}>" in reason for r in store.revisions_of(message_id) if r.message_id != message_id)
 
 
 def handled_on_earlier_revision(
@@ -461,7 +452,7 @@ def handled_on_earlier_revision(
     What the store records counts first (a draft, a skip, a dismissal); a point of an earlier revision
     with no such record (left as superseded, or not handled yet) is looked up in that revision's own
     thread, so a reviewer who raised it on v1 settles it for v2..v8 whatever order the runs took."""
-    revs = [r["message_id"] for r in store.revisions_of(patch.message_id) if r["message_id"] != patch.message_id]
+    revs = [r.message_id for r in store.revisions_of(patch.message_id) if r.message_id != patch.message_id]
     if not revs:
         return {}
     handled = store.handled_findings_of(revs)
@@ -524,16 +515,16 @@ def series_points(
     by_series: dict[str, list[str]] = {}
     for mid in kept:
         row = store.patch_row(mid)
-        if row and row.get("series_key") and (row.get("total") or 0) > 1:
-            by_series.setdefault(row["series_key"], []).append(mid)
+        if row and row.series_key and (row.total or 0) > 1:
+            by_series.setdefault(row.series_key, []).append(mid)
     out: list[tuple[str, dict[str, set[str]], str]] = []
     for key, mids in by_series.items():
         rows = store.series_rows(key)
-        cover = next((r for r in rows if r.get("idx") == 0), None)
+        cover = next((r for r in rows if r.index == 0), None)
         if cover is None:
             continue
-        cover_text = " ".join(((cover.get("title") or "") + " " + (cover.get("commit_message") or "")).lower().split())
-        total = max((r.get("total") or 0) for r in rows)
+        cover_text = " ".join((cover.title + " " + cover.commit_message).lower().split())
+        total = max((r.total or 0) for r in rows)
         rule_ids = dict.fromkeys(f.rule_id for m in mids for f in kept[m][3])
         for rule_id in rule_ids:
             # a point on the code stays with the patch, where its lines can be quoted; a point on the
@@ -541,13 +532,13 @@ def series_points(
             on = {m: {f.fingerprint for f in kept[m][3] if f.rule_id == rule_id and f.hunk is None} for m in mids}
             on = {m: fps for m, fps in on.items() if fps}
             if len(on) >= 2 and len(on) * 2 > total:
-                idx = sorted(store.patch_row(m).get("idx") or 0 for m in on)
+                idx = sorted(store.patch_row(m).index or 0 for m in on)
                 if len(idx) == total:
                     intro = "The same goes for every patch of this series."
                 else:
                     names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
                     intro = f"The same goes for patches {names}."
-                out.append((cover["message_id"], on, intro))
+                out.append((cover.message_id, on, intro))
                 continue
             if rule_id != "RB201":
                 continue
@@ -565,7 +556,7 @@ def series_points(
                 # the cover letter's claim copied into several changelogs ("This is much simpler, and it
                 # improves performance" on each conversion patch): the series' claim, asked once
                 lifted.update(repeated)
-                idx = sorted(store.patch_row(m).get("idx") or 0 for m in repeated)
+                idx = sorted(store.patch_row(m).index or 0 for m in repeated)
                 names = ", ".join(f"{i}/{total}" for i in idx[:-1]) + f" and {idx[-1]}/{total}"
                 claims = dict.fromkeys(
                     f.quote for m, fps in repeated.items() for f in kept[m][3] if f.fingerprint in fps
@@ -573,7 +564,7 @@ def series_points(
                 said = " and ".join(f'"{c}"' for c in claims)
                 intro = f"The same goes for {said} in patches {names}."
             if lifted:
-                out.append((cover["message_id"], lifted, intro))
+                out.append((cover.message_id, lifted, intro))
     return out
 
 
@@ -813,10 +804,9 @@ def _printable(text: str, limit: int = 200) -> str:
 def _header_sender(store: Any, patch: Patch) -> Address | None:
     """The stored header From of ``patch``'s message (its sender; an in-body ``From:`` may name another
     author), else None."""
-    row = store.message_row(patch.message_id) or {}
-    if not row.get("from_email"):
-        return None
-    return Address(row.get("from_name") or "", row["from_email"], bool(row.get("from_partial")))
+    message = store.load_message(patch.message_id)
+    sender = message.from_addr if message is not None else None
+    return sender if sender is not None and sender.email else None
 
 
 def _write_one(

@@ -36,11 +36,15 @@ from reviewbot.store.findings import FindingStore
 from reviewbot.store.messages import MessageStore
 from reviewbot.store.patches import PatchStore
 from reviewbot.store.rows import (
+    ChangedFile,
     DraftRecord,
     DraftSkip,
     FailedPage,
     FindingLine,
     FindingStatus,
+    StoredMessage,
+    StoredPatch,
+    Submission,
     finding_from_row,
     hunk_from_json,
     hunk_to_json,
@@ -52,6 +56,7 @@ from reviewbot.store.schema import MIGRATIONS, SCHEMA_VERSION, VOLATILE_COLUMNS
 
 __all__ = [
     "BUSY_TIMEOUT",
+    "ChangedFile",
     "DraftRecord",
     "DraftSkip",
     "FailedPage",
@@ -63,6 +68,9 @@ __all__ = [
     "VOLATILE_COLUMNS",
     "Store",
     "StoreBase",
+    "StoredMessage",
+    "StoredPatch",
+    "Submission",
     "finding_from_row",
     "hunk_from_json",
     "hunk_to_json",

@@ -120,6 +120,14 @@ class DraftStore(FindingStore):
         """Every fingerprint a draft was written for."""
         return {r[0] for r in self.conn.execute("SELECT fingerprint FROM draft_findings")}
 
+    def all_drafts(self) -> list[DraftRecord]:
+        """Every draft written, by Message-ID."""
+        return [draft_from_row(r) for r in self._rows("SELECT * FROM drafts ORDER BY message_id", [])]
+
+    def skip_counts(self) -> dict[str, int]:
+        """How many findings got no draft, per skip state (raised, answered, applied, ...)."""
+        return dict(self.conn.execute("SELECT state, COUNT(*) FROM draft_skips GROUP BY state").fetchall())
+
     def drafts_for(self, in_reply_to: str) -> list[DraftRecord]:
         """The drafts replying to one Message-ID."""
         rows = self._rows("SELECT * FROM drafts WHERE in_reply_to = ? ORDER BY message_id", [in_reply_to])
@@ -195,12 +203,12 @@ class DraftStore(FindingStore):
 
     def dismiss(self, fingerprint: str, reason: str) -> bool:
         """Dismiss one finding for good (kept across runs and revisions); False when unknown."""
-        rows = self._rows("SELECT * FROM findings WHERE fingerprint = ?", [fingerprint])
-        if not rows:
+        finding = self.finding(fingerprint)
+        if finding is None:
             return False
         with self.transaction():
             self.set_finding_state(fingerprint, FindingState.DISMISSED)
-            self.record_skip(finding_from_row(rows[0]), FindingState.DISMISSED.value, f"dismissed: {reason}")
+            self.record_skip(finding, FindingState.DISMISSED.value, f"dismissed: {reason}")
         return True
 
     def forget_drafts_of(self, message_id: str) -> int:

@@ -84,6 +84,11 @@ class FindingStore(StoreBase):
         )
         return [finding_from_row(r) for r in rows]
 
+    def finding(self, fingerprint: str) -> Finding | None:
+        """The stored finding with this fingerprint, or None."""
+        rows = self._rows("SELECT * FROM findings WHERE fingerprint = ?", [fingerprint])
+        return finding_from_row(rows[0]) if rows else None
+
     def set_finding_state(self, fingerprint: str, state: FindingState) -> bool:
         """Change one finding's state (e.g. dismissed by a person); False when unknown."""
         cur = self.conn.execute("UPDATE findings SET state = ? WHERE fingerprint = ?", (state.value, fingerprint))

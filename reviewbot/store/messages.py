@@ -10,7 +10,17 @@ from typing import Any, Mapping, Sequence
 from reviewbot.errors import StoreError
 from reviewbot.models import Address, Message
 from reviewbot.store.base import StoreBase
-from reviewbot.store.rows import _addr, _addr_from, _j, _range_where, _url_day_seq, _utc_iso, message_from_row
+from reviewbot.store.rows import (
+    StoredMessage,
+    _addr,
+    _addr_from,
+    _j,
+    _range_where,
+    _url_day_seq,
+    _utc_iso,
+    message_from_row,
+    stored_message_from_row,
+)
 
 
 class MessageStore(StoreBase):
@@ -91,13 +101,14 @@ class MessageStore(StoreBase):
         """True when a message from this archive URL is stored."""
         return self.conn.execute("SELECT 1 FROM message_urls WHERE url = ?", (url,)).fetchone() is not None
 
-    def message_row(self, message_id: str) -> dict[str, Any] | None:
-        """The raw ``messages`` row of a Message-ID, or None."""
-        cur = self.conn.execute("SELECT * FROM messages WHERE message_id = ?", (message_id,))
-        row = cur.fetchone()
-        if row is None:
-            return None
-        return dict(zip([d[0] for d in cur.description], row))
+    def message_row(self, message_id: str) -> StoredMessage | None:
+        """The message stored under a Message-ID, with its thread and arrival day, or None."""
+        row = self._message_row(message_id)
+        return None if row is None else stored_message_from_row(row)
+
+    def _message_row(self, message_id: str) -> dict[str, Any] | None:
+        rows = self._rows("SELECT * FROM messages WHERE message_id = ?", [message_id])
+        return rows[0] if rows else None
 
     def messages(
         self,
@@ -106,12 +117,13 @@ class MessageStore(StoreBase):
         until: date | None = None,
         *,
         patches_only: bool = False,
-    ) -> list[dict[str, Any]]:
-        """``messages`` rows by list and arrival day range (inclusive), in arrival order."""
+    ) -> list[StoredMessage]:
+        """The stored messages of a list and arrival day range (inclusive), in arrival order."""
         cond, args = _range_where(list_name, since, until)
         if patches_only:
             cond += " AND is_patch = 1"
-        return self._rows(f"SELECT * FROM messages WHERE {cond} ORDER BY day, seq, message_id", args)
+        rows = self._rows(f"SELECT * FROM messages WHERE {cond} ORDER BY day, seq, message_id", args)
+        return [stored_message_from_row(r) for r in rows]
 
     def patch_ids(
         self, list_name: str, since: date | None = None, until: date | None = None
@@ -124,8 +136,8 @@ class MessageStore(StoreBase):
         )
         return [(r[0], r[1]) for r in cur.fetchall()]
 
-    def message_rows(self, message_ids: Sequence[str]) -> list[dict[str, Any]]:
-        """``messages`` rows of these Message-IDs, in arrival order (unknown ones left out)."""
+    def message_rows(self, message_ids: Sequence[str]) -> list[StoredMessage]:
+        """The stored messages of these Message-IDs, in arrival order (unknown ones left out)."""
         out: list[dict[str, Any]] = []
         ids = list(message_ids)
         for start in range(0, len(ids), 500):
@@ -133,11 +145,20 @@ class MessageStore(StoreBase):
             marks = ", ".join("?" for _ in chunk)
             out.extend(self._rows(f"SELECT * FROM messages WHERE message_id IN ({marks})", chunk))
         out.sort(key=lambda r: (r["day"] or "", r["seq"] or 0, r["message_id"]))
-        return out
+        return [stored_message_from_row(r) for r in out]
 
-    def thread_members(self, thread_id: str) -> list[dict[str, Any]]:
-        """Rows of every stored message of a thread, in archive (arrival) order."""
-        return self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
+    def thread_members(self, thread_id: str) -> list[StoredMessage]:
+        """Every stored message of a thread, in archive (arrival) order."""
+        rows = self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
+        return [stored_message_from_row(r) for r in rows]
+
+    def thread_member_ids(self, thread_id: str) -> list[tuple[str, bool]]:
+        """(Message-ID, is a patch) of every stored message of a thread, in archive (arrival) order: the
+        thread's shape, without loading its messages."""
+        cur = self.conn.execute(
+            "SELECT message_id, is_patch FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", (thread_id,)
+        )
+        return [(str(mid), bool(is_patch)) for mid, is_patch in cur.fetchall()]
 
     def load_message(self, message_id: str, parse_subject: Any = None) -> Message | None:
         """Rebuild the :class:`Message` stored under ``message_id`` (None when absent).
@@ -146,7 +167,7 @@ class MessageStore(StoreBase):
         ``reviewbot.parse.subject.parse_subject``); without it only ``raw``,
         ``title`` and the stored is_reply flag are set.
         """
-        row = self.message_row(message_id)
+        row = self._message_row(message_id)
         return None if row is None else message_from_row(row, parse_subject)
 
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:

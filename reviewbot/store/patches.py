@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from reviewbot.models import Patch
 from reviewbot.store.messages import MessageStore
-from reviewbot.store.rows import _j, patch_from_row
+from reviewbot.store.rows import (
+    StoredPatch,
+    Submission,
+    _j,
+    patch_from_row,
+    stored_patch_from_row,
+    submission_from_row,
+)
 
 
 class PatchStore(MessageStore):
@@ -47,14 +52,16 @@ class PatchStore(MessageStore):
             (series_key, message_id, series_key),
         )
 
-    def patch_row(self, message_id: str) -> dict[str, Any] | None:
-        """The raw ``patches`` row, or None."""
+    def patch_row(self, message_id: str) -> StoredPatch | None:
+        """The stored ``git am`` split of a Message-ID (title, place in its series, files...), or None."""
         rows = self._rows("SELECT * FROM patches WHERE message_id = ?", [message_id])
-        return rows[0] if rows else None
+        return stored_patch_from_row(rows[0]) if rows else None
 
-    def series_rows(self, series_key: str) -> list[dict[str, Any]]:
-        """The ``patches`` rows of one series (scan's grouping key), cover letter (idx 0) included."""
-        return self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
+    def series_rows(self, series_key: str) -> list[StoredPatch]:
+        """The stored patches of one series (scan's grouping key), cover letter (index 0) included, in
+        series order."""
+        rows = self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
+        return [stored_patch_from_row(r) for r in rows]
 
     def load_patch(self, message_id: str) -> Patch | None:
         """The :class:`Patch` of the message stored under ``message_id`` (None when absent), parsed again
@@ -62,9 +69,8 @@ class PatchStore(MessageStore):
         row = self.message_row(message_id)
         return None if row is None else patch_from_row(row)
 
-    def revisions_of(self, message_id: str) -> list[dict[str, Any]]:
-        """Patch submissions that are revisions of ``message_id`` (itself included), oldest first:
-        ``message_id``, ``version``, ``idx``, ``total``, ``series_key``, ``day``, ``seq``, ``subject``
+    def revisions_of(self, message_id: str) -> list[Submission]:
+        """Patch submissions that are revisions of ``message_id`` (itself included), oldest first
         ([PATCH v3], [ver #3], RESEND, a series re-posted, a renamed subject with the same code; the
         steps are in :mod:`reviewbot.revisions`). Kept per store until a patch is stored."""
         from reviewbot.revisions import revisions_of
@@ -72,11 +78,11 @@ class PatchStore(MessageStore):
         cache = self.__dict__.setdefault("_revision_cache", {})
         if message_id not in cache:
             group = revisions_of(self, message_id, cache)
-            for r in group or [{"message_id": message_id}]:
-                cache[r["message_id"]] = group
-        return [dict(r) for r in cache[message_id]]
+            for mid in [r.message_id for r in group] or [message_id]:
+                cache[mid] = group
+        return list(cache[message_id])
 
-    def submission_row(self, message_id: str) -> dict[str, Any] | None:
+    def submission_row(self, message_id: str) -> Submission | None:
         """A stored patch with its message's day, order, subject and author (for :mod:`reviewbot.revisions`)."""
         rows = self._rows(
             "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
@@ -84,15 +90,16 @@ class PatchStore(MessageStore):
             "WHERE p.message_id = ?",
             [message_id],
         )
-        return rows[0] if rows else None
+        return submission_from_row(rows[0]) if rows else None
 
-    def submissions_by(self, email: str, name: str, domain: str) -> list[dict[str, Any]]:
-        """Stored patches (not replies), with their messages' bodies, sent from ``email``, by ``name``
-        (when given) or from ``domain`` (when given): the candidates :mod:`reviewbot.revisions` compares."""
-        return self._rows(
+    def submissions_by(self, email: str, name: str, domain: str) -> list[tuple[Submission, str]]:
+        """Stored patches (not replies) sent from ``email``, by ``name`` (when given) or from ``domain``
+        (when given), each with its message's body: the candidates :mod:`reviewbot.revisions` compares."""
+        rows = self._rows(
             "SELECT p.message_id, p.version, p.idx, p.total, p.series_key, p.title, p.files_json, m.day, m.seq, "
             "m.subject, m.from_email, m.from_name, m.body FROM patches p JOIN messages m "
             "ON m.message_id = p.message_id WHERE IFNULL(m.is_reply, 0) = 0 "
             "AND (lower(m.from_email) = ? OR (? <> '' AND lower(m.from_name) = ?) OR (? <> '' AND lower(m.from_email) LIKE ?))",
             [email, name, name, domain, "%@" + domain.replace("%", "")],
         )
+        return [(submission_from_row(r), r["body"] or "") for r in rows]

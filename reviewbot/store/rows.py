@@ -169,16 +169,84 @@ def finding_from_row(row: Mapping[str, Any]) -> Finding:
     )
 
 
-def patch_from_row(row: Mapping[str, Any]) -> Patch:
-    """The :class:`Patch` of a stored ``messages`` row: the message rebuilt, its subject and diff parsed
-    (the one way a stored patch is loaded; see :meth:`Store.load_patch`). Raises ParseError."""
+def patch_from_row(stored: StoredMessage) -> Patch:
+    """The :class:`Patch` of a stored message, its diff parsed again (the one way a stored patch is
+    loaded; see :meth:`Store.load_patch`). Raises ParseError."""
     from reviewbot.parse.patch import parse_patch
-    from reviewbot.parse.subject import parse_subject
 
-    return parse_patch(message_from_row(row, parse_subject))
+    return parse_patch(stored.message)
 
 
 # ---------------------------------------------------------------------- query rows as frozen values
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A stored message (a ``messages`` row): the :class:`Message` (its subject parsed) and where the
+    store places it: ``thread_id``, the Message-ID of its thread's root (set by scan); ``day`` and
+    ``seq``, its arrival day and order in the archive; ``is_patch`` as stored."""
+
+    message: Message
+    thread_id: str | None
+    day: str | None
+    seq: int | None
+    is_patch: bool
+
+    @property
+    def message_id(self) -> str:
+        """The stored message's Message-ID (its key)."""
+        return self.message.message_id
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """One file a stored patch changes: its path, status (added/modified/deleted/renamed) and how many
+    lines it adds and removes."""
+
+    path: str
+    status: str
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPatch:
+    """The ``git am`` split of a stored message (a ``patches`` row): its subject's title, tags and
+    version, its place in the series (``index`` of ``total``; 0 is the cover letter), ``series_key``
+    (scan's grouping of the series), the commit message (changelog), trailers, files and parser
+    warnings."""
+
+    message_id: str
+    title: str
+    version: int | None
+    index: int | None
+    total: int | None
+    tags: tuple[str, ...]
+    series_key: str | None
+    commit_message: str
+    trailers: tuple[tuple[str, str], ...]
+    files: tuple[ChangedFile, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A stored patch as :mod:`reviewbot.revisions` compares revisions: its Message-ID, Subject and
+    title, version and place in its series (``index`` of ``total``), series key, author (header From),
+    arrival day and order, and ``changed``, the lines its diff adds and removes."""
+
+    message_id: str
+    subject: str
+    title: str
+    version: int | None
+    index: int | None
+    total: int | None
+    series_key: str | None
+    from_email: str
+    from_name: str
+    day: str | None
+    seq: int | None
+    changed: int
+
+
 @dataclass(frozen=True, slots=True)
 class FailedPage:
     """A page that failed and was not fetched since (a ``pages`` row): retried first by the next scan."""
@@ -299,4 +367,65 @@ def skip_from_row(row: Mapping[str, Any]) -> DraftSkip:
         rule_id=row["rule_id"],
         state=row["state"],
         reason=row.get("reason") or "",
+    )
+
+
+def stored_message_from_row(row: Mapping[str, Any]) -> StoredMessage:
+    """A :class:`StoredMessage` from a ``messages`` row (the subject parsed)."""
+    from reviewbot.parse.subject import parse_subject
+
+    return StoredMessage(
+        message=message_from_row(row, parse_subject),
+        thread_id=row.get("thread_id"),
+        day=row.get("day"),
+        seq=row.get("seq"),
+        is_patch=bool(row.get("is_patch")),
+    )
+
+
+def _files_from(text: str | None) -> tuple[ChangedFile, ...]:
+    return tuple(
+        ChangedFile(
+            path=d.get("path") or "",
+            status=d.get("status") or "",
+            added=d.get("added") or 0,
+            removed=d.get("removed") or 0,
+        )
+        for d in json.loads(text or "[]")
+    )
+
+
+def stored_patch_from_row(row: Mapping[str, Any]) -> StoredPatch:
+    """A :class:`StoredPatch` from a ``patches`` row."""
+    return StoredPatch(
+        message_id=row["message_id"],
+        title=row.get("title") or "",
+        version=row.get("version"),
+        index=row.get("idx"),
+        total=row.get("total"),
+        tags=tuple(json.loads(row.get("tags_json") or "[]")),
+        series_key=row.get("series_key"),
+        commit_message=row.get("commit_message") or "",
+        trailers=tuple((k, v) for k, v in json.loads(row.get("trailers_json") or "[]")),
+        files=_files_from(row.get("files_json")),
+        warnings=tuple(json.loads(row.get("warnings_json") or "[]")),
+    )
+
+
+def submission_from_row(row: Mapping[str, Any]) -> Submission:
+    """A :class:`Submission` from a ``patches`` row joined with its message's (see
+    :meth:`Store.submission_row`)."""
+    return Submission(
+        message_id=row["message_id"],
+        subject=row.get("subject") or "",
+        title=row.get("title") or "",
+        version=row.get("version"),
+        index=row.get("idx"),
+        total=row.get("total"),
+        series_key=row.get("series_key"),
+        from_email=row.get("from_email") or "",
+        from_name=row.get("from_name") or "",
+        day=row.get("day"),
+        seq=row.get("seq"),
+        changed=sum(f.added + f.removed for f in _files_from(row.get("files_json"))),
     )
