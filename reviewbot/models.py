@@ -305,9 +305,17 @@ class Hunk:
         )  # fmt: skip
         return hunk
 
-    def _set(self, *values: Any) -> None:
-        for name, value in zip(Hunk.__slots__, values):
-            object.__setattr__(self, name, value)  # construction, as a frozen dataclass's __init__ does
+    def _set(
+        self, header: str, old_start: int, old_len: int, new_start: int, new_len: int, section: str, body: Body
+    ) -> None:
+        set_ = object.__setattr__  # construction, as a frozen dataclass's __init__ does
+        set_(self, "header", header)
+        set_(self, "old_start", old_start)
+        set_(self, "old_len", old_len)
+        set_(self, "new_start", new_start)
+        set_(self, "new_len", new_len)
+        set_(self, "section", section)
+        set_(self, "_body", body)
 
     def __setattr__(self, name: str, value: Any) -> None:
         from dataclasses import FrozenInstanceError

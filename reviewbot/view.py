@@ -100,19 +100,48 @@ class HunkView:
         return self._changed[1]
 
     @once
+    def added_texts(self) -> list[str]:
+        """The texts of the added lines, in order (``[d.text for d in added]``, without the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.ADDED)
+
+    @once
     def added_text(self) -> str:
         """The texts of the added lines joined by newlines: one search tells whether any line can match."""
-        return "\n".join(_texts(self.hunk.body, LineKind.ADDED))
+        return "\n".join(self.added_texts)
 
     @once
     def removed_text(self) -> str:
         """The texts of the removed lines joined by newlines."""
-        return "\n".join(_texts(self.hunk.body, LineKind.REMOVED))
+        return "\n".join(self.removed_texts)
 
     @once
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
         return "\n".join(_texts(self.hunk.body, LineKind.CONTEXT))
+
+    @once
+    def removed_texts(self) -> list[str]:
+        """The texts of the removed lines, in order (``[d.text for d in removed]``, without the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.REMOVED)
+
+    @once
+    def new_texts(self) -> list[str]:
+        """The texts of the new side (the context and added lines, in order), without the DiffLines."""
+        return [line[1:] for line in self.hunk.body if line[0] == " " or line[0] == "+"]
+
+    @once
+    def added_in_new(self) -> list[int]:
+        """For each added line (in order), its index in :attr:`new_texts`."""
+        at: list[int] = []
+        i = 0
+        for line in self.hunk.body:
+            c = line[0]
+            if c == "+":
+                at.append(i)
+                i += 1
+            elif c == " ":
+                i += 1
+        return at
 
     @once
     def diff_text(self) -> str:

@@ -662,7 +662,7 @@ def _removed_counter(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            scans = LazyScans([d.text for d in hunk.removed], in_comment=False)
+            scans = LazyScans(hunk.removed_texts, in_comment=False)
             for i in _barrier_lines(hunk.removed_text):
                 for key in _moved_keys(scans[i].code):
                     counter[key] += 1
@@ -812,10 +812,10 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
             removed = (
                 _removes_lines(hunk)
                 and bool(BARRIER_RE.search(hunk.removed_text))
-                and any(BARRIER_RE.search(d.text) for d in hunk.removed)
+                and any(BARRIER_RE.search(text) for text in hunk.removed_texts)
             )
             # "kept" only matters for a hunk that loses a barrier
-            kept = removed and any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
+            kept = removed and any(BARRIER_RE.search(text) or _IMPLYING_RE.search(text) for text in hunk.new_texts)
             name = m.group(1)
             result[name] = result.get(name, False) or (removed and not kept)
     return result
@@ -903,14 +903,6 @@ def _barrier_lines(text: str) -> list[int]:
     return sorted(found)
 
 
-def _new_index(new: Sequence[DiffLine], dl: DiffLine) -> int:
-    """The index of ``dl`` in ``new``, the new side of its hunk (numbered on from the hunk's first new line)."""
-    idx = (dl.new_no or 0) - (new[0].new_no or 0)
-    if 0 <= idx < len(new) and new[idx] is dl:
-        return idx
-    return next(i for i, other in enumerate(new) if other is dl)
-
-
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in view.files:
@@ -924,10 +916,10 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
             if not _names_a_barrier(hv.added_text):
                 continue  # step 0 for the hunk: no added line can hold a barrier call
             hunk = hv.hunk
-            new = _new_side(hunk)
-            scans = LazyScans([dl.text for dl in new])
+            new = None  # the new side's DiffLines: made for a hunk with a use (the texts tell whether it has one)
+            scans = LazyScans(hv.new_texts)
             for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
-                idx = _new_index(new, hv.added[k])
+                idx = hv.added_in_new[k]
                 code = scans[idx].code
                 calls = [
                     m.group(1)
@@ -936,6 +928,8 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header) and c not in NO_ORDERING]
                 if calls:
+                    if new is None:
+                        new = _new_side(hunk)
                     yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header, hv)
 
 
@@ -1347,7 +1341,7 @@ class _PatchPairs:
                     continue
                 scans = self._scans.get(hunk)
                 if scans is None:
-                    scans = self._scans[hunk] = LazyScans([d.text for d in hunk.added])
+                    scans = self._scans[hunk] = LazyScans(hunk.added_texts)
                 for i in _lines_holding(added, wanted):
                     yield scans[i]
 
@@ -1394,10 +1388,9 @@ class _PatchPairs:
             for hunk in fd.hunks:
                 if call not in hunk.added_text:
                     continue
-                new = _new_side(hunk)
-                scans = LazyScans([d.text for d in new])
+                scans = LazyScans(hunk.new_texts)
                 for k in _lines_holding(hunk.added_text, (call,)):
-                    i = _new_index(new, hunk.added[k])
+                    i = hunk.added_in_new[k]
                     if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
@@ -1558,6 +1551,8 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     declarations = 0
     for fd in patch.files:
         for h in fd.hunks:
+            if name not in "\n".join(h.body):
+                continue  # no line of the hunk names it
             for dl in h.lines:
                 if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
                     continue
