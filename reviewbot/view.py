@@ -125,23 +125,53 @@ class HunkView:
         return _texts(self.hunk.body, LineKind.REMOVED)
 
     @once
+    def _sides(self) -> tuple[list[str], list[bool], list[str], list[bool]]:
+        """(new side's texts, which of them are added, old side's texts, which of them are removed), in one
+        pass over the hunk's body."""
+        new_texts: list[str] = []
+        new_added: list[bool] = []
+        old_texts: list[str] = []
+        old_removed: list[bool] = []
+        for line in self.hunk.body:
+            c = line[0]
+            if c == " ":
+                text = line[1:]
+                new_texts.append(text)
+                new_added.append(False)
+                old_texts.append(text)
+                old_removed.append(False)
+            elif c == "+":
+                new_texts.append(line[1:])
+                new_added.append(True)
+            elif c == "-":
+                old_texts.append(line[1:])
+                old_removed.append(True)
+        return new_texts, new_added, old_texts, old_removed
+
+    @property
     def new_texts(self) -> list[str]:
         """The texts of the new side (the context and added lines, in order), without the DiffLines."""
-        return [line[1:] for line in self.hunk.body if line[0] == " " or line[0] == "+"]
+        return self._sides[0]
+
+    @property
+    def new_added(self) -> list[bool]:
+        """For each line of :attr:`new_texts`: is it an added line (else a context line)?"""
+        return self._sides[1]
+
+    @property
+    def old_texts(self) -> list[str]:
+        """The texts of the old side (the context and removed lines, in order), without the DiffLines."""
+        return self._sides[2]
+
+    @property
+    def old_removed(self) -> list[bool]:
+        """For each line of :attr:`old_texts`: is it a removed line (else a context line)?"""
+        return self._sides[3]
 
     @once
     def added_in_new(self) -> list[int]:
         """For each added line (in order), its index in :attr:`new_texts`."""
-        at: list[int] = []
-        i = 0
-        for line in self.hunk.body:
-            c = line[0]
-            if c == "+":
-                at.append(i)
-                i += 1
-            elif c == " ":
-                i += 1
-        return at
+        return [i for i, added in enumerate(self.new_added) if added]
 
     @once
     def diff_text(self) -> str:
