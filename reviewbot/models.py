@@ -237,7 +237,7 @@ class Hunk:
     lines read on first use: a batch holds ~11,000 hunks of ~400,000 diff
     lines, and the rules ask most hunks only for their text (a word search
     over the added lines comes first). The parser builds a hunk from its body
-    text and a reader (:meth:`from_text`); the DiffLines are made the first
+    text and a reader of it (:meth:`from_text`); the DiffLines are made the first
     time ``lines`` is read, once (``is`` between them holds), and kept in
     the hunk's :class:`Hunk.Body` holder: the hunk itself is never written after
     construction. A hunk built with its lines (tests, the store) has them at once.
@@ -246,19 +246,23 @@ class Hunk:
     __slots__ = ("header", "old_start", "old_len", "new_start", "new_len", "section", "_body")
 
     class Body:
-        """The hunk's body: its text (``raw``), its DiffLines once read, and its line counts."""
+        """The hunk's body: its text (``raw``), its DiffLines once read (``read(*args)`` until then), and its
+        line counts. ``args`` is a tuple of plain values, which the garbage collector stops tracking: a
+        batch keeps one Body per hunk, and every tracked object it keeps makes each full collection longer."""
 
-        __slots__ = ("raw", "read", "lines", "counts")
+        __slots__ = ("raw", "read", "args", "lines", "counts")
 
         def __init__(
             self,
             raw: tuple[str, ...] | None,
-            read: Callable[[], tuple[DiffLine, ...]] | None,
+            read: Callable[..., tuple[DiffLine, ...]] | None,
+            args: tuple[Any, ...],
             lines: tuple[DiffLine, ...] | None,
             counts: tuple[int, int, int] | None,
         ) -> None:
             self.raw = raw
             self.read = read
+            self.args = args
             self.lines = lines
             self.counts = counts  # (context, added, removed)
 
@@ -280,7 +284,7 @@ class Hunk:
         section: str,
         lines: tuple[DiffLine, ...],
     ) -> None:
-        self._set(header, old_start, old_len, new_start, new_len, section, Hunk.Body(None, None, lines, None))
+        self._set(header, old_start, old_len, new_start, new_len, section, Hunk.Body(None, None, (), lines, None))
 
     @classmethod
     def from_text(
@@ -292,16 +296,17 @@ class Hunk:
         new_len: int,
         section: str,
         raw: tuple[str, ...],
-        read: Callable[[], tuple[DiffLine, ...]],
+        read: Callable[..., tuple[DiffLine, ...]],
+        args: tuple[Any, ...],
         added: int,
     ) -> "Hunk":
         """A hunk whose body (``raw``, each line as ``DiffLine.raw``) matches its header's lengths, with
-        ``added`` lines added; ``read()`` makes its DiffLines, called on the first read of ``lines``."""
+        ``added`` lines added; ``read(*args)`` makes its DiffLines, called on the first read of ``lines``."""
         context = new_len - added
         hunk = cls.__new__(cls)
         hunk._set(
             header, old_start, old_len, new_start, new_len, section,
-            Hunk.Body(raw, read, None, (context, added, old_len - context)),
+            Hunk.Body(raw, read, args, None, (context, added, old_len - context)),
         )  # fmt: skip
         return hunk
 
@@ -333,8 +338,8 @@ class Hunk:
         lines = body.lines
         if lines is None:
             assert body.read is not None  # a hunk has its lines or a reader of them
-            lines = body.lines = body.read()
-            body.read = None
+            lines = body.lines = body.read(*body.args)
+            body.read, body.args = None, ()
         return lines
 
     @property

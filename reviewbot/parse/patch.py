@@ -938,16 +938,11 @@ def _markers_after(lines: list[str], at: int, offset: int, hunk_header: re.Patte
 
 
 class _HunkText:
-    """A hunk's body as the scan found it (:func:`_scan_hunk_body`), and then the reader of its DiffLines.
+    """A hunk's body as the scan found it (:func:`_scan_hunk_body`): ``lines[start:end]``, ``added`` of
+    them added, ``blank`` when one of them is an empty context line (empty, or starting with a CR), and
+    the input lines of the ``\\ No newline`` markers after it (``markers``, the caller adds them)."""
 
-    The scan gives ``lines[start:end]``, ``added`` of them added, ``blank`` when one of them is an empty
-    context line (empty, or starting with a CR); the caller adds the input lines of the ``\\ No newline``
-    markers after it (``markers``). :func:`_hunk` keeps the body's text in it (``body``, each line as
-    ``DiffLine.raw``) and hands it to the Hunk as the reader of its lines: calling it makes the DiffLines
-    (one object per hunk both for the scan's answer and the reader: a batch keeps ~11,000 of them).
-    """
-
-    __slots__ = ("start", "end", "added", "blank", "markers", "body", "old_no", "new_no", "first", "obfuscated")
+    __slots__ = ("start", "end", "added", "blank", "markers")
 
     def __init__(self, start: int, end: int, added: int, blank: bool) -> None:
         self.start = start
@@ -955,42 +950,6 @@ class _HunkText:
         self.added = added
         self.blank = blank
         self.markers: tuple[int, ...] = ()
-        self.body: tuple[str, ...] = ()
-        self.old_no = self.new_no = self.first = 0
-        self.obfuscated = False
-
-    def __call__(self) -> tuple[DiffLine, ...]:
-        """The DiffLines of the body, the first at input line ``first`` and the trailing markers at
-        ``markers``; lines holding ``@...`` are ``altered`` when ``obfuscated``.
-
-        Line rules as unidiff's: the first character gives the kind (`` ``,
-        ``+``, ``-``, ``\\``); markers take no line number. A property test
-        checks this reader against unidiff's full mode.
-        """
-        body, markers, obfuscated = self.body, self.markers, self.obfuscated
-        old_no, new_no = self.old_no, self.new_no
-        out: list[DiffLine] = []
-        append = out.append
-        new = _new_line
-        added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
-        for i, line in enumerate(body[: len(body) - len(markers)] if markers else body, self.first):
-            c = line[0]
-            text = line[1:]
-            if c == " ":  # the most common kind first
-                append(new(DiffLine, (context, text, old_no, new_no, i, obfuscated and "@..." in text)))
-                old_no += 1
-                new_no += 1
-            elif c == "+":
-                append(new(DiffLine, (added, text, None, new_no, i, obfuscated and "@..." in text)))
-                new_no += 1
-            elif c == "-":
-                append(new(DiffLine, (removed, text, old_no, None, i, obfuscated and "@..." in text)))
-                old_no += 1
-            else:  # "\\"
-                append(new(DiffLine, (marker, text, None, None, i, False)))
-        for i in markers:
-            append(new(DiffLine, (marker, _MARKER_TEXT, None, None, i, False)))
-        return tuple(out)
 
 
 def _hunk(header: str, h, lines: list[str], text: _HunkText, offset: int, obfuscated: bool) -> Hunk:
@@ -998,21 +957,61 @@ def _hunk(header: str, h, lines: list[str], text: _HunkText, offset: int, obfusc
 
     The body is kept as the diff shows each line (``DiffLine.raw``: an empty context line whose space
     the mailer ate gets it back, markers after the body are the plain marker); its DiffLines are read
-    from it when a rule first reads ``Hunk.lines`` (``text`` is their reader).
+    from it by :func:`_diff_lines` when a rule first reads ``Hunk.lines``.
     """
     raw = lines[text.start : text.end]
     if text.blank:
         raw = [line if line[:1] not in ("", "\r") else " " + line for line in raw]
     if text.markers:
         raw += [_NO_NEWLINE] * len(text.markers)
-    text.body = body = tuple(raw)
-    text.old_no = old_start = h.source_start
-    text.new_no = new_start = h.target_start
-    text.first = text.start + offset
-    text.obfuscated = obfuscated
+    body = tuple(raw)
+    old_start, new_start = h.source_start, h.target_start
     return Hunk.from_text(
-        header, old_start, h.source_length, new_start, h.target_length, h.section_header or "", body, text, text.added
+        header,
+        old_start,
+        h.source_length,
+        new_start,
+        h.target_length,
+        h.section_header or "",
+        body,
+        _diff_lines,
+        (body, old_start, new_start, text.start + offset, text.markers, obfuscated),
+        text.added,
     )
+
+
+def _diff_lines(
+    body: tuple[str, ...], old_no: int, new_no: int, first: int, markers: tuple[int, ...], obfuscated: bool
+) -> tuple[DiffLine, ...]:
+    """The DiffLines of a hunk's body (see :func:`_hunk`), the first at input line ``first`` and the
+    trailing markers at ``markers``; lines holding ``@...`` are ``altered`` when ``obfuscated``.
+
+    Line rules as unidiff's: the first character gives the kind (`` ``,
+    ``+``, ``-``, ``\\``); markers take no line number. A property test
+    checks this reader against unidiff's full mode.
+    """
+    out: list[DiffLine] = []
+    append = out.append
+    new = _new_line
+    added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
+    for i, line in enumerate(body[: len(body) - len(markers)] if markers else body, first):
+        c = line[0]
+        text = line[1:]
+        if c == " ":  # the most common kind first
+            append(new(DiffLine, (context, text, old_no, new_no, i, obfuscated and "@..." in text)))
+            old_no += 1
+            new_no += 1
+        elif c == "+":
+            append(new(DiffLine, (added, text, None, new_no, i, obfuscated and "@..." in text)))
+            new_no += 1
+        elif c == "-":
+            append(new(DiffLine, (removed, text, old_no, None, i, obfuscated and "@..." in text)))
+            old_no += 1
+        else:  # "\\"
+            append(new(DiffLine, (marker, text, None, None, i, False)))
+    for i in markers:
+        append(new(DiffLine, (marker, _MARKER_TEXT, None, None, i, False)))
+    return tuple(out)
 
 
 def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _HunkText | None:
