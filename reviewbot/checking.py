@@ -41,7 +41,6 @@ from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
 from reviewbot.models import (
     CheckReport,
     Finding,
-    LineKind,
     Message,
     Patch,
     RawMessage,
@@ -446,24 +445,18 @@ def _notes_of(patch: Patch, findings: Sequence[Finding] = (), rules: Sequence["L
     return tuple(w for w in dict.fromkeys(patch.warnings) if w.code not in claimed)
 
 
-_KIND_OF = operator.attrgetter("kind")
-
-
 def _diff_counts(patch: Patch) -> tuple[int, int, int]:
     """(lines, added, removed) of the patch's hunks; lines as checkpatch.pl counts them: ``+``, ``-`` and context.
 
     The ``\\ No newline at end of file`` marker (C04) is not a line of the
     diff (no number on either side) and is not counted.
     """
-    added_kind, removed_kind, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.MARKER
-    kind_of = _KIND_OF
     n = added = removed = 0
     for fd in patch.files:
-        for h in fd.hunks:
-            kinds = list(map(kind_of, h.lines))  # one pass in C per hunk, then counts in C
-            n += len(kinds) - kinds.count(marker)
-            added += kinds.count(added_kind)
-            removed += kinds.count(removed_kind)
+        for h in fd.hunks:  # the hunk's counts: its lines are not read for them
+            n += h.context_count + h.added_count + h.removed_count
+            added += h.added_count
+            removed += h.removed_count
     return n, added, removed
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Mapping, NamedTuple
+from typing import Any, Callable, Literal, Mapping, NamedTuple
 
 
 # --------------------------------------------------------------------- fetch
@@ -225,13 +225,46 @@ class DiffLine(NamedTuple):
         return f"{self.kind.value}{self.text}" if self.kind is not LineKind.MARKER else f"\\{self.text}"
 
 
-@dataclass(frozen=True)
 class Hunk:
     """One ``@@ -a,b +c,d @@ section`` block.
 
     ``section`` is the function/struct context git prints after the second
-    ``@@`` (may be empty).
+    ``@@`` (may be empty). ``lines`` are its :class:`DiffLine` s; ``body`` the
+    same lines as the diff shows them (each ``DiffLine.raw``).
+
+    A value like the frozen dataclasses here (equal by its fields, hashable,
+    assigning raises ``FrozenInstanceError``), but a slotted class with its
+    lines read on first use: a batch holds ~11,000 hunks of ~400,000 diff
+    lines, and the rules ask most hunks only for their text (a word search
+    over the added lines comes first). The parser builds a hunk from its body
+    text and a reader of it (:meth:`from_text`); the DiffLines are made the first
+    time ``lines`` is read, once (``is`` between them holds), and kept in
+    the hunk's :class:`Hunk.Body` holder: the hunk itself is never written after
+    construction. A hunk built with its lines (tests, the store) has them at once.
     """
+
+    __slots__ = ("header", "old_start", "old_len", "new_start", "new_len", "section", "_body")
+
+    class Body:
+        """The hunk's body: its text (``raw``), its DiffLines once read (``read(*args)`` until then), and its
+        line counts. ``args`` is a tuple of plain values, which the garbage collector stops tracking: a
+        batch keeps one Body per hunk, and every tracked object it keeps makes each full collection longer."""
+
+        __slots__ = ("raw", "read", "args", "lines", "counts")
+
+        def __init__(
+            self,
+            raw: tuple[str, ...] | None,
+            read: Callable[..., tuple[DiffLine, ...]] | None,
+            args: tuple[Any, ...],
+            lines: tuple[DiffLine, ...] | None,
+            counts: tuple[int, int, int] | None,
+        ) -> None:
+            self.raw = raw
+            self.read = read
+            self.args = args
+            self.lines = lines
+            self.counts = counts  # (context, added, removed)
 
     header: str
     old_start: int
@@ -239,7 +272,106 @@ class Hunk:
     new_start: int
     new_len: int
     section: str
-    lines: tuple[DiffLine, ...]
+    _body: Body
+
+    def __init__(
+        self,
+        header: str,
+        old_start: int,
+        old_len: int,
+        new_start: int,
+        new_len: int,
+        section: str,
+        lines: tuple[DiffLine, ...],
+    ) -> None:
+        self._set(header, old_start, old_len, new_start, new_len, section, Hunk.Body(None, None, (), lines, None))
+
+    @classmethod
+    def from_text(
+        cls,
+        header: str,
+        old_start: int,
+        old_len: int,
+        new_start: int,
+        new_len: int,
+        section: str,
+        raw: tuple[str, ...],
+        read: Callable[..., tuple[DiffLine, ...]],
+        args: tuple[Any, ...],
+        added: int,
+    ) -> "Hunk":
+        """A hunk whose body (``raw``, each line as ``DiffLine.raw``) matches its header's lengths, with
+        ``added`` lines added; ``read(*args)`` makes its DiffLines, called on the first read of ``lines``."""
+        context = new_len - added
+        hunk = cls.__new__(cls)
+        hunk._set(
+            header, old_start, old_len, new_start, new_len, section,
+            Hunk.Body(raw, read, args, None, (context, added, old_len - context)),
+        )  # fmt: skip
+        return hunk
+
+    def _set(
+        self, header: str, old_start: int, old_len: int, new_start: int, new_len: int, section: str, body: Body
+    ) -> None:
+        set_ = object.__setattr__  # construction, as a frozen dataclass's __init__ does
+        set_(self, "header", header)
+        set_(self, "old_start", old_start)
+        set_(self, "old_len", old_len)
+        set_(self, "new_start", new_start)
+        set_(self, "new_len", new_len)
+        set_(self, "section", section)
+        set_(self, "_body", body)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        from dataclasses import FrozenInstanceError
+
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    @property
+    def lines(self) -> tuple[DiffLine, ...]:
+        body = self._body
+        lines = body.lines
+        if lines is None:
+            assert body.read is not None  # a hunk has its lines or a reader of them
+            lines = body.lines = body.read(*body.args)
+            body.read, body.args = None, ()
+        return lines
+
+    @property
+    def body(self) -> tuple[str, ...]:
+        """The lines as the diff shows them (``DiffLine.raw``): ``+``/``-``/`` `` and the text, or the
+        ``\\`` marker; read without making the DiffLines."""
+        body = self._body
+        if body.raw is None:
+            body.raw = tuple(line.raw for line in self.lines)
+        return body.raw
+
+    def _counts(self) -> tuple[int, int, int]:
+        body = self._body
+        if body.counts is None:
+            kinds = [line.kind for line in self.lines]
+            body.counts = (kinds.count(LineKind.CONTEXT), kinds.count(LineKind.ADDED), kinds.count(LineKind.REMOVED))
+        return body.counts
+
+    @property
+    def context_count(self) -> int:
+        """How many context lines (the ``\\`` marker is none)."""
+        return self._counts()[0]
+
+    @property
+    def added_count(self) -> int:
+        """How many added lines (``len(self.added)``, without reading the lines)."""
+        return self._counts()[1]
+
+    @property
+    def removed_count(self) -> int:
+        """How many removed lines (``len(self.removed)``, without reading the lines)."""
+        return self._counts()[2]
 
     @property
     def added(self) -> tuple[DiffLine, ...]:
@@ -248,6 +380,27 @@ class Hunk:
     @property
     def removed(self) -> tuple[DiffLine, ...]:
         return tuple(line for line in self.lines if line.kind is LineKind.REMOVED)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.header, self.old_start, self.old_len, self.new_start, self.new_len, self.section, self.lines)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Hunk:
+            return NotImplemented
+        assert isinstance(other, Hunk)
+        return self is other or self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Hunk(header={self.header!r}, old_start={self.old_start!r}, old_len={self.old_len!r}, "
+            f"new_start={self.new_start!r}, new_len={self.new_len!r}, section={self.section!r}, lines={self.lines!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle: built again from its fields
+        return (Hunk, self._key())
 
 
 @dataclass(frozen=True)
@@ -263,11 +416,11 @@ class FileDiff:
 
     @property
     def added_count(self) -> int:
-        return sum(len(h.added) for h in self.hunks)
+        return sum(h.added_count for h in self.hunks)
 
     @property
     def removed_count(self) -> int:
-        return sum(len(h.removed) for h in self.hunks)
+        return sum(h.removed_count for h in self.hunks)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ A rule called on its own (a test, a benchmark) gets a fresh view from
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
@@ -52,12 +51,19 @@ class once(Generic[T]):  # noqa: N801 - used as a decorator, like the functools.
         return value
 
 
-#: (kind, text) of a DiffLine; the kind is a str enum, so "".join of the pair is the line's ``raw``
-_KIND_AND_TEXT = itemgetter(0, 1)
+def _texts(body: tuple[str, ...], kind: LineKind) -> list[str]:
+    """The texts of the ``kind`` lines of a hunk's ``body`` (``Hunk.body``: each line with its kind's
+    character in front), read without making the hunk's DiffLines."""
+    mark = kind.value
+    return [line[1:] for line in body if line[0] == mark]
 
 
 class HunkView:
-    """One hunk of one file, and its added/removed lines and texts."""
+    """One hunk of one file, and its added/removed lines and texts.
+
+    The texts are read from the hunk's ``body`` (the diff's own lines): a rule that only searches a
+    hunk's text never makes its DiffLines (``Hunk.lines`` is read on first use).
+    """
 
     def __init__(self, path: str, hunk: Hunk) -> None:
         self.path = path
@@ -94,27 +100,85 @@ class HunkView:
         return self._changed[1]
 
     @once
+    def added_texts(self) -> list[str]:
+        """The texts of the added lines, in order (``[d.text for d in added]``, without the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.ADDED)
+
+    @once
     def added_text(self) -> str:
         """The texts of the added lines joined by newlines: one search tells whether any line can match."""
-        added = LineKind.ADDED  # a local: this runs over every line of every patch
-        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is added])
+        return "\n".join(self.added_texts)
 
     @once
     def removed_text(self) -> str:
         """The texts of the removed lines joined by newlines."""
-        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.REMOVED])
+        return "\n".join(self.removed_texts)
 
     @once
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
-        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is LineKind.CONTEXT])
+        return "\n".join(_texts(self.hunk.body, LineKind.CONTEXT))
+
+    @once
+    def removed_texts(self) -> list[str]:
+        """The texts of the removed lines, in order (``[d.text for d in removed]``, without the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.REMOVED)
+
+    @once
+    def _sides(self) -> tuple[list[str], list[bool], list[str], list[bool]]:
+        """(new side's texts, which of them are added, old side's texts, which of them are removed), in one
+        pass over the hunk's body."""
+        new_texts: list[str] = []
+        new_added: list[bool] = []
+        old_texts: list[str] = []
+        old_removed: list[bool] = []
+        for line in self.hunk.body:
+            c = line[0]
+            if c == " ":
+                text = line[1:]
+                new_texts.append(text)
+                new_added.append(False)
+                old_texts.append(text)
+                old_removed.append(False)
+            elif c == "+":
+                new_texts.append(line[1:])
+                new_added.append(True)
+            elif c == "-":
+                old_texts.append(line[1:])
+                old_removed.append(True)
+        return new_texts, new_added, old_texts, old_removed
+
+    @property
+    def new_texts(self) -> list[str]:
+        """The texts of the new side (the context and added lines, in order), without the DiffLines."""
+        return self._sides[0]
+
+    @property
+    def new_added(self) -> list[bool]:
+        """For each line of :attr:`new_texts`: is it an added line (else a context line)?"""
+        return self._sides[1]
+
+    @property
+    def old_texts(self) -> list[str]:
+        """The texts of the old side (the context and removed lines, in order), without the DiffLines."""
+        return self._sides[2]
+
+    @property
+    def old_removed(self) -> list[bool]:
+        """For each line of :attr:`old_texts`: is it a removed line (else a context line)?"""
+        return self._sides[3]
+
+    @once
+    def added_in_new(self) -> list[int]:
+        """For each added line (in order), its index in :attr:`new_texts`."""
+        return [i for i, added in enumerate(self.new_added) if added]
 
     @once
     def diff_text(self) -> str:
         """The hunk's lines as the diff shows them (each with its ``+``/``-``/`` `` prefix, as
         ``DiffLine.raw``), joined by newlines: one search finds a kind of line by what it holds
         (``"\n-" + ...``: a removed line), or a text on any side."""
-        return "\n".join(map("".join, map(_KIND_AND_TEXT, self.hunk.lines)))
+        return "\n".join(self.hunk.body)
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the ``kind`` lines (added, removed or context)."""
@@ -124,7 +188,7 @@ class HunkView:
             return self.removed_text
         if kind is LineKind.CONTEXT:
             return self.context_text
-        return "\n".join([dl.text for dl in self.hunk.lines if dl.kind is kind])
+        return "\n".join(_texts(self.hunk.body, kind))
 
 
 class FileView:
@@ -138,13 +202,12 @@ class FileView:
     @once
     def added_text(self) -> str:
         """The texts of the file's added lines (all hunks) joined by newlines."""
-        added = LineKind.ADDED  # a local: this runs over every line of every patch
-        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is added])
+        return "\n".join([hv.added_text for hv in self.hunks if hv.hunk.added_count])
 
     @once
     def removed_text(self) -> str:
         """The texts of the file's removed lines (all hunks) joined by newlines."""
-        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is LineKind.REMOVED])
+        return "\n".join([hv.removed_text for hv in self.hunks if hv.hunk.removed_count])
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the file's ``kind`` lines."""
@@ -152,7 +215,7 @@ class FileView:
             return self.added_text
         if kind is LineKind.REMOVED:
             return self.removed_text
-        return "\n".join([dl.text for h in self.diff.hunks for dl in h.lines if dl.kind is kind])
+        return "\n".join([t for h in self.diff.hunks for t in _texts(h.body, kind)])
 
 
 class PatchView:

@@ -455,7 +455,7 @@ def _may_open_struct(hunk: HunkView) -> bool:
     return False
 
 
-def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None) -> tuple[str, str] | None:
+def _reliable_new_start(fv: FileView, hv: HunkView, start: tuple[str, str] | None) -> tuple[str, str] | None:
     """The hunk header's struct for the new side, unless an earlier hunk removed that struct's opening.
 
     The header comes from the old file: when the patch removed ``struct x {``
@@ -464,11 +464,11 @@ def _reliable_new_start(fd: FileDiff, hunk: Hunk, start: tuple[str, str] | None)
     """
     if start is None:
         return None
-    for earlier in fd.hunks:
-        if earlier is hunk:
+    for earlier in fv.hunks:
+        if earlier is hv:
             break
-        for d in earlier.removed:
-            m = STRUCT_OPEN_RE.match(d.text) if "{" in d.text else None
+        for text in earlier.removed_texts:
+            m = STRUCT_OPEN_RE.match(text) if "{" in text else None
             if m and (m.group(1), m.group(2)) == start:
                 return None
     return start
@@ -498,10 +498,11 @@ class _Collector:
     def result(self) -> list[tuple[str, _StructSide]]:
         return [(path, self.structs[(path, name)]) for path, name in self.order]
 
-    def hunk(self, fd: FileDiff, hunk: Hunk) -> None:
+    def hunk(self, fv: FileView, hv: HunkView) -> None:
         """Walk one hunk, following which struct each side is in."""
+        fd, hunk = fv.diff, hv.hunk
         start = _struct_from_section(hunk.section)
-        old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fd, hunk, start))
+        old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fv, hv, start))
         old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
         new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
         oi = ni = 0
@@ -585,7 +586,7 @@ def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
         if not in_struct or not _may_reorder(fv):
             continue
         for hv in in_struct:
-            collector.hunk(fv.diff, hv.hunk)
+            collector.hunk(fv, hv)
     return collector.result()
 
 

@@ -401,7 +401,7 @@ def _first_arg(args: str) -> str:
             return first
 
 
-def _is_wrapper(scans, new: list, idx: int) -> bool:
+def _is_wrapper(scans, texts: Sequence[str], idx: int) -> bool:
     """Does added line ``idx`` define a wrapper around a barrier primitive rather than use one?
 
     Two kinds: a macro whose body is only a call of a barrier primitive on
@@ -435,12 +435,12 @@ def _is_wrapper(scans, new: list, idx: int) -> bool:
         return None
 
     before, after = neighbour(idx, -1), neighbour(idx, 1)
-    if before is None or after is None or not new[after].text.startswith("}"):
+    if before is None or after is None or not texts[after].startswith("}"):
         return False
-    opening = new[before].text
+    opening = texts[before]
     if opening.startswith("{"):
         header = neighbour(before, -1)
-        opening = new[header].text if header is not None else ""
+        opening = texts[header] if header is not None else ""
     elif not (opening[:1].isalpha() and opening.rstrip().endswith("{")):
         return False
     hm = _HEADER_PARAMS_RE.search(opening)
@@ -662,53 +662,53 @@ def _removed_counter(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
-            scans = LazyScans([d.text for d in hunk.removed], in_comment=False)
+            scans = LazyScans(hunk.removed_texts, in_comment=False)
             for i in _barrier_lines(hunk.removed_text):
                 for key in _moved_keys(scans[i].code):
                     counter[key] += 1
     return counter
 
 
-def _whole_functions(lines: list, kind: LineKind) -> list[tuple[int, int, bool]]:
-    """Functions written whole in ``kind`` lines of one side of a hunk: ``(brace, end, closed)``.
+def _whole_functions(texts: Sequence[str], changed: Sequence[bool]) -> list[tuple[int, int, bool]]:
+    """Functions written whole in the changed lines of one side of a hunk: ``(brace, end, closed)``.
 
-    A function counts when its header line at column 0 and its opening ``{``
-    are ``kind`` lines; its body runs from ``brace + 1`` up to ``end``, the
-    ``kind`` line starting with ``}`` (``closed``), or the first line of
-    another kind (not ``closed``).
+    ``texts`` are the side's lines, ``changed`` tells which of them the patch changes (added on the new
+    side, removed on the old one). A function counts when its header line at column 0 and its opening
+    ``{`` are changed lines; its body runs from ``brace + 1`` up to ``end``, the changed line starting
+    with ``}`` (``closed``), or the first unchanged line (not ``closed``).
     """
     spans: list[tuple[int, int, bool]] = []
     i = 0
-    n = len(lines)
+    n = len(texts)
     while i < n:
-        dl = lines[i]
+        text = texts[i]
         if (
-            dl.kind is kind
-            and dl.text[:1].isalpha()
-            and _FUNC_DEF_RE.match(dl.text)
-            and "=" not in dl.text
-            and not dl.text.rstrip().endswith(";")
+            changed[i]
+            and text[:1].isalpha()
+            and _FUNC_DEF_RE.match(text)
+            and "=" not in text
+            and not text.rstrip().endswith(";")
         ):
             j = i
-            while j < n and lines[j].kind is kind and "{" not in lines[j].text:
+            while j < n and changed[j] and "{" not in texts[j]:
                 j += 1
-            if j < n and lines[j].kind is kind and lines[j].text.rstrip().endswith("{"):
+            if j < n and changed[j] and texts[j].rstrip().endswith("{"):
                 k = j
-                while k < n and lines[k].kind is kind and not lines[k].text.startswith("}"):
+                while k < n and changed[k] and not texts[k].startswith("}"):
                     k += 1
-                spans.append((j, k, k < n and lines[k].kind is kind))
+                spans.append((j, k, k < n and changed[k]))
                 i = k + 1
                 continue
         i += 1
     return spans
 
 
-def _body_key(lines: list, brace: int, end: int) -> tuple[str, ...]:
+def _body_key(texts: Sequence[str], brace: int, end: int) -> tuple[str, ...]:
     """A function body's lines modulo whitespace, blank lines left out."""
-    return tuple(t for t in (normalise(lines[b].text) for b in range(brace + 1, end)) if t)
+    return tuple(t for t in (normalise(texts[b]) for b in range(brace + 1, end)) if t)
 
 
-def _in_new_function(new: list, removed_bodies: frozenset = frozenset()) -> list[bool]:
+def _in_new_function(hunk: HunkView, removed_bodies: frozenset = frozenset()) -> list[bool]:
     """For each new-side line of a hunk: is it inside a function the patch adds whole?
 
     A function counts as added whole when its header line at column 0 and its
@@ -719,8 +719,9 @@ def _in_new_function(new: list, removed_bodies: frozenset = frozenset()) -> list
     barriers' meaning; a helper holding lines cut out of a bigger function, or
     a body that changed, does not.
     """
+    new = hunk.new_texts
     flags = [False] * len(new)
-    for brace, end, closed in _whole_functions(new, LineKind.ADDED):
+    for brace, end, closed in _whole_functions(new, hunk.new_added):
         if closed and _body_key(new, brace, end) in removed_bodies:
             continue
         for b in range(brace, end):
@@ -738,8 +739,8 @@ def _removed_bodies(view: PatchView) -> frozenset:
             removed = hunk.removed_text
             if "(" not in removed or "{" not in removed or "}" not in removed:
                 continue  # no removed header "name(", opening "{" and closing "}": no function removed whole
-            old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
-            for brace, end, closed in _whole_functions(old, LineKind.REMOVED):
+            old = hunk.old_texts
+            for brace, end, closed in _whole_functions(old, hunk.old_removed):
                 if closed:
                     out.add(_body_key(old, brace, end))
     return frozenset(out)
@@ -756,27 +757,27 @@ def _function_bodies(hunk: HunkView) -> dict[str, list[str]]:
     added = hunk.added_text
     if "(" not in added or "{" not in added or not (added.startswith("}") or "\n}" in added):
         return bodies  # no added header "name(", opening "{" and closing "}" (at column 0): no whole function
-    new = _new_side(hunk)
-    n = len(new)
+    texts, added_at = hunk.new_texts, hunk.new_added
+    n = len(texts)
     i = 0
     while i < n:
-        dl = new[i]
-        m = _FUNC_DEF_RE.match(dl.text) if dl.kind is LineKind.ADDED and dl.text[:1].isalpha() else None
-        if m is None or "=" in dl.text or dl.text.rstrip().endswith(";"):
+        text = texts[i]
+        m = _FUNC_DEF_RE.match(text) if added_at[i] and text[:1].isalpha() else None
+        if m is None or "=" in text or text.rstrip().endswith(";"):
             i += 1
             continue
         j = i
-        while j < n and new[j].kind is LineKind.ADDED and "{" not in new[j].text and ";" not in new[j].text:
+        while j < n and added_at[j] and "{" not in texts[j] and ";" not in texts[j]:
             j += 1
-        if not (j < n and new[j].kind is LineKind.ADDED and new[j].text.rstrip().endswith("{")):
+        if not (j < n and added_at[j] and texts[j].rstrip().endswith("{")):
             i = j + 1
             continue
         k = j + 1
         body: list[str] = []
-        while k < n and new[k].kind is LineKind.ADDED and not new[k].text.startswith("}"):
-            body.append(new[k].text)
+        while k < n and added_at[k] and not texts[k].startswith("}"):
+            body.append(texts[k])
             k += 1
-        if k < n and new[k].kind is LineKind.ADDED:
+        if k < n and added_at[k]:
             bodies[m.group(1)] = body
         i = k + 1
     return bodies
@@ -812,10 +813,10 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
             removed = (
                 _removes_lines(hunk)
                 and bool(BARRIER_RE.search(hunk.removed_text))
-                and any(BARRIER_RE.search(d.text) for d in hunk.removed)
+                and any(BARRIER_RE.search(text) for text in hunk.removed_texts)
             )
             # "kept" only matters for a hunk that loses a barrier
-            kept = removed and any(BARRIER_RE.search(d.text) or _IMPLYING_RE.search(d.text) for d in _new_side(hunk))
+            kept = removed and any(BARRIER_RE.search(text) or _IMPLYING_RE.search(text) for text in hunk.new_texts)
             name = m.group(1)
             result[name] = result.get(name, False) or (removed and not kept)
     return result
@@ -856,13 +857,23 @@ class _Use:
 
     path: str
     hunk: Hunk
-    new: list
     scans: Sequence[LineScan]
     idx: int
     name: str
     code: str
     barrier_header: bool
     view: HunkView  # the engine's view of ``hunk``: per-hunk answers are kept by it
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts of the new side of the hunk (``new``'s texts, read without its DiffLines)."""
+        return self.view.new_texts
+
+    @once
+    def new(self) -> list[DiffLine]:
+        """The new side of the hunk (context and added lines): its DiffLines, made when a step needs more than
+        the texts (a finding's line numbers, a line's identity)."""
+        return _new_side(self.hunk)
 
     @property
     def line(self) -> DiffLine:
@@ -903,14 +914,6 @@ def _barrier_lines(text: str) -> list[int]:
     return sorted(found)
 
 
-def _new_index(new: Sequence[DiffLine], dl: DiffLine) -> int:
-    """The index of ``dl`` in ``new``, the new side of its hunk (numbered on from the hunk's first new line)."""
-    idx = (dl.new_no or 0) - (new[0].new_no or 0)
-    if 0 <= idx < len(new) and new[idx] is dl:
-        return idx
-    return next(i for i, other in enumerate(new) if other is dl)
-
-
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in view.files:
@@ -924,10 +927,9 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
             if not _names_a_barrier(hv.added_text):
                 continue  # step 0 for the hunk: no added line can hold a barrier call
             hunk = hv.hunk
-            new = _new_side(hunk)
-            scans = LazyScans([dl.text for dl in new])
+            scans = LazyScans(hv.new_texts)
             for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
-                idx = _new_index(new, hv.added[k])
+                idx = hv.added_in_new[k]
                 code = scans[idx].code
                 calls = [
                     m.group(1)
@@ -936,7 +938,7 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
                 ]  # a void barrier passed as an argument is a test of the primitive, not a use
                 calls = [c for c in calls if not (c.startswith("__smp_") and barrier_header) and c not in NO_ORDERING]
                 if calls:
-                    yield _Use(fd.path, hunk, new, scans, idx, calls[0], code, barrier_header, hv)
+                    yield _Use(fd.path, hunk, scans, idx, calls[0], code, barrier_header, hv)
 
 
 #: Macros that implement a primitive (a tools/ copy of ``READ_ONCE``, an arch ``__smp_mb``): their
@@ -993,7 +995,7 @@ def _is_definition(use: _Use) -> bool:
     to its own parameter, a function named like a barrier, and a function
     whose body only forwards to a barrier.
     """
-    code, dl = use.code, use.line
+    code, text = use.code, use.texts[use.idx]
     start = _macro_start(use.scans, use.idx)
     if start is not None:
         define = _DEFINE_RE.match(use.scans[start].code)
@@ -1007,9 +1009,9 @@ def _is_definition(use: _Use) -> bool:
         ):
             return True
     fm = _FUNC_DEF_RE.match(code)
-    if fm and BARRIER_RE.match(fm.group(1) + "(") and not dl.text.startswith((" ", "\t")):
+    if fm and BARRIER_RE.match(fm.group(1) + "(") and not text.startswith((" ", "\t")):
         return True
-    return _is_wrapper(use.scans, use.new, use.idx)
+    return _is_wrapper(use.scans, use.texts, use.idx)
 
 
 class _Moves:
@@ -1044,7 +1046,7 @@ class _Moves:
         edits = self.in_hunk.get(use.view)
         if edits is None:
             edits = self.in_hunk[use.view] = Counter(
-                m.group(1) for d in use.view.removed for m in BARRIER_RE.finditer(scan_line(d.text).code)
+                m.group(1) for text in use.view.removed_texts for m in BARRIER_RE.finditer(scan_line(text).code)
             )
         if not moved and not edits.get(use.name, 0):
             return False  # nothing of the kind removed: new
@@ -1053,7 +1055,7 @@ class _Moves:
             self.whole_keys = _removed_whole_keys(self.view)
         fresh = self.fresh.get(use.view)
         if fresh is None:
-            fresh = self.fresh[use.view] = _in_new_function(use.new, self.removed_bodies)
+            fresh = self.fresh[use.view] = _in_new_function(use.view, self.removed_bodies)
         whole_keys = self.whole_keys if self.whole_keys is not None else Counter()
         if moved and (
             not fresh[use.idx]
@@ -1085,16 +1087,17 @@ class _Moves:
             self.removed_neighbours = set()
             for fd in self.view.files:
                 for hunk in fd.hunks:
-                    lines = [t for t in (normalise(d.text) for d in hunk.removed) if t]
+                    lines = [t for t in (normalise(text) for text in hunk.removed_texts) if t]
                     self.removed_neighbours.update(zip(lines, lines[1:]))
-        mine = normalise(use.line.text)
+        texts = use.texts
+        mine = normalise(texts[use.idx])
         for step in (-1, 1):
             j = use.idx + step
-            while 0 <= j < len(use.new) and not normalise(use.new[j].text):
+            while 0 <= j < len(texts) and not normalise(texts[j]):
                 j += step
-            if not 0 <= j < len(use.new) or use.new[j].kind is not LineKind.ADDED:
+            if not 0 <= j < len(texts) or not use.view.new_added[j]:
                 continue
-            other = normalise(use.new[j].text)
+            other = normalise(texts[j])
             if other in STATEMENTS_THAT_SAY_NOTHING:
                 continue
             if ((other, mine) if step < 0 else (mine, other)) in self.removed_neighbours:
@@ -1111,7 +1114,7 @@ class _Moves:
             parts: list[str] = []
             for fd in self.view.files:
                 for hunk in fd.hunks:
-                    texts = [d.text for d in hunk.removed]
+                    texts = hunk.removed_texts
                     if texts:
                         parts.extend(sc.comment for sc in scan_lines(texts, starts_in_comment(texts)))
             self.removed_comments = normalise(" ".join(parts))
@@ -1133,9 +1136,8 @@ def _removed_whole_keys(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue
-            old = [d for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)]
-            scans = scan_lines([d.text for d in old])
-            for brace, end, _closed in _whole_functions(old, LineKind.REMOVED):
+            scans = scan_lines(hunk.old_texts)
+            for brace, end, _closed in _whole_functions(hunk.old_texts, hunk.old_removed):
                 for b in range(brace, end):
                     for key in _moved_keys(scans[b].code):
                         out[key] += 1
@@ -1180,21 +1182,21 @@ def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
     -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
     is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
-    line = normalise(use.line.text)
+    line = normalise(use.texts[use.idx])
     mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", line)
     if "BARRIER(" not in mine:
         return False
     olds = moves.renames.get(use.view)
     if olds is None:  # the hunk's removed lines, each under its form with every barrier call renamed BARRIER
         olds = moves.renames[use.view] = {}
-        for d in use.view.removed:
-            old = normalise(d.text)
+        for text in use.view.removed_texts:
+            old = normalise(text)
             olds.setdefault(_ANY_BARRIER_CALL_RE.sub("BARRIER(", old), set()).add(old)
     if not any(old != line for old in olds.get(mine, ())):
         return False
     in_new = moves.in_new.get(use.view)
     if in_new is None:
-        in_new = moves.in_new[use.view] = _in_new_function(use.new)
+        in_new = moves.in_new[use.view] = _in_new_function(use.view)
     return not in_new[use.idx]
 
 
@@ -1233,7 +1235,7 @@ def _function_header(use: _Use) -> int | None:
 
 def _find_function_header(use: _Use) -> int | None:
     for j in range(use.idx - 1, -1, -1):
-        text = use.new[j].text
+        text = use.texts[j]
         if text.startswith("}"):
             return None
         if text[:1].isalpha() and _FUNC_DEF_RE.match(text) and "=" not in text and not text.rstrip().endswith(";"):
@@ -1245,7 +1247,7 @@ def _function_name(use: _Use) -> str | None:
     """The function holding the barrier: its header in the hunk, else the hunk header's function."""
     h = _function_header(use)
     if h is not None:
-        m = _FUNC_DEF_RE.match(use.new[h].text)
+        m = _FUNC_DEF_RE.match(use.texts[h])
         return m.group(1) if m else None
     m = re.search(r"\b(\w+)\s*\(", use.hunk.section or "")
     return m.group(1) if m else None
@@ -1347,7 +1349,7 @@ class _PatchPairs:
                     continue
                 scans = self._scans.get(hunk)
                 if scans is None:
-                    scans = self._scans[hunk] = LazyScans([d.text for d in hunk.added])
+                    scans = self._scans[hunk] = LazyScans(hunk.added_texts)
                 for i in _lines_holding(added, wanted):
                     yield scans[i]
 
@@ -1394,10 +1396,9 @@ class _PatchPairs:
             for hunk in fd.hunks:
                 if call not in hunk.added_text:
                     continue
-                new = _new_side(hunk)
-                scans = LazyScans([d.text for d in new])
+                scans = LazyScans(hunk.new_texts)
                 for k in _lines_holding(hunk.added_text, (call,)):
-                    i = _new_index(new, hunk.added[k])
+                    i = hunk.added_in_new[k]
                     if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
@@ -1558,6 +1559,8 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     declarations = 0
     for fd in patch.files:
         for h in fd.hunks:
+            if name not in "\n".join(h.body):
+                continue  # no line of the hunk names it
             for dl in h.lines:
                 if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
                     continue
@@ -1588,7 +1591,6 @@ def _block_comment(use: _Use) -> str:
 
 def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
-    dl = use.line
     smp = _is_smp(use.name)
     details = {"barrier": use.name, "smp": smp}
     if partner is not None:
@@ -1619,7 +1621,7 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
     if unread:
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
-        message = f"{use.name}() at line {dl.new_no} added without a comment saying what it " + (
+        message = f"{use.name}() at line {use.line.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
         )
         if partner is not None:
@@ -1629,14 +1631,14 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         return None
     else:
         want = "what it pairs with" if smp else "what it orders"
-        message = f"{use.name}() at line {dl.new_no} has a comment, but it does not say {want}"
+        message = f"{use.name}() at line {use.line.new_no} has a comment, but it does not say {want}"
         details.update(problem="comment-without-pairing", comment=text[:200], doubt=bool(_DOUBT_RE.search(text)))
     return RULE.finding(
         patch,
         message,
         path=use.path,
-        line=dl.new_no,
-        input_line=dl.input_line,
+        line=use.line.new_no,
+        input_line=use.line.input_line,
         hunk=use.hunk,
         symbol=use.symbol,
         details=details,
@@ -1674,7 +1676,6 @@ class _OtherSides:
 
 def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) -> Finding | None:
     """Step 8 (beyond checkpatch): the named other side, when the patch shows it, has no barrier."""
-    dl = use.line
     for other in _pair_targets(text):
         body = sides.body(other)
         if body is not None:
@@ -1687,8 +1688,8 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
                 f"{use.name}() says it pairs with {other}(), but {other}() in this patch has no "
                 "barrier or implied barrier",
                 path=use.path,
-                line=dl.new_no,
-                input_line=dl.input_line,
+                line=use.line.new_no,
+                input_line=use.line.input_line,
                 hunk=use.hunk,
                 symbol=f"{use.symbol}->{other}",
                 details={
@@ -1781,9 +1782,9 @@ def _function_params(use: _Use) -> set[str]:
         text = use.hunk.section or ""
     else:
         parts = []
-        for dl in use.new[h : h + 4]:
-            parts.append(dl.text)
-            if "{" in dl.text or ")" in dl.text:
+        for text in use.texts[h : h + 4]:
+            parts.append(text)
+            if "{" in text or ")" in text:
                 break
         text = " ".join(parts)
     m = re.search(r"\w+\s*\(([^()]*)\)", text)
@@ -1823,8 +1824,8 @@ def _derived_from_param(use: _Use, name: str, params: set[str]) -> bool:
     if h is None or not params:
         return False
     assigned = re.compile(rf"\b{re.escape(name)}\s*=([^=;][^;]*)")
-    for dl in use.new[h + 1 : use.idx]:
-        m = assigned.search(dl.text)
+    for text in use.texts[h + 1 : use.idx]:
+        m = assigned.search(text)
         if m and any(re.search(rf"\b{re.escape(p)}\b", m.group(1)) for p in params):
             return True
     return False

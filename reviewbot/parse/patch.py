@@ -20,8 +20,9 @@ Two deliberate differences from ``git am``, both reported in
 
 The diff itself goes through ``unidiff`` (structure, file headers, renames,
 binary files, hunk headers and their line counts, in its fast metadata mode)
-and the hunk bodies are read straight into our frozen :class:`Hunk`/
-:class:`DiffLine` types by the same rules (rules never see unidiff). Lines are
+and the hunk bodies are checked by the same rules and kept as text in our
+:class:`Hunk` type, whose :class:`DiffLine` s are read from that text when a
+rule first reads them (rules never see unidiff). Lines are
 split on "\\n" only, so a bare CR stays inside its line (C01); the
 ``\\ No newline at end of file`` marker is kept as a MARKER line without
 numbers wherever it appears (C04).
@@ -669,7 +670,7 @@ def _parse_diff_fast(
 
     feed: list[str] = []
     where: list[int] = []  # feed line -> index in ``lines``
-    found: list[tuple[str, UnidiffHunk, list[DiffLine]]] = []  # (header line, its numbers, body lines)
+    found: list[tuple[str, UnidiffHunk, _HunkText]] = []  # (header line, its numbers, where its body is)
     stands_for: list[int] = []  # condensed hunk -> how many hunks of ``found`` it stands for
     body_end = -1  # index after the last hunk's body
     n = len(lines)
@@ -682,7 +683,7 @@ def _parse_diff_fast(
                 if line[:4] == "@@ -":  # git apply: "corrupt patch"; unidiff would skip it silently (C26)
                     raise _BadHunkHeader(i)
                 if found and line.startswith(_NO_NEWLINE):  # a marker up to the next hunk header: the last hunk's
-                    found[-1][2].append(_marker_line(i + first_line))
+                    found[-1][2].markers += (i + first_line,)
                 feed.append(line + "\n")
                 where.append(i)
                 i += 1
@@ -691,14 +692,14 @@ def _parse_diff_fast(
             old_len, new_len = h.source_length, h.target_length
             if old_len <= 0 and new_len <= 0:
                 return None
-            read = _read_hunk_body(h, lines, i, first_line, obfuscated)
+            read = _scan_hunk_body(lines, i, old_len, new_len)
             if read is None:
                 return None
-            found.append((line, h, read[0]))
+            found.append((line, h, read))
             if i == body_end:  # right after the hunk before: one condensed hunk for both
                 feed[-2:] = ["@@ -1,1 +1,1 @@\n", " \n"]
                 stands_for[-1] += 1
-                i = body_end = read[1]
+                i = body_end = read.end
                 continue
             feed.append(
                 f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n"
@@ -707,7 +708,7 @@ def _parse_diff_fast(
             where.append(i)
             where.append(i + 1)
             stands_for.append(1)
-            i = body_end = read[1]
+            i = body_end = read.end
         patchset = PatchSet(iter(feed), metadata_only=True)
     except _BadHunkHeader:
         raise
@@ -721,8 +722,8 @@ def _parse_diff_fast(
         for _ in pf:
             if k >= len(stands_for):
                 return None
-            for header, h, body in found[j : j + stands_for[k]]:
-                hunks.append(_hunk(header, h, body))
+            for header, h, text in found[j : j + stands_for[k]]:
+                hunks.append(_hunk(header, h, lines, text, first_line, obfuscated))
             j += stands_for[k]
             k += 1
         no = getattr(pf, "diff_line_no", None)
@@ -889,8 +890,8 @@ def _parse_diff(
         patchset, lines = _parse_diff_slow(lines, start, first_line, subject, pad)
 
     # unidiff checked the structure and read files and hunk headers (metadata_only
-    # mode, 2-6 times faster); the hunk bodies are read here in one pass, with the
-    # same line rules (see _read_hunk_body), straight into our frozen types
+    # mode, 2-6 times faster); the hunk bodies are checked here in one pass, with the
+    # same line rules (see _scan_hunk_body), and kept as text in our Hunks
     from unidiff.constants import RE_HUNK_HEADER
 
     offset = first_line  # input line of lines[i] is i + first_line
@@ -904,13 +905,12 @@ def _parse_diff(
                 cursor += 1
             if cursor >= n:  # cannot happen after unidiff accepted the diff
                 raise ParseError("hunk header not found again", subject=subject, line=first_line + start)
-            read = _read_hunk_body(h, lines, cursor, offset, obfuscated)
+            read = _scan_hunk_body(lines, cursor, h.source_length, h.target_length)
             if read is None:  # cannot happen either: unidiff checked the body by the same rules
                 raise ParseError("hunk body does not match its header", subject=subject, line=first_line + cursor)
-            body, end = read
-            body += _markers_after(lines, end, offset, RE_HUNK_HEADER)
-            hunks.append(_hunk(lines[cursor], h, body))
-            cursor = end
+            read.markers = tuple(_markers_after(lines, read.end, offset, RE_HUNK_HEADER))
+            hunks.append(_hunk(lines[cursor], h, lines, read, offset, obfuscated))
+            cursor = read.end
         out.append(_file_diff(pf, tuple(hunks), first_line + start - 1))  # unidiff counts feed lines from 1
     return tuple(out)
 
@@ -924,94 +924,139 @@ _MARKER_TEXT = _NO_NEWLINE[1:]
 _new_line = tuple.__new__
 
 
-def _marker_line(input_line: int) -> DiffLine:
-    """The ``\\ No newline at end of file`` marker after a hunk's body: no line numbers."""
-    return _new_line(DiffLine, (LineKind.MARKER, _MARKER_TEXT, None, None, input_line, False))
-
-
-def _markers_after(lines: list[str], at: int, offset: int, hunk_header: re.Pattern) -> list[DiffLine]:
-    """The ``\\ No newline`` markers from ``lines[at]`` up to the next hunk header: they belong to the
-    hunk before (unidiff attaches them so)."""
+def _markers_after(lines: list[str], at: int, offset: int, hunk_header: re.Pattern) -> list[int]:
+    """The input lines of the ``\\ No newline`` markers from ``lines[at]`` up to the next hunk header:
+    they belong to the hunk before (unidiff attaches them so)."""
     found = []
     for j in range(at, len(lines)):
         line = lines[j]
         if line[:2] == "@@" and hunk_header.match(line):
             break
         if line.startswith(_NO_NEWLINE):
-            found.append(_marker_line(j + offset))
+            found.append(j + offset)
     return found
 
 
-def _hunk(header: str, h, body: list[DiffLine]) -> Hunk:
-    """Our Hunk from its header line, unidiff's reading of that header (``h``) and the body lines."""
-    return Hunk(
-        header=header,
-        old_start=h.source_start,
-        old_len=h.source_length,
-        new_start=h.target_start,
-        new_len=h.target_length,
-        section=h.section_header or "",
-        lines=tuple(body),
+class _HunkText:
+    """A hunk's body as the scan found it (:func:`_scan_hunk_body`): ``lines[start:end]``, ``added`` of
+    them added, ``blank`` when one of them is an empty context line (empty, or starting with a CR), and
+    the input lines of the ``\\ No newline`` markers after it (``markers``, the caller adds them)."""
+
+    __slots__ = ("start", "end", "added", "blank", "markers")
+
+    def __init__(self, start: int, end: int, added: int, blank: bool) -> None:
+        self.start = start
+        self.end = end
+        self.added = added
+        self.blank = blank
+        self.markers: tuple[int, ...] = ()
+
+
+def _hunk(header: str, h, lines: list[str], text: _HunkText, offset: int, obfuscated: bool) -> Hunk:
+    """Our Hunk from its header line, unidiff's reading of that header (``h``) and its body's text.
+
+    The body is kept as the diff shows each line (``DiffLine.raw``: an empty context line whose space
+    the mailer ate gets it back, markers after the body are the plain marker); its DiffLines are read
+    from it by :func:`_diff_lines` when a rule first reads ``Hunk.lines``.
+    """
+    raw = lines[text.start : text.end]
+    if text.blank:
+        raw = [line if line[:1] not in ("", "\r") else " " + line for line in raw]
+    if text.markers:
+        raw += [_NO_NEWLINE] * len(text.markers)
+    body = tuple(raw)
+    old_start, new_start = h.source_start, h.target_start
+    return Hunk.from_text(
+        header,
+        old_start,
+        h.source_length,
+        new_start,
+        h.target_length,
+        h.section_header or "",
+        body,
+        _diff_lines,
+        (body, old_start, new_start, text.start + offset, text.markers, obfuscated),
+        text.added,
     )
 
 
-def _read_hunk_body(h, lines: list[str], at: int, offset: int, obfuscated: bool) -> tuple[list[DiffLine], int] | None:
-    """The body of the hunk whose header is ``lines[at]`` (unidiff's metadata ``h``) and the index after it.
+def _diff_lines(
+    body: tuple[str, ...], old_no: int, new_no: int, first: int, markers: tuple[int, ...], obfuscated: bool
+) -> tuple[DiffLine, ...]:
+    """The DiffLines of a hunk's body (see :func:`_hunk`), the first at input line ``first`` and the
+    trailing markers at ``markers``; lines holding ``@...`` are ``altered`` when ``obfuscated``.
 
-    Line rules as unidiff's: the first character gives the kind (`` ``, ``+``,
-    ``-``, ``\\``); an empty line (or a lone CR) is an empty context line whose
-    space the mailer ate; the hunk ends when both sides have their lengths.
-    Markers take no line number. ``\\ No newline`` markers after the body, up
-    to the next hunk header, belong to the hunk too: the caller adds them
-    (:func:`_markers_after`, or the fast path's own scan of those lines).
-    A property test checks this reader against unidiff's full mode.
-
-    The body is checked as unidiff's metadata mode does; None when unidiff
-    would reject the hunk: a line whose first character is
-    not `` ``, ``+``, ``-``, ``\\`` (or an empty line / CR), a side longer than
-    its header says, or the text ending before the body does.
+    Line rules as unidiff's: the first character gives the kind (`` ``,
+    ``+``, ``-``, ``\\``); markers take no line number. A property test
+    checks this reader against unidiff's full mode.
     """
-    old_no = h.source_start
-    new_no = h.target_start
-    old_end = old_no + h.source_length
-    new_end = new_no + h.target_length
-    body: list[DiffLine] = []
-    append = body.append
+    out: list[DiffLine] = []
+    append = out.append
     new = _new_line
     added, removed, context, marker = LineKind.ADDED, LineKind.REMOVED, LineKind.CONTEXT, LineKind.MARKER
+    for i, line in enumerate(body[: len(body) - len(markers)] if markers else body, first):
+        c = line[0]
+        text = line[1:]
+        if c == " ":  # the most common kind first
+            append(new(DiffLine, (context, text, old_no, new_no, i, obfuscated and "@..." in text)))
+            old_no += 1
+            new_no += 1
+        elif c == "+":
+            append(new(DiffLine, (added, text, None, new_no, i, obfuscated and "@..." in text)))
+            new_no += 1
+        elif c == "-":
+            append(new(DiffLine, (removed, text, old_no, None, i, obfuscated and "@..." in text)))
+            old_no += 1
+        else:  # "\\"
+            append(new(DiffLine, (marker, text, None, None, i, False)))
+    for i in markers:
+        append(new(DiffLine, (marker, _MARKER_TEXT, None, None, i, False)))
+    return tuple(out)
+
+
+def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _HunkText | None:
+    """Where the body of the hunk whose header is ``lines[at]`` ends, checked as unidiff's metadata mode
+    checks it; None when unidiff would reject the hunk.
+
+    Line rules as unidiff's: the first character gives the kind (`` ``,
+    ``+``, ``-``, ``\\``); an empty line (or a lone CR) is an empty context
+    line whose space the mailer ate; the hunk ends when both sides have their
+    lengths. Markers count on neither side. ``\\ No newline`` markers after
+    the body, up to the next hunk header, belong to the hunk too: the caller
+    adds them (:func:`_markers_after`, or the fast path's own scan of those lines).
+    Rejected (None): a line whose first character is not `` ``, ``+``, ``-``,
+    ``\\`` (or an empty line / CR), a side longer than its header says, or
+    the text ending before the body does.
+    """
+    old = new = added = 0
+    blank = False
     n = len(lines)
     i = at + 1
     while True:
         if i >= n:
             return None  # unidiff: "Hunk is shorter than expected"
-        line = lines[i]
-        c = line[:1]
+        c = lines[i][:1]
         if c == " ":  # the most common kind first
-            text = line[1:]
-            append(new(DiffLine, (context, text, old_no, new_no, i + offset, obfuscated and "@..." in text)))
-            old_no += 1
-            new_no += 1
+            old += 1
+            new += 1
         elif c == "+":
-            text = line[1:]
-            append(new(DiffLine, (added, text, None, new_no, i + offset, obfuscated and "@..." in text)))
-            new_no += 1
+            new += 1
+            added += 1
         elif c == "-":
-            text = line[1:]
-            append(new(DiffLine, (removed, text, old_no, None, i + offset, obfuscated and "@..." in text)))
-            old_no += 1
+            old += 1
         elif c == "\\":
-            append(new(DiffLine, (marker, line[1:], None, None, i + offset, False)))
+            pass
         elif c == "" or c == "\r":  # an empty context line (unidiff: a line starting with CR too)
-            append(new(DiffLine, (context, line, old_no, new_no, i + offset, False)))
-            old_no += 1
-            new_no += 1
+            old += 1
+            new += 1
+            blank = True
         else:
             return None  # unidiff: "Hunk diff line expected"
         i += 1
-        if old_no >= old_end and new_no >= new_end:
-            if old_no > old_end or new_no > new_end:
+        if old >= old_len and new >= new_len:
+            if old > old_len or new > new_len:
                 return None  # unidiff: "Hunk is longer than expected"
-            return body, i
+            return _HunkText(at + 1, i, added, blank)
 
 
 _C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
