@@ -8,7 +8,6 @@ from reviewbot.store.rows import (
     StoredPatch,
     Submission,
     _j,
-    patch_from_row,
     stored_patch_from_row,
     submission_from_row,
 )
@@ -62,12 +61,6 @@ class PatchStore(MessageStore):
         series order."""
         rows = self._rows("SELECT * FROM patches WHERE series_key = ? ORDER BY idx, message_id", [series_key])
         return [stored_patch_from_row(r) for r in rows]
-
-    def load_patch(self, message_id: str) -> Patch | None:
-        """The :class:`Patch` of the message stored under ``message_id`` (None when absent), parsed again
-        from the stored message. Raises ParseError when it holds no patch."""
-        row = self.message_row(message_id)
-        return None if row is None else patch_from_row(row)
 
     def revisions_of(self, message_id: str) -> list[Submission]:
         """Patch submissions that are revisions of ``message_id`` (itself included), oldest first

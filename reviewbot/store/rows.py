@@ -171,7 +171,7 @@ def finding_from_row(row: Mapping[str, Any]) -> Finding:
 
 def patch_from_row(stored: StoredMessage) -> Patch:
     """The :class:`Patch` of a stored message, its diff parsed again (the one way a stored patch is
-    loaded; see :meth:`Store.load_patch`). Raises ParseError."""
+    loaded: the draft runner, scan and the benchmarks all come here). Raises ParseError."""
     from reviewbot.parse.patch import parse_patch
 
     return parse_patch(stored.message)
