@@ -281,6 +281,8 @@ def _first_empty_line(data: bytes) -> tuple[int, int]:
     """(offset of "\\n\\n", offset of "\\n\\r\\n") as ``bytes.find`` gives them, except that
     a CRLF one after the first LF one is not looked for (-1): callers take the earlier."""
     nl = data.find(b"\n\n")
+    if nl >= 0 and data.find(b"\r", 0, nl + 2) < 0:
+        return nl, -1  # no CR before the LF one (most mail): no CRLF one there either (a CR is found at memchr speed)
     crnl = data.find(b"\n\r\n", 0, nl + 2) if nl >= 0 else data.find(b"\n\r\n")
     return nl, crnl
 
