@@ -476,14 +476,25 @@ def _without_hunks(patch: Patch) -> Patch:
     return replace(patch, files=tuple(replace(fd, hunks=()) if fd.hunks else fd for fd in patch.files))
 
 
-def raw_subject(data: bytes) -> str | None:
+def _header_end(data: bytes) -> int:
+    """Offset of the empty line that ends the header block of raw mail bytes, or -1 without one.
+
+    The first ``"\\r\\n\\r\\n"`` when a CRLF line end comes in the first 200 bytes, else
+    the first ``"\\n\\n"``: what :func:`raw_subject` and :func:`thread_headers` read up
+    to (a batch finds it once per reply, for both).
+    """
+    return data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
+
+
+def raw_subject(data: bytes, end: int | None = None) -> str | None:
     """The Subject header of raw mail bytes, unfolded (RFC 2047 words left encoded), or None.
 
     Cheap: looks only at the header block, without copying it, so a batch can
-    pass over replies without decoding them.
+    pass over replies without decoding them. ``end`` is :func:`_header_end` of
+    ``data`` when the caller has it already.
     """
-    crlf = data.find(b"\r\n", 0, 200) >= 0
-    end = data.find(b"\r\n\r\n" if crlf else b"\n\n")
+    if end is None:
+        end = _header_end(data)
     if end < 0:
         end = len(data)
     if data[:8].lower() == b"subject:":
@@ -530,18 +541,20 @@ _THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b
 _THREAD_HEADER_RE = re.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
 
 
-def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | None:
+def thread_headers(data: bytes, cut: int | None = None) -> tuple[str, str | None, tuple[str, ...]] | None:
     """(Message-ID, In-Reply-To, References) of raw mail bytes, read from the header block alone, or None.
 
     Cheap: a reply is parsed whole only when a rule reads the thread
     (``reviewbot.review.LaterMessage``). The values go through the parser's own
     msg-id functions, so they equal what it reads; anything unusual (no
     Message-ID, a header twice, a bare CR, 8-bit bytes) returns None and the
-    caller parses the message whole.
+    caller parses the message whole. ``cut`` is :func:`_header_end` of ``data``
+    when the caller has it already.
     """
     from reviewbot.parse.mail import first_msgid, msgid_list, normalize_msgid
 
-    cut = data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
+    if cut is None:
+        cut = _header_end(data)
     if cut < 0:
         return None
     block = data[:cut]
@@ -564,11 +577,13 @@ def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | Non
     return message_id, first_msgid(text.get("in_reply_to", "")), msgid_list(text.get("references", ""))
 
 
-def _later(item: InputMessage, subject: "Subject") -> "Message | LaterMessage | None":
-    """A reply as thread context: its threading headers and Subject now, the whole message when a rule reads it."""
+def _later(item: InputMessage, subject: "Subject", end: int | None = None) -> "Message | LaterMessage | None":
+    """A reply as thread context: its threading headers and Subject now, the whole message when a rule reads it.
+
+    ``end`` is :func:`_header_end` of the raw bytes when the caller has it already."""
     from reviewbot.review import LaterMessage
 
-    heads = thread_headers(item.raw.data)
+    heads = thread_headers(item.raw.data, end)
     if heads is None:
         return _load_reply(item.raw)
     return LaterMessage(*heads, subject, _load_reply, item.raw)
@@ -590,14 +605,16 @@ def _is_reply(item: InputMessage) -> bool:
     return _reply_subject(item) is not None
 
 
-def _reply_subject(item: InputMessage) -> "Subject | None":
-    """The parsed raw Subject when it says the message is a reply (``Re:``...), else None (header block only)."""
+def _reply_subject(item: InputMessage, end: int | None = None) -> "Subject | None":
+    """The parsed raw Subject when it says the message is a reply (``Re:``...), else None (header block only).
+
+    ``end`` is :func:`_header_end` of the raw bytes when the caller has it already."""
     from reviewbot.parse.mail import decode_header_value
     from reviewbot.parse.subject import parse_subject
 
     if item.raw.kind != "rfc822":
         return None
-    subject = raw_subject(item.raw.data)
+    subject = raw_subject(item.raw.data, end)
     if subject is None:
         return None
     if "=?" in subject:
@@ -620,7 +637,10 @@ def _inbody_submission(data: bytes) -> bool:
     from reviewbot.parse.subject import parse_subject
 
     cut = data.find(b"\n\n")
-    crlf = data.find(b"\n\r\n", 0, cut + 2) if cut >= 0 else data.find(b"\n\r\n")  # only one before cut counts
+    if cut >= 0 and data.find(b"\r", 0, cut + 2) < 0:
+        crlf = -1  # no CR before the first LF empty line (most mail): no CRLF empty line before it either
+    else:
+        crlf = data.find(b"\n\r\n", 0, cut + 2) if cut >= 0 else data.find(b"\n\r\n")  # only one before cut counts
     if cut < 0 or (0 <= crlf < cut):
         cut = crlf + 1 if crlf >= 0 else -1
     if cut < 0:
@@ -696,10 +716,11 @@ def _read_headers(
     replies: dict[str, int] = {}
     problems: list[tuple[int, ReviewbotError]] = []
     for pos, item in enumerate(items):
-        reply = _reply_subject(item)
+        end = _header_end(item.raw.data) if item.raw.kind == "rfc822" else None  # read once for both steps
+        reply = _reply_subject(item, end)
         if reply is not None:
             replies[item.input] = replies.get(item.input, 0) + 1
-            later = _later(item, reply)
+            later = _later(item, reply, end)
             if later is not None:
                 context.append((pos, later))
             continue

@@ -1532,6 +1532,10 @@ _RATIO_RE = lazyre.compile(
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
+# The cheap test before _RATIO_RE (slow: it tries every number word at every word): each ratio it finds says one
+# of RATIO_WORDS or puts an "x" right after a number ("3x", "1.5 x", _RATIO_MARK_RE); a text with neither holds none.
+RATIO_WORDS = ("factor", "times")
+_RATIO_MARK_RE = lazyre.compile(r"\d[ \t]?[xX×]")
 # "patch 3", "patches 12 and 13", "patches 1-3", "patches 1+2": the first two numbers, read as a range
 _PATCH_NUMBER_RE = lazyre.compile(
     r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE
@@ -2144,6 +2148,8 @@ def _unit(first: str | None, second: str | None) -> str | None:
 
 def _numeric_line(line: str) -> bool:
     """A row of a results table or block: two numbers, "label: 75", or a dmesg time stamp."""
+    if not _DIGIT_RE.search(line):
+        return False  # each of the three needs a digit (most lines of a mail have none)
     if "/*" in line or "*/" in line:
         return False  # pahole layout output
     if "patch" in line.lower():
@@ -2186,20 +2192,36 @@ def _results_block(lines: Sequence[str]) -> bool:
     return False
 
 
+def _may_give_ratio(text: str) -> bool:
+    """False when ``text`` cannot hold a ratio of _RATIO_RE: none of RATIO_WORDS, no number with an "x" after it.
+
+    Beyond ASCII the pattern decides (its IGNORECASE folds "ı" and "ſ" to ASCII letters).
+    """
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(word in low for word in RATIO_WORDS) or _RATIO_MARK_RE.search(text) is not None
+
+
 def _ratio_measured(text: str) -> bool:
     """True when one sentence gives a ratio of a metric ("IOPS with a factor four", "up to ~3x" a speed-up)."""
-    if not _RATIO_RE.search(text):
+    if not _may_give_ratio(text) or not _RATIO_RE.search(text):
         return False
     return any(_RATIO_RE.search(s) and _METRICS.search(s) for _, s in _sentences(text))
 
 
 # numbers about size or memory footprint ("the used memory decreased by 20%", "free -h", "10.8 -> 8.6 MB"):
 # they do not answer a speed claim
+SIZE_CONTEXT_WORDS = ("memory", "footprint", "size", "sizes", "bytes", "ram", "rss", "mem")
 _SIZE_CONTEXT_RE = lazyre.compile(
-    r"\b(?:memory|footprint|size|sizes|bytes|ram|rss|mem)\b|free\s+-h|"
+    rf"\b(?:{'|'.join(SIZE_CONTEXT_WORDS)})\b|free\s+-h|"
     r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
     re.IGNORECASE,
 )
+
+
+# a size unit right after a number ("8.6 MB", "64KiB", "4 kB") starts so: the last part of _SIZE_CONTEXT_RE needs it
+_UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
 
 
 # a line that names patches of the series (" - PATCH[2~17] : the riscv changes", "patch 3: the driver part") is a
@@ -2230,12 +2252,21 @@ def _evidence_lines(text: str) -> list[str]:
     lines naming patches of the series."""
     lines: list[str] = []
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
+    # The cheap tests before the slow patterns, as plain lower-case substrings (beyond ASCII the patterns decide:
+    # their IGNORECASE folds "ı", "ſ" and the Kelvin sign to ASCII letters): a text naming none of
+    # SYSTEM_STATE_COMMANDS holds no such output; a line may give a size only when it holds a word of
+    # SIZE_CONTEXT_WORDS, "free" (of "free -h") or a unit after a number (_UNIT_AFTER_NUMBER_RE), and a map of
+    # the series says "patch" (no letter of it has a non-ASCII twin).
+    ascii_text = text.isascii()
+    text_low = text.lower()
+    names_state_command = not ascii_text or any(c.lower() in text_low for c in SYSTEM_STATE_COMMANDS)
+    size_words = [w for w in (*SIZE_CONTEXT_WORDS, "free") if w in text_low]  # those the text holds at all
     for line in _own_lines(text):
         if not line.strip():
             state_output = False
             lines.append("")  # a blank or blanked (quoted) line
             continue
-        if state_output or _SYSTEM_STATE_RE.search(line):
+        if state_output or (names_state_command and _SYSTEM_STATE_RE.search(line)):
             state_output = True
             lines.append("")
             continue
@@ -2244,8 +2275,10 @@ def _evidence_lines(text: str) -> list[str]:
         if _DIFFSTAT_RE.match(line) or line.startswith("@@ "):
             lines.append("")  # a diffstat or rename line, a hunk header
             continue
-        size_only = bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
-        series_map = bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
+        low = line.lower()
+        may_give_size = not ascii_text or any(w in low for w in size_words) or _UNIT_AFTER_NUMBER_RE.search(line)
+        size_only = may_give_size and bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
+        series_map = "patch" in low and bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
         lines.append("" if size_only or series_map else line)
     return lines
 

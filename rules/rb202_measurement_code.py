@@ -54,6 +54,8 @@ References
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from typing import Iterable, Sequence
 
 from reviewbot import lazyre
@@ -124,6 +126,24 @@ def _declares_static_counter(text: str) -> bool:
     return False
 
 
+def _lines_naming(words: Sequence[str], lines: Sequence[str]) -> set[int]:
+    """The indices of ``lines`` that hold one of ``words`` (plain substrings, none with a line end).
+
+    Each word is looked for in the joined lines, jumping from one line that holds it to the next, instead of
+    testing every word on every line: a new file's hunk has thousands of lines and a few print calls.
+    """
+    text = "\n".join(lines)
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))  # where each line starts in text
+    found: set[int] = set()
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            found.add(k)
+            at = text.find(word, starts[k + 1])
+    return found
+
+
 def _measures_on_purpose(path: str, added: str) -> bool:
     """Self-tests, KUnit tests, test modules, benchmarks and tools measure on purpose."""
     return MEASURING_PATH_RE.search(path) is not None or any(marker in added for marker in TEST_MARKERS)
@@ -178,8 +198,9 @@ class _Harness:
         self.irq_off = False
         joined = "\n".join(codes)
         timed = any(word in joined for word in CLOCK_WORDS)  # else no stamp is taken and no delta computed
-        for code in codes:
-            if timed and any(word in code for word in CLOCK_WORDS):
+        clocked = _lines_naming(CLOCK_WORDS, codes) if timed else set()
+        for k, code in enumerate(codes):
+            if k in clocked:
                 self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(code))
             if "static" in code:
                 m = _STATIC_COUNTER_RE.match(code)
@@ -229,8 +250,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             harness = _Harness(codes)
             if not (harness.stamps or harness.deltas or harness.counters):
                 continue
+            printing = _lines_naming(PRINT_WORDS, codes)  # the lines that may call a print
             for at, (dl, code) in enumerate(zip(added, codes)):
-                if not any(word in code for word in PRINT_WORDS):
+                if at not in printing:
                     continue
                 printed = _PRINT_RE.search(code)
                 if printed is None:

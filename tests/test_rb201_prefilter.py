@@ -71,3 +71,77 @@ def test_a_changelog_without_needed_words_is_not_read_further() -> None:
     text = "Remove the unused field and reduce the number of arguments. More cleanups follow."
     assert not rb201._may_claim(text)
     assert rb201.find_claim(text) is None
+
+
+# ---- the cheap tests in front of the evidence patterns (_evidence_lines, _ratio_measured)
+
+
+def _evidence_lines_by_pattern(text: str) -> list[str]:
+    """_evidence_lines as the patterns alone decide it, every line searched (what the cheap tests stand in for)."""
+    lines: list[str] = []
+    state_output = False
+    for line in rb201._own_lines(text):
+        if not line.strip():
+            state_output = False
+            lines.append("")
+            continue
+        if state_output or rb201._SYSTEM_STATE_RE.search(line):
+            state_output = True
+            lines.append("")
+            continue
+        if line.startswith("diff --git "):
+            break
+        if rb201._DIFFSTAT_RE.match(line) or line.startswith("@@ "):
+            lines.append("")
+            continue
+        size_only = bool(rb201._SIZE_CONTEXT_RE.search(line)) and not rb201._METRICS.search(line)
+        series_map = bool(rb201._SERIES_INDEX_RE.search(line)) and not rb201._METRICS.search(line)
+        lines.append("" if size_only or series_map else line)
+    return lines
+
+
+_EVIDENCE_TEXTS = [
+    *(f"Before:\n$ cat {c.upper()}\n  12 34\n\nAfter: 10 ms\n" for c in rb201.SYSTEM_STATE_COMMANDS),
+    *(f"The {w.title()} went from 12 to 10.\nrun 1: 5 ms\n" for w in rb201.SIZE_CONTEXT_WORDS),
+    "free  -h says 12 34\n10.8 -> 8.6 MB\n64KiB per ring\n4 kB pages\n3 Gi left\n2\tTB disk\n",
+    "PATCH[2~17] : the riscv changes 3 4\nPatches 1-3: the driver 5 6\npatch #4 makes 12 ms 20 ms\n",
+    # beyond ASCII: "ſ" is an "s", "ı" an "i", the Kelvin sign a "k" to the patterns' IGNORECASE
+    "the ſize went from 12 to 10\nthe memory footprınt: 12 34\n12 \u212aB saved\n/proc/cpuınfo\n 1 2\n",
+    "12 apples and 34 pears\nthroughput: 12 Mb/s\nno size here 12 ms\n",
+]
+
+
+@pytest.mark.parametrize("text", _EVIDENCE_TEXTS)
+def test_evidence_lines_equal_the_patterns_alone(text: str) -> None:
+    """Every word of SYSTEM_STATE_COMMANDS and SIZE_CONTEXT_WORDS, each unit form and the non-ASCII case twins pass
+    the cheap tests: the lines are what searching every line with the patterns gives."""
+    assert rb201._evidence_lines(text) == _evidence_lines_by_pattern(text)
+
+
+def test_the_size_and_state_lines_are_blanked() -> None:
+    """The texts above do exercise the patterns: most of their size and state lines are blanked."""
+    blanked = sum(line == "" for text in _EVIDENCE_TEXTS for line in rb201._evidence_lines(text))
+    assert blanked >= len(rb201.SYSTEM_STATE_COMMANDS) * 3 + len(rb201.SIZE_CONTEXT_WORDS) + 8
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *(f"IOPS up by a factor of {n}" for n in rb201.NUMBER_WORDS),
+        *(f"{n.title()} times the IOPS" for n in rb201.NUMBER_WORDS),
+        "IOPS up by a FACTOR 4",
+        "3x the IOPS",
+        "~2.5 X more IOPS",
+        "12\tx IOPS",
+        "3× the IOPS",
+        "tımes: 3 tımes the IOPS",
+    ],
+)
+def test_every_ratio_passes_the_cheap_test(text: str) -> None:
+    assert rb201._RATIO_RE.search(text) is not None  # a ratio the pattern finds...
+    assert rb201._may_give_ratio(text)  # ...is never left out by the cheap test
+    assert rb201._ratio_measured(text)
+
+
+def test_a_text_without_ratio_words_is_not_searched() -> None:
+    assert not rb201._may_give_ratio("IOPS went up by 12%, latency went down (10 flags)")
