@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
+from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -189,7 +190,7 @@ class ThreadWords:
         return False
 
 
-_ASK_RE = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
+_ASK_RE = lazyre.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
 _C_WORDS = frozenset(
     {"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim", "the", "barrier"}
 )
@@ -252,7 +253,7 @@ NOT_A_COMMENT = (
     "same here",
     "ditto",
 )
-_TRAILER_LINE = re.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
+_TRAILER_LINE = lazyre.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
 
 
 def _is_review_comment(text: str) -> bool:
