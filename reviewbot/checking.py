@@ -28,7 +28,6 @@ HTML parser is imported for a saved archive page only.
 
 from __future__ import annotations
 
-import logging
 import operator
 import re
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
+from reviewbot.lazylog import get_logger
 from reviewbot.models import (
     CheckReport,
     Finding,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.registry import LoadedRule
     from reviewbot.review import LaterMessage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 STDIN = "-"
 THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Severity.CHECK}

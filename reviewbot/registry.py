@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import os
 import pkgutil
 import sys
@@ -32,9 +31,10 @@ from types import ModuleType
 from typing import Callable, Iterable, Sequence
 
 from reviewbot.errors import RuleLoadError, UsageError
+from reviewbot.lazylog import get_logger
 from reviewbot.rule import DOC_HEADINGS, ID_RE, NAME_RE, RuleMeta
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 ENTRY_POINT_GROUP = "reviewbot.rules.v1"
 BUILTIN_PACKAGE = "reviewbot.rules"

@@ -12,7 +12,6 @@ the file's (checkpatch numbers them so).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sys
@@ -22,8 +21,6 @@ from pathlib import Path
 from reviewbot import lazyre
 from reviewbot.errors import InputError
 from reviewbot.models import RawMessage
-
-log = logging.getLogger(__name__)
 
 __all__ = [
     "read_path",
