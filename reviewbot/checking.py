@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
+from reviewbot import lazyre
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
 from reviewbot.lazylog import get_logger
 from reviewbot.models import (
@@ -247,7 +248,7 @@ def _split(blob: bytes, source: str) -> list[RawMessage]:
 
 #: The element of a blists message page (lists.openwall.net) that holds the message.
 BLISTS_PRE = b'<pre style="white-space: pre-wrap">'
-_TITLE_LIST = re.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
+_TITLE_LIST = lazyre.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
 
 
 def is_html_page(blob: bytes) -> bool:
@@ -534,7 +535,7 @@ def _header_line(data: bytes, key: bytes) -> int | None:
 
 _THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b"references": "references"}
 #: One of those headers with its continuation lines, searched in "\n" + the header block.
-_THREAD_HEADER_RE = re.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
+_THREAD_HEADER_RE = lazyre.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
 
 
 def thread_headers(data: bytes) -> tuple[str, str | None, tuple[str, ...]] | None:
@@ -1043,7 +1044,7 @@ def _checked(reviewed: Any, item: InputMessage, rules: Sequence["LoadedRule"]) -
 
 
 #: The envelope line ``git format-patch`` writes: ``From <sha> Mon Sep 17 00:00:00 2001``.
-_FORMAT_PATCH_ENVELOPE = re.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
+_FORMAT_PATCH_ENVELOPE = lazyre.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
 
 
 def _attachment_list(attachments: Sequence[Any], limit: int = 3) -> str:

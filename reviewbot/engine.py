@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Sequence
 
+from reviewbot import lazyre
 from reviewbot.lazylog import get_logger
 from reviewbot.models import CheckReport, Finding, Patch, RuleFailure, Severity
 from reviewbot.registry import LoadedRule
@@ -27,7 +27,7 @@ log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.la
 
 __all__ = ["check_patch", "series_key", "fingerprint"]
 
-_WS_RE = re.compile(r"\s+")
+_WS_RE = lazyre.compile(r"\s+")
 
 
 def series_key(patch: Patch) -> str:

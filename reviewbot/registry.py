@@ -42,7 +42,8 @@ BUILTIN_PACKAGE = "reviewbot.rules"
 __all__ = ["LoadedRule", "load_rules", "select_rules", "ENTRY_POINT_GROUP", "doc_sections"]
 
 
-@dataclass(frozen=True)
+# eq=False: one per loaded module, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class LoadedRule:
     """A validated rule module.
 

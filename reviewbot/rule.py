@@ -61,7 +61,8 @@ class Scope(str, enum.Enum):
     SERIES = "series"
 
 
-@dataclass(frozen=True)
+# eq=False: one per rule module, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class RuleMeta:
     """Metadata of one rule.
 
@@ -114,7 +115,8 @@ class RuleMeta:
         )
 
 
-@dataclass(frozen=True)
+# eq=False: built per patch by the engine and never compared (nor hashable by value: options is a dict)
+@dataclass(frozen=True, eq=False)
 class RuleContext:
     """What a rule may know beyond the patch itself. Read-only; built by the engine.
 
@@ -145,7 +147,8 @@ class RuleContext:
 # ---------------------------------------------------------------- the thread: raised / answered / not yet
 
 
-@dataclass(frozen=True)
+# eq=False: one per rule module, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class ThreadWords:
     """How people make a rule's point in a mail thread (lower-case phrases, matched in a reply's own,
     unquoted text).
