@@ -17,7 +17,8 @@ from typing import Any, Literal, Mapping, NamedTuple
 # --------------------------------------------------------------------- fetch
 
 
-@dataclass(frozen=True)
+# eq=False: a fetched page, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class ArchivePage:
     """One page of the archive as fetched or read from the cache.
 
@@ -36,7 +37,8 @@ class ArchivePage:
     sample: bool = False
 
 
-@dataclass(frozen=True)
+# eq=False: an index entry, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class MessageRef:
     """An entry of a day index: where a message lives and what the index says of it.
 
@@ -449,7 +451,8 @@ EVIDENCE_WHERE_KEY = "evidence_source"
 SERIES_POINT_KEY = "series_point"
 
 
-@dataclass(frozen=True)
+# eq=False: a record of a crash, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class RuleFailure:
     """A rule that raised on one patch: recorded, kept out of drafts."""
 
@@ -459,7 +462,8 @@ class RuleFailure:
     traceback: str = ""
 
 
-@dataclass(frozen=True)
+# eq=False: the engine's result, compared by identity (its patch would be compared whole); a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class CheckReport:
     """The engine's result for one patch: findings sorted by (path, line, rule)."""
 
