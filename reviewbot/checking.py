@@ -65,7 +65,7 @@ THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Sev
 # ------------------------------------------------------------------ values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class InputMessage:
     """One message read from one input, before parsing.
 
@@ -138,7 +138,7 @@ class CheckedPatch:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class CheckRun:
     """Everything one ``reviewbot check`` produced.
 

@@ -451,8 +451,7 @@ EVIDENCE_WHERE_KEY = "evidence_source"
 SERIES_POINT_KEY = "series_point"
 
 
-# eq=False: a record of a crash, compared by identity; a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class RuleFailure:
     """A rule that raised on one patch: recorded, kept out of drafts."""
 
@@ -462,8 +461,7 @@ class RuleFailure:
     traceback: str = ""
 
 
-# eq=False: the engine's result, compared by identity (its patch would be compared whole); a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class CheckReport:
     """The engine's result for one patch: findings sorted by (path, line, rule)."""
 

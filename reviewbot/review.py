@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class Reviewed:
     """The review of one patch: its report after the post-filters, its series and thread root."""
 
@@ -90,7 +90,7 @@ class Reviewed:
         return self.report.findings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class ReviewRun:
     """What :func:`review` did: the reviewed patches (in input order), and the threads and series it used.
 
