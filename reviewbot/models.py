@@ -17,8 +17,9 @@ from typing import Any, Literal, Mapping, NamedTuple
 # --------------------------------------------------------------------- fetch
 
 
-# eq=False: a fetched page, compared by identity; a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
+# eq=False: a fetched page, compared by identity; repr=False: it would print the whole body.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class ArchivePage:
     """One page of the archive as fetched or read from the cache.
 

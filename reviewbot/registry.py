@@ -42,8 +42,9 @@ BUILTIN_PACKAGE = "reviewbot.rules"
 __all__ = ["LoadedRule", "load_rules", "select_rules", "ENTRY_POINT_GROUP", "doc_sections"]
 
 
-# eq=False: one per loaded module, compared by identity; a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
+# eq=False: one per loaded module, compared by identity; repr=False: it would print the whole docstring.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class LoadedRule:
     """A validated rule module.
 

@@ -115,8 +115,9 @@ class RuleMeta:
         )
 
 
-# eq=False: built per patch by the engine and never compared (nor hashable by value: options is a dict)
-@dataclass(frozen=True, eq=False)
+# eq=False: built per patch by the engine and never compared (nor hashable by value: options is a dict);
+# repr=False: it would print the whole thread. Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class RuleContext:
     """What a rule may know beyond the patch itself. Read-only; built by the engine.
 
@@ -147,8 +148,9 @@ class RuleContext:
 # ---------------------------------------------------------------- the thread: raised / answered / not yet
 
 
-# eq=False: one per rule module, compared by identity; a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
+# eq=False: one per rule module, compared by identity; repr=False: its word lists are the module's to read.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class ThreadWords:
     """How people make a rule's point in a mail thread (lower-case phrases, matched in a reply's own,
     unquoted text).
