@@ -28,7 +28,6 @@ HTML parser is imported for a saved archive page only.
 
 from __future__ import annotations
 
-import logging
 import operator
 import re
 import sys
@@ -37,7 +36,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
 
+from reviewbot import lazyre
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
+from reviewbot.lazylog import get_logger
 from reviewbot.models import (
     CheckReport,
     Finding,
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.registry import LoadedRule
     from reviewbot.review import LaterMessage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 STDIN = "-"
 THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Severity.CHECK}
@@ -63,7 +64,7 @@ THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Sev
 # ------------------------------------------------------------------ values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class InputMessage:
     """One message read from one input, before parsing.
 
@@ -136,7 +137,7 @@ class CheckedPatch:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class CheckRun:
     """Everything one ``reviewbot check`` produced.
 
@@ -246,7 +247,7 @@ def _split(blob: bytes, source: str) -> list[RawMessage]:
 
 #: The element of a blists message page (lists.openwall.net) that holds the message.
 BLISTS_PRE = b'<pre style="white-space: pre-wrap">'
-_TITLE_LIST = re.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
+_TITLE_LIST = lazyre.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
 
 
 def is_html_page(blob: bytes) -> bool:
@@ -538,7 +539,7 @@ def _header_line(data: bytes, key: bytes) -> int | None:
 
 _THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b"references": "references"}
 #: One of those headers with its continuation lines, searched in "\n" + the header block.
-_THREAD_HEADER_RE = re.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
+_THREAD_HEADER_RE = lazyre.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
 
 
 def thread_headers(data: bytes, cut: int | None = None) -> tuple[str, str | None, tuple[str, ...]] | None:
@@ -1057,7 +1058,7 @@ def _checked(reviewed: Any, item: InputMessage, rules: Sequence["LoadedRule"]) -
 
 
 #: The envelope line ``git format-patch`` writes: ``From <sha> Mon Sep 17 00:00:00 2001``.
-_FORMAT_PATCH_ENVELOPE = re.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
+_FORMAT_PATCH_ENVELOPE = lazyre.compile(rb"From ([0-9a-f]{40}|[0-9a-f]{64}) Mon Sep 17 00:00:00 2001")
 
 
 def _attachment_list(attachments: Sequence[Any], limit: int = 3) -> str:

@@ -8,10 +8,11 @@ stacks that ``scan`` needs.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
-from reviewbot import __version__
+from reviewbot import __version__, lazylog
 from reviewbot.status import exit_status_for
 
 # command name -> module in reviewbot.commands that defines `command`
@@ -103,21 +104,30 @@ def main(ctx: click.Context, verbose: int) -> None:
     Scans the lists.openwall.net archive, checks patches with review rules,
     and drafts the replies a careful reviewer would send (never sends them).
     """
-    set_verbosity(verbose)
+    set_verbosity(verbose, lazily=ctx.invoked_subcommand in LAZY_LOGGING)
     ctx.ensure_object(dict)
     ctx.obj["verbose"] = verbose
 
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
+#: Subcommands that log only through :mod:`reviewbot.lazylog` and load no library that logs (a test
+#: watches ``sys.modules`` for ``check``): at the default verbosity their logging is configured when
+#: the first record at WARNING or above comes, so a clean ``reviewbot check`` never loads logging.
+LAZY_LOGGING = frozenset({"check"})
 
-def set_verbosity(verbose: int) -> None:
+
+def set_verbosity(verbose: int, *, lazily: bool = False) -> None:
     """Configure logging for ``verbose`` (0: warnings, 1: info such as each request, 2+: debug).
 
     Lines carry a local timestamp with milliseconds (so a request rate can be
     checked from ``-v`` output). Subcommands that take ``-v`` themselves call this again
-    with the larger of the two counts.
+    with the larger of the two counts. ``lazily`` (see :data:`LAZY_LOGGING`): at verbosity 0,
+    while nothing has loaded logging, leave the configuration to the first record kept.
     """
+    if lazily and verbose <= 0 and "logging" not in sys.modules:
+        lazylog.configure_on_first_record(lambda: set_verbosity(verbose))
+        return
     import logging  # here: `reviewbot --help` and `--version` log nothing
 
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG

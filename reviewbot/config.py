@@ -64,7 +64,9 @@ def sample_cache_dir() -> Path | None:
     return here if here.is_dir() else None
 
 
-@dataclass(frozen=True)
+# eq=False: never compared (nor hashable by value: per_path_ignores is a dict); the generated __eq__ and
+# __hash__ of 25 fields are compiled at every start
+@dataclass(frozen=True, eq=False)
 class Settings:
     """All of reviewbot's knobs with their defaults (units in the names or comments).
 

@@ -13,22 +13,21 @@
 
 from __future__ import annotations
 
-import logging
-import re
-import traceback
 from dataclasses import replace
 from typing import Sequence
 
+from reviewbot import lazyre
+from reviewbot.lazylog import get_logger
 from reviewbot.models import CheckReport, Finding, Patch, RuleFailure, Severity
 from reviewbot.registry import LoadedRule
 from reviewbot.rule import RuleContext
 from reviewbot.view import PatchView
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 __all__ = ["check_patch", "series_key", "fingerprint"]
 
-_WS_RE = re.compile(r"\s+")
+_WS_RE = lazyre.compile(r"\s+")
 
 
 def series_key(patch: Patch) -> str:
@@ -71,6 +70,8 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
         try:
             produced = list(rule.check(patch, ctx))
         except Exception as exc:  # a rule bug must not stop the run (issue 2)
+            import traceback  # here: loaded only when a rule crashed
+
             tb = traceback.format_exc()
             log.error("rule %s crashed on %s: %s: %s", rule.id, patch.message_id or "(patch)", type(exc).__name__, exc)
             log.debug("%s", tb)

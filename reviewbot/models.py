@@ -17,7 +17,9 @@ from typing import Any, Callable, Literal, Mapping, NamedTuple
 # --------------------------------------------------------------------- fetch
 
 
-@dataclass(frozen=True)
+# eq=False: a fetched page, compared by identity; repr=False: it would print the whole body.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class ArchivePage:
     """One page of the archive as fetched or read from the cache.
 
@@ -36,7 +38,8 @@ class ArchivePage:
     sample: bool = False
 
 
-@dataclass(frozen=True)
+# eq=False: an index entry, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class MessageRef:
     """An entry of a day index: where a message lives and what the index says of it.
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import os
 import pkgutil
 import sys
@@ -32,9 +31,10 @@ from types import ModuleType
 from typing import Callable, Iterable, Sequence
 
 from reviewbot.errors import RuleLoadError, UsageError
+from reviewbot.lazylog import get_logger
 from reviewbot.rule import DOC_HEADINGS, ID_RE, NAME_RE, RuleMeta
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 ENTRY_POINT_GROUP = "reviewbot.rules.v1"
 BUILTIN_PACKAGE = "reviewbot.rules"
@@ -42,7 +42,9 @@ BUILTIN_PACKAGE = "reviewbot.rules"
 __all__ = ["LoadedRule", "load_rules", "select_rules", "ENTRY_POINT_GROUP", "doc_sections"]
 
 
-@dataclass(frozen=True)
+# eq=False: one per loaded module, compared by identity; repr=False: it would print the whole docstring.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class LoadedRule:
     """A validated rule module.
 

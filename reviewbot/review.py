@@ -33,11 +33,11 @@ come in as :class:`Patch`, other messages (replies) as :class:`Message`.
 from __future__ import annotations
 
 import fnmatch
-import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
+from reviewbot.lazylog import get_logger
 from reviewbot.models import (
     CheckReport,
     Finding,
@@ -54,7 +54,7 @@ from reviewbot.models import (
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.registry import LoadedRule
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 __all__ = [
     "ReviewRun",
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class Reviewed:
     """The review of one patch: its report after the post-filters, its series and thread root."""
 
@@ -90,7 +90,7 @@ class Reviewed:
         return self.report.findings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class ReviewRun:
     """What :func:`review` did: the reviewed patches (in input order), and the threads and series it used.
 

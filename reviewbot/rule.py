@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
+from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -60,7 +61,8 @@ class Scope(str, enum.Enum):
     SERIES = "series"
 
 
-@dataclass(frozen=True)
+# eq=False: one per rule module, compared by identity; a generated __eq__/__hash__ is compiled at every start
+@dataclass(frozen=True, eq=False)
 class RuleMeta:
     """Metadata of one rule.
 
@@ -113,7 +115,9 @@ class RuleMeta:
         )
 
 
-@dataclass(frozen=True)
+# eq=False: built per patch by the engine and never compared (nor hashable by value: options is a dict);
+# repr=False: it would print the whole thread. Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class RuleContext:
     """What a rule may know beyond the patch itself. Read-only; built by the engine.
 
@@ -144,7 +148,9 @@ class RuleContext:
 # ---------------------------------------------------------------- the thread: raised / answered / not yet
 
 
-@dataclass(frozen=True)
+# eq=False: one per rule module, compared by identity; repr=False: its word lists are the module's to read.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class ThreadWords:
     """How people make a rule's point in a mail thread (lower-case phrases, matched in a reply's own,
     unquoted text).
@@ -189,7 +195,7 @@ class ThreadWords:
         return False
 
 
-_ASK_RE = re.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
+_ASK_RE = lazyre.compile(r"\?|please|could you|can you|would you|should|need|missing|add a comment", re.IGNORECASE)
 _C_WORDS = frozenset(
     {"struct", "union", "enum", "static", "inline", "void", "const", "unsigned", "perf", "claim", "the", "barrier"}
 )
@@ -252,7 +258,7 @@ NOT_A_COMMENT = (
     "same here",
     "ditto",
 )
-_TRAILER_LINE = re.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
+_TRAILER_LINE = lazyre.compile(r"^\s*[A-Za-z]+(?:-[A-Za-z]+)*-by:|^\s*(?:Fixes|Link|Cc):", re.IGNORECASE)
 
 
 def _is_review_comment(text: str) -> bool:

@@ -413,6 +413,24 @@ def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
     assert proc.stderr.strip().splitlines()[-1] == "1 []"
 
 
+def test_check_that_logs_nothing_never_loads_logging(real_patches: dict[str, Path]) -> None:
+    """Modules on the check path log through reviewbot.lazylog: a run with findings but no log record
+    leaves logging (and the traceback module it loads) unimported."""
+    code = (
+        "import sys\n"
+        "from reviewbot.cli import main\n"
+        "try:\n"
+        f"    main(['check', {str(real_patches['uncommented'])!r}])\n"
+        "except SystemExit as exc:\n"
+        "    status = exc.code\n"
+        "print(status, sorted(m for m in ('logging', 'traceback') if m in sys.modules), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent
+    )
+    assert proc.stderr.strip().splitlines()[-1] == "1 []"
+
+
 # ------------------------------------------------------------------ series: the cover letter counts
 
 
@@ -566,6 +584,25 @@ def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
     (b4,) = json.loads(run(["--rules-dir", str(rules), "--format", "b4", "-"], stdin=blob).stdout)
     assert (b4["status"], b4["summary"]) == ("fail", "1 error")
+
+
+def test_crash_line_in_the_log_format_when_logging_waited(repo: Path) -> None:
+    """`check` configures logging at its first record (cli.LAZY_LOGGING): that record still has the
+    timestamp, level and logger name of cli.LOG_FORMAT, not the bare text of an unconfigured logging."""
+    import re
+
+    rules = repo.parent / "crashrules"
+    rules.mkdir()
+    crash = OWN_RULE.replace("RB901", "RB903").replace("todo-without-owner", "crash-on-any-patch")
+    crash = crash.replace("    for fd in patch.files:", "    raise RuntimeError('boom')\n    for fd in patch.files:")
+    (rules / "rb903_crash.py").write_text(crash)
+    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~2")  # a clean patch
+    proc = subprocess.run(
+        [*reviewbot_exe(), "check", "--rules-dir", str(rules), "-"], input=blob, capture_output=True, cwd=repo
+    )
+    assert proc.returncode == 1
+    line = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ERROR reviewbot\.engine: rule RB903 crashed on .*: RuntimeError: boom"
+    assert re.fullmatch(line, proc.stderr.decode().strip())
 
 
 def test_maildir_input(isolated_env: Path) -> None:

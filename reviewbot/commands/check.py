@@ -119,9 +119,9 @@ def command(
     except BrokenPipeError as exc:  # `reviewbot check ... | head`: the reader left; nothing more to say
         sys.exit(int(exit_status_for(exc)))
     except Exception as exc:  # a bug: exit 2 (1 means findings), one line, never a traceback
-        import logging
+        from reviewbot.lazylog import get_logger
 
-        logging.getLogger(__name__).debug("internal error", exc_info=True)
+        get_logger(__name__).debug("internal error", exc_info=True)
         _fail(
             f"internal error ({exc.__class__.__name__}: {str(exc)[:200]}); this is a bug in reviewbot, please "
             "report it with the input that caused it (run with -vv for the traceback)",

@@ -12,17 +12,15 @@ the file's (checkpatch numbers them so).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from reviewbot import lazyre
 from reviewbot.errors import InputError
 from reviewbot.models import RawMessage
-
-log = logging.getLogger(__name__)
 
 __all__ = [
     "read_path",
@@ -37,10 +35,10 @@ __all__ = [
 #: File names taken from a plain directory (sorted by name).
 MAIL_SUFFIXES = (".patch", ".eml", ".mbox", ".diff", ".mail")
 
-_ENVELOPE = re.compile(rb"From \S+ .*\d:\d\d")
+_ENVELOPE = lazyre.compile(rb"From \S+ .*\d:\d\d")
 # "From <who> Mon Sep 17 00:00:00 2001", "From x Fri Aug  8 22:24:03 2008": a time, then a year to end the line
-_STRICT_ENVELOPE = re.compile(rb"From \S+ [^\n]*\d\d:\d\d(?::\d\d)?(?: [^\n]*)? (?:19|20)\d\d\r?(?:\n|$)")
-_HEADER = re.compile(rb"[!-9;-~]{1,80}:")  # RFC 5322 field name, then colon
+_STRICT_ENVELOPE = lazyre.compile(rb"From \S+ [^\n]*\d\d:\d\d(?::\d\d)?(?: [^\n]*)? (?:19|20)\d\d\r?(?:\n|$)")
+_HEADER = lazyre.compile(rb"[!-9;-~]{1,80}:")  # RFC 5322 field name, then colon
 
 
 def read_path(path: str | os.PathLike[str]) -> Iterator[RawMessage]:
@@ -124,9 +122,9 @@ def _skip_blank_lines(data: bytes) -> bytes:
         pos = nl + 1
 
 
-_DIFF_START = re.compile(rb"^(?:diff --git \S|--- [^\n]*\n\+\+\+ [^\n]*\n@@ -)", re.MULTILINE)
-_GIT_LOG_COMMIT = re.compile(rb"commit [0-9a-f]{7,64}(?: |\r?$)")
-_BZR_FILE = re.compile(rb"=== (?:modified|added|removed|renamed) (?:file|directory) ")
+_DIFF_START = lazyre.compile(rb"^(?:diff --git \S|--- [^\n]*\n\+\+\+ [^\n]*\n@@ -)", re.MULTILINE)
+_GIT_LOG_COMMIT = lazyre.compile(rb"commit [0-9a-f]{7,64}(?: |\r?$)")
+_BZR_FILE = lazyre.compile(rb"=== (?:modified|added|removed|renamed) (?:file|directory) ")
 
 
 def is_bare_diff(data: bytes) -> bool:
@@ -179,15 +177,13 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
     # (no per-line work): the line before must be empty ("" or a lone CR) and
     # the line must look like an envelope (the regex cannot cross a newline).
     starts = [0]
-    envelope = _ENVELOPE.match
-    strict_envelope = _STRICT_ENVELOPE.match
     find = data.find
     at = find(b"\nFrom ")
     while at >= 0:
         if data[at - 1 : at] == b"\n" or (data[at - 1 : at] == b"\r" and data[at - 2 : at - 1] == b"\n"):
-            if envelope(data, at + 1):
+            if _ENVELOPE.match(data, at + 1):
                 starts.append(at + 1)
-        elif strict_envelope(data, at + 1):
+        elif _STRICT_ENVELOPE.match(data, at + 1):
             # git mailsplit needs no empty line before a separator (git's t/t5100/sample.mbox has
             # them after a signature line); then the line must end like an envelope date (a year)
             starts.append(at + 1)
@@ -250,8 +246,8 @@ def git_format_patch(rev_range: str, cwd: str | os.PathLike[str] = ".") -> bytes
     return proc.stdout
 
 
-_LAST_N = re.compile(r"-[1-9][0-9]{0,5}")
-_REV_COUNT = re.compile(r"(.+)-([1-9][0-9]{0,5})")
+_LAST_N = lazyre.compile(r"-[1-9][0-9]{0,5}")
+_REV_COUNT = lazyre.compile(r"(.+)-([1-9][0-9]{0,5})")
 
 
 def _is_commit(rev: str, cwd: str | os.PathLike[str]) -> bool:

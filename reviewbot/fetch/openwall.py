@@ -21,7 +21,6 @@ line is exact.
 from __future__ import annotations
 
 import html
-import logging
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -36,9 +35,10 @@ from bs4.builder import ParserRejectedMarkup
 from bs4.builder._lxml import LXMLTreeBuilder
 
 from reviewbot.errors import FetchError, ParseError, UsageError
+from reviewbot.lazylog import get_logger
 from reviewbot.models import AttachmentRef, MessageRef, RawMessage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 __all__ = [
     "ArchiveURL",

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import base64
 import codecs
-import logging
 import re
 from datetime import datetime, timezone
 from email import message_from_bytes
@@ -42,8 +41,6 @@ from functools import lru_cache
 from reviewbot.errors import ParseError
 from reviewbot.models import Address, AttachmentRef, Message, RawMessage
 from reviewbot.parse.subject import parse_subject
-
-log = logging.getLogger(__name__)
 
 __all__ = [
     "parse_message",

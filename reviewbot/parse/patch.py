@@ -30,16 +30,16 @@ numbers wherever it appears (C04).
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from itertools import islice
 from typing import Literal
 
 from reviewbot.errors import ParseError
+from reviewbot.lazylog import get_logger
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, ParseWarning, Patch, Trailer
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 __all__ = [
     "parse_patch",

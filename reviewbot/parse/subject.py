@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from reviewbot import lazyre
 from reviewbot.models import Subject
 
 __all__ = ["parse_subject", "LIST_TAGS"]
@@ -35,21 +36,21 @@ __all__ = ["parse_subject", "LIST_TAGS"]
 #: Bracket groups that are list tags, not patch tags (compared lower-cased).
 LIST_TAGS = frozenset({"linux-kernel", "lkml"})
 
-_REPLY = re.compile(r"(?:re|fwd?|aw|antw|sv|vs)[ \t]*(?:\[\d{1,6}\]|\(\d{1,6}\))?[ \t]*:", re.IGNORECASE)
+_REPLY = lazyre.compile(r"(?:re|fwd?|aw|antw|sv|vs)[ \t]*(?:\[\d{1,6}\]|\(\d{1,6}\))?[ \t]*:", re.IGNORECASE)
 # "RE [PATCH] x", "Re [PATCH] x": the reply marker without its colon (Outlook, some web mailers;
 # patchwork's subject_check reads "RE meep" as a reply too). Only before any bracket group:
 # "[PATCH] re-add x" and "[PATCH] re x" keep their titles.
-_REPLY_NO_COLON = re.compile(r"re[ \t]+(?=\S)", re.IGNORECASE)
+_REPLY_NO_COLON = lazyre.compile(r"re[ \t]+(?=\S)", re.IGNORECASE)
 # Mercurial's patchbomb counter: "[PATCH 1 of 3]", "[PATCH 0 of 12]" (patchwork reads it so)
-_OF_COUNTER = re.compile(r"(?<![^\s,])(\d{1,6})[ \t]+of[ \t]+(\d{1,6})(?![^\s,])", re.IGNORECASE)
-_VERSION = re.compile(r"[vV](\d{1,6})")
-_COUNTER = re.compile(r"(\d{1,6})/(\d{1,6})")
+_OF_COUNTER = lazyre.compile(r"(?<![^\s,])(\d{1,6})[ \t]+of[ \t]+(\d{1,6})(?![^\s,])", re.IGNORECASE)
+_VERSION = lazyre.compile(r"[vV](\d{1,6})")
+_COUNTER = lazyre.compile(r"(\d{1,6})/(\d{1,6})")
 # PATCHv2, PATCH1/3, RFCv3, RESENDv2 (a known word glued to a version or counter)
-_GLUED = re.compile(r"(PATCH|RFC|RESEND)(?:[vV](\d{1,6})|(\d{1,6})/(\d{1,6}))", re.IGNORECASE)
-_WORD_SPLIT = re.compile(r"[\s,]+")
+_GLUED = lazyre.compile(r"(PATCH|RFC|RESEND)(?:[vV](\d{1,6})|(\d{1,6})/(\d{1,6}))", re.IGNORECASE)
+_WORD_SPLIT = lazyre.compile(r"[\s,]+")
 # A version tag at the END of the subject, stgit's and David Howells' style: "title [ver #3]",
 # "title [v3]", "title [version 3]"; "[RESEND]" there too. Anchored at the end, after a space.
-_TRAILING_TAG = re.compile(
+_TRAILING_TAG = lazyre.compile(
     r"[ \t]+\[[ \t]*(?:(?:ver(?:sion)?[ \t]*#?[ \t]*|[vV])(\d{1,6})|(RESEND))[ \t]*\]$", re.IGNORECASE
 )
 

@@ -11,14 +11,14 @@ patches of one version, in one thread (C10: ``[PATCH1/3]`` forms included).
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Protocol
 
+from reviewbot.lazylog import get_logger
 from reviewbot.models import Message, Patch, Series
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
 __all__ = ["assign_threads", "group_series", "missing_indexes", "series_root", "MAX_MISSING_LISTED"]
 
