@@ -38,6 +38,7 @@ from email.message import Message as EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 from functools import lru_cache
 
+from reviewbot import lazyre
 from reviewbot.errors import ParseError
 from reviewbot.models import Address, AttachmentRef, Message, RawMessage
 from reviewbot.parse.subject import parse_subject
@@ -61,11 +62,11 @@ FLOWED_NOTE = (
     "removed, but trailing whitespace may have been lost; send patches with git send-email"
 )
 
-_MSGID = re.compile(r"<([^<>\s]+)>")
-_MSGID_LOOSE = re.compile(r"<([^<>]*[^<>\s][^<>]*)>")  # spaces inside: kept (collapsed) so two such ids stay apart
-_COMMENT = re.compile(r"\([^()]*\)")
-_FOLD = re.compile(r"\r?\n(?=[ \t])")
-_DIFF_NAME = re.compile(r"\.(?:patch|diff)$", re.IGNORECASE)
+_MSGID = lazyre.compile(r"<([^<>\s]+)>")
+_MSGID_LOOSE = lazyre.compile(r"<([^<>]*[^<>\s][^<>]*)>")  # spaces inside: kept (collapsed) so two such ids stay apart
+_COMMENT = lazyre.compile(r"\([^()]*\)")
+_FOLD = lazyre.compile(r"\r?\n(?=[ \t])")
+_DIFF_NAME = lazyre.compile(r"\.(?:patch|diff)$", re.IGNORECASE)
 _DIFF_TYPES = frozenset({"text/x-patch", "text/x-diff", "text/x-diff-patch", "application/x-patch"})
 
 
@@ -205,7 +206,7 @@ class _BadCharset(Exception):
 
 # RFC 2978 mime-charset: printable ASCII letters, digits and !#$%&'+-^_`{}~ (and the
 # '.' ':' '(' ')' real mail uses); no control character, space or quote
-_CHARSET_NAME = re.compile(r"[A-Za-z0-9!#$%&'+\-^_`{}~.:()]{1,64}")
+_CHARSET_NAME = lazyre.compile(r"[A-Za-z0-9!#$%&'+\-^_`{}~.:()]{1,64}")
 
 
 def _checked_charset(part: EmailMessage) -> str | None:
@@ -297,11 +298,11 @@ def _header_cut(data: bytes) -> int:
 # A header block the stdlib feed parser reads without a defect: an optional mbox envelope
 # line first, then header lines (email.feedparser.headerRE: a name of printable characters
 # other than ":", then ":"), each followed by its continuation lines (leading blank).
-_PLAIN_BLOCK = re.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(?:[ \t][^\n]*\n)*)+")
+_PLAIN_BLOCK = lazyre.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(?:[ \t][^\n]*\n)*)+")
 # The headers parse_rfc822 reads (and every Content-* one, for the body), each with its
 # continuation lines; in a block _PLAIN_BLOCK accepted, every line start is a header name,
 # a continuation blank or the envelope, so the other headers are skipped inside the regex.
-_USED_HEADER = re.compile(
+_USED_HEADER = lazyre.compile(
     r"\n((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
     r"(.*(?:\n[ \t].*)*)"
 )  # searched in "\n" + block: the literal "\n" lets the regex jump from line start to line start
@@ -444,7 +445,7 @@ def decode_header_value(value: str) -> str:
         return _decode_words_leniently(value).strip()
 
 
-_EWORD = re.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2000})\?=")
+_EWORD = lazyre.compile(r"=\?([^?\s]{1,64})\?([bBqQ])\?([^?\s]{0,2000})\?=")
 
 
 def _decode_words_leniently(value: str) -> str:
@@ -573,7 +574,7 @@ def sender_addresses(value: str) -> list[Address]:
     return [Address(name=name, email=addr.email, partial=addr.partial)] if name else found
 
 
-_NULL_SENDER = re.compile(r'\s*"?([^"<>]*?)"?\s*<\s*>\s*\Z')
+_NULL_SENDER = lazyre.compile(r'\s*"?([^"<>]*?)"?\s*<\s*>\s*\Z')
 
 
 def _null_sender(value: str) -> list[Address]:
@@ -587,7 +588,9 @@ def _null_sender(value: str) -> list[Address]:
 
 
 # one list item: "Quoted, Name" <a@b> | Plain Name <a@b> | a@b, then a comma or the end
-_ADDR_ITEM = re.compile(r'[ \t]*(?:"([^"\\]*)"[ \t]*<([^<>\s"]+)>|([^",<>]*)<([^<>\s"]+)>|([^\s",<>]+))[ \t]*(?:,|$)')
+_ADDR_ITEM = lazyre.compile(
+    r'[ \t]*(?:"([^"\\]*)"[ \t]*<([^<>\s"]+)>|([^",<>]*)<([^<>\s"]+)>|([^\s",<>]+))[ \t]*(?:,|$)'
+)
 
 
 def _simple_addresses(value: str) -> list[tuple[str, str]] | None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Literal
 
+from reviewbot import lazyre
 from reviewbot.errors import ParseError
 from reviewbot.lazylog import get_logger
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, ParseWarning, Patch, Trailer
@@ -100,12 +101,12 @@ KNOWN_TRAILERS = frozenset(
 
 REPLY_DIFF_WARNING = "a reply carrying its own diff: a suggested change in a thread, not a new patch submission"
 
-_TRAILER = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}):[ \t]*(\S.*)?")
-_STAT_LINE = re.compile(r" \S.* \| +(?:\d+|Bin\b)")
-_STAT_SUMMARY = re.compile(r" \d+ files? changed")
-_INBODY_HEADER = re.compile(r"(From|Subject|Date)[ \t]*:", re.IGNORECASE)
+_TRAILER = lazyre.compile(r"([A-Za-z0-9][A-Za-z0-9-]{0,63}):[ \t]*(\S.*)?")
+_STAT_LINE = lazyre.compile(r" \S.* \| +(?:\d+|Bin\b)")
+_STAT_SUMMARY = lazyre.compile(r" \d+ files? changed")
+_INBODY_HEADER = lazyre.compile(r"(From|Subject|Date)[ \t]*:", re.IGNORECASE)
 # ">From <sha> Mon Sep 17 00:00:00 2001": a format-patch separator pasted into the body
-_FORMAT_PATCH_SEP = re.compile(r">From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$")
+_FORMAT_PATCH_SEP = lazyre.compile(r">From [0-9a-f]{40} Mon Sep 17 00:00:00 2001$")
 
 
 @dataclass(frozen=True)
@@ -821,7 +822,7 @@ def _in_file(lines: list[str], start: int, pos: int) -> str:
 
 
 _BINARY_MARK = "GIT binary patch"
-_BINARY_BLOCK = re.compile(r"(?:literal|delta) \d+\Z")
+_BINARY_BLOCK = lazyre.compile(r"(?:literal|delta) \d+\Z")
 
 
 def _check_binary_patches(lines: list[str], start: int, first_line: int, subject: str | None) -> None:
@@ -1059,7 +1060,7 @@ def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _H
             return _HunkText(at + 1, i, added, blank)
 
 
-_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
+_C_ESCAPE = lazyre.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
 _C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
@@ -1131,7 +1132,7 @@ KERNEL_TOP_LEVEL = frozenset(
 # The folder of a tree copy that quilt (and diff -urN between two trees) puts before each path:
 # "linux-2.6/", "linux-2.6.orig/", "linux/", "linux-next/", "linux.git/", "foo.orig/", "orig/", "new/".
 # A developer adds a folder name here when a real patch shows one.
-_TREE_FOLDER = re.compile(r"^(?:linux(?:[-.][\w.+-]*)?|[\w.+-]+\.orig|orig|new|old|patched|mainline)$")
+_TREE_FOLDER = lazyre.compile(r"^(?:linux(?:[-.][\w.+-]*)?|[\w.+-]+\.orig|orig|new|old|patched|mainline)$")
 
 
 def _without_tree_prefix(name: str) -> str:
