@@ -115,9 +115,15 @@ class HunkView:
         return "\n".join(self.removed_texts)
 
     @once
+    def context_texts(self) -> list[str]:
+        """The texts of the context lines, in order (``[d.text for d in lines if d.kind is CONTEXT]``, without
+        the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.CONTEXT)
+
+    @once
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
-        return "\n".join(_texts(self.hunk.body, LineKind.CONTEXT))
+        return "\n".join(self.context_texts)
 
     @once
     def removed_texts(self) -> list[str]:
@@ -190,6 +196,16 @@ class HunkView:
             return self.context_text
         return "\n".join(_texts(self.hunk.body, kind))
 
+    def texts(self, kind: LineKind) -> list[str]:
+        """The texts of the ``kind`` lines (added, removed or context), in order, without the DiffLines."""
+        if kind is LineKind.ADDED:
+            return self.added_texts
+        if kind is LineKind.REMOVED:
+            return self.removed_texts
+        if kind is LineKind.CONTEXT:
+            return self.context_texts
+        return _texts(self.hunk.body, kind)
+
 
 class FileView:
     """One file's diff and the views of its hunks."""
@@ -201,8 +217,12 @@ class FileView:
 
     @once
     def added_text(self) -> str:
-        """The texts of the file's added lines (all hunks) joined by newlines."""
-        return "\n".join([hv.added_text for hv in self.hunks if hv.hunk.added_count])
+        """The texts of the file's added lines (all hunks) joined by newlines.
+
+        Read in one pass over the hunks' bodies, not through each hunk's ``added_text``: most files are asked
+        only this (a word search over the whole file first), and their hunks' own texts are then never made."""
+        mark = LineKind.ADDED.value
+        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
 
     @once
     def removed_text(self) -> str:
