@@ -226,8 +226,10 @@ class FileView:
 
     @once
     def removed_text(self) -> str:
-        """The texts of the file's removed lines (all hunks) joined by newlines."""
-        return "\n".join([hv.removed_text for hv in self.hunks if hv.hunk.removed_count])
+        """The texts of the file's removed lines (all hunks) joined by newlines, in one pass (as
+        :attr:`added_text`)."""
+        mark = LineKind.REMOVED.value
+        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the file's ``kind`` lines."""

@@ -1742,8 +1742,10 @@ class _PatchFunctions:
                     texts = hunk.texts(kind)  # read from the hunk's body: no DiffLines made
                     if not any(name in text for text in texts):
                         continue
+                    # only the lines naming it are scanned (a line's code is cut from its text)
+                    scans = LazyScans(texts, starts_in_comment(texts))
                     if any(
-                        name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))
+                        name in scans[i].code and call.search(scans[i].code) for i, t in enumerate(texts) if name in t
                     ):
                         return True
         return False
