@@ -130,49 +130,40 @@ class HunkView:
         """The texts of the removed lines, in order (``[d.text for d in removed]``, without the DiffLines)."""
         return _texts(self.hunk.body, LineKind.REMOVED)
 
+    # Each side is read from the hunk's body only when asked: a barrier's steps read the new side of its hunk,
+    # the old side only when they look for a removed function (and a struct walk reads both).
+
     @once
-    def _sides(self) -> tuple[list[str], list[bool], list[str], list[bool]]:
-        """(new side's texts, which of them are added, old side's texts, which of them are removed), in one
-        pass over the hunk's body."""
-        new_texts: list[str] = []
-        new_added: list[bool] = []
-        old_texts: list[str] = []
-        old_removed: list[bool] = []
-        for line in self.hunk.body:
-            c = line[0]
-            if c == " ":
-                text = line[1:]
-                new_texts.append(text)
-                new_added.append(False)
-                old_texts.append(text)
-                old_removed.append(False)
-            elif c == "+":
-                new_texts.append(line[1:])
-                new_added.append(True)
-            elif c == "-":
-                old_texts.append(line[1:])
-                old_removed.append(True)
-        return new_texts, new_added, old_texts, old_removed
+    def _new_side(self) -> tuple[list[str], list[bool]]:
+        """(new side's texts, which of them are added), read from the hunk's body."""
+        body = self.hunk.body
+        return [line[1:] for line in body if line[0] in " +"], [line[0] == "+" for line in body if line[0] in " +"]
+
+    @once
+    def _old_side(self) -> tuple[list[str], list[bool]]:
+        """(old side's texts, which of them are removed), read from the hunk's body."""
+        body = self.hunk.body
+        return [line[1:] for line in body if line[0] in " -"], [line[0] == "-" for line in body if line[0] in " -"]
 
     @property
     def new_texts(self) -> list[str]:
         """The texts of the new side (the context and added lines, in order), without the DiffLines."""
-        return self._sides[0]
+        return self._new_side[0]
 
     @property
     def new_added(self) -> list[bool]:
         """For each line of :attr:`new_texts`: is it an added line (else a context line)?"""
-        return self._sides[1]
+        return self._new_side[1]
 
     @property
     def old_texts(self) -> list[str]:
         """The texts of the old side (the context and removed lines, in order), without the DiffLines."""
-        return self._sides[2]
+        return self._old_side[0]
 
     @property
     def old_removed(self) -> list[bool]:
         """For each line of :attr:`old_texts`: is it a removed line (else a context line)?"""
-        return self._sides[3]
+        return self._old_side[1]
 
     @once
     def added_in_new(self) -> list[int]:

@@ -503,8 +503,8 @@ class _Collector:
         fd, hunk = fv.diff, hv.hunk
         start = _struct_from_section(hunk.section)
         old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fv, hv, start))
-        old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
-        new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
+        old_scans = scan_lines(hv.old_texts)  # each side's texts as the view reads them from the hunk's body
+        new_scans = scan_lines(hv.new_texts)
         oi = ni = 0
         for dl in hunk.lines:
             if dl.kind is LineKind.MARKER:
