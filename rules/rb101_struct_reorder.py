@@ -1079,6 +1079,8 @@ def _documented_by_context(patch: Patch, path: str, side: _StructSide, member: s
     an aligned group.
     """
     added = side.added[member]
+    if not side.context_comments:
+        return False  # the hunks show no unchanged comment inside the struct: nothing to read the file's lines for
     lines = _file_lines(patch, path)
     at = next((k for k, d in enumerate(lines) if d is added), None)
     if at is None:
