@@ -574,13 +574,14 @@ def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
     """Members of each struct the patch's C hunks show (see :class:`_Collector`).
 
     Early steps, cheapest first, each leaving out files that have nothing for RB101: a file that is not C, or
-    has no old or no new side (a new or deleted file: nothing can move); a file none of whose hunks is inside a
-    struct by its header or able to open one; a file whose hunks do not remove and re-add a declaration of the
-    same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
+    has no old or no new side (a new or deleted file: nothing can move); a file that only adds lines or only
+    removes them (:func:`_removes_and_adds`: a moved member is removed and added); a file none of whose hunks
+    is inside a struct by its header or able to open one; a file whose hunks do not remove and re-add a
+    declaration of the same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
     """
     collector = _Collector()
     for fv in view.files:
-        if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff):
+        if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff) or not _removes_and_adds(fv.diff):
             continue
         in_struct = [hv for hv in fv.hunks if _struct_from_section(hv.section) is not None or _may_open_struct(hv)]
         if not in_struct or not _may_reorder(fv):
@@ -593,6 +594,12 @@ def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
 def _has_both_sides(fd: FileDiff) -> bool:
     """False for a new file (every hunk header says ``-0,0``: no removed line) or a deleted one (``+0,0``)."""
     return any(h.old_len for h in fd.hunks) and any(h.new_len for h in fd.hunks)
+
+
+def _removes_and_adds(fd: FileDiff) -> bool:
+    """Does the file both remove and add a line? Read from the hunks' line counts, without their text: a file
+    that only adds code (or only removes it) moves no member, whatever structs its hunks show."""
+    return any(h.removed_count for h in fd.hunks) and any(h.added_count for h in fd.hunks)
 
 
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:

@@ -57,7 +57,7 @@ def test_a_file_with_a_finding_passes_every_early_step(path: Path) -> None:
     view = PatchView(patch)
     for f in findings:
         [fv] = [fv for fv in view.files if fv.path == f.path]
-        assert rb101._has_both_sides(fv.diff)
+        assert rb101._has_both_sides(fv.diff) and rb101._removes_and_adds(fv.diff)
         assert any(rb101._struct_from_section(hv.section) or rb101._may_open_struct(hv) for hv in fv.hunks)
         assert rb101._may_reorder(fv)
 
@@ -124,3 +124,11 @@ def test_a_line_is_found_when_its_hunk_header_does_not_add_up() -> None:
     fd = FileDiff("lib/x.c", "lib/x.c", "lib/x.c", hunks)
     assert rb101._place_of(fd, member) == (1, 1)
     assert rb101._place_of(fd, DiffLine(LineKind.ADDED, "\tint b;", None, 40, 7)) is None  # equal, not the same
+
+
+def test_a_file_that_only_adds_lines_moves_nothing() -> None:
+    # the line-count step agrees with the text step behind it: no removed (or no added) line, no re-declared name
+    for path in PATCHES:
+        for fv in PatchView(_patch(path)).files:
+            if not rb101._removes_and_adds(fv.diff):
+                assert not rb101._may_reorder(fv), path.name
