@@ -115,58 +115,55 @@ class HunkView:
         return "\n".join(self.removed_texts)
 
     @once
+    def context_texts(self) -> list[str]:
+        """The texts of the context lines, in order (``[d.text for d in lines if d.kind is CONTEXT]``, without
+        the DiffLines)."""
+        return _texts(self.hunk.body, LineKind.CONTEXT)
+
+    @once
     def context_text(self) -> str:
         """The texts of the context lines joined by newlines."""
-        return "\n".join(_texts(self.hunk.body, LineKind.CONTEXT))
+        return "\n".join(self.context_texts)
 
     @once
     def removed_texts(self) -> list[str]:
         """The texts of the removed lines, in order (``[d.text for d in removed]``, without the DiffLines)."""
         return _texts(self.hunk.body, LineKind.REMOVED)
 
+    # Each side is read from the hunk's body only when asked: a barrier's steps read the new side of its hunk,
+    # the old side only when they look for a removed function (and a struct walk reads both).
+
     @once
-    def _sides(self) -> tuple[list[str], list[bool], list[str], list[bool]]:
-        """(new side's texts, which of them are added, old side's texts, which of them are removed), in one
-        pass over the hunk's body."""
-        new_texts: list[str] = []
-        new_added: list[bool] = []
-        old_texts: list[str] = []
-        old_removed: list[bool] = []
-        for line in self.hunk.body:
-            c = line[0]
-            if c == " ":
-                text = line[1:]
-                new_texts.append(text)
-                new_added.append(False)
-                old_texts.append(text)
-                old_removed.append(False)
-            elif c == "+":
-                new_texts.append(line[1:])
-                new_added.append(True)
-            elif c == "-":
-                old_texts.append(line[1:])
-                old_removed.append(True)
-        return new_texts, new_added, old_texts, old_removed
+    def _new_side(self) -> tuple[list[str], list[bool]]:
+        """(new side's texts, which of them are added), read from the hunk's body."""
+        body = self.hunk.body
+        return [line[1:] for line in body if line[0] in " +"], [line[0] == "+" for line in body if line[0] in " +"]
+
+    @once
+    def _old_side(self) -> tuple[list[str], list[bool]]:
+        """(old side's texts, which of them are removed), read from the hunk's body."""
+        body = self.hunk.body
+        return [line[1:] for line in body if line[0] in " -"], [line[0] == "-" for line in body if line[0] in " -"]
 
     @property
     def new_texts(self) -> list[str]:
         """The texts of the new side (the context and added lines, in order), without the DiffLines."""
-        return self._sides[0]
+        return self._new_side[0]
 
     @property
     def new_added(self) -> list[bool]:
         """For each line of :attr:`new_texts`: is it an added line (else a context line)?"""
-        return self._sides[1]
+        return self._new_side[1]
 
     @property
     def old_texts(self) -> list[str]:
         """The texts of the old side (the context and removed lines, in order), without the DiffLines."""
-        return self._sides[2]
+        return self._old_side[0]
 
     @property
     def old_removed(self) -> list[bool]:
         """For each line of :attr:`old_texts`: is it a removed line (else a context line)?"""
-        return self._sides[3]
+        return self._old_side[1]
 
     @once
     def added_in_new(self) -> list[int]:
@@ -190,6 +187,16 @@ class HunkView:
             return self.context_text
         return "\n".join(_texts(self.hunk.body, kind))
 
+    def texts(self, kind: LineKind) -> list[str]:
+        """The texts of the ``kind`` lines (added, removed or context), in order, without the DiffLines."""
+        if kind is LineKind.ADDED:
+            return self.added_texts
+        if kind is LineKind.REMOVED:
+            return self.removed_texts
+        if kind is LineKind.CONTEXT:
+            return self.context_texts
+        return _texts(self.hunk.body, kind)
+
 
 class FileView:
     """One file's diff and the views of its hunks."""
@@ -201,13 +208,19 @@ class FileView:
 
     @once
     def added_text(self) -> str:
-        """The texts of the file's added lines (all hunks) joined by newlines."""
-        return "\n".join([hv.added_text for hv in self.hunks if hv.hunk.added_count])
+        """The texts of the file's added lines (all hunks) joined by newlines.
+
+        Read in one pass over the hunks' bodies, not through each hunk's ``added_text``: most files are asked
+        only this (a word search over the whole file first), and their hunks' own texts are then never made."""
+        mark = LineKind.ADDED.value
+        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
 
     @once
     def removed_text(self) -> str:
-        """The texts of the file's removed lines (all hunks) joined by newlines."""
-        return "\n".join([hv.removed_text for hv in self.hunks if hv.hunk.removed_count])
+        """The texts of the file's removed lines (all hunks) joined by newlines, in one pass (as
+        :attr:`added_text`)."""
+        mark = LineKind.REMOVED.value
+        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the file's ``kind`` lines."""

@@ -120,7 +120,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import AbstractSet as Set, Iterable, Sequence
+from typing import AbstractSet as Set, Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
@@ -503,8 +503,8 @@ class _Collector:
         fd, hunk = fv.diff, hv.hunk
         start = _struct_from_section(hunk.section)
         old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fv, hv, start))
-        old_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.REMOVED)])
-        new_scans = scan_lines([d.text for d in hunk.lines if d.kind in (LineKind.CONTEXT, LineKind.ADDED)])
+        old_scans = scan_lines(hv.old_texts)  # each side's texts as the view reads them from the hunk's body
+        new_scans = scan_lines(hv.new_texts)
         oi = ni = 0
         for dl in hunk.lines:
             if dl.kind is LineKind.MARKER:
@@ -574,13 +574,14 @@ def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
     """Members of each struct the patch's C hunks show (see :class:`_Collector`).
 
     Early steps, cheapest first, each leaving out files that have nothing for RB101: a file that is not C, or
-    has no old or no new side (a new or deleted file: nothing can move); a file none of whose hunks is inside a
-    struct by its header or able to open one; a file whose hunks do not remove and re-add a declaration of the
-    same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
+    has no old or no new side (a new or deleted file: nothing can move); a file that only adds lines or only
+    removes them (:func:`_removes_and_adds`: a moved member is removed and added); a file none of whose hunks
+    is inside a struct by its header or able to open one; a file whose hunks do not remove and re-add a
+    declaration of the same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
     """
     collector = _Collector()
     for fv in view.files:
-        if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff):
+        if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff) or not _removes_and_adds(fv.diff):
             continue
         in_struct = [hv for hv in fv.hunks if _struct_from_section(hv.section) is not None or _may_open_struct(hv)]
         if not in_struct or not _may_reorder(fv):
@@ -595,6 +596,12 @@ def _has_both_sides(fd: FileDiff) -> bool:
     return any(h.old_len for h in fd.hunks) and any(h.new_len for h in fd.hunks)
 
 
+def _removes_and_adds(fd: FileDiff) -> bool:
+    """Does the file both remove and add a line? Read from the hunks' line counts, without their text: a file
+    that only adds code (or only removes it) moves no member, whatever structs its hunks show."""
+    return any(h.removed_count for h in fd.hunks) and any(h.added_count for h in fd.hunks)
+
+
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
     """Added comment lines above the struct's opening line, when the hunk shows them.
 
@@ -606,10 +613,12 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
         if fd.path != path:
             continue
         for hunk in fd.hunks:
-            new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]
+            if not any(side.name in line for line in hunk.body):
+                continue  # the struct's opening line names it: a hunk without the name does not open it
+            new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]  # its lines made only for such a hunk
             texts = [d.text for d in new]
             if side.name not in "\n".join(texts):
-                continue  # the struct's opening line names it: a hunk without the name does not open it
+                continue  # the name only on a removed line
             scans = scan_lines(texts)
             for i, scan in enumerate(scans):
                 m = STRUCT_OPEN_RE.match(scan.code) if "{" in scan.code else None
@@ -993,12 +1002,11 @@ def _group_close(patch: Patch, path: str, line: DiffLine, skip: LineKind) -> Dif
     for fd in patch.files:
         if fd.path != path:
             continue
-        lines = [d for hunk in fd.hunks for d in hunk.lines]
-        at = next((k for k, d in enumerate(lines) if d is line), None)
+        at = _place_of(fd, line)
         if at is None:
             continue
         depth = 0
-        for d in lines[at + 1 :]:
+        for d in _lines_after(fd, at):
             if d.kind is skip or d.kind is LineKind.MARKER:
                 continue
             text = d.text.strip()
@@ -1009,6 +1017,37 @@ def _group_close(patch: Patch, path: str, line: DiffLine, skip: LineKind) -> Dif
             depth += text.count("{") - text.count("}")
         return None
     return None
+
+
+def _may_hold(hunk: Hunk, line: DiffLine) -> bool:
+    """Can ``hunk`` hold ``line``, by the line numbers its header covers? Asked before reading the hunk's
+    DiffLines: a file's other hunks are then never made into lines."""
+    if line.old_no is not None and hunk.old_start <= line.old_no < hunk.old_start + hunk.old_len:
+        return True
+    if line.new_no is not None and hunk.new_start <= line.new_no < hunk.new_start + hunk.new_len:
+        return True
+    return line.old_no is None and line.new_no is None
+
+
+def _place_of(fd: FileDiff, line: DiffLine) -> tuple[int, int] | None:
+    """(index of the hunk, index in its lines) of ``line`` in ``fd``, or None. The hunks whose header covers the
+    line's numbers are looked in first (:func:`_may_hold`), then the others (a header that does not add up)."""
+    hunks = fd.hunks
+    first = [k for k, h in enumerate(hunks) if _may_hold(h, line)]
+    for k in first + [k for k in range(len(hunks)) if k not in first]:
+        at = next((i for i, d in enumerate(hunks[k].lines) if d is line), None)
+        if at is not None:
+            return k, at
+    return None
+
+
+def _lines_after(fd: FileDiff, at: tuple[int, int]) -> Iterator[DiffLine]:
+    """The lines of ``fd`` after the one at ``at`` (see :func:`_place_of`), across its later hunks, each
+    hunk's lines read only when the walk reaches it."""
+    k, i = at
+    yield from fd.hunks[k].lines[i + 1 :]
+    for hunk in fd.hunks[k + 1 :]:
+        yield from hunk.lines
 
 
 def _shifted_in_group(patch: Patch, path: str, side: _StructSide, member: str) -> bool:
@@ -1047,6 +1086,8 @@ def _documented_by_context(patch: Patch, path: str, side: _StructSide, member: s
     an aligned group.
     """
     added = side.added[member]
+    if not side.context_comments:
+        return False  # the hunks show no unchanged comment inside the struct: nothing to read the file's lines for
     lines = _file_lines(patch, path)
     at = next((k for k, d in enumerate(lines) if d is added), None)
     if at is None:

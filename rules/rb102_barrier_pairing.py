@@ -1533,7 +1533,7 @@ def _cpu_ordering(use: _Use) -> bool:
 _STORE_AFTER_WMB_RE = lazyre.compile(r"^\s*(?:WRITE_ONCE\s*\(\s*)?[\w.\->\[\]]*?(\w+)\s*(?:=(?!=)|,)")
 
 
-def _unread_store(patch: Patch, use: _Use) -> str:
+def _unread_store(view: PatchView, use: _Use) -> str:
     """The field or variable a write barrier or release stores, when the patch itself declares it (a new
     member or a new static variable: nothing outside the patch can read it) and no other line of the patch
     names it, so nothing reads it; else "" (the usual question)."""
@@ -1557,11 +1557,11 @@ def _unread_store(patch: Patch, use: _Use) -> str:
     named = lazyre.compile(rf"\b{re.escape(name)}\b")
     store_line = use.new[store_idx] if store_idx is not None else None
     declarations = 0
-    for fd in patch.files:
-        for h in fd.hunks:
-            if name not in "\n".join(h.body):
-                continue  # no line of the hunk names it
-            for dl in h.lines:
+    for fd in view.files:
+        for hv in fd.hunks:
+            if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
+                continue  # no line of the hunk names it: its DiffLines are not made
+            for dl in hv.hunk.lines:
                 if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
                     continue
                 if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
@@ -1589,7 +1589,9 @@ def _block_comment(use: _Use) -> str:
     return ""
 
 
-def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[str, str] | None) -> Finding | None:
+def _comment_finding(
+    patch: Patch, view: PatchView, use: _Use, text: str, known, partner: tuple[str, str] | None
+) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     smp = _is_smp(use.name)
     details = {"barrier": use.name, "smp": smp}
@@ -1617,7 +1619,7 @@ def _comment_finding(patch: Patch, use: _Use, text: str, known, partner: tuple[s
         ]
         if partners:
             details["named_function"] = partners[0]  # the draft asks which ordering there it pairs with
-    unread = _unread_store(patch, use) if smp and _barrier_side(use.name) in ("write", "release") else ""
+    unread = _unread_store(view, use) if smp and _barrier_side(use.name) in ("write", "release") else ""
     if unread:
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
@@ -1734,12 +1736,16 @@ class _PatchFunctions:
             for hunk in fd.hunks:
                 if call.search(hunk.section or ""):
                     return True
+                if name not in hunk.diff_text:
+                    continue  # no line of the hunk names it: none of its sides needs a scan
                 for kind in (LineKind.ADDED, LineKind.CONTEXT, LineKind.REMOVED):
-                    if name not in hunk.text(kind):
+                    texts = hunk.texts(kind)  # read from the hunk's body: no DiffLines made
+                    if not any(name in text for text in texts):
                         continue
-                    texts = [d.text for d in hunk.lines if d.kind is kind]
+                    # only the lines naming it are scanned (a line's code is cut from its text)
+                    scans = LazyScans(texts, starts_in_comment(texts))
                     if any(
-                        name in sc.code and call.search(sc.code) for sc in scan_lines(texts, starts_in_comment(texts))
+                        name in scans[i].code and call.search(scans[i].code) for i, t in enumerate(texts) if name in t
                     ):
                         return True
         return False
@@ -1940,7 +1946,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 pairs = _PatchPairs(patch, view)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
                 continue  # the other end names this one, or is plain to see and commented too
-            finding = _comment_finding(patch, use, text, known, pairs.partner(use))
+            finding = _comment_finding(patch, view, use, text, known, pairs.partner(use))
             if finding is not None:
                 findings.append(finding)
                 continue

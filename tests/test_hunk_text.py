@@ -92,6 +92,9 @@ def test_the_views_texts_are_the_lines_texts() -> None:
         assert hv.context_text == "\n".join(dl.text for dl in lines if dl.kind is LineKind.CONTEXT)
         assert hv.text(LineKind.MARKER) == "\n".join(dl.text for dl in lines if dl.kind is LineKind.MARKER)
         assert hv.diff_text == "\n".join(dl.raw for dl in lines)
+        for kind in LineKind:
+            assert hv.texts(kind) == [dl.text for dl in lines if dl.kind is kind]
+        assert hv.context_texts == hv.texts(LineKind.CONTEXT)
     assert fv.added_text == "\n".join(dl.text for h in hunks for dl in h.added)
     assert fv.removed_text == "\n".join(dl.text for h in hunks for dl in h.removed)
     assert (fd.added_count, fd.removed_count) == (3, 2)

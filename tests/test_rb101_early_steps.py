@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.cutil import STRUCT_OPEN_RE, scan_lines
-from reviewbot.models import LineKind
+from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
 from reviewbot.rule import RuleContext
@@ -57,7 +57,7 @@ def test_a_file_with_a_finding_passes_every_early_step(path: Path) -> None:
     view = PatchView(patch)
     for f in findings:
         [fv] = [fv for fv in view.files if fv.path == f.path]
-        assert rb101._has_both_sides(fv.diff)
+        assert rb101._has_both_sides(fv.diff) and rb101._removes_and_adds(fv.diff)
         assert any(rb101._struct_from_section(hv.section) or rb101._may_open_struct(hv) for hv in fv.hunks)
         assert rb101._may_reorder(fv)
 
@@ -99,3 +99,36 @@ def test_a_marker_line_is_no_struct_opening() -> None:
     assert [d.kind for d in hv.lines] == [LineKind.CONTEXT, LineKind.REMOVED, LineKind.MARKER, LineKind.ADDED]
     assert "struct zed_odd {" in hv.diff_text
     assert not rb101._may_open_struct(hv)
+
+
+@pytest.mark.parametrize("path", PATCHES, ids=lambda p: p.name)
+def test_every_line_is_found_where_the_file_has_it(path: Path) -> None:
+    # _place_of looks in the hunks whose header covers the line's numbers first: it must find every line, at
+    # the place the file's lines in order give it
+    for fd in _patch(path).files:
+        flat = [(k, i) for k, h in enumerate(fd.hunks) for i in range(len(h.lines))]
+        for k, i in flat:
+            line = fd.hunks[k].lines[i]
+            assert rb101._place_of(fd, line) == (k, i)
+            assert (
+                list(rb101._lines_after(fd, (k, i))) == [d for h in fd.hunks for d in h.lines][flat.index((k, i)) + 1 :]
+            )
+
+
+def test_a_line_is_found_when_its_hunk_header_does_not_add_up() -> None:
+    member = DiffLine(LineKind.ADDED, "\tint b;", None, 40, 7)  # a line number outside its header's range
+    hunks = (
+        Hunk("@@ -1,1 +1,1 @@", 1, 1, 1, 1, "", (DiffLine(LineKind.CONTEXT, "\tint a;", 1, 1, 3),)),
+        Hunk("@@ -5,1 +5,2 @@", 5, 1, 5, 2, "", (DiffLine(LineKind.CONTEXT, "};", 5, 5, 6), member)),
+    )
+    fd = FileDiff("lib/x.c", "lib/x.c", "lib/x.c", hunks)
+    assert rb101._place_of(fd, member) == (1, 1)
+    assert rb101._place_of(fd, DiffLine(LineKind.ADDED, "\tint b;", None, 40, 7)) is None  # equal, not the same
+
+
+def test_a_file_that_only_adds_lines_moves_nothing() -> None:
+    # the line-count step agrees with the text step behind it: no removed (or no added) line, no re-declared name
+    for path in PATCHES:
+        for fv in PatchView(_patch(path)).files:
+            if not rb101._removes_and_adds(fv.diff):
+                assert not rb101._may_reorder(fv), path.name
