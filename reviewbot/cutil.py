@@ -20,11 +20,12 @@ Everything is linear in the length of the input; the regexes are compiled once.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Sequence as SequenceABC
 from functools import lru_cache
 from typing import NamedTuple, Sequence, overload
+
+from reviewbot import lazyre
 
 __all__ = [
     "LineScan",
@@ -40,9 +41,9 @@ __all__ = [
 
 # One token at a time: a string literal, a char literal, or a comment opener.
 # Literals may be unterminated on this line (the regex then stops at the line end).
-_TOKEN_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|/\*|//')
-_BLOCK_END_RE = re.compile(r"\*/")
-_WS_RE = re.compile(r"\s+")
+_TOKEN_RE = lazyre.compile(r'"(?:[^"\\]|\\.)*"?|\'(?:[^\'\\]|\\.)*\'?|/\*|//')
+_BLOCK_END_RE = lazyre.compile(r"\*/")
+_WS_RE = lazyre.compile(r"\s+")
 
 
 class LineScan(NamedTuple):
@@ -254,19 +255,19 @@ def normalise(text: str) -> str:
 
 # --------------------------------------------------------------- struct bodies
 
-STRUCT_OPEN_RE = re.compile(
+STRUCT_OPEN_RE = lazyre.compile(
     r"^\s*(?:typedef\s+)?(?:static\s+)?(struct|union)\s+([A-Za-z_]\w*)?\s*(?:__\w+(?:\([^)]*\))?\s*)*\{"
 )
-_ATTR_CALL_RE = re.compile(r"__\w+\s*\([^()]*\)")
-_FUNC_PTR_RE = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
-_DECL_START_RE = re.compile(r"^[A-Za-z_]")
-_NOT_DECL_RE = re.compile(
+_ATTR_CALL_RE = lazyre.compile(r"__\w+\s*\([^()]*\)")
+_FUNC_PTR_RE = lazyre.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\(")
+_DECL_START_RE = lazyre.compile(r"^[A-Za-z_]")
+_NOT_DECL_RE = lazyre.compile(
     r"^(?:return|if|else|for|while|do|switch|case|goto|break|continue|default|#)\b|^[A-Za-z_]\w*\s*(?:\(|=[^=]|\+\+|--|\+=|-=|->|\.)"
 )
 # The name is searched from each word's first letter only ("(?<![A-Za-z_])"): a match starting inside
 # a word would also match from that word's first letter, which the search tries first, so the guard
 # changes no result; it spares trying every letter of every word of the line.
-_NAME_AT_END_RE = re.compile(
+_NAME_AT_END_RE = lazyre.compile(
     r"(?<![A-Za-z_])([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?::\s*\w+)?\s*(?:__\w+(?:\([^)]*\))?\s*)*$"
 )
 _KEYWORDS = frozenset(
