@@ -51,6 +51,13 @@ class once(Generic[T]):  # noqa: N801 - used as a decorator, like the functools.
         return value
 
 
+def _side(body: tuple[str, ...], changed: str) -> tuple[list[str], list[bool]]:
+    """One side of a hunk from its body: the texts of the context lines and of the lines marked
+    ``changed`` (``+`` for the new side, ``-`` for the old), and for each whether it is changed."""
+    marks = (" ", changed)
+    return [line[1:] for line in body if line[0] in marks], [line[0] == changed for line in body if line[0] in marks]
+
+
 def _texts(body: tuple[str, ...], kind: LineKind) -> list[str]:
     """The texts of the ``kind`` lines of a hunk's ``body`` (``Hunk.body``: each line with its kind's
     character in front), read without making the hunk's DiffLines."""
@@ -136,14 +143,12 @@ class HunkView:
     @once
     def _new_side(self) -> tuple[list[str], list[bool]]:
         """(new side's texts, which of them are added), read from the hunk's body."""
-        body = self.hunk.body
-        return [line[1:] for line in body if line[0] in " +"], [line[0] == "+" for line in body if line[0] in " +"]
+        return _side(self.hunk.body, "+")
 
     @once
     def _old_side(self) -> tuple[list[str], list[bool]]:
         """(old side's texts, which of them are removed), read from the hunk's body."""
-        body = self.hunk.body
-        return [line[1:] for line in body if line[0] in " -"], [line[0] == "-" for line in body if line[0] in " -"]
+        return _side(self.hunk.body, "-")
 
     @property
     def new_texts(self) -> list[str]:

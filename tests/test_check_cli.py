@@ -395,40 +395,42 @@ def test_pyproject_table_is_read(repo: Path) -> None:
 # ------------------------------------------------------------------ speed: nothing heavy on this path
 
 
-def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
+def _check_in_child(patch: Path, args: list[str], modules: tuple[str, ...]) -> str:
+    """Run ``reviewbot check ARGS PATCH`` in a fresh interpreter; its exit status and which of ``modules``
+    it loaded, as printed there ("1 []": findings, none loaded)."""
     code = (
         "import sys\n"
         "from reviewbot.cli import main\n"
         "try:\n"
-        f"    main(['check', '--format', 'sarif', {str(real_patches['uncommented'])!r}])\n"
+        f"    main(['check', *{args!r}, {str(patch)!r}])\n"
         "except SystemExit as exc:\n"
         "    status = exc.code\n"
-        "heavy = sorted(m for m in ('requests', 'urllib3', 'bs4', 'lxml', 'sqlite3', '_sqlite3', 'sqlite_utils', 'rich',"
-        " 'http.client', 'jsonschema') if m in sys.modules)\n"
-        "print(status, heavy, file=sys.stderr)\n"
+        f"print(status, sorted(m for m in {modules!r} if m in sys.modules), file=sys.stderr)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=patch.parent)
+    return proc.stderr.strip().splitlines()[-1]
+
+
+def test_no_heavy_imports(real_patches: dict[str, Path]) -> None:
+    heavy = (
+        "requests",
+        "urllib3",
+        "bs4",
+        "lxml",
+        "sqlite3",
+        "_sqlite3",
+        "sqlite_utils",
+        "rich",
+        "http.client",
+        "jsonschema",
     )
-    assert proc.stderr.strip().splitlines()[-1] == "1 []"
+    assert _check_in_child(real_patches["uncommented"], ["--format", "sarif"], heavy) == "1 []"
 
 
 def test_check_that_logs_nothing_never_loads_logging(real_patches: dict[str, Path]) -> None:
     """Modules on the check path log through reviewbot.lazylog: a run with findings but no log record
     leaves logging (and the traceback module it loads) unimported."""
-    code = (
-        "import sys\n"
-        "from reviewbot.cli import main\n"
-        "try:\n"
-        f"    main(['check', {str(real_patches['uncommented'])!r}])\n"
-        "except SystemExit as exc:\n"
-        "    status = exc.code\n"
-        "print(status, sorted(m for m in ('logging', 'traceback') if m in sys.modules), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=real_patches["uncommented"].parent
-    )
-    assert proc.stderr.strip().splitlines()[-1] == "1 []"
+    assert _check_in_child(real_patches["uncommented"], [], ("logging", "traceback")) == "1 []"
 
 
 # ------------------------------------------------------------------ series: the cover letter counts
@@ -566,13 +568,18 @@ def test_subject_finding_points_at_the_subject_line(repo: Path) -> None:
     assert f"#{n}: \nSubject: [PATCH] foo: speed up consume()\n" in text_out
 
 
-def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
+def _crashing_rule(repo: Path) -> tuple[Path, bytes]:
+    """A rules folder whose one rule (RB903) raises on any patch, and a clean patch of ``repo`` to give it."""
     rules = repo.parent / "crashrules"
     rules.mkdir()
     crash = OWN_RULE.replace("RB901", "RB903").replace("todo-without-owner", "crash-on-any-patch")
     crash = crash.replace("    for fd in patch.files:", "    raise RuntimeError('boom')\n    for fd in patch.files:")
     (rules / "rb903_crash.py").write_text(crash)
-    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~2")  # a clean patch
+    return rules, git(repo, "format-patch", "-1", "--stdout", "HEAD~2")
+
+
+def test_crashing_rule_is_reported_and_fails(repo: Path) -> None:
+    rules, blob = _crashing_rule(repo)
     res = run(["--rules-dir", str(rules), "-"], stdin=blob)
     assert res.exit_code == 1
     assert "ERROR:RB903: rule crashed on this patch: RuntimeError: boom\n" in res.stdout
@@ -591,12 +598,7 @@ def test_crash_line_in_the_log_format_when_logging_waited(repo: Path) -> None:
     timestamp, level and logger name of cli.LOG_FORMAT, not the bare text of an unconfigured logging."""
     import re
 
-    rules = repo.parent / "crashrules"
-    rules.mkdir()
-    crash = OWN_RULE.replace("RB901", "RB903").replace("todo-without-owner", "crash-on-any-patch")
-    crash = crash.replace("    for fd in patch.files:", "    raise RuntimeError('boom')\n    for fd in patch.files:")
-    (rules / "rb903_crash.py").write_text(crash)
-    blob = git(repo, "format-patch", "-1", "--stdout", "HEAD~2")  # a clean patch
+    rules, blob = _crashing_rule(repo)
     proc = subprocess.run(
         [*reviewbot_exe(), "check", "--rules-dir", str(rules), "-"], input=blob, capture_output=True, cwd=repo
     )
