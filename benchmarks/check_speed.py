@@ -9,14 +9,15 @@ On the real patches of the corpus mbox it prints:
 * single: the median wall time of ``--runs`` whole-process runs of
   ``reviewbot check`` on one small patch, as a user runs it: from a wheel of
   this checkout installed in a fresh venv (``--dev-venv``: this venv's script,
-  an editable install, whose import hook adds to every start) (target: no
-  slower than checkpatch.pl on the same patch; about 0.08-0.11 s here);
+  an editable install, whose import hook adds to every start); its target is
+  relative: no slower than checkpatch.pl on the same patch (below);
 * batch: patches per second in one process over every corpus patch (mbox
   split + ``check_messages``, timed inside ``--batch-runs`` fresh child
   processes so no cache is warm; best and median), then a breakdown into
   reading, mail decoding, diff parsing and each rule (target: >= 1,000/s);
-* when Debian's ``linux-source`` tarball is installed (``/usr/src/linux-source-*.tar.*``),
-  the same figures for its ``scripts/checkpatch.pl --no-tree`` and the ratios; the single-patch
+* when ``--checkpatch PATH`` names a ``checkpatch.pl``, or Debian's ``linux-source`` tarball is
+  installed (``/usr/src/linux-source-*.tar.*``; its checkpatch.pl is extracted once into
+  ``~/.cache/reviewbot/``), the same figures for its ``scripts/checkpatch.pl --no-tree`` and the ratios; the single-patch
   comparison runs the two in turns (reviewbot, checkpatch.pl, reviewbot, ...), so a change in the
   machine's load falls on both sides, and gives the median of the pairs' ratios (target <= 1.00).
 
@@ -329,17 +330,30 @@ def batch_reviewbot(items) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mbox", type=Path, default=DEFAULT_MBOX)
+    ap.add_argument(
+        "--mbox", type=Path, default=DEFAULT_MBOX, help="the corpus (default: $REVIEWBOT_SHARED/corpus/lkml-real.mbox)"
+    )
     ap.add_argument("--runs", type=int, default=20, help="whole-process runs for the single-patch median")
     ap.add_argument("--batch-runs", type=int, default=3, help="fresh processes for the batch figure (best, median)")
     ap.add_argument("--checkpatch-batch", type=int, default=100, help="corpus patches given to checkpatch.pl")
     ap.add_argument("--no-checkpatch", action="store_true")
+    ap.add_argument("--checkpatch", type=Path, help="the checkpatch.pl to compare with (default: from linux-source)")
     ap.add_argument(
         "--dev-venv",
         action="store_true",
         help="time this venv's reviewbot script (an editable install) instead of a wheel in a fresh venv",
     )
     args = ap.parse_args(argv)
+    if not args.mbox.is_file():
+        print(
+            f"check_speed: no corpus at {args.mbox}: give --mbox FILE, or set REVIEWBOT_SHARED to the shared data"
+            " folder (the one holding corpus/lkml-real.mbox)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.checkpatch is not None and not args.checkpatch.is_file():
+        print(f"check_speed: --checkpatch {args.checkpatch}: no such file", file=sys.stderr)
+        return 2
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cpus: {os.cpu_count()}  load average: {load:.2f}  python: {sys.version.split()[0]}  corpus: {args.mbox}")
@@ -363,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         single, status = wall(cmd, args.runs, tmp)
         print(
             f"single: median {single:.3f} s wall over {args.runs} runs of `reviewbot check <{lines}-line patch>`"
-            f" (exit {status}; target <= 0.110 s; {single - floor:.3f} s above the interpreter floor)"
+            f" (exit {status}; {single - floor:.3f} s above the interpreter floor)"
         )
         print("  slowest imports of one run (ms, cumulative, -X importtime): " + import_profile(cmd, tmp))
 
@@ -389,14 +403,14 @@ def main(argv: list[str] | None = None) -> int:
 
         summary = [
             f"single patch: {single:.3f} s wall, median of {args.runs} whole-process runs"
-            f" (target <= 0.110 s: {'met' if single <= 0.110 else 'NOT met'})",
+            " (its target is against checkpatch.pl: see the side-by-side line)",
             f"batch: {rate:,.0f} patches/s in one process, best of {len(runs)}"
             f" (median {statistics.median(rates):,.0f}; target >= 1,000: {'met' if rate >= 1000 else 'NOT met'})",
         ]
-        checkpatch = None if args.no_checkpatch else find_checkpatch()
+        checkpatch = None if args.no_checkpatch else (args.checkpatch or find_checkpatch())
         if checkpatch is None:
             if not args.no_checkpatch:
-                print("checkpatch.pl: not measured (apt-get install linux-source to compare)")
+                print("checkpatch.pl: not measured (apt-get install linux-source, or give --checkpatch PATH)")
             summary.append("checkpatch.pl: not measured")
             _print_summary(summary)
             return 0
