@@ -128,6 +128,7 @@ def set_verbosity(verbose: int, *, lazily: bool = False) -> None:
     if lazily and verbose <= 0 and "logging" not in sys.modules:
         lazylog.configure_on_first_record(lambda: set_verbosity(verbose))
         return
+    lazylog.drop_waiting()  # configured now: a configuration left waiting must not undo this one
     import logging  # here: `reviewbot --help` and `--version` log nothing
 
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import logging
 
-__all__ = ["LazyLogger", "get_logger", "configure_on_first_record"]
+__all__ = ["LazyLogger", "get_logger", "configure_on_first_record", "drop_waiting"]
 
 _WARNING = 30  # logging.WARNING, the default level of the root logger
 
@@ -32,6 +32,11 @@ _waiting: list[Callable[[], None]] = []
 def configure_on_first_record(configure: Callable[[], None]) -> None:
     """Run ``configure`` (it sets up :mod:`logging`) just before the first record reaches a real logger."""
     _waiting.append(configure)
+
+
+def drop_waiting() -> None:
+    """Forget the configuration left waiting: one made now (``reviewbot check -vv``) replaces it."""
+    _waiting.clear()
 
 
 def _apply_waiting() -> None:

@@ -433,6 +433,20 @@ def test_check_that_logs_nothing_never_loads_logging(real_patches: dict[str, Pat
     assert _check_in_child(real_patches["uncommented"], [], ("logging", "traceback")) == "1 []"
 
 
+@pytest.mark.parametrize("args", [["check", "-vv"], ["-vv", "check"]])
+def test_check_vv_logs_debug_either_side_of_the_subcommand(real_patches: dict[str, Path], args: list[str]) -> None:
+    """`reviewbot check -vv` (which the internal-error line tells users to run) works like `reviewbot -vv check`:
+    the debug configuration made by the subcommand is not undone by the one `check` leaves waiting."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "reviewbot", *args, str(real_patches["uncommented"])],
+        capture_output=True,
+        text=True,
+        cwd=real_patches["uncommented"].parent,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert " DEBUG reviewbot.registry: loaded " in proc.stderr
+
+
 # ------------------------------------------------------------------ series: the cover letter counts
 
 

@@ -77,7 +77,12 @@ def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
     help="Also load rule modules from DIR (repeatable).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No notes and verdicts; print nothing for a clean patch.")
+@click.option(
+    "-v", "--verbose", count=True, help="Log more (-vv: debug, and an internal error's traceback); as `reviewbot -v`."
+)
+@click.pass_context
 def command(
+    ctx: click.Context,
     paths: tuple[str, ...],
     git_range: str | None,
     fmt: str,
@@ -87,6 +92,7 @@ def command(
     ignore: tuple[str, ...],
     rules_dirs: tuple[Path, ...],
     quiet: bool,
+    verbose: int,
 ) -> None:
     """Check patch files, a directory of them, an mbox series, stdin (-) or a git range.
 
@@ -110,6 +116,10 @@ def command(
     crashed; with --strict, any finding printed), 2 usage error, an input
     that cannot be read, or an internal error.
     """
+    if verbose:  # `reviewbot check -vv` as `reviewbot -vv check` (the error below tells users to run it so)
+        from reviewbot.cli import set_verbosity
+
+        set_verbosity(max(verbose, int((ctx.obj or {}).get("verbose", 0))))
     if not paths and not git_range:
         _fail("nothing to check: give patch files, a directory, '-' for stdin, or --git REV-RANGE")
     try:
