@@ -217,15 +217,13 @@ class FileView:
 
         Read in one pass over the hunks' bodies, not through each hunk's ``added_text``: most files are asked
         only this (a word search over the whole file first), and their hunks' own texts are then never made."""
-        mark = LineKind.ADDED.value
-        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
+        return self._joined(LineKind.ADDED)
 
     @once
     def removed_text(self) -> str:
         """The texts of the file's removed lines (all hunks) joined by newlines, in one pass (as
         :attr:`added_text`)."""
-        mark = LineKind.REMOVED.value
-        return "\n".join([line[1:] for hv in self.hunks for line in hv.hunk.body if line[0] == mark])
+        return self._joined(LineKind.REMOVED)
 
     def text(self, kind: LineKind) -> str:
         """The joined text of the file's ``kind`` lines."""
@@ -233,6 +231,10 @@ class FileView:
             return self.added_text
         if kind is LineKind.REMOVED:
             return self.removed_text
+        return self._joined(kind)
+
+    def _joined(self, kind: LineKind) -> str:
+        """The texts of the file's ``kind`` lines, read from its hunks' bodies in one pass, joined by newlines."""
         return "\n".join([t for h in self.diff.hunks for t in _texts(h.body, kind)])
 
 
