@@ -48,7 +48,9 @@ meaning fail) can run ``reviewbot check --format terse -`` directly.
           "severity": "warning",            # "error" | "warning" | "check"
           "message": "...",
           "file": "kernel/sched/core.c",    # null for commit-message findings
-          "line": 42,                       # new-side line, or null
+          "line": 42,                       # new-side line in file; for a commit-message
+                  # finding (file null) the line in the mail (its first line is 1; in an
+                  # encoded body, the line of the decoded body), null for the Subject
           "lines": [42],                    # every new-side line it is about
           "input": "0001-x.patch",          # the input as given ("-" = stdin)
           "input_line": 23,                 # line in that input, or null
