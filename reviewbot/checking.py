@@ -64,7 +64,8 @@ THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Sev
 # ------------------------------------------------------------------ values
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
+# never compared nor printed (its repr would hold the whole mail): no __eq__/__hash__/__repr__ compiled at start
+@dataclass(frozen=True, eq=False, repr=False)
 class InputMessage:
     """One message read from one input, before parsing.
 
@@ -82,7 +83,8 @@ class InputMessage:
     index: int = 0  # 0-based position of the message in its input
 
 
-@dataclass(frozen=True)
+# repr=False: its repr would print the whole mail (``data``) and diff; each generated method is compiled at start
+@dataclass(frozen=True, repr=False)
 class CheckedPatch:
     """The result for one patch mail of a run.
 
@@ -137,7 +139,8 @@ class CheckedPatch:
         return out
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
+# never compared nor printed (its repr would hold every patch): no __eq__/__hash__/__repr__ compiled at start
+@dataclass(frozen=True, eq=False, repr=False)
 class CheckRun:
     """Everything one ``reviewbot check`` produced.
 

@@ -74,7 +74,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
+# never compared nor printed (its repr would hold the whole patch): no __eq__/__hash__/__repr__ compiled at start
+@dataclass(frozen=True, eq=False, repr=False)
 class Reviewed:
     """The review of one patch: its report after the post-filters, its series and thread root."""
 
@@ -90,7 +91,8 @@ class Reviewed:
         return self.report.findings
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
+# never compared nor printed (its repr would hold every patch): no __eq__/__hash__/__repr__ compiled at start
+@dataclass(frozen=True, eq=False, repr=False)
 class ReviewRun:
     """What :func:`review` did: the reviewed patches (in input order), and the threads and series it used.
 
