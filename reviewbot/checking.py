@@ -34,7 +34,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
@@ -139,9 +139,7 @@ class CheckedPatch:
         return out
 
 
-# never compared nor printed (its repr would hold every patch): no __eq__/__hash__/__repr__ compiled at start
-@dataclass(frozen=True, eq=False, repr=False)
-class CheckRun:
+class CheckRun(NamedTuple):
     """Everything one ``reviewbot check`` produced.
 
     ``patches`` are in input order (message order inside an input);
@@ -153,6 +151,9 @@ class CheckRun:
     ``problems`` are inputs or messages that could not be read or parsed (each
     names the file and what was wrong; the command exits 2 when there is one).
     ``rules`` are the rules that ran (for SARIF metadata).
+
+    A NamedTuple (immutable, as a frozen dataclass): a dataclass compiles each generated method at every
+    start, and nothing here needs one (no ``replace``, no comparison).
     """
 
     patches: tuple[CheckedPatch, ...]

@@ -29,7 +29,9 @@ class AttachmentRef:
     text: str | None = None  # its content once fetched (text/* only)
 
 
-@dataclass(frozen=True)
+# eq=False: never compared (a raw mail is parsed, not matched); repr=False: it would print the whole mail.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class RawMessage:
     """A message before decoding, from either of the two kinds of source.
 
@@ -446,7 +448,8 @@ class Patch:
         return bool(self.files)
 
 
-@dataclass(frozen=True)
+# eq=False: a grouping of patches, never compared (its patches are); each generated method is compiled at every start
+@dataclass(frozen=True, eq=False)
 class Series:
     """Patches sent together: an optional cover letter and the numbered patches.
 
@@ -587,7 +590,9 @@ class CheckReport:
 # --------------------------------------------------------------------- respond
 
 
-@dataclass(frozen=True)
+# eq=False: never compared (its rendered message is); repr=False: it would print the whole reply.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class Draft:
     """A reply ready to be rendered as an RFC 5322 message. Never sent by reviewbot.
 
