@@ -34,7 +34,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Mapping, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.errors import InputError, ParseError, ReviewbotError, UsageError
@@ -64,7 +64,8 @@ THRESHOLDS = {"error": Severity.ERROR, "warning": Severity.WARNING, "check": Sev
 # ------------------------------------------------------------------ values
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
+# never compared nor printed (its repr would hold the whole mail): no __eq__/__hash__/__repr__ compiled at start
+@dataclass(frozen=True, eq=False, repr=False)
 class InputMessage:
     """One message read from one input, before parsing.
 
@@ -82,7 +83,8 @@ class InputMessage:
     index: int = 0  # 0-based position of the message in its input
 
 
-@dataclass(frozen=True)
+# repr=False: its repr would print the whole mail (``data``) and diff; each generated method is compiled at start
+@dataclass(frozen=True, repr=False)
 class CheckedPatch:
     """The result for one patch mail of a run.
 
@@ -137,8 +139,7 @@ class CheckedPatch:
         return out
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
-class CheckRun:
+class CheckRun(NamedTuple):
     """Everything one ``reviewbot check`` produced.
 
     ``patches`` are in input order (message order inside an input);
@@ -150,6 +151,9 @@ class CheckRun:
     ``problems`` are inputs or messages that could not be read or parsed (each
     names the file and what was wrong; the command exits 2 when there is one).
     ``rules`` are the rules that ran (for SARIF metadata).
+
+    A NamedTuple (immutable, as a frozen dataclass): a dataclass compiles each generated method at every
+    start, and nothing here needs one (no ``replace``, no comparison).
     """
 
     patches: tuple[CheckedPatch, ...]

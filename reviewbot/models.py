@@ -17,46 +17,6 @@ from typing import Any, Callable, Literal, Mapping, NamedTuple
 # --------------------------------------------------------------------- fetch
 
 
-# eq=False: a fetched page, compared by identity; repr=False: it would print the whole body.
-# Each generated method is compiled at every start.
-@dataclass(frozen=True, eq=False, repr=False)
-class ArchivePage:
-    """One page of the archive as fetched or read from the cache.
-
-    ``url`` is absolute; ``body`` the raw bytes (decode with errors="replace");
-    ``from_cache`` tells whether a request was made. ``sample``: the page came
-    from a read-only sample fallback (the made-up pages shipped in
-    ``archive_cache/``), not from the archive or a cache of it.
-    """
-
-    url: str
-    status: int
-    body: bytes
-    from_cache: bool
-    fetched_at: datetime | None = None
-    content_type: str | None = None
-    sample: bool = False
-
-
-# eq=False: an index entry, compared by identity; a generated __eq__/__hash__ is compiled at every start
-@dataclass(frozen=True, eq=False)
-class MessageRef:
-    """An entry of a day index: where a message lives and what the index says of it.
-
-    ``subject`` and ``author`` come from the index and may be cut by blists
-    (``truncated`` is then True); take the real ones from the message page.
-    ``number`` is N in ``/LIST/YYYY/MM/DD/N``.
-    """
-
-    url: str
-    list_name: str
-    day: str  # "YYYY-MM-DD"
-    number: int
-    subject: str
-    author: str
-    truncated: bool = False
-
-
 @dataclass(frozen=True)
 class AttachmentRef:
     """An attachment link on a message page (``View attachment "0001-x.patch"``)."""
@@ -69,7 +29,9 @@ class AttachmentRef:
     text: str | None = None  # its content once fetched (text/* only)
 
 
-@dataclass(frozen=True)
+# eq=False: never compared (a raw mail is parsed, not matched); repr=False: it would print the whole mail.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class RawMessage:
     """A message before decoding, from either of the two kinds of source.
 
@@ -486,7 +448,8 @@ class Patch:
         return bool(self.files)
 
 
-@dataclass(frozen=True)
+# eq=False: a grouping of patches, never compared (its patches are); each generated method is compiled at every start
+@dataclass(frozen=True, eq=False)
 class Series:
     """Patches sent together: an optional cover letter and the numbered patches.
 
@@ -627,7 +590,9 @@ class CheckReport:
 # --------------------------------------------------------------------- respond
 
 
-@dataclass(frozen=True)
+# eq=False: never compared (its rendered message is); repr=False: it would print the whole reply.
+# Each generated method is compiled at every start.
+@dataclass(frozen=True, eq=False, repr=False)
 class Draft:
     """A reply ready to be rendered as an RFC 5322 message. Never sent by reviewbot.
 

@@ -25,10 +25,9 @@ import importlib.util
 import os
 import pkgutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from reviewbot.errors import RuleLoadError, UsageError
 from reviewbot.lazylog import get_logger
@@ -42,10 +41,7 @@ BUILTIN_PACKAGE = "reviewbot.rules"
 __all__ = ["LoadedRule", "load_rules", "select_rules", "ENTRY_POINT_GROUP", "doc_sections"]
 
 
-# eq=False: one per loaded module, compared by identity; repr=False: it would print the whole docstring.
-# Each generated method is compiled at every start.
-@dataclass(frozen=True, eq=False, repr=False)
-class LoadedRule:
+class LoadedRule(NamedTuple):
     """A validated rule module.
 
     ``check``/``reply`` are the module's functions; ``doc`` its docstring;
@@ -53,6 +49,9 @@ class LoadedRule:
     or ``reviewbot_rules_dir_<hash>.<stem>`` for ``--rules-dir`` files);
     ``examples_dir`` the ``examples/<ID>/`` folder beside the module, when it exists;
     ``origin`` is ``builtin``, ``entry-point`` or ``rules-dir``.
+
+    A NamedTuple (immutable, as a frozen dataclass): a dataclass compiles each generated method at every
+    start, and nothing here needs one (no ``replace``, no comparison).
     """
 
     meta: RuleMeta

@@ -33,7 +33,7 @@ come in as :class:`Patch`, other messages (replies) as :class:`Message`.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from reviewbot.errors import ReviewbotError
@@ -74,34 +74,55 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class Reviewed:
-    """The review of one patch: its report after the post-filters, its series and thread root."""
+    """The review of one patch: its report after the post-filters, its series and thread root.
 
-    patch: Patch
-    report: CheckReport
-    series: Series | None
-    thread_id: str
-    index: int = 0  # position of the patch in the messages given to :func:`review`
-    cover: Patch | None = None  # the cover letter given to the rules (0/N, or a same-author root without it)
+    A plain class, not a dataclass (whose generated methods are compiled at every start): built by
+    :func:`review` and only read; nothing compares or copies one.
+    """
+
+    __slots__ = ("patch", "report", "series", "thread_id", "index", "cover")
+
+    def __init__(
+        self,
+        patch: Patch,
+        report: CheckReport,
+        series: Series | None,
+        thread_id: str,
+        index: int = 0,  # position of the patch in the messages given to :func:`review`
+        cover: Patch | None = None,  # the cover letter given to the rules (0/N, or a same-author root without it)
+    ) -> None:
+        self.patch = patch
+        self.report = report
+        self.series = series
+        self.thread_id = thread_id
+        self.index = index
+        self.cover = cover
 
     @property
     def findings(self) -> tuple[Finding, ...]:
         return self.report.findings
 
 
-@dataclass(frozen=True, eq=False)  # never compared: no __eq__/__hash__ compiled at start
 class ReviewRun:
     """What :func:`review` did: the reviewed patches (in input order), and the threads and series it used.
 
     ``series`` maps the Message-ID of every patch and cover letter in a series
     (reviewed or not) to it; ``threads`` every message to its thread root.
     Iterating a run gives its :class:`Reviewed` patches.
+
+    A plain class, not a dataclass (whose generated methods are compiled at every start): built once by
+    :func:`review` and only read.
     """
 
-    reviewed: tuple[Reviewed, ...]
-    series: Mapping[str, Series]
-    threads: Mapping[str, str]
+    __slots__ = ("reviewed", "series", "threads")
+
+    def __init__(
+        self, reviewed: tuple[Reviewed, ...], series: Mapping[str, Series], threads: Mapping[str, str]
+    ) -> None:
+        self.reviewed = reviewed
+        self.series = series
+        self.threads = threads
 
     def __iter__(self) -> Iterator[Reviewed]:
         return iter(self.reviewed)

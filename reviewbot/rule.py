@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Hunk, Message, Patch, Series, Severity
@@ -148,10 +148,7 @@ class RuleContext:
 # ---------------------------------------------------------------- the thread: raised / answered / not yet
 
 
-# eq=False: one per rule module, compared by identity; repr=False: its word lists are the module's to read.
-# Each generated method is compiled at every start.
-@dataclass(frozen=True, eq=False, repr=False)
-class ThreadWords:
+class ThreadWords(NamedTuple):
     """How people make a rule's point in a mail thread (lower-case phrases, matched in a reply's own,
     unquoted text).
 
@@ -167,6 +164,9 @@ class ThreadWords:
       ``with.*patch.*\\d`` backtracks with the cube of a line repeating "with patch").
 
     A kernel developer fixes a missed "already said" by adding the phrase here.
+
+    A NamedTuple (immutable, built with keywords as before): a dataclass compiles each generated method at
+    every start, and nothing needs one here.
     """
 
     topic: tuple[str, ...] = ()

@@ -118,7 +118,6 @@ References
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import AbstractSet as Set, Iterable, Iterator, Sequence
 
@@ -333,24 +332,32 @@ _ALIGNED_RE = lazyre.compile(r"\b_{2,4}cacheline_aligned\w*")
 _WORD_RE = lazyre.compile(r"[A-Za-z]{2,}")
 
 
-@dataclass
 class _StructSide:
-    """Members of one struct as seen in the hunks, per side, in order."""
+    """Members of one struct as seen in the hunks, per side, in order.
 
-    kind: str
-    name: str
-    old: list[tuple[str, DiffLine]] = field(default_factory=list)
-    new: list[tuple[str, DiffLine]] = field(default_factory=list)
-    removed: dict[str, DiffLine] = field(default_factory=dict)
-    added: dict[str, DiffLine] = field(default_factory=dict)
-    added_comments: list[str] = field(default_factory=list)
-    removed_comments: list[str] = field(default_factory=list)
-    #: comments on unchanged lines inside the struct, with their hunk: the layout it already documents
-    context_comments: list[tuple[Hunk, DiffLine, str]] = field(default_factory=list)
-    markers: bool = False
-    aligned: int = 0  # ____cacheline_aligned annotations added minus removed
-    randomized: bool = False
-    hunk: Hunk | None = None
+    A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
+    are compiled at every start of ``reviewbot check``."""
+
+    __slots__ = (
+        "kind", "name", "old", "new", "removed", "added", "added_comments", "removed_comments",
+        "context_comments", "markers", "aligned", "randomized", "hunk",
+    )  # fmt: skip
+
+    def __init__(self, kind: str, name: str, hunk: Hunk | None = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.old: list[tuple[str, DiffLine]] = []
+        self.new: list[tuple[str, DiffLine]] = []
+        self.removed: dict[str, DiffLine] = {}
+        self.added: dict[str, DiffLine] = {}
+        self.added_comments: list[str] = []
+        self.removed_comments: list[str] = []
+        #: comments on unchanged lines inside the struct, with their hunk: the layout it already documents
+        self.context_comments: list[tuple[Hunk, DiffLine, str]] = []
+        self.markers = False
+        self.aligned = 0  # ____cacheline_aligned annotations added minus removed
+        self.randomized = False
+        self.hunk = hunk
 
 
 def _struct_from_section(section: str) -> tuple[str, str] | None:

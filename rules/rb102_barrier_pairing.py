@@ -164,7 +164,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
@@ -851,18 +850,32 @@ def _neighbour_op(scans, idx: int, step: int) -> str | None:
 # ------------------------------------------------------------------ the review, step by step
 
 
-@dataclass
 class _Use:
-    """One added barrier call, with the new side of its hunk around it."""
+    """One added barrier call, with the new side of its hunk around it.
 
-    path: str
-    hunk: Hunk
-    scans: Sequence[LineScan]
-    idx: int
-    name: str
-    code: str
-    barrier_header: bool
-    view: HunkView  # the engine's view of ``hunk``: per-hunk answers are kept by it
+    A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
+    are compiled at every start of ``reviewbot check``. (No ``__slots__``: :class:`once` keeps ``new`` in
+    the instance's ``__dict__``.)"""
+
+    def __init__(
+        self,
+        path: str,
+        hunk: Hunk,
+        scans: Sequence[LineScan],
+        idx: int,
+        name: str,
+        code: str,
+        barrier_header: bool,
+        view: HunkView,  # the engine's view of ``hunk``: per-hunk answers are kept by it
+    ) -> None:
+        self.path = path
+        self.hunk = hunk
+        self.scans = scans
+        self.idx = idx
+        self.name = name
+        self.code = code
+        self.barrier_header = barrier_header
+        self.view = view
 
     @property
     def texts(self) -> list[str]:
@@ -2565,15 +2578,27 @@ def _fields_ordered(hunk: Hunk, index: int, code: str, m: re.Match) -> list[tupl
     return out
 
 
-@dataclass
 class _Site:
-    """One added write-side or read-side barrier and the fields it orders."""
+    """One added write-side or read-side barrier and the fields it orders.
 
-    barrier: str
-    func: str
-    where: tuple[str, int | None]
-    hunk: int
-    fields: list[tuple[str, tuple[str, ...]]]
+    A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
+    are compiled at every start of ``reviewbot check``."""
+
+    __slots__ = ("barrier", "func", "where", "hunk", "fields")
+
+    def __init__(
+        self,
+        barrier: str,
+        func: str,
+        where: tuple[str, int | None],
+        hunk: int,
+        fields: list[tuple[str, tuple[str, ...]]],
+    ) -> None:
+        self.barrier = barrier
+        self.func = func
+        self.where = where
+        self.hunk = hunk
+        self.fields = fields
 
     @property
     def writer(self) -> bool:

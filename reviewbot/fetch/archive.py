@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from reviewbot.config import DEFAULT_BASE_URL, Settings, sample_cache_dir
 from reviewbot.errors import FetchError, HostUnreachable
 from reviewbot.fetch.cache import ArchiveCache
-from reviewbot.fetch.http import PoliteSession
+from reviewbot.fetch.http import ArchivePage, PoliteSession
 from reviewbot.fetch.openwall import (
     FOOTER,
     PRE_OPEN,
@@ -33,7 +33,6 @@ from reviewbot.fetch.openwall import (
     BlistsErrorPage,
     error_reason,
 )
-from reviewbot.models import ArchivePage
 
 log = logging.getLogger(__name__)
 

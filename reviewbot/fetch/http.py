@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 import weakref
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from http.client import RemoteDisconnected
 from typing import Any, Callable
@@ -43,11 +44,10 @@ from urllib3.util.retry import Retry
 
 from reviewbot.config import Settings
 from reviewbot.errors import FetchError, HostUnreachable
-from reviewbot.models import ArchivePage
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PoliteSession", "RateLimiter"]
+__all__ = ["ArchivePage", "PoliteSession", "RateLimiter"]
 
 RETRY_STATUSES = (429, 500, 502, 503, 504)
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -67,6 +67,27 @@ _exit_hook_registered = False
 
 
 _connections: "weakref.WeakSet[Any]" = weakref.WeakSet()  # every connection our sessions opened
+
+
+# Here, not in reviewbot.models: only fetch/ makes and reads pages, and a `reviewbot check` need not compile
+# its methods. eq=False: a fetched page, compared by identity; repr=False: it would print the whole body.
+@dataclass(frozen=True, eq=False, repr=False)
+class ArchivePage:
+    """One page of the archive as fetched or read from the cache.
+
+    ``url`` is absolute; ``body`` the raw bytes (decode with errors="replace");
+    ``from_cache`` tells whether a request was made. ``sample``: the page came
+    from a read-only sample fallback (the made-up pages shipped in
+    ``archive_cache/``), not from the archive or a cache of it.
+    """
+
+    url: str
+    status: int
+    body: bytes
+    from_cache: bool
+    fetched_at: datetime | None = None
+    content_type: str | None = None
+    sample: bool = False
 
 
 class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):

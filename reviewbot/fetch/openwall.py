@@ -36,7 +36,7 @@ from bs4.builder._lxml import LXMLTreeBuilder
 
 from reviewbot.errors import FetchError, ParseError, UsageError
 from reviewbot.lazylog import get_logger
-from reviewbot.models import AttachmentRef, MessageRef, RawMessage
+from reviewbot.models import AttachmentRef, RawMessage
 
 log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
@@ -44,6 +44,7 @@ __all__ = [
     "ArchiveURL",
     "BadArchiveURL",
     "BlistsErrorPage",
+    "MessageRef",
     "classify_url",
     "day_url",
     "error_reason",
@@ -380,6 +381,26 @@ def _clean(raw: str) -> tuple[str, bool]:
     cut = raw.endswith(_HELLIP)
     text = _WS_RE.sub(" ", html.unescape(raw)).strip()
     return text, cut
+
+
+# Here, not in reviewbot.models: only this module makes index entries (nothing else names the type), and a
+# `reviewbot check` need not compile its methods. eq=False: an index entry, compared by identity.
+@dataclass(frozen=True, eq=False)
+class MessageRef:
+    """An entry of a day index: where a message lives and what the index says of it.
+
+    ``subject`` and ``author`` come from the index and may be cut by blists
+    (``truncated`` is then True); take the real ones from the message page.
+    ``number`` is N in ``/LIST/YYYY/MM/DD/N``.
+    """
+
+    url: str
+    list_name: str
+    day: str  # "YYYY-MM-DD"
+    number: int
+    subject: str
+    author: str
+    truncated: bool = False
 
 
 def parse_day_page(body: bytes | str, url: str) -> list[MessageRef]:
