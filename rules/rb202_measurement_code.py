@@ -54,8 +54,6 @@ References
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from itertools import accumulate
 from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
@@ -126,21 +124,28 @@ def _declares_static_counter(text: str) -> bool:
     return False
 
 
-def _lines_naming(words: Sequence[str], lines: Sequence[str]) -> set[int]:
-    """The indices of ``lines`` that hold one of ``words`` (plain substrings, none with a line end).
+def _lines_naming(words: Sequence[str], lines: Sequence[str], text: str | None = None) -> set[int]:
+    """The indices of ``lines`` that hold one of ``words`` (plain substrings, none with a line end); ``text``:
+    the lines joined by newlines, when the caller has joined them.
 
     Each word is looked for in the joined lines, jumping from one line that holds it to the next, instead of
-    testing every word on every line: a new file's hunk has thousands of lines and a few print calls.
+    testing every word on every line: a new file's hunk has thousands of lines and a few print calls. A line's
+    index is the count of line ends before it, counted on from the last line found.
     """
-    text = "\n".join(lines)
-    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))  # where each line starts in text
+    if text is None:
+        text = "\n".join(lines)
     found: set[int] = set()
     for word in words:
+        k = 0  # the index of the line holding text[counted]
+        counted = 0
         at = text.find(word)
         while at >= 0:
-            k = bisect_right(starts, at) - 1
+            k += text.count("\n", counted, at)
             found.add(k)
-            at = text.find(word, starts[k + 1])
+            counted = text.find("\n", at)  # the end of line k
+            if counted < 0:
+                break
+            at = text.find(word, counted + 1)
     return found
 
 
@@ -187,20 +192,19 @@ class _Harness:
         self.stamps: set[str] = set()
         self.deltas: set[str] = set()
         self.counters: set[str] = set()
-        self.irq_off = False
-        joined = "\n".join(texts)
-        timed = any(word in joined for word in CLOCK_WORDS)  # else no stamp is taken and no delta computed
-        for k in _lines_naming(CLOCK_WORDS, texts) if timed else ():
+        joined = self.joined = "\n".join(texts)
+        clocked = _lines_naming(CLOCK_WORDS, texts, joined)
+        timed = bool(clocked)  # else no stamp is taken and no delta computed
+        for k in clocked:
             self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(self.code(k)))
-        for k in _lines_naming(("static",), texts) if "static" in joined else ():
+        for k in _lines_naming(("static",), texts, joined):
             m = _STATIC_COUNTER_RE.match(self.code(k))
             if m:
                 self.counters.add(m.group(1))
-        if "local_irq_" in joined:
-            self.irq_off = any(_IRQ_OFF_RE.search(self.code(k)) for k in _lines_naming(("local_irq_",), texts))
+        self.irq_off = any(_IRQ_OFF_RE.search(self.code(k)) for k in _lines_naming(("local_irq_",), texts, joined))
         # A second pass: a delta may use a stamp taken on a later line (a loop). A delta's expression names a stamp
         # or calls a clock: only the lines naming one of those can assign a delta.
-        for k in _lines_naming(CLOCK_WORDS + tuple(self.stamps), texts) if timed else ():
+        for k in clocked | _lines_naming(tuple(self.stamps), texts, joined) if timed else ():
             m = _ASSIGN_RE.search(self.code(k))
             if m and self.is_delta(m.group(2)):
                 self.deltas.add(m.group(1))
@@ -225,7 +229,7 @@ class _Harness:
         """(line, kind) of each print call, in line order, whose arguments show a measurement (``printed``).
 
         Only the lines whose text names a print (``PRINT_WORDS``) are read; a line's first print call counts."""
-        for at in sorted(_lines_naming(PRINT_WORDS, self.texts)):
+        for at in sorted(_lines_naming(PRINT_WORDS, self.texts, self.joined)):
             printed = _PRINT_RE.search(self.code(at))
             if printed is None:
                 continue
