@@ -122,7 +122,7 @@ from functools import lru_cache
 from typing import AbstractSet as Set, Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import STRUCT_OPEN_RE, member_names, scan_lines
+from reviewbot.cutil import STRUCT_OPEN_RE, LazyScans, member_names, scan_lines
 from reviewbot.view import FileView, HunkView, PatchView, patch_view
 from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -387,6 +387,12 @@ class _Tracker:
     def in_union(self) -> bool:
         return bool(self.unions)
 
+    def passes_over(self, text: str) -> bool:
+        """True when a line of ``text`` belongs to no struct and leaves the tracker as it is, without reading its
+        code: outside every struct, a line that holds no "{" opens none (a brace of a line's code is one of its
+        text). :meth:`feed` would return None for it."""
+        return self.current is None and "{" not in text
+
     def feed(self, code: str) -> tuple[str, str] | None:
         """Advance over one line of code; return the struct the line belongs to (None: outside, or an edge)."""
         opening = STRUCT_OPEN_RE.match(code) if "{" in code else None
@@ -427,14 +433,15 @@ _REMOVED_DECL_RE = lazyre.compile(r"\n-" + _DECL_NAME)
 _ADDED_DECL_RE = lazyre.compile(r"\n\+" + _DECL_NAME)
 
 
-def _may_reorder(fd: FileView) -> bool:
-    """The early step: does a declaration-like line leave and come back with the same name in this file's hunks?
+def _may_reorder(fd: FileView, hunks: Sequence[HunkView] | None = None) -> bool:
+    """The early step: does a declaration-like line leave and come back with the same name in this file's hunks
+    (``hunks``: the ones the walk would read, default all)?
 
     A file whose hunks do not both remove and add a line that can declare the same struct member has nothing
     for RB101: no struct walk, no scan of its lines. The removed lines are searched first (fewer), the added
     ones only when a removed line declares something.
     """
-    text = "\n" + "\n".join([hv.diff_text for hv in fd.hunks])
+    text = "\n" + "\n".join([hv.diff_text for hv in (fd.hunks if hunks is None else hunks)])
     if "\n-" not in text:
         return False
     removed = set(_REMOVED_DECL_RE.findall(text))
@@ -446,6 +453,9 @@ def _may_open_struct(hunk: HunkView) -> bool:
 
     A line whose code opens one (``STRUCT_OPEN_RE``) has "struct" or "union" and then "{" in its text too
     (the code is the text with comments and literal contents cut out). A ``\\`` marker line is no code.
+    Such a line may still be a variable's initialiser (``struct foo_args args = {``): when its text holds no
+    comment or literal (no "/" or quote), its code is its text (or nothing, inside a block comment), and the
+    text itself must open the struct (:func:`_text_may_open`).
     """
     text = hunk.diff_text
     if "{" not in text:
@@ -453,13 +463,21 @@ def _may_open_struct(hunk: HunkView) -> bool:
     for word in ("struct", "union"):
         at = text.find(word)
         while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
             end = text.find("\n", at)
             if end < 0:
                 end = len(text)
-            if text.find("{", at, end) >= 0 and text[text.rfind("\n", 0, at) + 1] != "\\":
+            if text.find("{", at, end) >= 0 and text[start] != "\\" and _text_may_open(text[start + 1 : end]):
                 return True
             at = text.find(word, end)
     return False
+
+
+def _text_may_open(text: str) -> bool:
+    """Can the code of a line of ``text`` open a struct (``STRUCT_OPEN_RE``)? Surely not when the text holds no
+    comment or literal its code would cut (no "/" or quote: the code is the text, or nothing) and does not open
+    one itself."""
+    return "/" in text or '"' in text or "'" in text or STRUCT_OPEN_RE.match(text) is not None
 
 
 def _reliable_new_start(fv: FileView, hv: HunkView, start: tuple[str, str] | None) -> tuple[str, str] | None:
@@ -506,33 +524,47 @@ class _Collector:
         return [(path, self.structs[(path, name)]) for path, name in self.order]
 
     def hunk(self, fv: FileView, hv: HunkView) -> None:
-        """Walk one hunk, following which struct each side is in."""
+        """Walk one hunk, following which struct each side is in.
+
+        The walk reads each side's texts as the view gives them; a line's code (its scan, as ``scan_lines`` of
+        its side gives it) is read only where a tracker needs it: outside every struct, a line that cannot open
+        one (:meth:`_Tracker.passes_over`) is passed over unscanned. The hunk's DiffLines are read only for a
+        line the walk records.
+        """
         fd, hunk = fv.diff, hv.hunk
         start = _struct_from_section(hunk.section)
         old_t, new_t = _Tracker(start), _Tracker(_reliable_new_start(fv, hv, start))
-        old_scans = scan_lines(hv.old_texts)  # each side's texts as the view reads them from the hunk's body
-        new_scans = scan_lines(hv.new_texts)
+        old_texts, new_texts = hv.old_texts, hv.new_texts
+        old_scans = LazyScans(old_texts, in_comment=False)
+        new_scans = LazyScans(new_texts, in_comment=False)
         oi = ni = 0
-        for dl in hunk.lines:
-            if dl.kind is LineKind.MARKER:
+        for at, line in enumerate(hunk.body):
+            mark = line[0]  # the line's kind: "-" removed, "+" added, " " context, "\\" a marker
+            if mark == "\\":
                 continue
             old_where = new_where = None
-            if dl.kind is LineKind.REMOVED:
-                scan = old_scans[oi]
-                old_where = old_t.feed(scan.code)
+            if mark == "-":
+                scans, k, text = old_scans, oi, old_texts[oi]
+                if not old_t.passes_over(text):
+                    old_where = old_t.feed(scans[k].code)
             else:
-                scan = new_scans[ni]
-                new_where = new_t.feed(scan.code)
-                if dl.kind is LineKind.CONTEXT:
-                    old_where = old_t.feed(scan.code)
-            oi += dl.kind is not LineKind.ADDED
-            ni += dl.kind is not LineKind.REMOVED
-            if old_where is None and new_where is None and "__randomize_layout" not in scan.code:
+                # a context line's code is read from the new side's scan for both trackers
+                scans, k, text = new_scans, ni, new_texts[ni]
+                if not new_t.passes_over(text):
+                    new_where = new_t.feed(scans[k].code)
+                if mark == " " and not old_t.passes_over(text):
+                    old_where = old_t.feed(scans[k].code)
+            oi += mark != "+"
+            ni += mark != "-"
+            if old_where is None and new_where is None and "__randomize_layout" not in text:
                 continue  # outside every struct on both sides (and no struct's closing attribute): nothing to record
+            scan = scans[k]
+            if old_where is None and new_where is None and "__randomize_layout" not in scan.code:
+                continue  # the attribute only in a comment or a string
             # a member inside a union shares its offset with the others: its order is no layout
             old_member = old_where is not None and not old_t.in_union()
             new_member = new_where is not None and not new_t.in_union()
-            self.line(fd.path, hunk, dl, scan, (old_where, old_member), (new_where, new_member))
+            self.line(fd.path, hunk, hunk.lines[at], scan, (old_where, old_member), (new_where, new_member))
 
     def line(self, path: str, hunk: Hunk, dl: DiffLine, scan, old: tuple, new: tuple) -> None:
         """Record one line: comments, markers, annotations, and the member it declares on each side.
@@ -583,16 +615,16 @@ def _collect(view: PatchView) -> list[tuple[str, _StructSide]]:
     Early steps, cheapest first, each leaving out files that have nothing for RB101: a file that is not C, or
     has no old or no new side (a new or deleted file: nothing can move); a file that only adds lines or only
     removes them (:func:`_removes_and_adds`: a moved member is removed and added); a file none of whose hunks
-    is inside a struct by its header or able to open one; a file whose hunks do not remove and re-add a
-    declaration of the same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
+    is inside a struct by its header or able to open one; a file whose hunks inside a struct do not remove and
+    re-add a declaration of the same name (:func:`_may_reorder`). Only the hunks inside a struct are walked.
     """
     collector = _Collector()
     for fv in view.files:
         if not fv.path.endswith((".c", ".h")) or not _has_both_sides(fv.diff) or not _removes_and_adds(fv.diff):
             continue
         in_struct = [hv for hv in fv.hunks if _struct_from_section(hv.section) is not None or _may_open_struct(hv)]
-        if not in_struct or not _may_reorder(fv):
-            continue
+        if not in_struct or not _may_reorder(fv, in_struct):
+            continue  # a member moves when the walk sees it removed and re-added: in the hunks it walks
         for hv in in_struct:
             collector.hunk(fv, hv)
     return collector.result()
@@ -622,19 +654,23 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
         for hunk in fd.hunks:
             if not any(side.name in line for line in hunk.body):
                 continue  # the struct's opening line names it: a hunk without the name does not open it
-            new = [d for d in hunk.lines if d.kind is not LineKind.REMOVED]  # its lines made only for such a hunk
-            texts = [d.text for d in new]
+            # the hunk's lines but the removed ones, read from its body as their DiffLines would read them (a "\"
+            # marker line too): "+" or " " and the text
+            new = [line for line in hunk.body if line[0] != "-"]
+            texts = [line[1:] for line in new]
             if side.name not in "\n".join(texts):
                 continue  # the name only on a removed line
-            scans = scan_lines(texts)
-            for i, scan in enumerate(scans):
-                m = STRUCT_OPEN_RE.match(scan.code) if "{" in scan.code else None
+            scans = LazyScans(texts, in_comment=False)  # each line's scan_lines(texts) scan, made when read
+            for i, text in enumerate(texts):
+                if "{" not in text or side.name not in text:
+                    continue  # the opening's code names the struct and opens it, and a line's code is cut from its text
+                m = STRUCT_OPEN_RE.match(scans[i].code) if "{" in scans[i].code else None
                 if m and m.group(2) == side.name:
                     j = i - 1
                     while j >= 0 and _DEFINE_LINE_RE.match(scans[j].code):
                         j -= 1
                     while j >= 0 and not scans[j].code.strip() and scans[j].has_comment:
-                        if new[j].kind is LineKind.ADDED:
+                        if new[j][0] == "+":
                             out.append(scans[j].comment)
                         j -= 1
     return out
@@ -900,12 +936,11 @@ def _in_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
     for fd in patch.files:
         if fd.path != path:
             continue
-        lines = [d for hunk in fd.hunks for d in hunk.lines]  # the group may close in a later hunk
-        at = next((k for k, d in enumerate(lines) if d is added), None)
+        at = _place_of(fd, added)
         if at is None:
             continue
         depth = 0
-        for d in lines[at + 1 :]:
+        for d in _lines_after(fd, at):  # the group may close in a later hunk
             if d.kind is LineKind.REMOVED:
                 continue
             text = d.text.strip()

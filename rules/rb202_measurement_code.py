@@ -54,14 +54,12 @@ References
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from itertools import accumulate
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import scan_lines
-from reviewbot.view import patch_view
-from reviewbot.models import Finding, LineKind, Patch
+from reviewbot.cutil import LazyScans
+from reviewbot.view import FileView, patch_view
+from reviewbot.models import Finding, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -126,21 +124,28 @@ def _declares_static_counter(text: str) -> bool:
     return False
 
 
-def _lines_naming(words: Sequence[str], lines: Sequence[str]) -> set[int]:
-    """The indices of ``lines`` that hold one of ``words`` (plain substrings, none with a line end).
+def _lines_naming(words: Sequence[str], lines: Sequence[str], text: str | None = None) -> set[int]:
+    """The indices of ``lines`` that hold one of ``words`` (plain substrings, none with a line end); ``text``:
+    the lines joined by newlines, when the caller has joined them.
 
     Each word is looked for in the joined lines, jumping from one line that holds it to the next, instead of
-    testing every word on every line: a new file's hunk has thousands of lines and a few print calls.
+    testing every word on every line: a new file's hunk has thousands of lines and a few print calls. A line's
+    index is the count of line ends before it, counted on from the last line found.
     """
-    text = "\n".join(lines)
-    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))  # where each line starts in text
+    if text is None:
+        text = "\n".join(lines)
     found: set[int] = set()
     for word in words:
+        k = 0  # the index of the line holding text[counted]
+        counted = 0
         at = text.find(word)
         while at >= 0:
-            k = bisect_right(starts, at) - 1
+            k += text.count("\n", counted, at)
             found.add(k)
-            at = text.find(word, starts[k + 1])
+            counted = text.find("\n", at)  # the end of line k
+            if counted < 0:
+                break
+            at = text.find(word, counted + 1)
     return found
 
 
@@ -153,65 +158,84 @@ def _measures_on_purpose(path: str, added: str) -> bool:
 PRINT_CONTINUATION_LINES = 6
 
 
-def _print_args(codes: Sequence[str], at: int, start: int) -> str:
-    """The arguments of the print call opened at ``codes[at][start:]``, with the lines they continue on."""
-    args = codes[at][start:]
-    depth = 1 + args.count("(") - args.count(")")
-    for code in codes[at + 1 : at + 1 + PRINT_CONTINUATION_LINES]:
-        if depth <= 0:
-            break
-        args += " " + code
-        depth += code.count("(") - code.count(")")
-    return args
-
-
-def _prints_delta(codes: Sequence[str]) -> bool:
-    """True when ``codes`` (lines of code) print a difference of time stamps they take."""
-    harness = _Harness(list(codes))
+def _prints_delta(texts: Sequence[str]) -> bool:
+    """True when ``texts`` (lines of C) print a difference of time stamps they take."""
+    harness = _Harness(texts)
     if not (harness.stamps or harness.deltas):
         return False
-    for k, code in enumerate(codes):
-        printed = _PRINT_RE.search(code) if any(word in code for word in PRINT_WORDS) else None
-        if printed is not None and harness.printed(_print_args(codes, k, printed.end())) == "time delta":
-            return True
-    return False
+    return any(kind == "time delta" for _at, kind in harness.prints())
 
 
-def _file_measures_already(fd) -> bool:
+def _file_measures_already(fv: FileView) -> bool:
     """True when the unchanged lines the hunks show already time something and print it (a microbenchmark the
     new code sits next to and copies, as a debugfs 'test=' command beside 'microbench='): the file measures
-    on purpose."""
-    context = [d.text for hunk in fd.hunks for d in hunk.lines if d.kind is LineKind.CONTEXT]
+    on purpose. The context lines of all hunks are read as one run of lines, as the view gives their texts."""
+    context = [text for hv in fv.hunks for text in hv.context_texts]
     text = "\n".join(context)
     if not any(word in text for word in CLOCK_WORDS) or not _may_harness(text):
         return False
-    return _prints_delta([s.code for s in scan_lines(context)])
+    return _prints_delta(context)
 
 
 class _Harness:
-    """What the added lines of one hunk measure: stamp, delta and counter variables, irqs disabled."""
+    """What some lines of C (the added lines of one hunk) measure: stamp, delta and counter variables, irqs
+    disabled, and the prints of a measurement.
 
-    def __init__(self, codes: list[str]) -> None:
+    Each step reads the code of a line (comments and literal contents cut: ``LazyScans``) only where the line's
+    text names the word the step looks for: a word of a line's code is a word of its text, and a new file's
+    hunk has thousands of lines and a few clock calls and prints.
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self.scans = LazyScans(texts, in_comment=False)  # the scan_lines(texts) of each line, made when read
         self.stamps: set[str] = set()
         self.deltas: set[str] = set()
         self.counters: set[str] = set()
-        self.irq_off = False
-        joined = "\n".join(codes)
-        timed = any(word in joined for word in CLOCK_WORDS)  # else no stamp is taken and no delta computed
-        clocked = _lines_naming(CLOCK_WORDS, codes) if timed else set()
-        for k, code in enumerate(codes):
-            if k in clocked:
-                self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(code))
-            if "static" in code:
-                m = _STATIC_COUNTER_RE.match(code)
-                if m:
-                    self.counters.add(m.group(1))
-            if "local_irq_" in code and _IRQ_OFF_RE.search(code):
-                self.irq_off = True
-        for code in codes if timed else ():  # a second pass: a delta may use a stamp taken on a later line (a loop)
-            m = _ASSIGN_RE.search(code)
+        joined = self.joined = "\n".join(texts)
+        clocked = _lines_naming(CLOCK_WORDS, texts, joined)
+        timed = bool(clocked)  # else no stamp is taken and no delta computed
+        for k in clocked:
+            self.stamps.update(m.group(1) for m in _STAMP_RE.finditer(self.code(k)))
+        for k in _lines_naming(("static",), texts, joined):
+            m = _STATIC_COUNTER_RE.match(self.code(k))
+            if m:
+                self.counters.add(m.group(1))
+        self.irq_off = any(_IRQ_OFF_RE.search(self.code(k)) for k in _lines_naming(("local_irq_",), texts, joined))
+        # A second pass: a delta may use a stamp taken on a later line (a loop). A delta's expression names a stamp
+        # or calls a clock: only the lines naming one of those can assign a delta.
+        for k in clocked | _lines_naming(tuple(self.stamps), texts, joined) if timed else ():
+            m = _ASSIGN_RE.search(self.code(k))
             if m and self.is_delta(m.group(2)):
                 self.deltas.add(m.group(1))
+
+    def code(self, k: int) -> str:
+        """The code of line ``k`` (its text without comments and literal contents)."""
+        return self.scans[k].code
+
+    def print_args(self, at: int, start: int) -> str:
+        """The arguments of the print call opened at ``code(at)[start:]``, with the lines they continue on."""
+        args = self.code(at)[start:]
+        depth = 1 + args.count("(") - args.count(")")
+        for k in range(at + 1, min(at + 1 + PRINT_CONTINUATION_LINES, len(self.texts))):
+            if depth <= 0:
+                break
+            code = self.code(k)
+            args += " " + code
+            depth += code.count("(") - code.count(")")
+        return args
+
+    def prints(self) -> Iterator[tuple[int, str]]:
+        """(line, kind) of each print call, in line order, whose arguments show a measurement (``printed``).
+
+        Only the lines whose text names a print (``PRINT_WORDS``) are read; a line's first print call counts."""
+        for at in sorted(_lines_naming(PRINT_WORDS, self.texts, self.joined)):
+            printed = _PRINT_RE.search(self.code(at))
+            if printed is None:
+                continue
+            kind = self.printed(self.print_args(at, printed.end()))
+            if kind is not None:
+                yield at, kind
 
     def is_delta(self, expr: str) -> bool:
         """True when ``expr`` is a difference of stamps: ``t1 - t0``, ``get_cycles() - t0``, ``ktime_sub(...)``."""
@@ -239,27 +263,19 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         text = fv.added_text
         if not _may_harness(text):
             continue  # a file whose added lines print no clock reading and no static counter has no harness
-        if _measures_on_purpose(fd.path, text) or _file_measures_already(fd):
+        if _measures_on_purpose(fd.path, text) or _file_measures_already(fv):
             continue
         for hv in fv.hunks:
             if not _may_harness(hv.added_text):
                 continue  # stamps and their print do not cross hunks
             hunk = hv.hunk
-            added = list(hv.added)
-            codes = [s.code for s in scan_lines([d.text for d in added])]
-            harness = _Harness(codes)
+            harness = _Harness(hv.added_texts)
             if not (harness.stamps or harness.deltas or harness.counters):
                 continue
-            printing = _lines_naming(PRINT_WORDS, codes)  # the lines that may call a print
-            for at, (dl, code) in enumerate(zip(added, codes)):
-                if at not in printing:
-                    continue
-                printed = _PRINT_RE.search(code)
-                if printed is None:
-                    continue
-                kind = harness.printed(_print_args(codes, at, printed.end()))
-                if kind is None:
-                    continue  # a print of something else (a state, an error, a plain time stamp)
+            # the first print of a measurement; a print of something else (a state, an error, a plain time stamp)
+            # is passed over
+            for at, kind in harness.prints():
+                dl = hv.added[at]  # the hunk's DiffLines, made only for a finding
                 findings.append(
                     RULE.finding(
                         patch,

@@ -132,3 +132,37 @@ def test_a_file_that_only_adds_lines_moves_nothing() -> None:
         for fv in PatchView(_patch(path)).files:
             if not rb101._removes_and_adds(fv.diff):
                 assert not rb101._may_reorder(fv), path.name
+
+
+def _one_hunk_file(lines: str):
+    """The view of a one-file, one-hunk patch whose hunk has ``lines``."""
+    text = (
+        "From: A <a@example.org>\nSubject: [PATCH] zed: one hunk\n\nA hunk.\n\nSigned-off-by: A <a@example.org>\n"
+        "---\ndiff --git a/drivers/zed/zed.c b/drivers/zed/zed.c\n--- a/drivers/zed/zed.c\n+++ b/drivers/zed/zed.c\n"
+        f"@@ -1,3 +1,3 @@ int zed_init(void)\n{lines}--\n2.43.0\n"
+    )
+    return PatchView(parse_patch(parse_rfc822(text.encode(), "one.patch"))).files[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "opens"),
+    [
+        ("\tstruct zed_args args = {", False),  # a variable's initialiser: its code is its text, no opening
+        ("static const struct zed_ops zed_ops = {", False),
+        ("struct zed_odd {", True),
+        ("struct zed_odd /* hot fields */ {", True),  # the code without the comment opens it
+        ('struct zed_odd __attr("x") {', True),  # a literal the code cuts: read as an opening
+    ],
+)
+def test_an_initialiser_opens_no_struct(line: str, opens: bool) -> None:
+    [hv] = _one_hunk_file(f" \tint a;\n-\tint b;\n+\tint b;\n {line}\n").hunks
+    assert rb101._may_open_struct(hv) is opens
+    codes = [s.code for s in scan_lines(hv.new_texts)]
+    assert any(STRUCT_OPEN_RE.match(code) for code in codes) is opens  # what the walk's tracker would see
+
+
+def test_the_reorder_step_reads_the_hunks_it_is_given() -> None:
+    # "b" is removed and re-added in the one hunk: given no hunk to read (none is walked), no name comes back
+    fv = _one_hunk_file(" \tint a;\n-\tint b;\n+\tint b;\n \tint c;\n")
+    assert rb101._may_reorder(fv) and rb101._may_reorder(fv, fv.hunks)
+    assert not rb101._may_reorder(fv, ())

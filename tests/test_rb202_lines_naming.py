@@ -23,6 +23,7 @@ _CODES = [
 def test_the_lines_naming_words_are_those_holding_them(words: tuple[str, ...]) -> None:
     expected = {k for k, code in enumerate(_CODES) if any(word in code for word in words)}
     assert rb202._lines_naming(words, _CODES) == expected
+    assert rb202._lines_naming(words, _CODES, "\n".join(_CODES)) == expected  # the lines joined by the caller
 
 
 def test_no_lines() -> None:
