@@ -170,7 +170,7 @@ from typing import Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import FileView, HunkView, PatchView, once, patch_view
-from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
+from reviewbot.models import Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -870,14 +870,18 @@ class _Use:
         return self.view.new_texts
 
     @once
-    def new(self) -> list[DiffLine]:
-        """The new side of the hunk (context and added lines): its DiffLines, made when a step needs more than
-        the texts (a finding's line numbers, a line's identity)."""
-        return _new_side(self.hunk)
+    def numbers(self) -> tuple[int | None, int | None]:
+        """The barrier line's (``new_no``, ``input_line``), for a finding: counted by the view, without making
+        the hunk's DiffLines."""
+        return self.view.new_numbers(self.idx)
 
     @property
-    def line(self) -> DiffLine:
-        return self.new[self.idx]
+    def new_no(self) -> int | None:
+        return self.numbers[0]
+
+    @property
+    def input_line(self) -> int | None:
+        return self.numbers[1]
 
     @property
     def symbol(self) -> str:
@@ -1208,14 +1212,13 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
     op = _neighbour_op(use.scans, use.idx, step)
     if op is None:
         return None
-    dl = use.line
     where = "follows" if step < 0 else "precedes"
     return RULE.finding(
         patch,
-        f"{use.name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
+        f"{use.name}() at line {use.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
         path=use.path,
-        line=dl.new_no,
-        input_line=dl.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:non-rmw",
         details={
@@ -1229,7 +1232,7 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
 
 
 def _function_header(use: _Use) -> int | None:
-    """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    """Index (in ``use.texts``) of the header line of the function holding the barrier, if the hunk shows it."""
     return use.header
 
 
@@ -1555,16 +1558,19 @@ def _unread_store(view: PatchView, use: _Use) -> str:
         rf"|[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*;)"
     )
     named = lazyre.compile(rf"\b{re.escape(name)}\b")
-    store_line = use.new[store_idx] if store_idx is not None else None
+    # the store's own line, by its index in its hunk's body (the lines of ``diff_text``)
+    store_line = use.view.new_in_body[store_idx] if store_idx is not None else None
     declarations = 0
     for fd in view.files:
         for hv in fd.hunks:
             if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
-                continue  # no line of the hunk names it: its DiffLines are not made
-            for dl in hv.hunk.lines:
-                if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                continue  # no line of the hunk names it
+            body = hv.hunk.body
+            for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
+                kind, text = body[k][0], body[k][1:]
+                if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
                     continue
-                if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
+                if kind == "+" and declared.match(scan_line(text).code):
                     declarations += 1
                     continue
                 return ""  # named elsewhere in the patch: maybe read there
@@ -1623,7 +1629,7 @@ def _comment_finding(
     if unread:
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
-        message = f"{use.name}() at line {use.line.new_no} added without a comment saying what it " + (
+        message = f"{use.name}() at line {use.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
         )
         if partner is not None:
@@ -1633,14 +1639,14 @@ def _comment_finding(
         return None
     else:
         want = "what it pairs with" if smp else "what it orders"
-        message = f"{use.name}() at line {use.line.new_no} has a comment, but it does not say {want}"
+        message = f"{use.name}() at line {use.new_no} has a comment, but it does not say {want}"
         details.update(problem="comment-without-pairing", comment=text[:200], doubt=bool(_DOUBT_RE.search(text)))
     return RULE.finding(
         patch,
         message,
         path=use.path,
-        line=use.line.new_no,
-        input_line=use.line.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=use.symbol,
         details=details,
@@ -1690,8 +1696,8 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
                 f"{use.name}() says it pairs with {other}(), but {other}() in this patch has no "
                 "barrier or implied barrier",
                 path=use.path,
-                line=use.line.new_no,
-                input_line=use.line.input_line,
+                line=use.new_no,
+                input_line=use.input_line,
                 hunk=use.hunk,
                 symbol=f"{use.symbol}->{other}",
                 details={
@@ -1888,14 +1894,13 @@ def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
     text = " ".join(t for t in (own, note) if t)
     if text.strip() and _comment_ok(use.name, text):
         return None
-    dl = use.line
     return RULE.finding(
         patch,
-        f"{use.name}() at line {dl.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
+        f"{use.name}() at line {use.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
         "other CPUs, not the device",
         path=use.path,
-        line=dl.new_no,
-        input_line=dl.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:mmio",
         details={
