@@ -918,6 +918,22 @@ def _barrier_lines(text: str) -> list[int]:
     return sorted(found)
 
 
+def _by_hunk(fd: FileView, lines: Sequence[int]) -> Iterator[tuple[HunkView, list[int]]]:
+    """The file's added lines ``lines`` (indices of the lines of ``fd.added_text``, in order) hunk by hunk:
+    each hunk holding some of them, with their indices among the hunk's own added lines."""
+    at = 0
+    first = 0  # the file-wide index of the hunk's first added line
+    for hv in fd.hunks:
+        end = first + hv.hunk.added_count
+        mine = []
+        while at < len(lines) and lines[at] < end:
+            mine.append(lines[at] - first)
+            at += 1
+        if mine:
+            yield hv, mine
+        first = end
+
+
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in view.files:
@@ -927,12 +943,11 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
         if _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
-        for hv in fd.hunks:
-            if not _names_a_barrier(hv.added_text):
-                continue  # step 0 for the hunk: no added line can hold a barrier call
+        # step 0 for the line: the added lines naming a barrier, found in the file's added text at once
+        for hv, naming in _by_hunk(fd, _barrier_lines(fd.added_text)):
             hunk = hv.hunk
             scans = LazyScans(hv.new_texts)
-            for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
+            for k in naming:
                 idx = hv.added_in_new[k]
                 code = scans[idx].code
                 calls = [
@@ -1034,7 +1049,6 @@ class _Moves:
     def __init__(self, patch: Patch, view: PatchView) -> None:
         self.patch = patch
         self.view = view
-        self.removed = _removed_counter(view)
         self.removed_bodies: frozenset | None = None
         self.whole_keys: Counter | None = None
         self.fresh: dict[HunkView, list[bool]] = {}  # per hunk: is each new-side line in a function the patch adds
@@ -1044,13 +1058,22 @@ class _Moves:
         self.renames: dict[HunkView, dict[str, set[str]]] = {}  # per hunk: removed lines by their barrier-less form
         self.in_new: dict[HunkView, list[bool]] = {}  # per hunk: _in_new_function() with no moved bodies
 
+    @once
+    def removed(self) -> Counter:
+        """The barrier keys of the patch's removed lines (:func:`_removed_counter`), counted when a use is first
+        asked about (a patch may name a barrier and use none)."""
+        return _removed_counter(self.view)
+
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
         moved = bool(keys) and all(self.removed.get(k, 0) > 0 for k in keys)
         edits = self.in_hunk.get(use.view)
-        if edits is None:
+        if edits is None:  # step 0 for the removed lines: only those naming a barrier are scanned
+            removed = use.view.removed_texts
             edits = self.in_hunk[use.view] = Counter(
-                m.group(1) for text in use.view.removed_texts for m in BARRIER_RE.finditer(scan_line(text).code)
+                m.group(1)
+                for k in _barrier_lines(use.view.removed_text)
+                for m in BARRIER_RE.finditer(scan_line(removed[k]).code)
             )
         if not moved and not edits.get(use.name, 0):
             return False  # nothing of the kind removed: new
@@ -1140,11 +1163,16 @@ def _removed_whole_keys(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue
-            scans = scan_lines(hunk.old_texts)
-            for brace, end, _closed in _whole_functions(hunk.old_texts, hunk.old_removed):
+            old = hunk.old_texts
+            functions = _whole_functions(old, hunk.old_removed)
+            if not functions:
+                continue  # no function removed whole: its lines need no scan
+            scans = LazyScans(old, in_comment=False)
+            for brace, end, _closed in functions:
                 for b in range(brace, end):
-                    for key in _moved_keys(scans[b].code):
-                        out[key] += 1
+                    if _names_a_barrier(old[b]):  # step 0 for the line: only a line naming a barrier is scanned
+                        for key in _moved_keys(scans[b].code):
+                            out[key] += 1
     return out
 
 
