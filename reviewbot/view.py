@@ -200,8 +200,8 @@ class HunkView:
         where the parser says the body starts (its new side's first line, and the input line of its first
         line: each body line is one input line), without making the DiffLines."""
         start = _pending_start(self.hunk)
-        if start is None:  # the DiffLines are made already (or the hunk was built with them): read them
-            dl = [d for d in self.hunk.lines if d.kind is LineKind.CONTEXT or d.kind is LineKind.ADDED][i]
+        if start is None:  # the DiffLines are made already (or the hunk was built with them): read that one
+            dl = self.hunk.lines[self.new_in_body[i]]  # one DiffLine per body line, in order
             return dl.new_no, dl.input_line
         new_no, first = start
         return new_no + i, first + self.new_in_body[i]

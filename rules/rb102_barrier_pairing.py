@@ -657,9 +657,11 @@ def _removes_lines(diff: FileView | HunkView) -> bool:
 def _removed_counter(view: PatchView) -> Counter:
     counter: Counter = Counter()
     for fd in view.files:
-        if not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
-            continue  # step 0 for the removed lines: none holds a barrier call
+        if not _removes_lines(fd):
+            continue
         for hunk in fd.hunks:
+            if not _names_a_barrier(hunk.diff_text):
+                continue  # step 0 for the hunk: no line of any kind names a barrier (its lines joined as they are)
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
             scans = LazyScans(hunk.removed_texts, in_comment=False)
@@ -736,6 +738,8 @@ def _removed_bodies(view: PatchView) -> frozenset:
         if not _is_c(fd.path) or not _removes_lines(fd):
             continue
         for hunk in fd.hunks:
+            if "-}" not in hunk.diff_text:
+                continue  # no removed line closes a function ("}" at column 0): none removed whole
             removed = hunk.removed_text
             if "(" not in removed or "{" not in removed or "}" not in removed:
                 continue  # no removed header "name(", opening "{" and closing "}": no function removed whole
@@ -812,6 +816,7 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
                 continue
             removed = (
                 _removes_lines(hunk)
+                and bool(BARRIER_RE.search(hunk.diff_text))  # no line of any kind calls a barrier: none removed
                 and bool(BARRIER_RE.search(hunk.removed_text))
                 and any(BARRIER_RE.search(text) for text in hunk.removed_texts)
             )
@@ -1422,8 +1427,8 @@ class _PatchPairs:
             return False
         call, obj = partner
         for fd in self.view.files:
-            if not _is_c(fd.path):
-                continue
+            if not _is_c(fd.path) or call not in fd.added_text:
+                continue  # no added line of the file names the call
             for hunk in fd.hunks:
                 if call not in hunk.added_text:
                     continue
@@ -1689,20 +1694,19 @@ class _OtherSides:
         self.view = view
         self._bodies: dict[HunkView, dict[str, list[str]]] = {}  # per hunk: the functions it adds whole
 
-    @once
-    def _hunks(self) -> list[HunkView]:
-        return [hunk for fd in self.view.files if _is_c(fd.path) for hunk in fd.hunks]
-
     def body(self, name: str) -> list[str] | None:
         """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
         only a hunk whose added lines name it can."""
         found = None
-        for hunk in self._hunks:
-            if name in hunk.added_text:
-                bodies = self._bodies.get(hunk)
-                if bodies is None:
-                    bodies = self._bodies[hunk] = _function_bodies(hunk)
-                found = bodies.get(name, found)
+        for fd in self.view.files:
+            if not _is_c(fd.path) or name not in fd.added_text:
+                continue  # no added line of the file names it
+            for hunk in fd.hunks:
+                if name in hunk.added_text:
+                    bodies = self._bodies.get(hunk)
+                    if bodies is None:
+                        bodies = self._bodies[hunk] = _function_bodies(hunk)
+                    found = bodies.get(name, found)
         return found
 
     @once
