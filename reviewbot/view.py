@@ -65,6 +65,18 @@ def _texts(body: tuple[str, ...], kind: LineKind) -> list[str]:
     return [line[1:] for line in body if line[0] == mark]
 
 
+def _pending_start(hunk: Hunk) -> tuple[int, int] | None:
+    """(new side's first line number, input line of the body's first line) of a parsed hunk whose DiffLines
+    are not made yet: the arguments the parser gave their reader (:func:`reviewbot.parse.patch._diff_lines`
+    takes ``body, old_no, new_no, first, markers, obfuscated``). None for any other hunk."""
+    from reviewbot.parse.patch import _diff_lines  # loaded already: the hunk was parsed
+
+    body = hunk._body
+    if body.lines is not None or body.read is not _diff_lines:
+        return None
+    return body.args[2], body.args[3]
+
+
 class HunkView:
     """One hunk of one file, and its added/removed lines and texts.
 
@@ -174,6 +186,25 @@ class HunkView:
     def added_in_new(self) -> list[int]:
         """For each added line (in order), its index in :attr:`new_texts`."""
         return [i for i, added in enumerate(self.new_added) if added]
+
+    @once
+    def new_in_body(self) -> list[int]:
+        """For each line of :attr:`new_texts` (in order), its index in the hunk's body (and in
+        :attr:`diff_text`'s lines)."""
+        return [k for k, line in enumerate(self.hunk.body) if line[0] in (" ", "+")]
+
+    def new_numbers(self, i: int) -> tuple[int | None, int | None]:
+        """The numbers of line ``i`` of :attr:`new_texts` as its DiffLine has them: (``new_no``, ``input_line``).
+
+        A finding needs one line's numbers; while the hunk's DiffLines are not made, they are counted from
+        where the parser says the body starts (its new side's first line, and the input line of its first
+        line: each body line is one input line), without making the DiffLines."""
+        start = _pending_start(self.hunk)
+        if start is None:  # the DiffLines are made already (or the hunk was built with them): read that one
+            dl = self.hunk.lines[self.new_in_body[i]]  # one DiffLine per body line, in order
+            return dl.new_no, dl.input_line
+        new_no, first = start
+        return new_no + i, first + self.new_in_body[i]
 
     @once
     def diff_text(self) -> str:

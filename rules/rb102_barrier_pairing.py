@@ -169,7 +169,7 @@ from typing import Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import FileView, HunkView, PatchView, once, patch_view
-from reviewbot.models import DiffLine, Finding, FindingState, Hunk, LineKind, Message, Patch
+from reviewbot.models import Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -656,9 +656,11 @@ def _removes_lines(diff: FileView | HunkView) -> bool:
 def _removed_counter(view: PatchView) -> Counter:
     counter: Counter = Counter()
     for fd in view.files:
-        if not _removes_lines(fd) or not _names_a_barrier(fd.removed_text):
-            continue  # step 0 for the removed lines: none holds a barrier call
+        if not _removes_lines(fd):
+            continue
         for hunk in fd.hunks:
+            if not _names_a_barrier(hunk.diff_text):
+                continue  # step 0 for the hunk: no line of any kind names a barrier (its lines joined as they are)
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue  # no removed line holds a barrier (one search over the hunk's removed text)
             scans = LazyScans(hunk.removed_texts, in_comment=False)
@@ -735,6 +737,8 @@ def _removed_bodies(view: PatchView) -> frozenset:
         if not _is_c(fd.path) or not _removes_lines(fd):
             continue
         for hunk in fd.hunks:
+            if "-}" not in hunk.diff_text:
+                continue  # no removed line closes a function ("}" at column 0): none removed whole
             removed = hunk.removed_text
             if "(" not in removed or "{" not in removed or "}" not in removed:
                 continue  # no removed header "name(", opening "{" and closing "}": no function removed whole
@@ -811,6 +815,7 @@ def _hunks_losing_barrier(view: PatchView) -> dict[str, bool]:
                 continue
             removed = (
                 _removes_lines(hunk)
+                and bool(BARRIER_RE.search(hunk.diff_text))  # no line of any kind calls a barrier: none removed
                 and bool(BARRIER_RE.search(hunk.removed_text))
                 and any(BARRIER_RE.search(text) for text in hunk.removed_texts)
             )
@@ -883,14 +888,18 @@ class _Use:
         return self.view.new_texts
 
     @once
-    def new(self) -> list[DiffLine]:
-        """The new side of the hunk (context and added lines): its DiffLines, made when a step needs more than
-        the texts (a finding's line numbers, a line's identity)."""
-        return _new_side(self.hunk)
+    def numbers(self) -> tuple[int | None, int | None]:
+        """The barrier line's (``new_no``, ``input_line``), for a finding: counted by the view, without making
+        the hunk's DiffLines."""
+        return self.view.new_numbers(self.idx)
 
     @property
-    def line(self) -> DiffLine:
-        return self.new[self.idx]
+    def new_no(self) -> int | None:
+        return self.numbers[0]
+
+    @property
+    def input_line(self) -> int | None:
+        return self.numbers[1]
 
     @property
     def symbol(self) -> str:
@@ -927,6 +936,22 @@ def _barrier_lines(text: str) -> list[int]:
     return sorted(found)
 
 
+def _by_hunk(fd: FileView, lines: Sequence[int]) -> Iterator[tuple[HunkView, list[int]]]:
+    """The file's added lines ``lines`` (indices of the lines of ``fd.added_text``, in order) hunk by hunk:
+    each hunk holding some of them, with their indices among the hunk's own added lines."""
+    at = 0
+    first = 0  # the file-wide index of the hunk's first added line
+    for hv in fd.hunks:
+        end = first + hv.hunk.added_count
+        mine = []
+        while at < len(lines) and lines[at] < end:
+            mine.append(lines[at] - first)
+            at += 1
+        if mine:
+            yield hv, mine
+        first = end
+
+
 def _barrier_uses(view: PatchView) -> Iterator[_Use]:
     """Step 1: every barrier call on an added line of a C file, not in a primitive header."""
     for fd in view.files:
@@ -936,12 +961,11 @@ def _barrier_uses(view: PatchView) -> Iterator[_Use]:
         if _PRIMITIVE_HEADER_RE.match(tree_path) or _NOT_USE_PATH_RE.match(tree_path):
             continue
         barrier_header = bool(_BARRIER_HEADER_RE.search(fd.path))
-        for hv in fd.hunks:
-            if not _names_a_barrier(hv.added_text):
-                continue  # step 0 for the hunk: no added line can hold a barrier call
+        # step 0 for the line: the added lines naming a barrier, found in the file's added text at once
+        for hv, naming in _by_hunk(fd, _barrier_lines(fd.added_text)):
             hunk = hv.hunk
             scans = LazyScans(hv.new_texts)
-            for k in _barrier_lines(hv.added_text):  # step 0 for the line: the added lines naming a barrier
+            for k in naming:
                 idx = hv.added_in_new[k]
                 code = scans[idx].code
                 calls = [
@@ -1043,7 +1067,6 @@ class _Moves:
     def __init__(self, patch: Patch, view: PatchView) -> None:
         self.patch = patch
         self.view = view
-        self.removed = _removed_counter(view)
         self.removed_bodies: frozenset | None = None
         self.whole_keys: Counter | None = None
         self.fresh: dict[HunkView, list[bool]] = {}  # per hunk: is each new-side line in a function the patch adds
@@ -1053,13 +1076,22 @@ class _Moves:
         self.renames: dict[HunkView, dict[str, set[str]]] = {}  # per hunk: removed lines by their barrier-less form
         self.in_new: dict[HunkView, list[bool]] = {}  # per hunk: _in_new_function() with no moved bodies
 
+    @once
+    def removed(self) -> Counter:
+        """The barrier keys of the patch's removed lines (:func:`_removed_counter`), counted when a use is first
+        asked about (a patch may name a barrier and use none)."""
+        return _removed_counter(self.view)
+
     def unchanged(self, use: _Use) -> bool:
         keys = _moved_keys(use.code)
         moved = bool(keys) and all(self.removed.get(k, 0) > 0 for k in keys)
         edits = self.in_hunk.get(use.view)
-        if edits is None:
+        if edits is None:  # step 0 for the removed lines: only those naming a barrier are scanned
+            removed = use.view.removed_texts
             edits = self.in_hunk[use.view] = Counter(
-                m.group(1) for text in use.view.removed_texts for m in BARRIER_RE.finditer(scan_line(text).code)
+                m.group(1)
+                for k in _barrier_lines(use.view.removed_text)
+                for m in BARRIER_RE.finditer(scan_line(removed[k]).code)
             )
         if not moved and not edits.get(use.name, 0):
             return False  # nothing of the kind removed: new
@@ -1149,11 +1181,16 @@ def _removed_whole_keys(view: PatchView) -> Counter:
         for hunk in fd.hunks:
             if not _names_a_barrier(hunk.removed_text) or not BARRIER_RE.search(hunk.removed_text):
                 continue
-            scans = scan_lines(hunk.old_texts)
-            for brace, end, _closed in _whole_functions(hunk.old_texts, hunk.old_removed):
+            old = hunk.old_texts
+            functions = _whole_functions(old, hunk.old_removed)
+            if not functions:
+                continue  # no function removed whole: its lines need no scan
+            scans = LazyScans(old, in_comment=False)
+            for brace, end, _closed in functions:
                 for b in range(brace, end):
-                    for key in _moved_keys(scans[b].code):
-                        out[key] += 1
+                    if _names_a_barrier(old[b]):  # step 0 for the line: only a line naming a barrier is scanned
+                        for key in _moved_keys(scans[b].code):
+                            out[key] += 1
     return out
 
 
@@ -1221,14 +1258,13 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
     op = _neighbour_op(use.scans, use.idx, step)
     if op is None:
         return None
-    dl = use.line
     where = "follows" if step < 0 else "precedes"
     return RULE.finding(
         patch,
-        f"{use.name}() at line {dl.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
+        f"{use.name}() at line {use.new_no} {where} {op}(), which is not a read-modify-write atomic: it orders nothing here",
         path=use.path,
-        line=dl.new_no,
-        input_line=dl.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:non-rmw",
         details={
@@ -1242,7 +1278,7 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
 
 
 def _function_header(use: _Use) -> int | None:
-    """Index (in ``use.new``) of the header line of the function holding the barrier, if the hunk shows it."""
+    """Index (in ``use.texts``) of the header line of the function holding the barrier, if the hunk shows it."""
     return use.header
 
 
@@ -1404,8 +1440,8 @@ class _PatchPairs:
             return False
         call, obj = partner
         for fd in self.view.files:
-            if not _is_c(fd.path):
-                continue
+            if not _is_c(fd.path) or call not in fd.added_text:
+                continue  # no added line of the file names the call
             for hunk in fd.hunks:
                 if call not in hunk.added_text:
                     continue
@@ -1568,16 +1604,19 @@ def _unread_store(view: PatchView, use: _Use) -> str:
         rf"|[A-Za-z_][\w\s\*]*\b{re.escape(name)}\s*(?:\[[^\]]*\])?\s*;)"
     )
     named = lazyre.compile(rf"\b{re.escape(name)}\b")
-    store_line = use.new[store_idx] if store_idx is not None else None
+    # the store's own line, by its index in its hunk's body (the lines of ``diff_text``)
+    store_line = use.view.new_in_body[store_idx] if store_idx is not None else None
     declarations = 0
     for fd in view.files:
         for hv in fd.hunks:
             if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
-                continue  # no line of the hunk names it: its DiffLines are not made
-            for dl in hv.hunk.lines:
-                if name not in dl.text or dl.kind is LineKind.REMOVED or not named.search(dl.text) or dl is store_line:
+                continue  # no line of the hunk names it
+            body = hv.hunk.body
+            for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
+                kind, text = body[k][0], body[k][1:]
+                if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
                     continue
-                if dl.kind is LineKind.ADDED and declared.match(scan_line(dl.text).code):
+                if kind == "+" and declared.match(scan_line(text).code):
                     declarations += 1
                     continue
                 return ""  # named elsewhere in the patch: maybe read there
@@ -1636,7 +1675,7 @@ def _comment_finding(
     if unread:
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip():
-        message = f"{use.name}() at line {use.line.new_no} added without a comment saying what it " + (
+        message = f"{use.name}() at line {use.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
         )
         if partner is not None:
@@ -1646,14 +1685,14 @@ def _comment_finding(
         return None
     else:
         want = "what it pairs with" if smp else "what it orders"
-        message = f"{use.name}() at line {use.line.new_no} has a comment, but it does not say {want}"
+        message = f"{use.name}() at line {use.new_no} has a comment, but it does not say {want}"
         details.update(problem="comment-without-pairing", comment=text[:200], doubt=bool(_DOUBT_RE.search(text)))
     return RULE.finding(
         patch,
         message,
         path=use.path,
-        line=use.line.new_no,
-        input_line=use.line.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=use.symbol,
         details=details,
@@ -1668,20 +1707,19 @@ class _OtherSides:
         self.view = view
         self._bodies: dict[HunkView, dict[str, list[str]]] = {}  # per hunk: the functions it adds whole
 
-    @once
-    def _hunks(self) -> list[HunkView]:
-        return [hunk for fd in self.view.files if _is_c(fd.path) for hunk in fd.hunks]
-
     def body(self, name: str) -> list[str] | None:
         """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
         only a hunk whose added lines name it can."""
         found = None
-        for hunk in self._hunks:
-            if name in hunk.added_text:
-                bodies = self._bodies.get(hunk)
-                if bodies is None:
-                    bodies = self._bodies[hunk] = _function_bodies(hunk)
-                found = bodies.get(name, found)
+        for fd in self.view.files:
+            if not _is_c(fd.path) or name not in fd.added_text:
+                continue  # no added line of the file names it
+            for hunk in fd.hunks:
+                if name in hunk.added_text:
+                    bodies = self._bodies.get(hunk)
+                    if bodies is None:
+                        bodies = self._bodies[hunk] = _function_bodies(hunk)
+                    found = bodies.get(name, found)
         return found
 
     @once
@@ -1703,8 +1741,8 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
                 f"{use.name}() says it pairs with {other}(), but {other}() in this patch has no "
                 "barrier or implied barrier",
                 path=use.path,
-                line=use.line.new_no,
-                input_line=use.line.input_line,
+                line=use.new_no,
+                input_line=use.input_line,
                 hunk=use.hunk,
                 symbol=f"{use.symbol}->{other}",
                 details={
@@ -1901,14 +1939,13 @@ def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
     text = " ".join(t for t in (own, note) if t)
     if text.strip() and _comment_ok(use.name, text):
         return None
-    dl = use.line
     return RULE.finding(
         patch,
-        f"{use.name}() at line {dl.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
+        f"{use.name}() at line {use.new_no} comes right before {mmio}(), an MMIO write: it orders only against "
         "other CPUs, not the device",
         path=use.path,
-        line=dl.new_no,
-        input_line=dl.input_line,
+        line=use.new_no,
+        input_line=use.input_line,
         hunk=use.hunk,
         symbol=f"{use.symbol}:mmio",
         details={
