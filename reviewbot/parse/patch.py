@@ -30,6 +30,7 @@ numbers wherever it appears (C04).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from itertools import islice
@@ -1028,6 +1029,11 @@ def _diff_lines(
     return tuple(out)
 
 
+#: A hunk body that still needs at least this many lines is read that many at a time (:func:`_scan_hunk_body`).
+_RUN = 8
+_first_char = operator.itemgetter(slice(0, 1))  # a line's first character, "" for an empty line
+
+
 def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _HunkText | None:
     """Where the body of the hunk whose header is ``lines[at]`` ends, checked as unidiff's metadata mode
     checks it; None when unidiff would reject the hunk.
@@ -1046,6 +1052,37 @@ def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _H
     blank = False
     n = len(lines)
     i = at + 1
+    # Each line adds at most one to each side, so the body runs at least ``need`` more lines and cannot
+    # end inside them: while that is a long run, its lines are counted at once, by their first characters.
+    need = max(old_len, new_len)
+    while need >= _RUN:
+        end = i + need
+        if end > n:
+            return None  # unidiff: "Hunk is shorter than expected"
+        kinds = "".join(map(_first_char, lines[i:end]))  # an empty line adds no character
+        plus = kinds.count("+")
+        minus = kinds.count("-")
+        both = kinds.count(" ")
+        empty = need - len(kinds)
+        rest = len(kinds) - plus - minus - both
+        if rest:  # markers, lines starting with a CR (context), or a line of no kind
+            cr = kinds.count("\r")
+            if rest != kinds.count("\\") + cr:
+                return None  # unidiff: "Hunk diff line expected"
+            empty += cr
+        if empty:  # empty context lines (unidiff: a line starting with CR too)
+            both += empty
+            blank = True
+        old += both + minus
+        new += both + plus
+        added += plus
+        i = end
+        need = max(old_len - old, new_len - new)
+        if need <= 0:  # both sides complete at the run's last line
+            if old > old_len or new > new_len:
+                return None  # unidiff: "Hunk is longer than expected"
+            return _HunkText(at + 1, i, added, blank)
+    # the last few lines one by one
     while True:
         if i >= n:
             return None  # unidiff: "Hunk is shorter than expected"
