@@ -445,6 +445,8 @@ def _notes_of(patch: Patch, findings: Sequence[Finding] = (), rules: Sequence["L
     are left out too: they are about the archive copy (a missing Message-ID,
     which no ``git format-patch`` file has, an odd Date header).
     """
+    if not patch.warnings:  # most patches: nothing to leave out
+        return ()
     reported = {f.rule_id for f in findings}
     claimed = {code for rule in rules if rule.id in reported for code in rule.meta.claims}
     return tuple(w for w in dict.fromkeys(patch.warnings) if w.code not in claimed)
@@ -459,9 +461,10 @@ def _diff_counts(patch: Patch) -> tuple[int, int, int]:
     n = added = removed = 0
     for fd in patch.files:
         for h in fd.hunks:  # the hunk's counts: its lines are not read for them
-            n += h.context_count + h.added_count + h.removed_count
-            added += h.added_count
-            removed += h.removed_count
+            plus, minus = h.added_count, h.removed_count
+            n += h.context_count + plus + minus
+            added += plus
+            removed += minus
     return n, added, removed
 
 
@@ -1025,8 +1028,11 @@ def _checked(reviewed: Any, item: InputMessage, rules: Sequence["LoadedRule"]) -
     # the input counts from its own first line; a bare diff (`git diff`, `git show`) is its
     # own body from line 1, not encoded: its lines are input lines as checkpatch.pl counts them
     verbatim = patch.message.body_start_line > 1 or patch.message.bare_diff
-    subject_line = _header_line(item.raw.data, b"subject:")
-    report = _relocate(reviewed.report, item.offset, verbatim, subject_line)
+    report = reviewed.report
+    # the Subject line is looked up only for a finding about the patch as a whole (see _relocate)
+    whole = any(f.path is None and f.input_line is None and f.line is None for f in report.findings)
+    subject_line = _header_line(item.raw.data, b"subject:") if whole else None
+    report = _relocate(report, item.offset, verbatim, subject_line)
     notes = _notes_of(patch, report.findings, rules)
     page = item.raw.kind == "archive"
     if page:

@@ -47,9 +47,14 @@ def series_key(patch: Patch) -> str:
 
 def fingerprint(patch: Patch, finding: Finding, occurrence: int = 1) -> str:
     """A 20-hex-digit SHA-1 of (series key, rule id, path, symbol[, occurrence])."""
+    return _fingerprint(series_key(patch), finding, occurrence)
+
+
+def _fingerprint(key: str, finding: Finding, occurrence: int) -> str:
+    """:func:`fingerprint` with the patch's :func:`series_key` worked out (once per patch, not per finding)."""
     import hashlib  # here: a clean patch has no finding to fingerprint, and loading it costs a few ms
 
-    parts = [series_key(patch), finding.rule_id, finding.path or "", finding.symbol]
+    parts = [key, finding.rule_id, finding.path or "", finding.symbol]
     if occurrence > 1:
         parts.append(f"#{occurrence}")
     return hashlib.sha1("\x1e".join(parts).encode("utf-8")).hexdigest()[:20]
@@ -62,10 +67,14 @@ def _sort_key(f: Finding) -> tuple[str, int, str]:
 def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | None = None) -> CheckReport:
     """Run ``rules`` on ``patch`` and return the sorted, fingerprinted findings and any rule crashes."""
     ctx = ctx or RuleContext()
-    ctx = ctx.with_(view=PatchView(patch))  # the shared per-hunk work, done once for all rules
+    if ctx.view is None or ctx.view.patch is not patch:  # the review gives one made with the context
+        ctx = ctx.with_(view=PatchView(patch))  # the shared per-hunk work, done once for all rules
+    strict = ctx.strict
+    message_id = patch.message_id
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
     seen: dict[tuple[str, str, str], int] = {}
+    key: str | None = None  # the patch's series key, for the fingerprints: made at its first finding
     for rule in rules:
         try:
             produced = list(rule.check(patch, ctx))
@@ -78,12 +87,16 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
             failures.append(RuleFailure(rule.id, patch.message_id, f"{type(exc).__name__}: {exc}", tb))
             continue
         for finding in produced:
-            if finding.severity is Severity.CHECK and not ctx.strict:
+            if finding.severity is Severity.CHECK and not strict:
                 continue
-            key = (finding.rule_id, finding.path or "", finding.symbol)
-            seen[key] = seen.get(key, 0) + 1
-            if not finding.message_id and patch.message_id:
-                finding = replace(finding, message_id=patch.message_id)
-            findings.append(replace(finding, fingerprint=fingerprint(patch, finding, seen[key])))
+            same = (finding.rule_id, finding.path or "", finding.symbol)
+            seen[same] = occurrence = seen.get(same, 0) + 1
+            if key is None:
+                key = series_key(patch)
+            stamp = _fingerprint(key, finding, occurrence)
+            if not finding.message_id and message_id:  # one copy of the finding for both fields
+                findings.append(replace(finding, message_id=message_id, fingerprint=stamp))
+            else:
+                findings.append(replace(finding, fingerprint=stamp))
     findings.sort(key=_sort_key)
     return CheckReport(patch=patch, findings=tuple(findings), failures=tuple(failures))

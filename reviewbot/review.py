@@ -397,8 +397,14 @@ def _altered_only(finding: Finding) -> bool:
     wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
     if not wanted:
         return False
-    about = [dl for dl in finding.hunk.lines if dl.kind is not LineKind.REMOVED and dl.new_no in wanted]
-    return bool(about) and all(dl.altered for dl in about)
+    about = False  # a line the finding is about, all of them altered so far
+    removed = LineKind.REMOVED
+    for dl in finding.hunk.lines:
+        if dl.kind is not removed and dl.new_no in wanted:
+            if not dl.altered:
+                return False  # the usual answer, at the first line the finding is about
+            about = True
+    return about
 
 
 def drop_altered(report: CheckReport) -> CheckReport:
@@ -530,6 +536,7 @@ class Reviewer:
         self, messages: Sequence[Patch | Message | LaterMessage], threads: Mapping[str, str] | None = None
     ) -> ReviewRun:
         from reviewbot.engine import check_patch
+        from reviewbot.view import PatchView
 
         rules, strict, settle, ignores, base = self.rules, self.strict, self.settle, self.ignores, self.base
         patches: list[tuple[int, Patch]] = []
@@ -564,7 +571,8 @@ class Reviewer:
             ctx = base.with_(
                 series=series,
                 cover=cover if cover is not None and cover.message_id != mid else None,
-                thread=tuple(m for m in by_root.get(root, ()) if m.message_id != mid),
+                thread=tuple([m for m in by_root.get(root, ()) if m.message_id != mid]),
+                view=PatchView(patch),  # made here with the rest: check_patch then copies no context
             )
             try:
                 report = check_patch(patch, self.diff_rules if patch.message.bare_diff else rules, ctx)

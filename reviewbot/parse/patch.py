@@ -30,6 +30,7 @@ numbers wherever it appears (C04).
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from itertools import islice
@@ -661,17 +662,16 @@ def _parse_diff_fast(
     hunk line again. Hunks that follow each other directly (nothing between
     one's body and the next header) are one condensed hunk ``@@ -1,1 +1,1 @@``:
     unidiff sees the same file with the same lines around it, and such a
-    file is neither added nor deleted by its hunks, as before. Hunk headers are read with unidiff's own ``Hunk`` type
-    and regex. Anything unusual (a hunk with both sides empty, unidiff
+    file is neither added nor deleted by its hunks, as before. Hunk headers are read with unidiff's regex,
+    their numbers as unidiff's ``Hunk`` reads them (a length left out is 1). Anything unusual (a hunk with both sides empty, unidiff
     rejecting the condensed diff) returns None, and the caller parses the
     full text as before, so results and errors are the same either way.
     """
     from unidiff.constants import RE_HUNK_HEADER
-    from unidiff.patch import Hunk as UnidiffHunk
 
     feed: list[str] = []
     where: list[int] = []  # feed line -> index in ``lines``
-    found: list[tuple[str, UnidiffHunk, _HunkText]] = []  # (header line, its numbers, where its body is)
+    found: list[tuple[str, int, int, int, int, str, _HunkText]] = []  # (header line, its numbers, where its body is)
     stands_for: list[int] = []  # condensed hunk -> how many hunks of ``found`` it stands for
     body_end = -1  # index after the last hunk's body
     n = len(lines)
@@ -684,27 +684,28 @@ def _parse_diff_fast(
                 if line[:4] == "@@ -":  # git apply: "corrupt patch"; unidiff would skip it silently (C26)
                     raise _BadHunkHeader(i)
                 if found and line.startswith(_NO_NEWLINE):  # a marker up to the next hunk header: the last hunk's
-                    found[-1][2].markers += (i + first_line,)
+                    found[-1][6].markers += (i + first_line,)
                 feed.append(line + "\n")
                 where.append(i)
                 i += 1
                 continue
-            h = UnidiffHunk(*m.groups())
-            old_len, new_len = h.source_length, h.target_length
+            # the numbers as unidiff's Hunk reads them (a length left out is 1)
+            old_start, old_len, new_start, new_len, section = m.groups()
+            old_start, new_start = int(old_start), int(new_start)
+            old_len = 1 if old_len is None else int(old_len)
+            new_len = 1 if new_len is None else int(new_len)
             if old_len <= 0 and new_len <= 0:
                 return None
             read = _scan_hunk_body(lines, i, old_len, new_len)
             if read is None:
                 return None
-            found.append((line, h, read))
+            found.append((line, old_start, old_len, new_start, new_len, section, read))
             if i == body_end:  # right after the hunk before: one condensed hunk for both
                 feed[-2:] = ["@@ -1,1 +1,1 @@\n", " \n"]
                 stands_for[-1] += 1
                 i = body_end = read.end
                 continue
-            feed.append(
-                f"@@ -{h.source_start},{1 if old_len > 0 else 0} +{h.target_start},{1 if new_len > 0 else 0} @@\n"
-            )
+            feed.append(f"@@ -{old_start},{1 if old_len > 0 else 0} +{new_start},{1 if new_len > 0 else 0} @@\n")
             feed.append(" \n" if old_len > 0 and new_len > 0 else ("-\n" if old_len > 0 else "+\n"))
             where.append(i)
             where.append(i + 1)
@@ -723,8 +724,10 @@ def _parse_diff_fast(
         for _ in pf:
             if k >= len(stands_for):
                 return None
-            for header, h, text in found[j : j + stands_for[k]]:
-                hunks.append(_hunk(header, h, lines, text, first_line, obfuscated))
+            for header, old_start, old_len, new_start, new_len, section, text in found[j : j + stands_for[k]]:
+                hunks.append(
+                    _hunk(header, old_start, old_len, new_start, new_len, section, lines, text, first_line, obfuscated)
+                )
             j += stands_for[k]
             k += 1
         no = getattr(pf, "diff_line_no", None)
@@ -910,7 +913,8 @@ def _parse_diff(
             if read is None:  # cannot happen either: unidiff checked the body by the same rules
                 raise ParseError("hunk body does not match its header", subject=subject, line=first_line + cursor)
             read.markers = tuple(_markers_after(lines, read.end, offset, RE_HUNK_HEADER))
-            hunks.append(_hunk(lines[cursor], h, lines, read, offset, obfuscated))
+            numbers = (h.source_start, h.source_length, h.target_start, h.target_length, h.section_header or "")
+            hunks.append(_hunk(lines[cursor], *numbers, lines, read, offset, obfuscated))
             cursor = read.end
         out.append(_file_diff(pf, tuple(hunks), first_line + start - 1))  # unidiff counts feed lines from 1
     return tuple(out)
@@ -953,8 +957,19 @@ class _HunkText:
         self.markers: tuple[int, ...] = ()
 
 
-def _hunk(header: str, h, lines: list[str], text: _HunkText, offset: int, obfuscated: bool) -> Hunk:
-    """Our Hunk from its header line, unidiff's reading of that header (``h``) and its body's text.
+def _hunk(
+    header: str,
+    old_start: int,
+    old_len: int,
+    new_start: int,
+    new_len: int,
+    section: str,
+    lines: list[str],
+    text: _HunkText,
+    offset: int,
+    obfuscated: bool,
+) -> Hunk:
+    """Our Hunk from its header line, the numbers unidiff reads in that header and its body's text.
 
     The body is kept as the diff shows each line (``DiffLine.raw``: an empty context line whose space
     the mailer ate gets it back, markers after the body are the plain marker); its DiffLines are read
@@ -966,14 +981,13 @@ def _hunk(header: str, h, lines: list[str], text: _HunkText, offset: int, obfusc
     if text.markers:
         raw += [_NO_NEWLINE] * len(text.markers)
     body = tuple(raw)
-    old_start, new_start = h.source_start, h.target_start
     return Hunk.from_text(
         header,
         old_start,
-        h.source_length,
+        old_len,
         new_start,
-        h.target_length,
-        h.section_header or "",
+        new_len,
+        section,
         body,
         _diff_lines,
         (body, old_start, new_start, text.start + offset, text.markers, obfuscated),
@@ -1015,6 +1029,11 @@ def _diff_lines(
     return tuple(out)
 
 
+#: A hunk body that still needs at least this many lines is read that many at a time (:func:`_scan_hunk_body`).
+_RUN = 8
+_first_char = operator.itemgetter(slice(0, 1))  # a line's first character, "" for an empty line
+
+
 def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _HunkText | None:
     """Where the body of the hunk whose header is ``lines[at]`` ends, checked as unidiff's metadata mode
     checks it; None when unidiff would reject the hunk.
@@ -1033,6 +1052,37 @@ def _scan_hunk_body(lines: list[str], at: int, old_len: int, new_len: int) -> _H
     blank = False
     n = len(lines)
     i = at + 1
+    # Each line adds at most one to each side, so the body runs at least ``need`` more lines and cannot
+    # end inside them: while that is a long run, its lines are counted at once, by their first characters.
+    need = max(old_len, new_len)
+    while need >= _RUN:
+        end = i + need
+        if end > n:
+            return None  # unidiff: "Hunk is shorter than expected"
+        kinds = "".join(map(_first_char, lines[i:end]))  # an empty line adds no character
+        plus = kinds.count("+")
+        minus = kinds.count("-")
+        both = kinds.count(" ")
+        empty = need - len(kinds)
+        rest = len(kinds) - plus - minus - both
+        if rest:  # markers, lines starting with a CR (context), or a line of no kind
+            cr = kinds.count("\r")
+            if rest != kinds.count("\\") + cr:
+                return None  # unidiff: "Hunk diff line expected"
+            empty += cr
+        if empty:  # empty context lines (unidiff: a line starting with CR too)
+            both += empty
+            blank = True
+        old += both + minus
+        new += both + plus
+        added += plus
+        i = end
+        need = max(old_len - old, new_len - new)
+        if need <= 0:  # both sides complete at the run's last line
+            if old > old_len or new > new_len:
+                return None  # unidiff: "Hunk is longer than expected"
+            return _HunkText(at + 1, i, added, blank)
+    # the last few lines one by one
     while True:
         if i >= n:
             return None  # unidiff: "Hunk is shorter than expected"
