@@ -215,7 +215,7 @@ class Hunk:
         line counts. ``args`` is a tuple of plain values, which the garbage collector stops tracking: a
         batch keeps one Body per hunk, and every tracked object it keeps makes each full collection longer."""
 
-        __slots__ = ("raw", "read", "args", "lines", "counts")
+        __slots__ = ("raw", "read", "args", "lines", "counts", "first")
 
         def __init__(
             self,
@@ -224,12 +224,14 @@ class Hunk:
             args: tuple[Any, ...],
             lines: tuple[DiffLine, ...] | None,
             counts: tuple[int, int, int] | None,
+            first: int | None = None,
         ) -> None:
             self.raw = raw
             self.read = read
             self.args = args
             self.lines = lines
             self.counts = counts  # (context, added, removed)
+            self.first = first  # the input line of the body's first line, when read from text
 
     header: str
     old_start: int
@@ -264,14 +266,16 @@ class Hunk:
         read: Callable[..., tuple[DiffLine, ...]],
         args: tuple[Any, ...],
         added: int,
+        first: int | None = None,
     ) -> "Hunk":
         """A hunk whose body (``raw``, each line as ``DiffLine.raw``) matches its header's lengths, with
-        ``added`` lines added; ``read(*args)`` makes its DiffLines, called on the first read of ``lines``."""
+        ``added`` lines added; ``read(*args)`` makes its DiffLines, called on the first read of ``lines``.
+        ``first``: the input line of the body's first line (see :attr:`body_input_line`)."""
         context = new_len - added
         hunk = cls.__new__(cls)
         hunk._set(
             header, old_start, old_len, new_start, new_len, section,
-            Hunk.Body(raw, read, args, None, (context, added, old_len - context)),
+            Hunk.Body(raw, read, args, None, (context, added, old_len - context), first),
         )  # fmt: skip
         return hunk
 
@@ -306,6 +310,13 @@ class Hunk:
             lines = body.lines = body.read(*body.args)
             body.read, body.args = None, ()
         return lines
+
+    @property
+    def body_input_line(self) -> int | None:
+        """The input line of the body's first line, for a hunk the parser read from its text (each line of
+        ``body`` is one input line: ``lines[k].input_line == body_input_line + k``); None for a hunk built
+        with its lines. Lets a rule give one line's numbers without making every DiffLine."""
+        return self._body.first
 
     @property
     def body(self) -> tuple[str, ...]:

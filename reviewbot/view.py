@@ -65,18 +65,6 @@ def _texts(body: tuple[str, ...], kind: LineKind) -> list[str]:
     return [line[1:] for line in body if line[0] == mark]
 
 
-def _pending_start(hunk: Hunk) -> tuple[int, int] | None:
-    """(new side's first line number, input line of the body's first line) of a parsed hunk whose DiffLines
-    are not made yet: the arguments the parser gave their reader (:func:`reviewbot.parse.patch._diff_lines`
-    takes ``body, old_no, new_no, first, markers, obfuscated``). None for any other hunk."""
-    from reviewbot.parse.patch import _diff_lines  # loaded already: the hunk was parsed
-
-    body = hunk._body
-    if body.lines is not None or body.read is not _diff_lines:
-        return None
-    return body.args[2], body.args[3]
-
-
 class HunkView:
     """One hunk of one file, and its added/removed lines and texts.
 
@@ -196,15 +184,14 @@ class HunkView:
     def new_numbers(self, i: int) -> tuple[int | None, int | None]:
         """The numbers of line ``i`` of :attr:`new_texts` as its DiffLine has them: (``new_no``, ``input_line``).
 
-        A finding needs one line's numbers; while the hunk's DiffLines are not made, they are counted from
-        where the parser says the body starts (its new side's first line, and the input line of its first
-        line: each body line is one input line), without making the DiffLines."""
-        start = _pending_start(self.hunk)
-        if start is None:  # the DiffLines are made already (or the hunk was built with them): read that one
-            dl = self.hunk.lines[self.new_in_body[i]]  # one DiffLine per body line, in order
+        A finding needs one line's numbers: they are counted from the hunk's new start and the input line of
+        its body's first line (each body line is one input line), without making the DiffLines."""
+        hunk = self.hunk
+        first = hunk.body_input_line
+        if first is None:  # a hunk built with its DiffLines (tests, the store): read that one
+            dl = hunk.lines[self.new_in_body[i]]  # one DiffLine per body line, in order
             return dl.new_no, dl.input_line
-        new_no, first = start
-        return new_no + i, first + self.new_in_body[i]
+        return hunk.new_start + i, first + self.new_in_body[i]
 
     @once
     def diff_text(self) -> str:

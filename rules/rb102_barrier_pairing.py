@@ -859,8 +859,8 @@ class _Use:
     """One added barrier call, with the new side of its hunk around it.
 
     A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
-    are compiled at every start of ``reviewbot check``. (No ``__slots__``: :class:`once` keeps ``new`` in
-    the instance's ``__dict__``.)"""
+    are compiled at every start of ``reviewbot check``. (No ``__slots__``: :class:`once` keeps ``numbers``
+    and ``header`` in the instance's ``__dict__``.)"""
 
     def __init__(
         self,

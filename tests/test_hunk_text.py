@@ -98,3 +98,20 @@ def test_the_views_texts_are_the_lines_texts() -> None:
     assert fv.added_text == "\n".join(dl.text for h in hunks for dl in h.added)
     assert fv.removed_text == "\n".join(dl.text for h in hunks for dl in h.removed)
     assert (fd.added_count, fd.removed_count) == (3, 2)
+
+
+def test_a_new_side_lines_numbers_are_counted_without_the_lines() -> None:
+    hunks = _hunks()
+    fd = FileDiff("lib/x.c", "lib/x.c", "lib/x.c", hunks)
+    patch = Patch(message=None, commit_message="", files=(fd,))  # type: ignore[arg-type]  # no mail needed
+    (fv,) = PatchView(patch).files
+    counted = [[hv.new_numbers(i) for i in range(len(hv.new_texts))] for hv in fv.hunks]  # before any DiffLine
+    assert [h.body_input_line for h in hunks] == [5, 13]
+    for hv, numbers in zip(fv.hunks, counted):
+        new = [dl for dl in hv.hunk.lines if dl.kind in (LineKind.CONTEXT, LineKind.ADDED)]
+        assert numbers == [(dl.new_no, dl.input_line) for dl in new]
+        built = Hunk(hv.hunk.header, hv.hunk.old_start, hv.hunk.old_len, hv.hunk.new_start, hv.hunk.new_len,
+                     hv.hunk.section, hv.hunk.lines)  # fmt: skip
+        assert built.body_input_line is None  # a hunk built with its lines: the numbers are its DiffLines'
+        (other,) = PatchView(Patch(message=None, commit_message="", files=(FileDiff("x", "x", "x", (built,)),))).files  # type: ignore[arg-type]
+        assert [other.hunks[0].new_numbers(i) for i in range(len(new))] == numbers

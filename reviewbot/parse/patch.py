@@ -992,6 +992,7 @@ def _hunk(
         _diff_lines,
         (body, old_start, new_start, text.start + offset, text.markers, obfuscated),
         text.added,
+        text.start + offset,
     )
 
 
