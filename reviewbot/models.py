@@ -163,6 +163,11 @@ class LineKind(str, enum.Enum):
     MARKER = "\\"
 
 
+#: What the archive leaves of an address it hides (``ada@...mple.org``): a diff line of an archive page
+#: holding it is ``DiffLine.altered``.
+ALTERED_MARK = "@..."
+
+
 class DiffLine(NamedTuple):
     """One line of a hunk, without its leading ``+``/``-``/`` `` character.
 
@@ -170,7 +175,7 @@ class DiffLine(NamedTuple):
     the line does not exist on that side; both None for the marker).
     ``input_line`` is the 1-based line of the patch input (mail body or file)
     this line came from, for checkpatch-style ``#N:`` output.
-    ``altered`` is True when the archive's obfuscation changed this text.
+    ``altered`` is True when the archive's obfuscation changed this text (it holds :data:`ALTERED_MARK`).
 
     A NamedTuple (immutable like the frozen dataclasses here): a batch holds
     hundreds of thousands of diff lines, and a tuple is one small object,

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Se
 from reviewbot.errors import ReviewbotError
 from reviewbot.lazylog import get_logger
 from reviewbot.models import (
+    ALTERED_MARK,
     CheckReport,
     Finding,
     FindingState,
@@ -397,6 +398,8 @@ def _altered_only(finding: Finding) -> bool:
     wanted = set(finding.lines or ((finding.line,) if finding.line is not None else ()))
     if not wanted:
         return False
+    if not any(ALTERED_MARK in line for line in finding.hunk.body):
+        return False  # an altered line holds the archive's mark: a hunk without one (all of a mail's) has none
     about = False  # a line the finding is about, all of them altered so far
     removed = LineKind.REMOVED
     for dl in finding.hunk.lines:

@@ -39,7 +39,7 @@ from typing import Literal
 from reviewbot import lazyre
 from reviewbot.errors import ParseError
 from reviewbot.lazylog import get_logger
-from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Message, ParseWarning, Patch, Trailer
+from reviewbot.models import ALTERED_MARK, DiffLine, FileDiff, Hunk, LineKind, Message, ParseWarning, Patch, Trailer
 
 log = get_logger(__name__)  # loads logging only for a record kept (reviewbot.lazylog)
 
@@ -1014,14 +1014,14 @@ def _diff_lines(
         c = line[0]
         text = line[1:]
         if c == " ":  # the most common kind first
-            append(new(DiffLine, (context, text, old_no, new_no, i, obfuscated and "@..." in text)))
+            append(new(DiffLine, (context, text, old_no, new_no, i, obfuscated and ALTERED_MARK in text)))
             old_no += 1
             new_no += 1
         elif c == "+":
-            append(new(DiffLine, (added, text, None, new_no, i, obfuscated and "@..." in text)))
+            append(new(DiffLine, (added, text, None, new_no, i, obfuscated and ALTERED_MARK in text)))
             new_no += 1
         elif c == "-":
-            append(new(DiffLine, (removed, text, old_no, None, i, obfuscated and "@..." in text)))
+            append(new(DiffLine, (removed, text, old_no, None, i, obfuscated and ALTERED_MARK in text)))
             old_no += 1
         else:  # "\\"
             append(new(DiffLine, (marker, text, None, None, i, False)))
