@@ -145,7 +145,10 @@ Reads the diff only: a comment outside the hunk's context lines is not seen,
 and the "other side" check runs only when the named function is added by the
 patch or visibly loses a barrier in it. Whether a named pairing is *correct*
 is left to the reviewer. A barrier whose arguments change in the same hunk is
-taken for an edit of the old one, even when the patch means a new ordering.
+taken for an edit of the old one, even when the patch means a new ordering;
+so is a barrier replaced by another in place (``smp_mb__before_atomic()``
+made ``smp_mb()``): it is not asked about, although the stronger barrier's
+pairing may deserve a word.
 A pairing comment at the other end is matched per comment line. A device
 barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
 as a device barrier: a comment saying what it orders is enough (outside SMP and
