@@ -147,7 +147,8 @@ class CheckRun(NamedTuple):
     (replies in an mbox), ``replies`` how many of them were replies (``Re:``).
     ``notes`` are informational lines about whole inputs, each naming its
     input (an input holding only replies: nothing to check, not an error);
-    ``explained`` counts the skipped messages such a note already speaks for.
+    ``explained`` counts the skipped messages such a note already speaks for;
+    ``covers`` the cover letters read (not checked: their series' patches are given them as context).
     ``problems`` are inputs or messages that could not be read or parsed (each
     names the file and what was wrong; the command exits 2 when there is one).
     ``rules`` are the rules that ran (for SARIF metadata).
@@ -164,6 +165,7 @@ class CheckRun(NamedTuple):
     replies: int = 0
     notes: tuple[str, ...] = ()
     explained: int = 0
+    covers: int = 0
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -862,7 +864,7 @@ def _check_messages(
         # rare: a message whose diff cannot be parsed was a link of a thread already reviewed; review the
         # run as one group then (its threads are computed once every message is parsed)
         done = _review_in_groups(items, decoded, context, replies, read_problems, reviewer, grouped=False)
-    results, skipped, replies_all, parse_problems, patch_inputs, covers, context_ids, run_notes = done
+    results, skipped, replies_all, parse_problems, patch_inputs, covers, context_ids, run_notes, cover_letters = done
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
     # Replies are readable mail that is simply not a submission (a reviewer's quoted
     # or suggested diff, C09): a note, not an error. Anything else is an error.
@@ -886,16 +888,18 @@ def _check_messages(
                         "fetched from a saved page: check the attachment file itself)"
                     )
                 extra.append(InputError(f"no patch found: {why}", subject=name))
+    # a cover letter without 0/N (C21) is read as the thread's root: a cover letter, not a skipped message
+    roots_as_covers = {mid for mid, is_cover in covers if not is_cover and mid in context_ids}
     return CheckRun(
         patches=tuple(results),
         rules=tuple(rules),
-        # a cover letter without 0/N (C21) is read as the thread's root, not reported as a skipped message
-        skipped=skipped - len({mid for mid, is_cover in covers if not is_cover and mid in context_ids}),
+        skipped=skipped - len(roots_as_covers),
         problems=(*problems, *parse_problems, *extra),
         strict=strict,
         replies=sum(replies_all.values()),
         notes=(*input_notes, *run_notes),
         explained=explained,
+        covers=cover_letters + len(roots_as_covers),
     )
 
 
@@ -909,7 +913,15 @@ def _review_in_groups(
     *,
     grouped: bool,
 ) -> tuple[
-    list[CheckedPatch], int, dict[str, int], list[ReviewbotError], set[str], list[tuple[str, bool]], set[str], list[str]
+    list[CheckedPatch],
+    int,
+    dict[str, int],
+    list[ReviewbotError],
+    set[str],
+    list[tuple[str, bool]],
+    set[str],
+    list[str],
+    int,
 ]:
     """Parse every decoded message as a patch and review the run, group by group (:func:`_review_groups`).
 
@@ -943,6 +955,7 @@ def _review_in_groups(
     skipped = sum(replies.values())  # every reply is skipped, a reply that cannot be parsed included
     patch_inputs: set[str] = set()
     covers: list[tuple[str, bool]] = []
+    cover_letters = 0  # messages read as cover letters (0/N, no diff)
     run_notes: list[str] = []
     results: list[tuple[int, CheckedPatch]] = []
     for pos, message in decoded:
@@ -964,6 +977,7 @@ def _review_in_groups(
             elif patch.has_diff or patch.subject.is_cover_letter:
                 messages[pos] = patch
                 patch_inputs.add(item.input)
+                cover_letters += not patch.has_diff
                 if patch.has_diff and not is_reviewed(patch):
                     # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
                     why = (
@@ -1005,6 +1019,7 @@ def _review_in_groups(
         covers,
         context_ids,
         run_notes,
+        cover_letters,
     )
 
 

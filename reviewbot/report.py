@@ -375,8 +375,11 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
 
 
 def skipped_line(run: "CheckRun") -> str:
-    """``(1 reply skipped)``, ``(2 replies and 1 message without a diff skipped)``, or "" when none.
+    """``(1 reply skipped)``, ``(2 cover letters read with their series; 2 replies and 1 message without a
+    diff skipped)``, or "" when there is neither.
 
+    Every message of the input is accounted for: checked (a patch), read as
+    its series' cover letter, skipped, or named in a note or a problem.
     Replies are named as such (a reviewer's reply may well carry a diff of its
     own); messages a note about their input already speaks for are not counted.
     """
@@ -388,7 +391,12 @@ def skipped_line(run: "CheckRun") -> str:
         parts.append("1 reply" if replies == 1 else f"{replies} replies")
     if others:
         parts.append(f"{_plural(others, 'message')} without a diff")
-    return f"({' and '.join(parts)} skipped)" if parts else ""
+    said = []
+    if run.covers:
+        said.append(f"{_plural(run.covers, 'cover letter')} read with {'its' if run.covers == 1 else 'their'} series")
+    if parts:
+        said.append(f"{' and '.join(parts)} skipped")
+    return f"({'; '.join(said)})" if said else ""
 
 
 def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:

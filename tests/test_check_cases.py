@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import CASES
@@ -135,6 +136,30 @@ def test_reply_beside_a_patch_is_counted_as_a_reply(isolated_env: Path) -> None:
     assert res.exit_code == 1
     assert res.stdout.endswith("has review findings, please look at them before sending.\n\n(1 reply skipped)\n")
     assert "without a patch" not in res.stdout and "NOTE:" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "C10.mbox",  # [PATCH0/3] and its three patches
+        "C28.mbox",  # [PATCH 0 of 1]
+        "C21.mbox",  # a cover letter without 0/N: the thread's root, read as the patch's cover
+    ],
+)
+def test_a_cover_letter_is_said_to_be_read_with_its_series(isolated_env: Path, case: str) -> None:
+    """Every message is accounted for: a cover letter is neither checked nor skipped, and the last line says so."""
+    res = run(str(CASES / case))
+    assert res.stdout.endswith("\n\n(1 cover letter read with its series)\n")
+
+
+def test_every_message_of_an_mbox_is_checked_read_as_a_cover_letter_or_skipped() -> None:
+    from reviewbot.checking import check_messages, load_check_rules, messages_from_bytes
+
+    mbox = Path(__file__).parent / "data" / "mail" / "lkml-sample.mbox"
+    items = messages_from_bytes(mbox.read_bytes(), str(mbox))
+    run = check_messages(items, load_check_rules())
+    assert (len(items), len(run.patches), run.covers, run.skipped, run.replies) == (165, 64, 15, 86, 85)
+    assert len(run.patches) + run.covers + run.skipped == len(items) and not run.notes and not run.problems
 
 
 def test_plain_mail_without_a_diff_and_non_mail_still_exit_2(isolated_env: Path) -> None:
