@@ -143,6 +143,7 @@ from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+from reviewbot.view import PatchView, patch_view
 
 RULE = RuleMeta(
     id="RB201",
@@ -925,6 +926,16 @@ MICRO_REASON_PHRASES = (
     # "sparse sets are rarely used" is the reason of a real optimisation)
     "almost never used",
 )
+
+# the words every promise of numbers names (PROMISED_NUMBERS_RE): "numbers", "results", "performance data" ...
+PROMISED_WORDS = frozenset({"numbers", "results", "benchmark", "benchmarks", "measurements", "data"})
+
+
+def _numbers_promised(text: str) -> bool:
+    """True when ``text`` promises numbers for later (PROMISED_NUMBERS_RE); the pattern runs only on a text that
+    names one of PROMISED_WORDS (most changelogs name none)."""
+    return _may_hold(text, PROMISED_WORDS) and PROMISED_NUMBERS_RE.search(text) is not None
+
 
 # A separate pass folded into a loop the code already has: "by merging the checks into existing loops". With
 # more lines removed than added, one walk less costs nothing to weigh: no finding. ("This is much simpler, and
@@ -2031,7 +2042,7 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if compiler_text is None:  # "avoid mis-optimization": every optimization is the compiler's
-                    compiler_text = _COMPILER_TEXT.in_tokens(_words(text))
+                    compiler_text = _names_compiler_bug(text)
                 if compiler_paragraph is None:
                     compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
                 if cues is None:
@@ -2048,6 +2059,18 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "slightly improve performance, but more importantly ...": speed is not the reason
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
+
+
+def _names_compiler_bug(text: str) -> bool:
+    """True when ``text`` names the compiler's mis-optimization (COMPILER_TEXT_PHRASES) among its words.
+
+    The whole text is split into words only when all the words of one of the phrases are in it (most changelogs
+    name none): a word of :func:`_words` is a piece of the lower-case text, so a word absent as a substring is
+    absent as a word."""
+    low = text.lower()
+    if not any(all(word in low for word in phrase.split()) for phrase in COMPILER_TEXT_PHRASES):
+        return False  # the cheap test
+    return _COMPILER_TEXT.in_tokens(_words(text))
 
 
 def _not_this_patchs_sentence(words: Sequence[str], sentence: str) -> bool:
@@ -2303,26 +2326,36 @@ def _grade(text: str) -> str:
     return "none"
 
 
-def _about_other_patches(paragraph: str, index: int | None) -> bool:
-    """True when a cover-letter paragraph names patches of the series and not this one ("patch 3 ...")."""
+def _patches_named(paragraph: str) -> frozenset[int]:
+    """The numbers of the patches a cover-letter paragraph names ("patch 3", "patches 1-3"), if any."""
     named: set[int] = set()
     for m in _PATCH_NUMBER_RE.finditer(paragraph):
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo
         named.update(range(lo, min(hi, lo + 100) + 1))
+    return frozenset(named)
+
+
+def _about_other_patches(paragraph: str, index: int | None) -> bool:
+    """True when a cover-letter paragraph names patches of the series and not this one ("patch 3 ...")."""
+    named = _patches_named(paragraph)
     return bool(named) and index not in named
 
 
-def _grade_cover(cover: Patch, index: int | None) -> str:
-    """The grade of a cover letter for patch ``index``: paragraphs about other patches are left out."""
-    return _grade_cover_text(cover.commit_message + "\n" + cover.notes, index)
+@lru_cache(maxsize=64)
+def _cover_paragraphs(text: str) -> tuple[tuple[str, frozenset[int]], ...]:
+    """The paragraphs of a cover letter's text, each with the patches it names: read once per cover letter, not
+    once for every patch of its series."""
+    return tuple((p, _patches_named(p)) for p in re.split(r"\n[ \t]*\n", text))
 
 
 @lru_cache(maxsize=256)
 def _grade_cover_text(text: str, index: int | None) -> str:
-    """:func:`_grade_cover` of the cover letter's text; cached: every patch of a series grades the same cover."""
-    paragraphs = re.split(r"\n[ \t]*\n", text)
-    return _grade("\n\n".join(p for p in paragraphs if not _about_other_patches(p, index)))
+    """The grade of a cover letter's text (its message and notes) for patch ``index``: paragraphs about other
+    patches are left out. Cached: every patch of a series grades the same cover."""
+    # a paragraph about other patches is left out (as _about_other_patches, from the patches each paragraph names)
+    paragraphs = _cover_paragraphs(text)
+    return _grade("\n\n".join(p for p, named in paragraphs if not named or index in named))
 
 
 _RANK = {"none": 0, "claim-only": 1, "measured": 2}
@@ -2436,7 +2469,7 @@ REVERT_TITLE = 'revert "'
 REVERT_BODY = "This reverts commit "
 
 
-def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
+def _not_a_speed_patch(patch: Patch, own_body: str, view: PatchView) -> bool:
     """True when the patch as a whole is no speed claim to ask numbers for: a userspace project (its subject
     tag), a revert, a fix (Fixes: trailer, "This patch fixes"), a micro-optimisation whose changelog already gives
     the reasoning ("generates better assembly", "a quick check before invoking it"), cold fields moved."""
@@ -2446,7 +2479,7 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
         return True  # a revert: its speed words are the reverted commit's, usually argued against
     if FIX_REASON_RE.search(own_body):
         return True
-    if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(patch):
+    if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(view):
         return True
     return _MICRO_REASON.search(_prose(own_body))
 
@@ -2533,19 +2566,26 @@ def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, p
 def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
     """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
     checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
-    if MERGED_INTO_EXISTING_RE.search(" ".join(_prose(own_body).split())) is None:
+    prose = _prose(own_body)
+    if prose.isascii() and "existing" not in prose.lower():
+        return False  # the cheap test: every merge the pattern finds says "existing" (beyond ASCII the pattern decides)
+    if MERGED_INTO_EXISTING_RE.search(" ".join(prose.split())) is None:
         return False
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
     return removed > added
 
 
-def _only_sysfs_handlers(patch: Patch) -> bool:
+def _only_sysfs_handlers(view: PatchView) -> bool:
     """True when every changed hunk of C code is in a sysfs attribute's show/store function (its hunk header, or
-    a ``sysfs_emit()`` in the hunk): run when someone reads a file, nothing a benchmark would see."""
-    hunks = [h for fd in patch.files if fd.path.endswith(".c") for h in fd.hunks]
+    a ``sysfs_emit()`` in the hunk): run when someone reads a file, nothing a benchmark would see.
+
+    A hunk's lines are searched in its diff text (each line with its ``+``/``-``/`` `` mark), without making its
+    DiffLines: a call's name starts with none of the marks and holds no line break, so it is found there exactly
+    when one line's text holds it."""
+    hunks = [h for fv in view.files if fv.path.endswith(".c") for h in fv.hunks]
     return bool(hunks) and all(
-        SYSFS_SECTION_RE.search(h.section or "") is not None or any(c in d.text for d in h.lines for c in SYSFS_CALLS)
+        SYSFS_SECTION_RE.search(h.section or "") is not None or any(c in h.diff_text for c in SYSFS_CALLS)
         for h in hunks
     )
 
@@ -2599,7 +2639,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     claim = subject_claim if subject_claim is not None else body_claim
     if claim is None:
         return []
-    if _not_a_speed_patch(patch, own_body):
+    if _not_a_speed_patch(patch, own_body, patch_view(patch, ctx)):
         return []  # a revert, a fix, a userspace project, a micro-optimisation explained: asked of claims only
     if subject_claim is None:
         if _new_component_goal(patch, own_body, claim):
@@ -2607,7 +2647,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
-    if _gain_called_limited(own_body + "\n" + patch.notes):
+    own_text = own_body + "\n" + patch.notes  # the changelog and the notes below "---", read by the steps below
+    if _gain_called_limited(own_text):
         return []  # "this optimization provides limited efficiency improvements": the author weighed it already
     severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
     if line is not None and _argued_not_measured(patch, _whole_sentence_at(own_body, claim.start)):
@@ -2616,16 +2657,18 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
     if NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
-    if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
+    if _numbers_promised(own_text):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     # 2. the evidence: changelog and notes, then the cover letter, then the author's replies
-    grade = _grade(own_body + "\n" + patch.notes)
+    grade = _grade(own_text)
     if grade == "measured":
         return []
     source = None
+    # the cover letter's text, made once for the steps below (each looks it up in its cache by the text)
+    cover_text = ctx.cover.commit_message + "\n" + ctx.cover.notes if ctx.cover is not None else ""
     if ctx.cover is not None:
-        cover_grade = _grade_cover(ctx.cover, patch.subject.index)
-        if cover_grade == "measured" or _evidence_by_reference(ctx.cover.commit_message + "\n" + ctx.cover.notes):
+        cover_grade = _grade_cover_text(cover_text, patch.subject.index)
+        if cover_grade == "measured" or _evidence_by_reference(cover_text):
             source = "cover letter"
         grade = _best(grade, cover_grade)
     if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
@@ -2660,9 +2703,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
                 # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
                 # draft asks for runtime numbers next to them instead of asking as if there were none
-                "cover_size_numbers": source is None
-                and ctx.cover is not None
-                and _size_numbers_only(ctx.cover.commit_message + "\n" + ctx.cover.notes),
+                "cover_size_numbers": source is None and ctx.cover is not None and _size_numbers_only(cover_text),
             },
         )
     ]
