@@ -137,7 +137,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Message, Patch
@@ -1572,6 +1572,7 @@ def _terms_by_first_word(words: Iterable[str]) -> dict[str, frozenset[str]]:
 
 
 _CLAIM_TERMS = _terms_by_first_word(CLAIM_NEEDS)
+_CLAIM_TERM_FIRST_WORDS = frozenset(_CLAIM_TERMS)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
 
@@ -1614,16 +1615,21 @@ def _may_claim(text: str) -> bool:
         return any(all(part in low for part in stem) for stem in CLAIM_STEMS)
     if not CLAIM_NEEDS.isdisjoint(words):
         return True
+    if _CLAIM_TERM_FIRST_WORDS.isdisjoint(words):
+        return False  # no word that starts a joined term ("cache" of "cache_line")
     return any(first in words and not rest.isdisjoint(words) for first, rest in _CLAIM_TERMS.items())
 
 
 def _own_lines(text: str) -> list[str]:
     """Lines of a mail text that the writer wrote (no ``>`` quotes, no trailers; others blanked)."""
-    out = []
+    return list(_each_own_line(text))
+
+
+def _each_own_line(text: str) -> Iterator[str]:
+    """:func:`_own_lines` one at a time (a reader that stops early reads no further)."""
     for line in text.splitlines():
         s = line.lstrip()
-        out.append("" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line)  # a trailer has a ":"
-    return out
+        yield "" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line  # a trailer has a ":"
 
 
 def _blank_title(q: re.Match[str]) -> str:
@@ -2195,22 +2201,33 @@ def _results_block(lines: Sequence[str]) -> bool:
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    # the labels are looked for only where they count: on a numeric row and the five lines above it
-    near = {k for i, is_row in enumerate(numeric) if is_row for k in range(max(0, i - 5), i + 1)}
-    compare = [k in near and bool(line) and _COMPARISON.search(line) for k, line in enumerate(lines)]
-    labelled = [
-        k in near and (c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)))
-        for k, (c, line) in enumerate(zip(compare, lines))
-    ]
+    # the labels are looked for only where they count, each line once: on a numeric row and the five lines above
+    # it, a table label only above two rows or more
+    compare: dict[int, bool] = {}
+    labelled: dict[int, bool] = {}
+
+    def compares(k: int) -> bool:
+        if k not in compare:
+            compare[k] = bool(lines[k]) and _COMPARISON.search(lines[k])
+        return compare[k]
+
+    def labels(k: int) -> bool:
+        if k not in labelled:
+            line = lines[k]
+            labelled[k] = compares(k) or (
+                bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)
+            )
+        return labelled[k]
+
     for i, is_row in enumerate(numeric):
         if not is_row:
             continue
         rows = sum(numeric[i : i + 6])
         above = range(max(0, i - 5), i + 1)
-        strong = compare[i] or rows >= 2 or len(_DECIMAL_RE.findall(lines[i])) >= 3
-        if strong and any(compare[k] for k in above):
+        strong = compares(i) or rows >= 2 or len(_DECIMAL_RE.findall(lines[i])) >= 3
+        if strong and any(compares(k) for k in above):
             return True  # "Before:" / "After:" blocks, Vanilla/Patched tables
-        if rows >= 2 and any(labelled[k] for k in above):
+        if rows >= 2 and any(labels(k) for k in above):
             return True  # a table under a unit or a tool ("the unit is Mb/s:", "iperf3 -c ...")
     return False
 
@@ -2272,8 +2289,12 @@ _SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_
 
 def _evidence_lines(text: str) -> list[str]:
     """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines,
-    lines naming patches of the series."""
-    lines: list[str] = []
+    lines naming patches of the series (each left out as a blank line)."""
+    return list(_each_evidence_line(text))
+
+
+def _each_evidence_line(text: str) -> Iterator[str]:
+    """:func:`_evidence_lines` one at a time: a grade stops reading at the first measured value."""
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
     # The cheap tests before the slow patterns, as plain lower-case substrings (beyond ASCII the patterns decide:
     # their IGNORECASE folds "ı", "ſ" and the Kelvin sign to ASCII letters): a text naming none of
@@ -2284,26 +2305,25 @@ def _evidence_lines(text: str) -> list[str]:
     text_low = text.lower()
     names_state_command = not ascii_text or any(c.lower() in text_low for c in SYSTEM_STATE_COMMANDS)
     size_words = [w for w in (*SIZE_CONTEXT_WORDS, "free") if w in text_low]  # those the text holds at all
-    for line in _own_lines(text):
+    for line in _each_own_line(text):
         if not line.strip():
             state_output = False
-            lines.append("")  # a blank or blanked (quoted) line
+            yield ""  # a blank or blanked (quoted) line
             continue
         if state_output or (names_state_command and _SYSTEM_STATE_RE.search(line)):
             state_output = True
-            lines.append("")
+            yield ""
             continue
         if line.startswith("diff --git "):
-            break  # a diff inside the mail: hunk headers and code are no measurements
+            return  # a diff inside the mail: hunk headers and code are no measurements
         if _DIFFSTAT_RE.match(line) or line.startswith("@@ "):
-            lines.append("")  # a diffstat or rename line, a hunk header
+            yield ""  # a diffstat or rename line, a hunk header
             continue
         low = line.lower()
         may_give_size = not ascii_text or any(w in low for w in size_words) or _UNIT_AFTER_NUMBER_RE.search(line)
         size_only = may_give_size and bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
         series_map = "patch" in low and bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or series_map else line)
-    return lines
+        yield "" if size_only or series_map else line
 
 
 @lru_cache(maxsize=256)
@@ -2312,11 +2332,18 @@ def _grade(text: str) -> str:
 
     Cached: every patch of a series grades the same cover letter.
     """
-    lines = _evidence_lines(text)
-    if _DIGIT_RE.search(text):
-        for k, line in enumerate(lines):
-            if _DIGIT_RE.search(line) and _measured_value(line, lines[k + 1] if k + 1 < len(lines) else ""):
+    if not _DIGIT_RE.search(text):
+        lines = _evidence_lines(text)  # no number to measure: only a ratio in words ("a factor four") is looked for
+    else:
+        # each line is judged with the line after it as the lines come: a text is read up to its first measured
+        # value only (a cover letter's shortlog and diffstat below its numbers are never read)
+        lines = []
+        for line in _each_evidence_line(text):
+            if lines and _DIGIT_RE.search(lines[-1]) and _measured_value(lines[-1], line):
                 return "measured"
+            lines.append(line)
+        if lines and _DIGIT_RE.search(lines[-1]) and _measured_value(lines[-1], ""):
+            return "measured"
         if _results_block(lines):
             return "measured"
     if _ratio_measured("\n".join(lines)):
