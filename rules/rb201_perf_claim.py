@@ -596,6 +596,8 @@ NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+performance[\s-]+critical\b",
     re.IGNORECASE,
 )
+# the cheap test before NOT_HOT_PATH_RE: every match names one of these words
+NOT_HOT_WORDS = frozenset({"hot", "fast", "performance"})
 # files that are no kernel code to measure: the LKMM formalism (its "optimizations" are the compiler's)
 NOT_RUNTIME_PATHS = ("tools/memory-model/",)
 # the sentence is about later work or a hypothetical ("can be optimized later", "if we were to")
@@ -905,6 +907,7 @@ OTHER_COMMIT_RE = lazyre.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
 # correctness is the reason: "This patch fixes ..." (a Fixes: trailer alone is not enough: a speed-up can
 # fix a regression)
 FIX_REASON_RE = lazyre.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
+FIX_WORDS = frozenset({"fix", "fixes"})  # the cheap test before FIX_REASON_RE: every match ends in one of them
 # a small micro-optimisation whose reasoning the changelog already gives (the generated code, the call
 # it saves): a reviewer does not ask for a benchmark
 MICRO_REASON_PHRASES = (
@@ -1456,6 +1459,7 @@ class WordFinder:
         # its longest word ("compiler" of "the compiler can": "the" is in every text)
         longest = {max(parts, key=len) for group in self.phrases.values() for parts in group}
         self.needles = tuple(self.words | longest)
+        self.entry_words = tuple(tuple(e.lower().split()) for e in entries)  # for in_words_of
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
@@ -1463,6 +1467,16 @@ class WordFinder:
         if not any(needle in low for needle in self.needles):
             return False  # cheap: no word or phrase start anywhere, so no token to look up
         return self.in_tokens(_LOOKUP_TOKEN_RE.findall(low))
+
+    def in_words_of(self, text: str) -> bool:
+        """True when the words of ``text`` (:func:`_words`, multi-word terms joined) hold one of the words or phrases.
+
+        The whole text is split into words only when all the words of one entry are in it as plain substrings (most
+        texts hold none): a word of :func:`_words` is a piece of the lower-case text."""
+        low = text.lower()
+        if not any(all(word in low for word in entry) for entry in self.entry_words):
+            return False  # the cheap test
+        return self.in_tokens(_words(text))
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
@@ -2048,7 +2062,7 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if compiler_text is None:  # "avoid mis-optimization": every optimization is the compiler's
-                    compiler_text = _names_compiler_bug(text)
+                    compiler_text = _COMPILER_TEXT.in_words_of(text)
                 if compiler_paragraph is None:
                     compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
                 if cues is None:
@@ -2065,18 +2079,6 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                     continue  # "slightly improve performance, but more importantly ...": speed is not the reason
                 return Claim(" ".join(sentence[a:b].split()), p_start + s_start + a)
     return None
-
-
-def _names_compiler_bug(text: str) -> bool:
-    """True when ``text`` names the compiler's mis-optimization (COMPILER_TEXT_PHRASES) among its words.
-
-    The whole text is split into words only when all the words of one of the phrases are in it (most changelogs
-    name none): a word of :func:`_words` is a piece of the lower-case text, so a word absent as a substring is
-    absent as a word."""
-    low = text.lower()
-    if not any(all(word in low for word in phrase.split()) for phrase in COMPILER_TEXT_PHRASES):
-        return False  # the cheap test
-    return _COMPILER_TEXT.in_tokens(_words(text))
 
 
 def _not_this_patchs_sentence(words: Sequence[str], sentence: str) -> bool:
@@ -2260,6 +2262,15 @@ _SIZE_CONTEXT_RE = lazyre.compile(
 )
 
 
+_SIZE_CONTEXT_WORD_SET = frozenset(SIZE_CONTEXT_WORDS)
+
+
+def _may_name_size(low: str) -> bool:
+    """False when the lower-case ASCII line ``low`` names no size in words: none of SIZE_CONTEXT_WORDS among its
+    words (the pattern wants them whole: "ram", not "parameter"; "mem", not "member") and no "free" (of "free -h")."""
+    return "free" in low or not _SIZE_CONTEXT_WORD_SET.isdisjoint(low.translate(_WORD_SEPARATORS).split())
+
+
 # a size unit right after a number ("8.6 MB", "64KiB", "4 kB") starts so: the last part of _SIZE_CONTEXT_RE needs it
 _UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
 
@@ -2299,8 +2310,8 @@ def _each_evidence_line(text: str) -> Iterator[str]:
     # The cheap tests before the slow patterns, as plain lower-case substrings (beyond ASCII the patterns decide:
     # their IGNORECASE folds "ı", "ſ" and the Kelvin sign to ASCII letters): a text naming none of
     # SYSTEM_STATE_COMMANDS holds no such output; a line may give a size only when it holds a word of
-    # SIZE_CONTEXT_WORDS, "free" (of "free -h") or a unit after a number (_UNIT_AFTER_NUMBER_RE), and a map of
-    # the series says "patch" (no letter of it has a non-ASCII twin).
+    # SIZE_CONTEXT_WORDS (as a whole word: _may_name_size), "free" (of "free -h") or a unit after a number
+    # (_UNIT_AFTER_NUMBER_RE), and a map of the series says "patch" (no letter of it has a non-ASCII twin).
     ascii_text = text.isascii()
     text_low = text.lower()
     names_state_command = not ascii_text or any(c.lower() in text_low for c in SYSTEM_STATE_COMMANDS)
@@ -2320,7 +2331,11 @@ def _each_evidence_line(text: str) -> Iterator[str]:
             yield ""  # a diffstat or rename line, a hunk header
             continue
         low = line.lower()
-        may_give_size = not ascii_text or any(w in low for w in size_words) or _UNIT_AFTER_NUMBER_RE.search(line)
+        may_give_size = (
+            not ascii_text
+            or (any(w in low for w in size_words) and _may_name_size(low))
+            or _UNIT_AFTER_NUMBER_RE.search(line)
+        )
         size_only = may_give_size and bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
         series_map = "patch" in low and bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
         yield "" if size_only or series_map else line
@@ -2448,7 +2463,7 @@ def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
     userspace project (liburing: its barrier semantics, no kernel path to measure)."""
     if any(t in USERSPACE_TAGS for t in patch.subject.tags):
         return True
-    return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
+    return _OTHER_REASON.in_words_of(_prose(own_body))
 
 
 # the link of a version-history entry ("v2:" and the earlier posting's URL on its own line, or "v2: <URL>") points
@@ -2504,7 +2519,7 @@ def _not_a_speed_patch(patch: Patch, own_body: str, view: PatchView) -> bool:
         return True
     if patch.subject.title.lower().startswith(REVERT_TITLE) or REVERT_BODY in own_body:
         return True  # a revert: its speed words are the reverted commit's, usually argued against
-    if FIX_REASON_RE.search(own_body):
+    if _may_hold(own_body, FIX_WORDS) and FIX_REASON_RE.search(own_body):
         return True
     if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(view):
         return True
@@ -2682,7 +2697,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         severity = Severity.CHECK  # "more efficient than the generic one", "forward progress ... bouncing"
     if line is None and body_claim is None and _layout_subject(claim, patch.subject.title):
         severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
-    if NOT_HOT_PATH_RE.search(own_body):
+    if _may_hold(own_body, NOT_HOT_WORDS) and NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if _numbers_promised(own_text):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
