@@ -2271,6 +2271,12 @@ def _may_name_size(low: str) -> bool:
     return "free" in low or not _SIZE_CONTEXT_WORD_SET.isdisjoint(low.translate(_WORD_SEPARATORS).split())
 
 
+def _may_give_size(line: str) -> bool:
+    """False when ``line`` cannot match _SIZE_CONTEXT_RE: ASCII, and no size word (_may_name_size) and no unit after
+    a number (_UNIT_AFTER_NUMBER_RE) in it (beyond ASCII the pattern decides)."""
+    return not line.isascii() or _may_name_size(line.lower()) or _UNIT_AFTER_NUMBER_RE.search(line) is not None
+
+
 # a size unit right after a number ("8.6 MB", "64KiB", "4 kB") starts so: the last part of _SIZE_CONTEXT_RE needs it
 _UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
 
@@ -2661,10 +2667,30 @@ def _new_component_goal(patch: Patch, own_body: str, claim: Claim) -> bool:
 def _size_numbers_only(text: str) -> bool:
     """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
     sized = any(
-        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
+        _DIGIT_RE.search(line) and _may_give_size(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
         for line in _own_lines(text)
     )
     return sized and _grade(text) != "measured"
+
+
+# The cheap tests before two patterns of the finding's details: each match says "cache", "false" or "byte" (beyond
+# ASCII the patterns decide: their IGNORECASE folds "ſ" and "ı" to ASCII letters).
+
+
+def _mentions_cache_lines(text: str) -> bool:
+    """True when ``text`` names cache lines or false sharing (_CACHE_MENTION_RE)."""
+    low = text.lower()
+    if text.isascii() and "cache" not in low and "false" not in low:
+        return False
+    return _CACHE_MENTION_RE.search(text) is not None
+
+
+def _quotes_size_numbers(text: str) -> bool:
+    """True when ``text`` quotes size numbers ("864 bytes ... 13 cachelines": SIZE_NUMBERS_RE)."""
+    low = text.lower()
+    if text.isascii() and "byte" not in low and "cache" not in low:
+        return False
+    return SIZE_NUMBERS_RE.search(text) is not None
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -2740,9 +2766,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "evidence_source": source,
                 "subsystem": sub[0] if sub else None,
                 "suggest": sub[1] if sub else None,
-                "cache_lines": bool(_CACHE_MENTION_RE.search(patch.commit_message + patch.subject.title)),
+                "cache_lines": _mentions_cache_lines(patch.commit_message + patch.subject.title),
                 # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
-                "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
+                "size_numbers": _quotes_size_numbers(_prose(own_body)),
                 # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
                 # draft asks for runtime numbers next to them instead of asking as if there were none
                 "cover_size_numbers": source is None and ctx.cover is not None and _size_numbers_only(cover_text),
