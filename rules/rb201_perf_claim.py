@@ -137,12 +137,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.models import Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+from reviewbot.view import PatchView, patch_view
 
 RULE = RuleMeta(
     id="RB201",
@@ -595,6 +596,8 @@ NOT_HOT_PATH_RE = lazyre.compile(
     r"\bnot\s+performance[\s-]+critical\b",
     re.IGNORECASE,
 )
+# the cheap test before NOT_HOT_PATH_RE: every match names one of these words
+NOT_HOT_WORDS = frozenset({"hot", "fast", "performance"})
 # files that are no kernel code to measure: the LKMM formalism (its "optimizations" are the compiler's)
 NOT_RUNTIME_PATHS = ("tools/memory-model/",)
 # the sentence is about later work or a hypothetical ("can be optimized later", "if we were to")
@@ -904,6 +907,7 @@ OTHER_COMMIT_RE = lazyre.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
 # correctness is the reason: "This patch fixes ..." (a Fixes: trailer alone is not enough: a speed-up can
 # fix a regression)
 FIX_REASON_RE = lazyre.compile(r"\bth(?:is|e)\s+(?:patch|change|commit)\s+fix(?:es)?\b", re.IGNORECASE)
+FIX_WORDS = frozenset({"fix", "fixes"})  # the cheap test before FIX_REASON_RE: every match ends in one of them
 # a small micro-optimisation whose reasoning the changelog already gives (the generated code, the call
 # it saves): a reviewer does not ask for a benchmark
 MICRO_REASON_PHRASES = (
@@ -925,6 +929,16 @@ MICRO_REASON_PHRASES = (
     # "sparse sets are rarely used" is the reason of a real optimisation)
     "almost never used",
 )
+
+# the words every promise of numbers names (PROMISED_NUMBERS_RE): "numbers", "results", "performance data" ...
+PROMISED_WORDS = frozenset({"numbers", "results", "benchmark", "benchmarks", "measurements", "data"})
+
+
+def _numbers_promised(text: str) -> bool:
+    """True when ``text`` promises numbers for later (PROMISED_NUMBERS_RE); the pattern runs only on a text that
+    names one of PROMISED_WORDS (most changelogs name none)."""
+    return _may_hold(text, PROMISED_WORDS) and PROMISED_NUMBERS_RE.search(text) is not None
+
 
 # A separate pass folded into a loop the code already has: "by merging the checks into existing loops". With
 # more lines removed than added, one walk less costs nothing to weigh: no finding. ("This is much simpler, and
@@ -1445,6 +1459,7 @@ class WordFinder:
         # its longest word ("compiler" of "the compiler can": "the" is in every text)
         longest = {max(parts, key=len) for group in self.phrases.values() for parts in group}
         self.needles = tuple(self.words | longest)
+        self.entry_words = tuple(tuple(e.lower().split()) for e in entries)  # for in_words_of
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
@@ -1452,6 +1467,16 @@ class WordFinder:
         if not any(needle in low for needle in self.needles):
             return False  # cheap: no word or phrase start anywhere, so no token to look up
         return self.in_tokens(_LOOKUP_TOKEN_RE.findall(low))
+
+    def in_words_of(self, text: str) -> bool:
+        """True when the words of ``text`` (:func:`_words`, multi-word terms joined) hold one of the words or phrases.
+
+        The whole text is split into words only when all the words of one entry are in it as plain substrings (most
+        texts hold none): a word of :func:`_words` is a piece of the lower-case text."""
+        low = text.lower()
+        if not any(all(word in low for word in entry) for entry in self.entry_words):
+            return False  # the cheap test
+        return self.in_tokens(_words(text))
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
@@ -1561,6 +1586,7 @@ def _terms_by_first_word(words: Iterable[str]) -> dict[str, frozenset[str]]:
 
 
 _CLAIM_TERMS = _terms_by_first_word(CLAIM_NEEDS)
+_CLAIM_TERM_FIRST_WORDS = frozenset(_CLAIM_TERMS)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
 
@@ -1603,16 +1629,21 @@ def _may_claim(text: str) -> bool:
         return any(all(part in low for part in stem) for stem in CLAIM_STEMS)
     if not CLAIM_NEEDS.isdisjoint(words):
         return True
+    if _CLAIM_TERM_FIRST_WORDS.isdisjoint(words):
+        return False  # no word that starts a joined term ("cache" of "cache_line")
     return any(first in words and not rest.isdisjoint(words) for first, rest in _CLAIM_TERMS.items())
 
 
 def _own_lines(text: str) -> list[str]:
     """Lines of a mail text that the writer wrote (no ``>`` quotes, no trailers; others blanked)."""
-    out = []
+    return list(_each_own_line(text))
+
+
+def _each_own_line(text: str) -> Iterator[str]:
+    """:func:`_own_lines` one at a time (a reader that stops early reads no further)."""
     for line in text.splitlines():
         s = line.lstrip()
-        out.append("" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line)  # a trailer has a ":"
-    return out
+        yield "" if s.startswith(">") or (":" in s and _TRAILER_RE.match(s)) else line  # a trailer has a ":"
 
 
 def _blank_title(q: re.Match[str]) -> str:
@@ -2031,7 +2062,7 @@ def _find_claim_in(text: str, *, subject: bool = False, compiler: bool = False) 
                 if existing_paragraph is None:
                     existing_paragraph = _EXISTING_PARAGRAPH.search(paragraph)
                 if compiler_text is None:  # "avoid mis-optimization": every optimization is the compiler's
-                    compiler_text = _COMPILER_TEXT.in_tokens(_words(text))
+                    compiler_text = _COMPILER_TEXT.in_words_of(text)
                 if compiler_paragraph is None:
                     compiler_paragraph = compiler_text or _OBJECT_CODE.in_tokens(_words(paragraph))
                 if cues is None:
@@ -2172,22 +2203,33 @@ def _results_block(lines: Sequence[str]) -> bool:
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    # the labels are looked for only where they count: on a numeric row and the five lines above it
-    near = {k for i, is_row in enumerate(numeric) if is_row for k in range(max(0, i - 5), i + 1)}
-    compare = [k in near and bool(line) and _COMPARISON.search(line) for k, line in enumerate(lines)]
-    labelled = [
-        k in near and (c or (bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)))
-        for k, (c, line) in enumerate(zip(compare, lines))
-    ]
+    # the labels are looked for only where they count, each line once: on a numeric row and the five lines above
+    # it, a table label only above two rows or more
+    compare: dict[int, bool] = {}
+    labelled: dict[int, bool] = {}
+
+    def compares(k: int) -> bool:
+        if k not in compare:
+            compare[k] = bool(lines[k]) and _COMPARISON.search(lines[k])
+        return compare[k]
+
+    def labels(k: int) -> bool:
+        if k not in labelled:
+            line = lines[k]
+            labelled[k] = compares(k) or (
+                bool(line) and (_TABLE_LABELS.search(line) or _RATE_HEADER_RE.search(line) is not None)
+            )
+        return labelled[k]
+
     for i, is_row in enumerate(numeric):
         if not is_row:
             continue
         rows = sum(numeric[i : i + 6])
         above = range(max(0, i - 5), i + 1)
-        strong = compare[i] or rows >= 2 or len(_DECIMAL_RE.findall(lines[i])) >= 3
-        if strong and any(compare[k] for k in above):
+        strong = compares(i) or rows >= 2 or len(_DECIMAL_RE.findall(lines[i])) >= 3
+        if strong and any(compares(k) for k in above):
             return True  # "Before:" / "After:" blocks, Vanilla/Patched tables
-        if rows >= 2 and any(labelled[k] for k in above):
+        if rows >= 2 and any(labels(k) for k in above):
             return True  # a table under a unit or a tool ("the unit is Mb/s:", "iperf3 -c ...")
     return False
 
@@ -2220,6 +2262,21 @@ _SIZE_CONTEXT_RE = lazyre.compile(
 )
 
 
+_SIZE_CONTEXT_WORD_SET = frozenset(SIZE_CONTEXT_WORDS)
+
+
+def _may_name_size(low: str) -> bool:
+    """False when the lower-case ASCII line ``low`` names no size in words: none of SIZE_CONTEXT_WORDS among its
+    words (the pattern wants them whole: "ram", not "parameter"; "mem", not "member") and no "free" (of "free -h")."""
+    return "free" in low or not _SIZE_CONTEXT_WORD_SET.isdisjoint(low.translate(_WORD_SEPARATORS).split())
+
+
+def _may_give_size(line: str) -> bool:
+    """False when ``line`` cannot match _SIZE_CONTEXT_RE: ASCII, and no size word (_may_name_size) and no unit after
+    a number (_UNIT_AFTER_NUMBER_RE) in it (beyond ASCII the pattern decides)."""
+    return not line.isascii() or _may_name_size(line.lower()) or _UNIT_AFTER_NUMBER_RE.search(line) is not None
+
+
 # a size unit right after a number ("8.6 MB", "64KiB", "4 kB") starts so: the last part of _SIZE_CONTEXT_RE needs it
 _UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
 
@@ -2249,38 +2306,45 @@ _SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_
 
 def _evidence_lines(text: str) -> list[str]:
     """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines,
-    lines naming patches of the series."""
-    lines: list[str] = []
+    lines naming patches of the series (each left out as a blank line)."""
+    return list(_each_evidence_line(text))
+
+
+def _each_evidence_line(text: str) -> Iterator[str]:
+    """:func:`_evidence_lines` one at a time: a grade stops reading at the first measured value."""
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
     # The cheap tests before the slow patterns, as plain lower-case substrings (beyond ASCII the patterns decide:
     # their IGNORECASE folds "ı", "ſ" and the Kelvin sign to ASCII letters): a text naming none of
     # SYSTEM_STATE_COMMANDS holds no such output; a line may give a size only when it holds a word of
-    # SIZE_CONTEXT_WORDS, "free" (of "free -h") or a unit after a number (_UNIT_AFTER_NUMBER_RE), and a map of
-    # the series says "patch" (no letter of it has a non-ASCII twin).
+    # SIZE_CONTEXT_WORDS (as a whole word: _may_name_size), "free" (of "free -h") or a unit after a number
+    # (_UNIT_AFTER_NUMBER_RE), and a map of the series says "patch" (no letter of it has a non-ASCII twin).
     ascii_text = text.isascii()
     text_low = text.lower()
     names_state_command = not ascii_text or any(c.lower() in text_low for c in SYSTEM_STATE_COMMANDS)
     size_words = [w for w in (*SIZE_CONTEXT_WORDS, "free") if w in text_low]  # those the text holds at all
-    for line in _own_lines(text):
+    for line in _each_own_line(text):
         if not line.strip():
             state_output = False
-            lines.append("")  # a blank or blanked (quoted) line
+            yield ""  # a blank or blanked (quoted) line
             continue
         if state_output or (names_state_command and _SYSTEM_STATE_RE.search(line)):
             state_output = True
-            lines.append("")
+            yield ""
             continue
         if line.startswith("diff --git "):
-            break  # a diff inside the mail: hunk headers and code are no measurements
+            return  # a diff inside the mail: hunk headers and code are no measurements
         if _DIFFSTAT_RE.match(line) or line.startswith("@@ "):
-            lines.append("")  # a diffstat or rename line, a hunk header
+            yield ""  # a diffstat or rename line, a hunk header
             continue
         low = line.lower()
-        may_give_size = not ascii_text or any(w in low for w in size_words) or _UNIT_AFTER_NUMBER_RE.search(line)
+        may_give_size = (
+            not ascii_text
+            or (any(w in low for w in size_words) and _may_name_size(low))
+            or _UNIT_AFTER_NUMBER_RE.search(line)
+        )
         size_only = may_give_size and bool(_SIZE_CONTEXT_RE.search(line)) and not _METRICS.search(line)
         series_map = "patch" in low and bool(_SERIES_INDEX_RE.search(line)) and not _METRICS.search(line)
-        lines.append("" if size_only or series_map else line)
-    return lines
+        yield "" if size_only or series_map else line
 
 
 @lru_cache(maxsize=256)
@@ -2289,11 +2353,18 @@ def _grade(text: str) -> str:
 
     Cached: every patch of a series grades the same cover letter.
     """
-    lines = _evidence_lines(text)
-    if _DIGIT_RE.search(text):
-        for k, line in enumerate(lines):
-            if _DIGIT_RE.search(line) and _measured_value(line, lines[k + 1] if k + 1 < len(lines) else ""):
+    if not _DIGIT_RE.search(text):
+        lines = _evidence_lines(text)  # no number to measure: only a ratio in words ("a factor four") is looked for
+    else:
+        # each line is judged with the line after it as the lines come: a text is read up to its first measured
+        # value only (a cover letter's shortlog and diffstat below its numbers are never read)
+        lines = []
+        for line in _each_evidence_line(text):
+            if lines and _DIGIT_RE.search(lines[-1]) and _measured_value(lines[-1], line):
                 return "measured"
+            lines.append(line)
+        if lines and _DIGIT_RE.search(lines[-1]) and _measured_value(lines[-1], ""):
+            return "measured"
         if _results_block(lines):
             return "measured"
     if _ratio_measured("\n".join(lines)):
@@ -2303,26 +2374,36 @@ def _grade(text: str) -> str:
     return "none"
 
 
-def _about_other_patches(paragraph: str, index: int | None) -> bool:
-    """True when a cover-letter paragraph names patches of the series and not this one ("patch 3 ...")."""
+def _patches_named(paragraph: str) -> frozenset[int]:
+    """The numbers of the patches a cover-letter paragraph names ("patch 3", "patches 1-3"), if any."""
     named: set[int] = set()
     for m in _PATCH_NUMBER_RE.finditer(paragraph):
         lo = int(m.group(1))
         hi = int(m.group(2)) if m.group(2) else lo
         named.update(range(lo, min(hi, lo + 100) + 1))
+    return frozenset(named)
+
+
+def _about_other_patches(paragraph: str, index: int | None) -> bool:
+    """True when a cover-letter paragraph names patches of the series and not this one ("patch 3 ...")."""
+    named = _patches_named(paragraph)
     return bool(named) and index not in named
 
 
-def _grade_cover(cover: Patch, index: int | None) -> str:
-    """The grade of a cover letter for patch ``index``: paragraphs about other patches are left out."""
-    return _grade_cover_text(cover.commit_message + "\n" + cover.notes, index)
+@lru_cache(maxsize=64)
+def _cover_paragraphs(text: str) -> tuple[tuple[str, frozenset[int]], ...]:
+    """The paragraphs of a cover letter's text, each with the patches it names: read once per cover letter, not
+    once for every patch of its series."""
+    return tuple((p, _patches_named(p)) for p in re.split(r"\n[ \t]*\n", text))
 
 
 @lru_cache(maxsize=256)
 def _grade_cover_text(text: str, index: int | None) -> str:
-    """:func:`_grade_cover` of the cover letter's text; cached: every patch of a series grades the same cover."""
-    paragraphs = re.split(r"\n[ \t]*\n", text)
-    return _grade("\n\n".join(p for p in paragraphs if not _about_other_patches(p, index)))
+    """The grade of a cover letter's text (its message and notes) for patch ``index``: paragraphs about other
+    patches are left out. Cached: every patch of a series grades the same cover."""
+    # a paragraph about other patches is left out (as _about_other_patches, from the patches each paragraph names)
+    paragraphs = _cover_paragraphs(text)
+    return _grade("\n\n".join(p for p, named in paragraphs if not named or index in named))
 
 
 _RANK = {"none": 0, "claim-only": 1, "measured": 2}
@@ -2388,7 +2469,7 @@ def _subject_claim_not_speed(patch: Patch, own_body: str) -> bool:
     userspace project (liburing: its barrier semantics, no kernel path to measure)."""
     if any(t in USERSPACE_TAGS for t in patch.subject.tags):
         return True
-    return _OTHER_REASON.in_tokens(_words(_prose(own_body)))
+    return _OTHER_REASON.in_words_of(_prose(own_body))
 
 
 # the link of a version-history entry ("v2:" and the earlier posting's URL on its own line, or "v2: <URL>") points
@@ -2436,7 +2517,7 @@ REVERT_TITLE = 'revert "'
 REVERT_BODY = "This reverts commit "
 
 
-def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
+def _not_a_speed_patch(patch: Patch, own_body: str, view: PatchView) -> bool:
     """True when the patch as a whole is no speed claim to ask numbers for: a userspace project (its subject
     tag), a revert, a fix (Fixes: trailer, "This patch fixes"), a micro-optimisation whose changelog already gives
     the reasoning ("generates better assembly", "a quick check before invoking it"), cold fields moved."""
@@ -2444,9 +2525,9 @@ def _not_a_speed_patch(patch: Patch, own_body: str) -> bool:
         return True
     if patch.subject.title.lower().startswith(REVERT_TITLE) or REVERT_BODY in own_body:
         return True  # a revert: its speed words are the reverted commit's, usually argued against
-    if FIX_REASON_RE.search(own_body):
+    if _may_hold(own_body, FIX_WORDS) and FIX_REASON_RE.search(own_body):
         return True
-    if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(patch):
+    if _merged_into_existing_loop(patch, own_body) or _only_sysfs_handlers(view):
         return True
     return _MICRO_REASON.search(_prose(own_body))
 
@@ -2533,19 +2614,26 @@ def _weak_subject_claim(claim: Claim, body_claim: Claim | None, own_body: str, p
 def _merged_into_existing_loop(patch: Patch, own_body: str) -> bool:
     """True when the changelog says a separate pass is merged into a loop the code already has ("by merging the
     checks into existing loops") and the patch removes more lines than it adds: one walk less, nothing to weigh."""
-    if MERGED_INTO_EXISTING_RE.search(" ".join(_prose(own_body).split())) is None:
+    prose = _prose(own_body)
+    if prose.isascii() and "existing" not in prose.lower():
+        return False  # the cheap test: every merge the pattern finds says "existing" (beyond ASCII the pattern decides)
+    if MERGED_INTO_EXISTING_RE.search(" ".join(prose.split())) is None:
         return False
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
     return removed > added
 
 
-def _only_sysfs_handlers(patch: Patch) -> bool:
+def _only_sysfs_handlers(view: PatchView) -> bool:
     """True when every changed hunk of C code is in a sysfs attribute's show/store function (its hunk header, or
-    a ``sysfs_emit()`` in the hunk): run when someone reads a file, nothing a benchmark would see."""
-    hunks = [h for fd in patch.files if fd.path.endswith(".c") for h in fd.hunks]
+    a ``sysfs_emit()`` in the hunk): run when someone reads a file, nothing a benchmark would see.
+
+    A hunk's lines are searched in its diff text (each line with its ``+``/``-``/`` `` mark), without making its
+    DiffLines: a call's name starts with none of the marks and holds no line break, so it is found there exactly
+    when one line's text holds it."""
+    hunks = [h for fv in view.files if fv.path.endswith(".c") for h in fv.hunks]
     return bool(hunks) and all(
-        SYSFS_SECTION_RE.search(h.section or "") is not None or any(c in d.text for d in h.lines for c in SYSFS_CALLS)
+        SYSFS_SECTION_RE.search(h.section or "") is not None or any(c in h.diff_text for c in SYSFS_CALLS)
         for h in hunks
     )
 
@@ -2579,10 +2667,30 @@ def _new_component_goal(patch: Patch, own_body: str, claim: Claim) -> bool:
 def _size_numbers_only(text: str) -> bool:
     """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
     sized = any(
-        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
+        _DIGIT_RE.search(line) and _may_give_size(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
         for line in _own_lines(text)
     )
     return sized and _grade(text) != "measured"
+
+
+# The cheap tests before two patterns of the finding's details: each match says "cache", "false" or "byte" (beyond
+# ASCII the patterns decide: their IGNORECASE folds "ſ" and "ı" to ASCII letters).
+
+
+def _mentions_cache_lines(text: str) -> bool:
+    """True when ``text`` names cache lines or false sharing (_CACHE_MENTION_RE)."""
+    low = text.lower()
+    if text.isascii() and "cache" not in low and "false" not in low:
+        return False
+    return _CACHE_MENTION_RE.search(text) is not None
+
+
+def _quotes_size_numbers(text: str) -> bool:
+    """True when ``text`` quotes size numbers ("864 bytes ... 13 cachelines": SIZE_NUMBERS_RE)."""
+    low = text.lower()
+    if text.isascii() and "byte" not in low and "cache" not in low:
+        return False
+    return SIZE_NUMBERS_RE.search(text) is not None
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -2599,7 +2707,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     claim = subject_claim if subject_claim is not None else body_claim
     if claim is None:
         return []
-    if _not_a_speed_patch(patch, own_body):
+    if _not_a_speed_patch(patch, own_body, patch_view(patch, ctx)):
         return []  # a revert, a fix, a userspace project, a micro-optimisation explained: asked of claims only
     if subject_claim is None:
         if _new_component_goal(patch, own_body, claim):
@@ -2607,25 +2715,28 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         line = patch.commit_start_line + own_body.count("\n", 0, claim.start)
     elif body_claim is None and _subject_claim_not_speed(patch, own_body):
         return []  # the changelog gives the patch's real reason: a fix, memory, an ABI change
-    if _gain_called_limited(own_body + "\n" + patch.notes):
+    own_text = own_body + "\n" + patch.notes  # the changelog and the notes below "---", read by the steps below
+    if _gain_called_limited(own_text):
         return []  # "this optimization provides limited efficiency improvements": the author weighed it already
     severity = Severity.CHECK if line is None and _weak_subject_claim(claim, body_claim, own_body, patch) else None
     if line is not None and _argued_not_measured(patch, _whole_sentence_at(own_body, claim.start)):
         severity = Severity.CHECK  # "more efficient than the generic one", "forward progress ... bouncing"
     if line is None and body_claim is None and _layout_subject(claim, patch.subject.title):
         severity = Severity.CHECK  # "move X to avoid spanning cachelines": the layout, RB101's business; labels differ
-    if NOT_HOT_PATH_RE.search(own_body):
+    if _may_hold(own_body, NOT_HOT_WORDS) and NOT_HOT_PATH_RE.search(own_body):
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
-    if PROMISED_NUMBERS_RE.search(own_body + "\n" + patch.notes):
+    if _numbers_promised(own_text):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     # 2. the evidence: changelog and notes, then the cover letter, then the author's replies
-    grade = _grade(own_body + "\n" + patch.notes)
+    grade = _grade(own_text)
     if grade == "measured":
         return []
     source = None
+    # the cover letter's text, made once for the steps below (each looks it up in its cache by the text)
+    cover_text = ctx.cover.commit_message + "\n" + ctx.cover.notes if ctx.cover is not None else ""
     if ctx.cover is not None:
-        cover_grade = _grade_cover(ctx.cover, patch.subject.index)
-        if cover_grade == "measured" or _evidence_by_reference(ctx.cover.commit_message + "\n" + ctx.cover.notes):
+        cover_grade = _grade_cover_text(cover_text, patch.subject.index)
+        if cover_grade == "measured" or _evidence_by_reference(cover_text):
             source = "cover letter"
         grade = _best(grade, cover_grade)
     if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
@@ -2655,14 +2766,12 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "evidence_source": source,
                 "subsystem": sub[0] if sub else None,
                 "suggest": sub[1] if sub else None,
-                "cache_lines": bool(_CACHE_MENTION_RE.search(patch.commit_message + patch.subject.title)),
+                "cache_lines": _mentions_cache_lines(patch.commit_message + patch.subject.title),
                 # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
-                "size_numbers": SIZE_NUMBERS_RE.search(_prose(own_body)) is not None,
+                "size_numbers": _quotes_size_numbers(_prose(own_body)),
                 # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
                 # draft asks for runtime numbers next to them instead of asking as if there were none
-                "cover_size_numbers": source is None
-                and ctx.cover is not None
-                and _size_numbers_only(ctx.cover.commit_message + "\n" + ctx.cover.notes),
+                "cover_size_numbers": source is None and ctx.cover is not None and _size_numbers_only(cover_text),
             },
         )
     ]

@@ -108,6 +108,8 @@ _EVIDENCE_TEXTS = [
     # beyond ASCII: "ſ" is an "s", "ı" an "i", the Kelvin sign a "k" to the patterns' IGNORECASE
     "the ſize went from 12 to 10\nthe memory footprınt: 12 34\n12 \u212aB saved\n/proc/cpuınfo\n 1 2\n",
     "12 apples and 34 pears\nthroughput: 12 Mb/s\nno size here 12 ms\n",
+    # a size word inside another word is no size ("ram" of "parameter"), a whole one is ("RAM:", "mem-")
+    "the parameter went from 12 to 10 ms\nthe members: 12 34\nresize took 5 ms\nRAM: 12 34\nmem-used 12 34\n",
 ]
 
 
