@@ -40,7 +40,7 @@ from functools import lru_cache
 
 from reviewbot import lazyre
 from reviewbot.errors import ParseError
-from reviewbot.models import Address, AttachmentRef, Message, RawMessage
+from reviewbot.models import Address, AttachmentRef, Message, RawMessage, Recipients
 from reviewbot.parse.subject import parse_subject
 
 __all__ = [
@@ -163,8 +163,8 @@ def parse_rfc822(data: bytes, source: str, *, undo_flowed: bool = True) -> Messa
         from_addr=from_list[0] if from_list else None,
         date=date,
         date_raw=date_raw,
-        to=tuple(parse_addresses(h("to") or "")),
-        cc=tuple(parse_addresses(h("cc") or "")),
+        to=_recipients(h("to")),
+        cc=_recipients(h("cc")),
         in_reply_to=in_reply_to,
         references=references,
         body=body,
@@ -551,6 +551,11 @@ def _addresses(value: str) -> tuple[Address, ...]:
             continue
         out.append(Address(name=name, email=email, partial="@..." in email))
     return tuple(out)
+
+
+def _recipients(value: str | None) -> tuple[Address, ...] | Recipients:
+    """A To/Cc value for :class:`Message`: parsed (:func:`parse_addresses`) when first read, not now."""
+    return Recipients(value, _addresses) if value else ()
 
 
 def sender_addresses(value: str) -> list[Address]:
