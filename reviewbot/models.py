@@ -175,19 +175,21 @@ class Recipients:
 
 class _AddressList:
     """The field behind ``Message.to``/``Message.cc``: given a tuple of Addresses or a :class:`Recipients`
-    (the parser's), it reads as the tuple. Equality, repr and ``replace`` read it so too."""
+    (the parser's), it reads as the tuple. Equality, repr and ``replace`` read it so too. The value is kept
+    under the field's own name in the instance's ``__dict__`` (this descriptor, having ``__set__``, is read
+    first), so ``Message(**message.__dict__)`` still makes a copy."""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_" + name
+        self.name = name
 
     def __get__(self, obj: object, objtype: type | None = None) -> tuple[Address, ...]:
         if obj is None:
             return ()  # the field's default (dataclasses asks the class)
-        value = obj.__dict__[self.slot]
+        value = obj.__dict__[self.name]
         return value if type(value) is tuple else value.get()
 
     def __set__(self, obj: object, value: tuple[Address, ...] | Recipients) -> None:
-        obj.__dict__[self.slot] = value  # by the dataclass's __init__ only: the class is frozen
+        obj.__dict__[self.name] = value  # by the dataclass's __init__ only: the class is frozen
 
 
 @dataclass(frozen=True)

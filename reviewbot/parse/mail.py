@@ -308,12 +308,16 @@ def _header_cut(data: bytes, nl: int | None = None) -> int:
 # A header block the stdlib feed parser reads without a defect: an optional mbox envelope
 # line first, then header lines (email.feedparser.headerRE: a name of printable characters
 # other than ":", then ":"), each followed by its continuation lines (leading blank).
-_PLAIN_BLOCK = lazyre.compile(r"(?:From [^\n]*\n)?(?:[\041-\071\073-\176]+:[^\n]*\n(?:[ \t][^\n]*\n)*)+")
+# Each part can be read one way only (a name holds no ":", a header line starts with no blank, the
+# envelope's "From " is no name), so the repeats are possessive (`*+`, `++`, `?+`): the regex keeps
+# no way back for each of a header block's lines (a third fewer instructions, the same matches).
+_PLAIN_BLOCK = lazyre.compile(r"(?:From [^\n]*+\n)?+(?:[\041-\071\073-\176]++:[^\n]*+\n(?:[ \t][^\n]*+\n)*+)++")
 # The headers parse_rfc822 reads (and every Content-* one, for the body), each with its
 # continuation lines; in a block _PLAIN_BLOCK accepted, every line start is a header name,
 # a continuation blank or the envelope, so the other headers are skipped inside the regex.
 _USED_HEADER = lazyre.compile(
-    r"\n((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
+    r"\n(?=[MmSsDdFfTtCcIiRr])"  # their first letters: continuation and Received/DKIM/X- lines are passed at once
+    r"((?ai:message-id|subject|date|from|to|cc|in-reply-to|references|content-[\041-\071\073-\176]*)):"
     r"(.*(?:\n[ \t].*)*)"
 )  # searched in "\n" + block: the literal "\n" lets the regex jump from line start to line start
 
