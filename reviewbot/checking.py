@@ -496,6 +496,17 @@ def _header_end(data: bytes) -> int:
     return data.find(b"\r\n\r\n" if data.find(b"\r\n", 0, 200) >= 0 else b"\n\n")
 
 
+def _header_ends(data: bytes) -> tuple[int, int | None]:
+    """(:func:`_header_end` of ``data``, ``data.find(b"\\n\\n")`` when that is what it looked for, else None).
+
+    The first "\\n\\n" is where the parser and :func:`_inbody_submission` look for the header end too: a
+    batch finds it once per message (a search over the whole header block, a few KB on LKML)."""
+    if data.find(b"\r\n", 0, 200) >= 0:
+        return data.find(b"\r\n\r\n"), None
+    end = data.find(b"\n\n")
+    return end, end
+
+
 def raw_subject(data: bytes, end: int | None = None) -> str | None:
     """The Subject header of raw mail bytes, unfolded (RFC 2047 words left encoded), or None.
 
@@ -532,7 +543,10 @@ def _header_line(data: bytes, key: bytes) -> int | None:
     if data[:1] == b"\n" or data[:2] == b"\r\n" or data == b"\r":
         return None  # an empty first line: no header at all
     end = data.find(b"\n\n")
-    crlf_end = data.find(b"\n\r\n", 0, end + 2) if end >= 0 else data.find(b"\n\r\n")
+    if end >= 0 and data.find(b"\r", 0, end + 2) < 0:
+        crlf_end = -1  # no CR before it (most mail): no CRLF empty line either (a CR is found at memchr speed)
+    else:
+        crlf_end = data.find(b"\n\r\n", 0, end + 2) if end >= 0 else data.find(b"\n\r\n")
     if crlf_end >= 0 and (end < 0 or crlf_end < end):
         end = crlf_end
     if end < 0 and data.endswith(b"\n\r"):
@@ -547,8 +561,9 @@ def _header_line(data: bytes, key: bytes) -> int | None:
 
 
 _THREAD_HEADERS = {b"message-id": "message_id", b"in-reply-to": "in_reply_to", b"references": "references"}
-#: One of those headers with its continuation lines, searched in "\n" + the header block.
-_THREAD_HEADER_RE = lazyre.compile(rb"\n((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
+#: One of those headers with its continuation lines, searched in "\n" + the header block. The look-ahead
+#: (their first letters) lets the search pass over every other header line (Received, DKIM-...) at once.
+_THREAD_HEADER_RE = lazyre.compile(rb"\n(?=[MmIiRr])((?i:message-id|in-reply-to|references)):(.*(?:\n[ \t].*)*)")
 
 
 def thread_headers(data: bytes, cut: int | None = None) -> tuple[str, str | None, tuple[str, ...]] | None:
@@ -615,10 +630,11 @@ def _is_reply(item: InputMessage) -> bool:
     return _reply_subject(item) is not None
 
 
-def _reply_subject(item: InputMessage, end: int | None = None) -> "Subject | None":
+def _reply_subject(item: InputMessage, end: int | None = None, lf: int | None = None) -> "Subject | None":
     """The parsed raw Subject when it says the message is a reply (``Re:``...), else None (header block only).
 
-    ``end`` is :func:`_header_end` of the raw bytes when the caller has it already."""
+    ``end`` is :func:`_header_end` of the raw bytes when the caller has it already, ``lf`` their first
+    "\\n\\n" (:func:`_header_ends`)."""
     from reviewbot.parse.mail import decode_header_value
     from reviewbot.parse.subject import parse_subject
 
@@ -630,7 +646,7 @@ def _reply_subject(item: InputMessage, end: int | None = None) -> "Subject | Non
     if "=?" in subject:
         subject = decode_header_value(subject)
     parsed = parse_subject(subject)
-    if not parsed.is_reply or _inbody_submission(item.raw.data):
+    if not parsed.is_reply or _inbody_submission(item.raw.data, lf):
         return None
     return parsed
 
@@ -640,13 +656,15 @@ def _reply_subject(item: InputMessage, end: int | None = None) -> "Subject | Non
 INBODY_OPENINGS = (b"from", b"subject", b"date", b"[patch]", b">from ")
 
 
-def _inbody_submission(data: bytes) -> bool:
+def _inbody_submission(data: bytes, lf: int | None = None) -> bool:
     """True when a reply's body opens with an in-body header block whose Subject is not a reply:
-    a patch sent in a thread the way ``git am`` reads it (C19), not a reviewer's reply (C09)."""
+    a patch sent in a thread the way ``git am`` reads it (C19), not a reviewer's reply (C09).
+
+    ``lf`` is ``data.find(b"\\n\\n")`` when the caller has it already."""
     from reviewbot.parse.patch import read_inbody_headers
     from reviewbot.parse.subject import parse_subject
 
-    cut = data.find(b"\n\n")
+    cut = data.find(b"\n\n") if lf is None else lf
     if cut >= 0 and data.find(b"\r", 0, cut + 2) < 0:
         crlf = -1  # no CR before the first LF empty line (most mail): no CRLF empty line before it either
     else:
@@ -726,8 +744,10 @@ def _read_headers(
     replies: dict[str, int] = {}
     problems: list[tuple[int, ReviewbotError]] = []
     for pos, item in enumerate(items):
-        end = _header_end(item.raw.data) if item.raw.kind == "rfc822" else None  # read once for both steps
-        reply = _reply_subject(item, end)
+        end = lf = None
+        if item.raw.kind == "rfc822":
+            end, lf = _header_ends(item.raw.data)  # read once for every step
+        reply = _reply_subject(item, end, lf)
         if reply is not None:
             replies[item.input] = replies.get(item.input, 0) + 1
             later = _later(item, reply, end)
@@ -735,7 +755,7 @@ def _read_headers(
                 context.append((pos, later))
             continue
         try:
-            decoded.append((pos, parse_message(item.raw)))
+            decoded.append((pos, parse_message(item.raw, empty_line=lf)))
         except ReviewbotError as exc:
             problems.append((pos, exc))
     return decoded, context, replies, problems

@@ -116,6 +116,44 @@ class Subject:
         return "RESEND" in self.tags
 
 
+class Recipients:
+    """An address-list header (To, Cc) as sent, parsed into Addresses when first read (``parse(raw)``).
+
+    Every mail carries To/Cc (LKML Cc lists run to dozens of addresses), but ``check`` reads them only for
+    a saved archive page: a mail's lists wait here, as a hunk's lines wait in :class:`Hunk.Body`."""
+
+    __slots__ = ("raw", "parse", "value")
+
+    def __init__(self, raw: str, parse: Callable[[str], tuple[Address, ...]]) -> None:
+        self.raw = raw
+        self.parse = parse
+        self.value: tuple[Address, ...] | None = None
+
+    def get(self) -> tuple[Address, ...]:
+        if self.value is None:
+            self.value = self.parse(self.raw)
+        return self.value
+
+
+class _AddressList:
+    """The field behind ``Message.to``/``Message.cc``: given a tuple of Addresses or a :class:`Recipients`
+    (the parser's), it reads as the tuple. Equality, repr and ``replace`` read it so too. The value is kept
+    under the field's own name in the instance's ``__dict__`` (this descriptor, having ``__set__``, is read
+    first), so ``Message(**message.__dict__)`` still makes a copy."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> tuple[Address, ...]:
+        if obj is None:
+            return ()  # the field's default (dataclasses asks the class)
+        value = obj.__dict__[self.name]
+        return value if type(value) is tuple else value.get()
+
+    def __set__(self, obj: object, value: tuple[Address, ...] | Recipients) -> None:
+        obj.__dict__[self.name] = value  # by the dataclass's __init__ only: the class is frozen
+
+
 @dataclass(frozen=True)
 class Message:
     """One decoded e-mail, whatever its source.
@@ -131,8 +169,8 @@ class Message:
     from_addr: Address | None
     date: datetime | None
     date_raw: str = ""
-    to: tuple[Address, ...] = ()
-    cc: tuple[Address, ...] = ()
+    to: _AddressList = _AddressList()  # reads as tuple[Address, ...]
+    cc: _AddressList = _AddressList()
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
     body: str = ""

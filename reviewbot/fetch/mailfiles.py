@@ -190,7 +190,15 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
         at = find(b"\nFrom ", at + 1)
     out = []
     last = len(starts) - 1
-    escaped = b"\n>From " in data  # mboxo escapes anywhere at all? (one scan, not one per message)
+    # the mboxo escapes (">From " lines), found in one scan of the mbox rather than one per message;
+    # `escape` walks them along with the messages
+    escapes = []
+    at = find(b"\n>From ")
+    while at >= 0:
+        escapes.append(at)
+        at = find(b"\n>From ", at + 1)
+    escapes.append(len(data))  # the end: no escape after it
+    escape = 0
     for k, s in enumerate(starts):
         if k < last:
             e = starts[k + 1]
@@ -203,7 +211,9 @@ def split_mbox_bytes(data: bytes, source: str) -> list[RawMessage]:
                 raw = data[s:e]
         else:
             raw = data[s:]
-        if escaped and b"\n>From " in raw:
+        while escapes[escape] < s:
+            escape += 1
+        if escapes[escape] + 7 <= s + len(raw):  # an escape inside this message
             raw = raw.replace(b"\n>From ", b"\nFrom ")  # mboxo: one ">" taken off, never on the first line
         out.append(RawMessage(source=f"{source}:{k + 1}", kind="rfc822", data=raw))
     return out
