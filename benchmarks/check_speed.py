@@ -420,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"single, side by side (runs in turns, {args.runs} each): reviewbot {pair['a_wall']:.3f} s wall"
             f" ({pair['a_cpu']:.3f} s CPU), checkpatch.pl --no-tree {cp_single:.3f} s wall ({pair['b_cpu']:.3f} s CPU);"
-            f" reviewbot/checkpatch = {pair['ratio']:.2f} (median of the {args.runs} pairs' ratios)"
+            f" reviewbot/checkpatch = {pair['ratio']:.3f} (median of the {args.runs} pairs' ratios)"
         )
         sample = [i for i in items if b"\ndiff --git " in i.raw.data][: args.checkpatch_batch]
         files = []
@@ -443,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         summary.append(
             f"checkpatch.pl --no-tree: single {cp_single:.3f} s; side by side reviewbot/checkpatch ="
-            f" {pair['ratio']:.2f} (target <= 1.00: {'met' if pair['ratio'] <= 1.0 else 'NOT met'});"
+            f" {pair['ratio']:.3f} (target <= 1.000: {'met' if pair['ratio'] <= 1.0 else 'NOT met'});"
             f" batch {cp_rate:,.1f} patches/s (reviewbot {rate / cp_rate:,.0f}x faster)"
         )
         _print_summary(summary)

@@ -148,7 +148,8 @@ class CheckRun(NamedTuple):
     ``notes`` are informational lines about whole inputs, each naming its
     input (an input holding only replies: nothing to check, not an error);
     ``explained`` counts the skipped messages such a note already speaks for;
-    ``covers`` the cover letters read (not checked: their series' patches are given them as context).
+    ``covers`` the cover letters read (not checked: their series' patches are given them as context),
+    ``unsubmitted`` the messages with a diff that is no patch submission (each named in a note).
     ``problems`` are inputs or messages that could not be read or parsed (each
     names the file and what was wrong; the command exits 2 when there is one).
     ``rules`` are the rules that ran (for SARIF metadata).
@@ -166,6 +167,7 @@ class CheckRun(NamedTuple):
     notes: tuple[str, ...] = ()
     explained: int = 0
     covers: int = 0
+    unsubmitted: int = 0
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -884,7 +886,7 @@ def _check_messages(
         # rare: a message whose diff cannot be parsed was a link of a thread already reviewed; review the
         # run as one group then (its threads are computed once every message is parsed)
         done = _review_in_groups(items, decoded, context, replies, read_problems, reviewer, grouped=False)
-    results, skipped, replies_all, parse_problems, patch_inputs, covers, context_ids, run_notes, cover_letters = done
+    results, skipped, replies_all, parse_problems, patch_inputs, covers, context_ids, run_notes, tally = done
     # An input that held mail but neither a patch nor a cover letter is not a patch: say so.
     # Replies are readable mail that is simply not a submission (a reviewer's quoted
     # or suggested diff, C09): a note, not an error. Anything else is an error.
@@ -919,7 +921,8 @@ def _check_messages(
         replies=sum(replies_all.values()),
         notes=(*input_notes, *run_notes),
         explained=explained,
-        covers=cover_letters + len(roots_as_covers),
+        covers=tally["cover letters"] + len(roots_as_covers),
+        unsubmitted=tally["not submissions"],
     )
 
 
@@ -941,7 +944,7 @@ def _review_in_groups(
     list[tuple[str, bool]],
     set[str],
     list[str],
-    int,
+    Counter[str],
 ]:
     """Parse every decoded message as a patch and review the run, group by group (:func:`_review_groups`).
 
@@ -975,7 +978,7 @@ def _review_in_groups(
     skipped = sum(replies.values())  # every reply is skipped, a reply that cannot be parsed included
     patch_inputs: set[str] = set()
     covers: list[tuple[str, bool]] = []
-    cover_letters = 0  # messages read as cover letters (0/N, no diff)
+    tally: Counter[str] = Counter()  # "cover letters" (0/N, no diff) and "not submissions" (a diff, not a patch)
     run_notes: list[str] = []
     results: list[tuple[int, CheckedPatch]] = []
     for pos, message in decoded:
@@ -997,8 +1000,9 @@ def _review_in_groups(
             elif patch.has_diff or patch.subject.is_cover_letter:
                 messages[pos] = patch
                 patch_inputs.add(item.input)
-                cover_letters += not patch.has_diff
+                tally["cover letters"] += not patch.has_diff
                 if patch.has_diff and not is_reviewed(patch):
+                    tally["not submissions"] += 1
                     # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
                     why = (
                         "a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one"
@@ -1039,7 +1043,7 @@ def _review_in_groups(
         covers,
         context_ids,
         run_notes,
-        cover_letters,
+        tally,
     )
 
 

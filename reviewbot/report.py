@@ -375,13 +375,14 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
 
 
 def skipped_line(run: "CheckRun") -> str:
-    """``(1 reply skipped)``, ``(2 cover letters read with their series; 2 replies and 1 message without a
-    diff skipped)``, or "" when there is neither.
+    """The tally of the messages that were not all patches: ``(1 patch checked; 1 reply skipped)``,
+    ``(3 patches checked; 1 cover letter read with its series)``, or "" when every message was a patch.
 
-    Every message of the input is accounted for: checked (a patch), read as
-    its series' cover letter, skipped, or named in a note or a problem.
-    Replies are named as such (a reviewer's reply may well carry a diff of its
-    own); messages a note about their input already speaks for are not counted.
+    Every message of the input is accounted for: checked (a patch), read as its
+    series' cover letter, skipped, or named in a note (a diff that is no patch
+    submission) or a problem. Replies are named as such (a reviewer's reply may
+    well carry a diff of its own); messages a note about their input already
+    speaks for are not counted.
     """
     rest = run.skipped - run.explained
     replies = max(0, min(run.replies - run.explained, rest))
@@ -391,12 +392,17 @@ def skipped_line(run: "CheckRun") -> str:
         parts.append("1 reply" if replies == 1 else f"{replies} replies")
     if others:
         parts.append(f"{_plural(others, 'message')} without a diff")
+    if run.unsubmitted:
+        parts.append(f"{_plural(run.unsubmitted, 'diff')} that {'is' if run.unsubmitted == 1 else 'are'} no submission")
     said = []
     if run.covers:
         said.append(f"{_plural(run.covers, 'cover letter')} read with {'its' if run.covers == 1 else 'their'} series")
     if parts:
-        said.append(f"{' and '.join(parts)} skipped")
-    return f"({'; '.join(said)})" if said else ""
+        said.append(f"{', '.join(parts[:-1])}{' and ' if len(parts) > 1 else ''}{parts[-1]} skipped")
+    if not said:
+        return ""
+    checked = "1 patch" if len(run.patches) == 1 else f"{len(run.patches)} patches"
+    return f"({checked} checked; {'; '.join(said)})"
 
 
 def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:

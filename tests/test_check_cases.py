@@ -134,22 +134,24 @@ def test_reply_beside_a_patch_is_counted_as_a_reply(isolated_env: Path) -> None:
     )
     res = run("--strict", str(mbox))  # the patch's unexplained swap is a CHECK (issue 10), shown with --strict
     assert res.exit_code == 1
-    assert res.stdout.endswith("has review findings, please look at them before sending.\n\n(1 reply skipped)\n")
+    assert res.stdout.endswith(
+        "has review findings, please look at them before sending.\n\n(1 patch checked; 1 reply skipped)\n"
+    )
     assert "without a patch" not in res.stdout and "NOTE:" not in res.stdout
 
 
 @pytest.mark.parametrize(
-    "case",
+    ("case", "patches"),
     [
-        "C10.mbox",  # [PATCH0/3] and its three patches
-        "C28.mbox",  # [PATCH 0 of 1]
-        "C21.mbox",  # a cover letter without 0/N: the thread's root, read as the patch's cover
+        ("C10.mbox", "3 patches"),  # [PATCH0/3] and its three patches
+        ("C28.mbox", "1 patch"),  # [PATCH 0 of 1]
+        ("C21.mbox", "1 patch"),  # a cover letter without 0/N: the thread's root, read as the patch's cover
     ],
 )
-def test_a_cover_letter_is_said_to_be_read_with_its_series(isolated_env: Path, case: str) -> None:
+def test_a_cover_letter_is_said_to_be_read_with_its_series(isolated_env: Path, case: str, patches: str) -> None:
     """Every message is accounted for: a cover letter is neither checked nor skipped, and the last line says so."""
     res = run(str(CASES / case))
-    assert res.stdout.endswith("\n\n(1 cover letter read with its series)\n")
+    assert res.stdout.endswith(f"\n\n({patches} checked; 1 cover letter read with its series)\n")
 
 
 def test_every_message_of_an_mbox_is_checked_read_as_a_cover_letter_or_skipped() -> None:
@@ -160,6 +162,22 @@ def test_every_message_of_an_mbox_is_checked_read_as_a_cover_letter_or_skipped()
     run = check_messages(items, load_check_rules())
     assert (len(items), len(run.patches), run.covers, run.skipped, run.replies) == (165, 64, 15, 86, 85)
     assert len(run.patches) + run.covers + run.skipped == len(items) and not run.notes and not run.problems
+    assert run.unsubmitted == 0
+
+
+def test_a_diff_that_is_no_submission_is_counted_in_the_last_line(isolated_env: Path, shared_dir: Path) -> None:
+    """A corpus message with a diff but no [PATCH] subject (a tip-bot commit notice) is named in a note and
+    counted as skipped, so the last line adds up to the messages given."""
+    (notice,) = [
+        chunk
+        for chunk in (shared_dir / "corpus" / "lkml-real.mbox").read_bytes().split(b"\nFrom ")
+        if b"\nSubject: [tip:timers/core] clocksource/drivers: Continue making Hyper" in chunk
+    ]
+    mbox = isolated_env / "notice.mbox"
+    mbox.write_bytes(b"From " + notice + b"\n" + (CASES / "C04.patch").read_bytes())
+    res = run(str(mbox))
+    assert "has a diff but is not a patch submission" in res.stdout
+    assert res.stdout.endswith("(1 patch checked; 1 diff that is no submission skipped)\n")
 
 
 def test_plain_mail_without_a_diff_and_non_mail_still_exit_2(isolated_env: Path) -> None:
