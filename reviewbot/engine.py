@@ -69,8 +69,6 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
     ctx = ctx or RuleContext()
     if ctx.view is None or ctx.view.patch is not patch:  # the review gives one made with the context
         ctx = ctx.with_(view=PatchView(patch))  # the shared per-hunk work, done once for all rules
-    strict = ctx.strict
-    message_id = patch.message_id
     findings: list[Finding] = []
     failures: list[RuleFailure] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -87,16 +85,15 @@ def check_patch(patch: Patch, rules: Sequence[LoadedRule], ctx: RuleContext | No
             failures.append(RuleFailure(rule.id, patch.message_id, f"{type(exc).__name__}: {exc}", tb))
             continue
         for finding in produced:
-            if finding.severity is Severity.CHECK and not strict:
+            if finding.severity is Severity.CHECK and not ctx.strict:
                 continue
             same = (finding.rule_id, finding.path or "", finding.symbol)
             seen[same] = occurrence = seen.get(same, 0) + 1
             if key is None:
                 key = series_key(patch)
-            stamp = _fingerprint(key, finding, occurrence)
-            if not finding.message_id and message_id:  # one copy of the finding for both fields
-                findings.append(replace(finding, message_id=message_id, fingerprint=stamp))
-            else:
-                findings.append(replace(finding, fingerprint=stamp))
+            changes = {"fingerprint": _fingerprint(key, finding, occurrence)}
+            if not finding.message_id and patch.message_id:
+                changes["message_id"] = patch.message_id
+            findings.append(replace(finding, **changes))  # one copy of the finding for both fields
     findings.sort(key=_sort_key)
     return CheckReport(patch=patch, findings=tuple(findings), failures=tuple(failures))
