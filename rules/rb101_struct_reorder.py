@@ -1367,6 +1367,24 @@ def _struct_request(struct: str, which: str, reason: str | None) -> str:
     )
 
 
+#: A changelog reason that says which cache line or what shares it ("to retain needing only cacheline 0 and 1",
+#: "within the first cache line", "together with in_memstall") can be quoted back as the comment to write; one
+#: that does not ("for cacheline benefits") is quoted with the question which line, and what shares it.
+WHICH_LINE_WORDS = (
+    "first",
+    "second",
+    "third",
+    "last",
+    "same",
+    "single",
+    "one",
+    "together",
+    "next to",
+    "alongside",
+)
+_WHICH_LINE_RE = lazyre.compile(r"\b(?:" + "|".join(WHICH_LINE_WORDS) + r")\b|\d", re.IGNORECASE)
+
+
 #: A reply names at most this many moved members, then "and N more" (a reviewer quotes a few, not 22).
 REPLY_MEMBERS = 4
 
@@ -1380,17 +1398,31 @@ def _some_members(members: Sequence[str]) -> str:
     return (", ".join(members[:-1]) + f" and {members[-1]}") if len(members) > 1 else members[0]
 
 
-def _local_comment_request(struct: str, members: Sequence[str]) -> str:
+def _local_comment_request(struct: str, members: Sequence[str], reason: str | None = None) -> str:
     """The changelog placed these members by name (one cache line of a big struct not ordered as a whole):
-    ask for a short comment at them, not for a whole-struct "cache-line ordered" comment."""
+    ask for a short comment at them, not for a whole-struct "cache-line ordered" comment. The changelog's
+    reason is quoted back: as the comment to write when it says which cache line (``WHICH_LINE_WORDS``),
+    with the question which line and what shares it when it does not."""
     which = _some_members(members)
     many = len(members) > 1
+    them = "them" if many else "it"
+    undo = " Otherwise the next change that adds a field without thinking about cache lines will quietly undo this."
+    where = f"which cache line {'they sit' if many else 'it sits'} in, and what {'they share' if many else 'it shares'} it with"
+    if reason and _WHICH_LINE_RE.search(reason):
+        return (
+            f'The changelog places {which} "{reason}", but nothing at {them} in {struct} says so. Could you put '
+            f"that in a short comment at {them} (or a marker at the cache-line boundary)?" + undo
+        )
+    if reason:
+        return (
+            f'The changelog places {which} in {struct} "{reason}". Could you add a short comment at {them} (or a '
+            f"marker at the cache-line boundary) saying {where}?" + undo
+        )
     return (
         f"Since {which} {'are' if many else 'is'} placed in {struct} for cache behaviour, could you add a "
-        f"short comment at {'them' if many else 'it'} (or a marker at the cache-line boundary) saying why "
-        f"{'they sit' if many else 'it sits'} there: which cache line, and what {'they share' if many else 'it shares'} "
-        "it with? Otherwise the next change that adds a field without thinking about cache lines will "
-        "quietly undo this."
+        f"short comment at {them} (or a marker at the cache-line boundary) saying why "
+        f"{'they sit' if many else 'it sits'} there: which cache line, and what "
+        f"{'they share' if many else 'it shares'} it with?" + undo
     )
 
 
@@ -1403,7 +1435,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         which = _some_members(members)
         motive = f.details.get("motivation")
         if f.severity is Severity.WARNING and motive == "cache" and f.details.get("placed"):
-            text = _local_comment_request(struct, members)
+            text = _local_comment_request(struct, members, f.details.get("reason"))
         elif f.severity is Severity.WARNING and motive == "cache":
             text = _struct_request(struct, which, f.details.get("reason"))
         elif motive == "unstated":
@@ -1474,7 +1506,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"so a later change does not move {them} back?"
             )
         elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
-            text = _local_comment_request(struct, members)
+            reason = next((f.details.get("reason") for f in fs if f.details.get("reason")), None)
+            text = _local_comment_request(struct, members, reason)
         elif "cache" in motivation:
             reason = next((f.details.get("reason") for f in fs if f.details.get("reason")), None)
             text = _struct_request(struct, which, reason)

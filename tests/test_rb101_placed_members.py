@@ -10,6 +10,9 @@ Kinds from a fresh reading of whole-mirror drafts (each with its example patches
 * (c) A member placed into one cache line of a big struct not ordered as a whole: the draft asks for a short
   comment at the member, not for a whole-struct "cache-line ordered" comment; a member marked
   ``/* will die */`` needs no layout comment.
+* (d) When the changelog says why the members are placed ("to retain needing only cacheline 0 and 1 for
+  non-polled opcodes"), the draft quotes that back and asks for it at the members: asking "which cache line,
+  and what they share it with?" asks for what the author already wrote (a fresh reader's EDIT verdict).
 """
 
 from __future__ import annotations
@@ -68,6 +71,17 @@ def test_a_member_placed_in_a_big_struct_gets_a_local_comment_request() -> None:
         assert "cache-line ordered" not in text
 
 
+def test_placed_members_with_a_stated_reason_get_it_quoted_back() -> None:
+    patch, findings = _findings("bad-placed-members-reason-quoted.patch")
+    assert [(f.details["members"], f.details["placed"]) for f in findings] == [(["nr_retries"], True)]
+    for text in (rb101.reply_point(findings, patch), rb101.reply(findings, patch)):
+        assert text.startswith(
+            'The changelog places nr_retries "to keep the submission path within the first cache line", but '
+            "nothing at it in struct foo_request says so."
+        )
+        assert "which cache line" not in text  # the changelog said it
+
+
 def test_a_whole_struct_reorder_still_asks_for_a_struct_comment() -> None:
     # the struct file model review: several members regrouped, a comment on the struct's layout
     patch, (f,) = _findings("bad-randomize-layout.patch")
@@ -100,3 +114,17 @@ def test_a_plain_word_member_needs_an_arrow_or_dot() -> None:
     assert not rb101._mentions("unless there is a link", "link")
     assert rb101._mentions("put psi_flags there", "psi_flags")
     assert not rb101._mentions("put xpsi_flags there", "psi_flags")
+
+
+@pytest.mark.parametrize(
+    ("reason", "quoted_as_the_comment"),
+    [
+        ("to retain needing only cacheline 0 and 1 for non-polled opcodes", True),
+        ("to keep the submission path within the first cache line", True),
+        ("for cacheline benefits", False),  # says no line: the question which line stays
+    ],
+)
+def test_a_reason_that_names_the_line_is_the_comment_to_write(reason: str, quoted_as_the_comment: bool) -> None:
+    text = rb101._local_comment_request("struct foo", ["bar"], reason)
+    assert f'"{reason}"' in text
+    assert ("which cache line it sits in" not in text) is quoted_as_the_comment
