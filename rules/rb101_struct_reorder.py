@@ -118,13 +118,14 @@ References
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import AbstractSet as Set, Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, LazyScans, member_names, scan_lines
 from reviewbot.view import FileView, HunkView, PatchView, patch_view
-from reviewbot.models import DiffLine, FileDiff, Finding, Hunk, LineKind, Patch
+from reviewbot.models import EVIDENCE_WHERE_KEY, DiffLine, FileDiff, Finding, FindingState, Hunk, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 from reviewbot.rules.rb201_perf_claim import find_claim
 
@@ -978,6 +979,30 @@ def _layout_documented(patch: Patch, path: str, side: _StructSide, moved: list[s
     return bool(moved)
 
 
+def _documented_later_in_series(patch: Patch, ctx: RuleContext, path: str, struct: str) -> str | None:
+    """Step 4: a later patch of the same series adds the layout comment to this struct (as step 2 reads a
+    patch's own comments): "patch 4/4 of the series", else None. The finding stands for this patch, but it
+    is answered: a reviewer reads the series, and asking 2/4 for the comment 4/4 adds asks for what the
+    author already wrote (the drafter says so with :data:`ANSWERED_WHERE`)."""
+    series, index = ctx.series, patch.subject.index
+    if series is None or index is None:
+        return None
+    for later in series.patches:
+        if (later.subject.index or 0) <= index or not any(fd.path == path for fd in later.files):
+            continue
+        for later_path, side in _collect(PatchView(later)):
+            if later_path == path and side.name == struct:
+                comments = _new_comments(later, path, side)
+                if side.markers or any(_LAYOUT_COMMENT_RE.search(c) for c in comments):
+                    return f"patch {later.subject.index}/{later.subject.total or series.total} of the series"
+    return None
+
+
+#: How the drafter says where the answer was found (``Finding.evidence_where``), for a finding this rule marks
+#: answered: the layout comment a later patch of the series adds.
+ANSWERED_WHERE = "the layout comment is added by {where}"
+
+
 def _severity(motive: str) -> Severity:
     """Step 3: WARNING only when the order is chosen for cache behaviour; else a CHECK."""
     return Severity.WARNING if motive == "cache" else Severity.CHECK
@@ -1010,7 +1035,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
-        findings.append(_finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed))
+        finding = _finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed)
+        later = _documented_later_in_series(patch, ctx, path, side.name)
+        if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
+            finding = replace(
+                finding, state=FindingState.ANSWERED, details={**finding.details, EVIDENCE_WHERE_KEY: later}
+            )
+        findings.append(finding)
     return findings
 
 

@@ -17,6 +17,7 @@ Kinds from a fresh reading of whole-mirror drafts (each with its example patches
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,42 @@ def test_a_reason_that_names_the_line_is_the_comment_to_write(reason: str, quote
     text = rb101._local_comment_request("struct foo", ["bar"], reason)
     assert f'"{reason}"' in text
     assert ("which cache line it sits in" not in text) is quoted_as_the_comment
+
+
+def _rb101_by_subject(mbox: bytes, strict: bool = True) -> dict[str, list[tuple[str, str, str]]]:
+    from reviewbot.checking import check_messages, load_check_rules, messages_from_bytes
+
+    rules = load_check_rules(select=("RB101",))
+    run = check_messages(messages_from_bytes(mbox, "series.mbox"), rules, strict=strict)
+    return {
+        cp.patch.subject.title: [(f.severity.value, f.state.value, f.evidence_where) for f in cp.findings]
+        for cp in run.patches
+    }
+
+
+def test_a_layout_comment_added_later_in_the_series_answers_the_earlier_move() -> None:
+    # (e) patch 1/2 moves nr_bytes for the cache line, 2/2 adds the comment above the struct: the finding
+    # stands for 1/2 but is answered (a CHECK with --strict, as numbers found in a cover letter are), and
+    # the drafter says where instead of asking (a fresh reader's NO: "patch 4/4 already adds the comment")
+    mbox = (EXAMPLES / "answered-by-a-later-patch-of-the-series.mbox").read_bytes()
+    assert _rb101_by_subject(mbox) == {
+        "foo: shrink nr_bytes of the per-CPU stock": [("CHECK", "answered", "patch 2/2 of the series")],
+        "foo: cache two owners per CPU": [],
+    }
+    assert _rb101_by_subject(mbox, strict=False)["foo: shrink nr_bytes of the per-CPU stock"] == []
+    first_alone = mbox[: mbox.index(b"\nFrom 2222") + 1]
+    assert _rb101_by_subject(first_alone) == {"foo: shrink nr_bytes of the per-CPU stock": [("WARNING", "open", "")]}
+
+
+def test_the_drafter_says_which_patch_adds_the_layout_comment() -> None:
+    from reviewbot.models import EVIDENCE_WHERE_KEY, FindingState
+    from reviewbot.respond.draft import thread_state
+
+    patch, (f,) = _findings("bad-placed-members-reason-quoted.patch")
+    answered = replace(
+        f, state=FindingState.ANSWERED, details={**f.details, EVIDENCE_WHERE_KEY: "patch 4/4 of the series"}
+    )
+    assert thread_state(answered, patch, ()) == (
+        FindingState.ANSWERED,
+        "the layout comment is added by patch 4/4 of the series",
+    )

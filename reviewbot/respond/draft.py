@@ -925,7 +925,8 @@ def thread_state(
     if finding.state is not FindingState.OPEN:
         source = finding.evidence_where
         if finding.state is FindingState.ANSWERED and source:
-            reason = f"the numbers are in the {source}"
+            # the rule words where its evidence was found (RB101: "the layout comment is added by {where}")
+            reason = str(getattr(module, "ANSWERED_WHERE", "the numbers are in the {where}")).format(where=source)
         else:
             reason = f"state {finding.state.value} set by {finding.rule_id}"
         if finding.state in (FindingState.ANSWERED, FindingState.RAISED) and source in ("", "author's reply"):
