@@ -2624,7 +2624,11 @@ def _only_swapped(patch: Patch) -> str | None:
     """``"alignment"`` when the source lines the patch changes differ only by an added alignment annotation
     (ALIGN_ANNOTATIONS), ``"types"`` when they differ only by integer types (PORT_TYPE_WORDS), else None."""
     removed, added = _changed_source_lines(patch)
-    if not removed or sorted(removed) == sorted(added):
+
+    def plain(line: str) -> str:
+        return "".join(line.split())  # "struct inode *  bd_inode;" moved as "struct inode *bd_inode;"
+
+    if not removed or sorted(map(plain, removed)) == sorted(map(plain, added)):
         return None  # nothing changed in place, or lines only moved (a reorder is no swap)
 
     def norm(line: str) -> str:

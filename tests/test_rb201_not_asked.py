@@ -184,3 +184,21 @@ def test_a_finding_not_asked_gets_no_draft_and_a_skip_with_its_reason(tmp_path: 
         skip = store.skip_for(finding.fingerprint)
         assert skip is not None and skip.state == SKIP_NOT_ASKED and "inline check" in skip.reason
         assert summary.not_asked == 1
+
+
+def test_a_member_moved_with_its_spacing_changed_is_no_type_swap() -> None:
+    # after "block: move .bd_inode into 1st cacheline of block_device": "struct inode *\tbd_inode;" re-added as
+    # "struct inode\t\t*bd_inode;" a few lines up: a move, still asked about
+    mail = (
+        "From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n"
+        "Message-ID: <qux-2@example.org>\nSubject: [PATCH] qux: move .q_inode into the first cacheline\n\n"
+        "The .q_inode field is used in the IO fast path, so it is more efficient to keep it in the first "
+        "cacheline.\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        "diff --git a/include/linux/qux.h b/include/linux/qux.h\n--- a/include/linux/qux.h\n"
+        "+++ b/include/linux/qux.h\n@@ -10,5 +10,5 @@ struct qux {\n \tdev_t\t\t\tq_dev;\n"
+        "+\tstruct inode\t\t*q_inode;\n \tatomic_t\t\tq_openers;\n-\tstruct inode *\t\tq_inode;\n"
+        " \tvoid *\t\t\tq_holder;\n \tvoid *\t\t\tq_claiming;\n-- \n2.43.0\n"
+    )
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    [finding] = rb201.check(patch, RuleContext())
+    assert finding.not_asked == ""
