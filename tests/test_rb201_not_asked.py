@@ -202,3 +202,23 @@ def test_a_member_moved_with_its_spacing_changed_is_no_type_swap() -> None:
     patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
     [finding] = rb201.check(patch, RuleContext())
     assert finding.not_asked == ""
+
+
+def test_a_point_a_reviewer_already_raised_is_recorded_as_raised_not_as_not_asked(tmp_path: Path) -> None:
+    path = Path(_RULE.examples_dir) / "bad-quick-check-before-call.patch"
+    patch_mail = (
+        "From ada@example.org Mon Mar 10 10:00:00 2025\nMessage-ID: <q-1@example.org>\n"
+        + path.read_text().split("\n", 1)[1]
+    )
+    reply = (
+        "From bob@example.org Mon Mar 10 11:00:00 2025\nFrom: Bob Reviewer <bob@example.org>\n"
+        "To: linux-kernel@vger.kernel.org\nSubject: Re: [PATCH] quxcg: Optimize return to user mode\n"
+        "Date: Mon, 10 Mar 2025 11:00:00 +0000\nMessage-ID: <q-2@example.org>\nIn-Reply-To: <q-1@example.org>\n"
+        "References: <q-1@example.org>\n\nDo you have numbers for this, did you measure it?\n\nBob\n"
+    )
+    store, found, summary = _run(tmp_path, patch_mail + reply, series=False)
+    with store:
+        [finding] = found["q-1@example.org"]
+        skip = store.skip_for(finding.fingerprint)
+        assert skip is not None and skip.state == "raised"
+        assert summary.not_asked == 0 and summary.written == []

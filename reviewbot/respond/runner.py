@@ -807,11 +807,11 @@ def _sort_findings(
                 store.record_skip(finding, SKIP_EARLIER, earlier[finding.fingerprint])
                 summary.superseded += 1
                 continue
-            if finding.not_asked:
+            state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
                 store.record_skip(finding, SKIP_NOT_ASKED, f"not asked: {finding.not_asked}")
                 summary.not_asked += 1
                 continue
-            state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
             if state is FindingState.OPEN:
                 keep.append(finding)
                 continue
