@@ -3100,6 +3100,18 @@ def _claim_sentence(text: str) -> str:
     return sentence
 
 
+def _series_claim_sentence(text: str, claim: str) -> str:
+    """The sentence of a cover letter's ``text`` holding ``claim`` (the claim the series' patches make, the
+    shortlog left out), else the sentence of its first claim (:func:`_claim_sentence`)."""
+    shortlog = _SHORTLOG_RE.search(text)
+    prose = text[: shortlog.start()] if shortlog is not None else text
+    pos = " ".join(prose.lower().split()).find(" ".join(claim.lower().split())) if claim.strip() else -1
+    if pos < 0:
+        return _claim_sentence(text)
+    flat = " ".join(prose.split())
+    return _sentence_at(flat, pos)
+
+
 def _cost_sentence(text: str) -> str:
     """The first sentence of the changelog ``text`` that names a speed or a cost without being a claim form
     ("in this case we can use a cheaper cpumask_copy() instead of cpumask_and()"), else "": under a claim said
@@ -3171,7 +3183,10 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 own
             )  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
     else:
-        sentence = _claim_sentence(patch.commit_message)
+        # the cover letter's sentence holding the claim the patches make (the finding's own words), else its
+        # first claim: a background sentence before it ("CRC32 ... becomes far faster still with the CRC32
+        # instructions") is about the hardware, not what this series claims
+        sentence = _series_claim_sentence(patch.commit_message, str(f.details.get("claim") or ""))
     text_for_kind = f"{sentence} {f.details.get('claim', '')}"
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
