@@ -2590,9 +2590,12 @@ SOURCE_SUFFIXES = (".c", ".h", ".S")
 #: to do; in a small change (SMALL_CHANGE_LINES) the gain holds by construction.
 QUICK_CHECK_PHRASES = ("quick check", "cheap check", "inline check", "quick test", "cheap test")
 _QUICK_CHECK = WordFinder(QUICK_CHECK_PHRASES)
-#: The claim's sentence also calls the change simpler and the patch removes more lines than it adds: a cleanup
-#: (a library call instead of a wrapper API), weighed on the code it removes, not on a benchmark.
+#: The claim's sentence also calls the change simpler, or names the indirect call it drops, and the patch removes
+#: more lines than it adds: a cleanup (a library call instead of a wrapper API, a NULL test instead of a call into
+#: a dummy function), weighed on the code it removes, not on a benchmark.
 SIMPLER_WORDS = frozenset({"simpler", "simplifies", "simplify", "simplified", "cleaner"})
+INDIRECT_CALL_PHRASES = ("indirect call", "indirect calls", "indirect function call", "indirect branch")
+_INDIRECT_CALL = WordFinder(INDIRECT_CALL_PHRASES)
 #: A claim made only of layout words ("for better memory placement"): where members sit, RB101's question.
 PLACEMENT_CLAIM_WORDS = frozenset({"better", "improved", "memory", "placement", "layout", "data", "struct"})
 PLACEMENT_NOUNS = frozenset({"placement", "layout"})
@@ -2657,8 +2660,9 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
         sentence = _whole_sentence_at(own_body, body_claim.start)
         added = sum(fd.added_count for fd in patch.files)
         removed = sum(fd.removed_count for fd in patch.files)
-        if removed > added and not SIMPLER_WORDS.isdisjoint(_words(sentence)):
-            return "a cleanup that removes code and calls the result simpler as well as faster"
+        said = _words(sentence)
+        if removed > added and (not SIMPLER_WORDS.isdisjoint(said) or _INDIRECT_CALL.in_tokens(said)):
+            return "a cleanup that removes code (simpler, or an indirect call less): the gain follows from the code"
         claim_words = set(_words(body_claim.text))
         if claim_words & PLACEMENT_NOUNS and claim_words <= PLACEMENT_CLAIM_WORDS:
             return "a layout change with no speed named: whether the layout is explained is RB101's question"

@@ -45,6 +45,7 @@ def _example(name: str) -> tuple:
         ("bad-type-port.patch", "swaps integer types"),
         ("bad-quick-check-before-call.patch", "inline check"),
         ("bad-library-switch-simpler-and-faster.patch", "cleanup that removes code"),
+        ("bad-indirect-call-removed.patch", "cleanup that removes code"),
         ("bad-better-placement.patch", "RB101's question"),
         ("bad-optimizes-how-much-is-read.patch", "what is read or written"),
     ],
