@@ -74,6 +74,17 @@ Reads the subject and the commit message as a reviewer does, in three steps:
 3. **The thread**: whether the author answered with numbers or a reviewer
    already asked.
 
+4. **Whether a maintainer would ask** (``_why_not_asked``): some claims the labels count are not worth a
+   question, because the gain holds by construction or speed is not what the patch is weighed on. The finding
+   stays (a WARNING, as labelled) with ``details["not_asked"]`` saying why, and the drafter records the skip
+   ``not-asked`` instead of a draft: a diff that only adds a cache-line alignment annotation
+   (``ALIGN_ANNOTATIONS``) or only swaps integer types for a port to another word size (``PORT_TYPE_WORDS``),
+   an inline "quick check" before a call in a small change (``QUICK_CHECK_PHRASES``), a cleanup that removes
+   code and calls the result simpler or drops an indirect call (``SIMPLER_WORDS``, ``INDIRECT_CALL_PHRASES``),
+   a claim made only of layout words ("for better memory placement": ``PLACEMENT_CLAIM_WORDS``, RB101's
+   question), "optimizes how much data needs to be read in" (``AMOUNT_PHRASES``). A revert is no claim at all,
+   also with the title ``Revert ("...")`` (``REVERT_TITLES``).
+
 The grade is recorded in ``details["evidence"]``:
 
 * ``none``: nothing measured and no method named;
