@@ -809,7 +809,7 @@ def _sort_findings(
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
             if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
-                store.record_skip(finding, SKIP_NOT_ASKED, f"not asked: {finding.not_asked}")
+                store.record_skip(finding, SKIP_NOT_ASKED, finding.not_asked)
                 summary.not_asked += 1
                 continue
             if state is FindingState.OPEN:
