@@ -604,6 +604,11 @@ class Finding:
         return str((self.details or {}).get(EVIDENCE_WHERE_KEY) or "")
 
     @property
+    def not_asked(self) -> str:
+        """Why the rule would not ask this point in a draft (:data:`NOT_ASKED_KEY`), "" when it would."""
+        return str((self.details or {}).get(NOT_ASKED_KEY) or "")
+
+    @property
     def series_point(self) -> bool:
         """True for a finding lifted to a series' cover letter (:data:`SERIES_POINT_KEY`, set by the
         drafter): its places belong to another message, only what it says is kept."""
@@ -620,6 +625,9 @@ SUBJECT_LIST_KEY = "members"
 EVIDENCE_WHERE_KEY = "evidence_source"
 #: ... and the drafter's own mark of a finding lifted to the cover letter (``series_point``).
 SERIES_POINT_KEY = "series_point"
+#: Why a rule kept a finding but would not ask it in a draft (a gain that holds by construction): the
+#: drafter records the skip ``not-asked`` with this reason (``not_asked``).
+NOT_ASKED_KEY = "not_asked"
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,17 @@ Reads the subject and the commit message as a reviewer does, in three steps:
 3. **The thread**: whether the author answered with numbers or a reviewer
    already asked.
 
+4. **Whether a maintainer would ask** (``_why_not_asked``): some claims the labels count are not worth a
+   question, because the gain holds by construction or speed is not what the patch is weighed on. The finding
+   stays (a WARNING, as labelled) with ``details["not_asked"]`` saying why, and the drafter records the skip
+   ``not-asked`` instead of a draft: a diff that only adds a cache-line alignment annotation
+   (``ALIGN_ANNOTATIONS``) or only swaps integer types for a port to another word size (``PORT_TYPE_WORDS``),
+   an inline "quick check" before a call in a small change (``QUICK_CHECK_PHRASES``), a cleanup that removes
+   code and calls the result simpler or drops an indirect call (``SIMPLER_WORDS``, ``INDIRECT_CALL_PHRASES``),
+   a claim made only of layout words ("for better memory placement": ``PLACEMENT_CLAIM_WORDS``, RB101's
+   question), "optimizes how much data needs to be read in" (``AMOUNT_PHRASES``). A revert is no claim at all,
+   also with the title ``Revert ("...")`` (``REVERT_TITLES``).
+
 The grade is recorded in ``details["evidence"]``:
 
 * ``none``: nothing measured and no method named;
@@ -140,7 +151,7 @@ from functools import lru_cache
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
-from reviewbot.models import Finding, FindingState, Message, Patch
+from reviewbot.models import NOT_ASKED_KEY, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 from reviewbot.view import PatchView, patch_view
@@ -2511,9 +2522,10 @@ def _evidence_by_reference(text: str) -> bool:
     return False
 
 
-#: A revert (``Revert "mm: memcg: optimize ..."``, git's "This reverts commit <sha>."): the claim it
-#: quotes belongs to the commit it takes out.
-REVERT_TITLE = 'revert "'
+#: A revert (``Revert "mm: memcg: optimize ..."``, ``mm/memcg: Revert ("mm/memcg: optimize ...")``, git's
+#: "This reverts commit <sha>."): the claim it quotes belongs to the commit it takes out, and its changelog
+#: usually argues that the gain is not there.
+REVERT_TITLES = ('revert "', 'revert ("')
 REVERT_BODY = "This reverts commit "
 
 
@@ -2523,7 +2535,8 @@ def _not_a_speed_patch(patch: Patch, own_body: str, view: PatchView) -> bool:
     the reasoning ("generates better assembly", "a quick check before invoking it"), cold fields moved."""
     if any(t in USERSPACE_TAGS for t in patch.subject.tags):
         return True
-    if patch.subject.title.lower().startswith(REVERT_TITLE) or REVERT_BODY in own_body:
+    title = patch.subject.title.lower()
+    if any(form in title for form in REVERT_TITLES) or REVERT_BODY in own_body:
         return True  # a revert: its speed words are the reverted commit's, usually argued against
     if _may_hold(own_body, FIX_WORDS) and FIX_REASON_RE.search(own_body):
         return True
@@ -2542,6 +2555,133 @@ def _gain_called_limited(text: str) -> bool:
         if w in LIMITED_WORDS and not GAIN_NOUNS.isdisjoint(words[i + 1 : i + 1 + LIMITED_GAP]):
             return True
     return False
+
+
+# ---------------------------------------------------------------------------------------
+# Claims kept as findings but not asked about in a draft (``details["not_asked"]``: the drafter records the
+# skip ``not-asked`` with this reason). The labels count these as claims without numbers, but a maintainer
+# would not ask for a benchmark: the gain holds by construction, or speed is not what the patch is weighed on.
+# Each kind is a named step; a wrong call is fixed by a word here and an example in rules/examples/RB201/.
+# ---------------------------------------------------------------------------------------
+#: Alignment annotations: a diff that only adds one of these to existing lines aligns a struct, and the
+#: changelog's "one cache line less per element" holds by construction.
+ALIGN_ANNOTATIONS = (
+    "____cacheline_aligned_in_smp",
+    "____cacheline_aligned",
+    "__cacheline_aligned_in_smp",
+    "__cacheline_aligned",
+)
+_ALIGN_RE = lazyre.compile(r"\b(?:" + "|".join(ALIGN_ANNOTATIONS) + r")\b|\b__aligned\s*\([^()]*\)")
+#: Integer types a port to another word size swaps ("unsigned long" -> "u64"/"xlen_t" so an ILP32 ABI takes
+#: the 64-bit path LP64 kernels already run): a diff that only swaps these changes no algorithm to measure.
+PORT_TYPE_WORDS = (
+    "unsigned long long",
+    "unsigned long",
+    "unsigned int",
+    "long long",
+    "long",
+    "int",
+    "ulong",
+    "u64",
+    "u32",
+    "s64",
+    "s32",
+    "__u64",
+    "__u32",
+    "xlen_t",
+    "size_t",
+    "ssize_t",
+    "uintptr_t",
+    "phys_addr_t",
+)
+_PORT_TYPE_RE = lazyre.compile(r"\b(?:" + _alternation(PORT_TYPE_WORDS) + r")\b")
+_INCLUDE_RE = lazyre.compile(r"\s*#\s*include\b")
+SOURCE_SUFFIXES = (".c", ".h", ".S")
+#: "a quick check of the condition before invoking it": an inline test that skips a call when there is nothing
+#: to do; in a small change (SMALL_CHANGE_LINES) the gain holds by construction.
+QUICK_CHECK_PHRASES = ("quick check", "cheap check", "inline check", "quick test", "cheap test")
+_QUICK_CHECK = WordFinder(QUICK_CHECK_PHRASES)
+#: The claim's sentence also calls the change simpler, or names the indirect call it drops, and the patch removes
+#: more lines than it adds: a cleanup (a library call instead of a wrapper API, a NULL test instead of a call into
+#: a dummy function), weighed on the code it removes, not on a benchmark.
+SIMPLER_WORDS = frozenset({"simpler", "simplifies", "simplify", "simplified", "cleaner"})
+INDIRECT_CALL_PHRASES = ("indirect call", "indirect calls", "indirect function call", "indirect branch")
+_INDIRECT_CALL = WordFinder(INDIRECT_CALL_PHRASES)
+#: A claim made only of layout words ("for better memory placement"): where members sit, RB101's question.
+PLACEMENT_CLAIM_WORDS = frozenset({"better", "improved", "memory", "placement", "layout", "data", "struct"})
+PLACEMENT_NOUNS = frozenset({"placement", "layout"})
+#: "optimizes how much data needs to be read in": the amount of I/O, smaller by construction.
+AMOUNT_PHRASES = (("how", "much"), ("how", "many"), ("the", "amount"))
+
+
+def _changed_source_lines(patch: Patch) -> tuple[list[str], list[str]]:
+    """The removed and the added lines of the patch's C and assembly files (blank lines and added #include
+    lines left out, whitespace collapsed)."""
+    removed: list[str] = []
+    added: list[str] = []
+    for fd in patch.files:
+        if not fd.path.endswith(SOURCE_SUFFIXES):
+            continue
+        for h in fd.hunks:
+            for dl in h.lines:
+                text = " ".join(dl.text.split())
+                if not text:
+                    continue
+                if dl.kind.value == "-":
+                    removed.append(text)
+                elif dl.kind.value == "+" and not _INCLUDE_RE.match(text):
+                    added.append(text)
+    return removed, added
+
+
+def _only_swapped(patch: Patch) -> str | None:
+    """``"alignment"`` when the source lines the patch changes differ only by an added alignment annotation
+    (ALIGN_ANNOTATIONS), ``"types"`` when they differ only by integer types (PORT_TYPE_WORDS), else None."""
+    removed, added = _changed_source_lines(patch)
+
+    def plain(line: str) -> str:
+        return "".join(line.split())  # "struct inode *  bd_inode;" moved as "struct inode *bd_inode;"
+
+    if not removed or sorted(map(plain, removed)) == sorted(map(plain, added)):
+        return None  # nothing changed in place, or lines only moved (a reorder is no swap)
+
+    def norm(line: str) -> str:
+        return "".join(_PORT_TYPE_RE.sub("T", _ALIGN_RE.sub(" ", line)).split())  # "} ____cacheline_aligned;"
+
+    if sorted(map(norm, removed)) != sorted(map(norm, added)):
+        return None
+    return "alignment" if any(_ALIGN_RE.search(line) for line in added) else "types"
+
+
+def _claim_words_after(own_body: str, claim: Claim) -> list[str]:
+    return _words(own_body[claim.start + len(claim.text) : claim.start + len(claim.text) + 60])
+
+
+def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim | None) -> str:
+    """Why a maintainer would not ask for numbers on this claim (the kinds above), or "" when one would."""
+    swapped = _only_swapped(patch)
+    if swapped == "alignment":
+        return "the patch only adds a cache-line alignment annotation: the lines saved follow from the layout"
+    if swapped == "types":
+        return "the patch only swaps integer types (a port to another word size): no new code path to measure"
+    changed = sum(fd.added_count + fd.removed_count for fd in patch.files)
+    if changed <= SMALL_CHANGE_LINES and _QUICK_CHECK.in_tokens(_words(_prose(own_body))):
+        return "an inline check that skips a call when there is nothing to do: the gain follows from the code"
+    if body_claim is not None:
+        sentence = _whole_sentence_at(own_body, body_claim.start)
+        added = sum(fd.added_count for fd in patch.files)
+        removed = sum(fd.removed_count for fd in patch.files)
+        said = _words(sentence)
+        if removed > added and (not SIMPLER_WORDS.isdisjoint(said) or _INDIRECT_CALL.in_tokens(said)):
+            return "a cleanup that removes code (simpler, or an indirect call less): the gain follows from the code"
+        claim_words = set(_words(body_claim.text))
+        if claim_words & PLACEMENT_NOUNS and claim_words <= PLACEMENT_CLAIM_WORDS:
+            return "a layout change with no speed named: whether the layout is explained is RB101's question"
+        if body_claim.text.lower() in OPTIMIZE_VERBS:
+            after = _claim_words_after(own_body, body_claim)
+            if any(tuple(after[k : k + 2]) in AMOUNT_PHRASES for k in range(2)):
+                return "what is read or written is made smaller, which follows from the change"
+    return ""
 
 
 # Kind: a layout subject ("move qux_client members to avoid spanning cachelines", "move rx_count up a cacheline"):
@@ -2727,6 +2867,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         return []  # "the locations are not on hot code path": the author says there is nothing to measure
     if _numbers_promised(own_text):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
+    not_asked = _why_not_asked(patch, own_body, claim, body_claim)
     # 2. the evidence: changelog and notes, then the cover letter, then the author's replies
     grade = _grade(own_text)
     if grade == "measured":
@@ -2772,6 +2913,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 # the cover letter's only numbers are size or memory ("the used memory decreased by 20%"): the
                 # draft asks for runtime numbers next to them instead of asking as if there were none
                 "cover_size_numbers": source is None and ctx.cover is not None and _size_numbers_only(cover_text),
+                # a claim a maintainer would not ask numbers for (the kinds of _why_not_asked): no draft
+                NOT_ASKED_KEY: not_asked or None,
             },
         )
     ]
@@ -2876,6 +3019,23 @@ CONTENDED_LINES_RE = lazyre.compile(
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _KIND_WORDS = (
+    # a lock implementation's speed is its behaviour contended and uncontended, not one call's cycles ("lock
+    # contention on dd->lock" in a driver is its workload's: the throughput kind below)
+    (
+        "lock implementations",
+        lazyre.compile(
+            r"\bq(?:ueued[ -])?spin_?locks?\b|\bticket[ -]?(?:spin_?)?locks?\b|\bmcs[ -]?locks?\b|"
+            r"\b(?:spin_?)?lock implementation",
+            re.I,
+        ),
+        "lock benchmarks before and after, contended and uncontended (locktorture, or the lock tests of will-it-scale)",
+    ),
+    # work queued in bursts: a workload that makes the bursts, not one call's cycles
+    (
+        "bursts",
+        lazyre.compile(r"\bburst", re.I),
+        "numbers before and after from a workload that queues the work in bursts, with the burst size",
+    ),
     (
         "instructions",
         lazyre.compile(
@@ -2925,6 +3085,11 @@ _KIND_WORDS = (
 )
 
 
+# a claim of smaller code: the size delta is its measurement, and "the added code" is no weight against it
+CODE_SIZE_RE = lazyre.compile(r"code[ -]size|text[ -]size|smaller code|binary size|image size|\bbloat", re.I)
+CODE_SIZE_ASK = "the text size before and after (size vmlinux, or scripts/bloat-o-meter)"
+
+
 _SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
 
 
@@ -2948,6 +3113,18 @@ def _claim_sentence(text: str) -> str:
         lo = max(0, pos - 10)
         sentence = ("..." if lo else "") + " ".join(words[lo : lo + 24]) + ("..." if lo + 24 < len(words) else "")
     return sentence
+
+
+def _series_claim_sentence(text: str, claim: str) -> str:
+    """The sentence of a cover letter's ``text`` holding ``claim`` (the claim the series' patches make, the
+    shortlog left out), else the sentence of its first claim (:func:`_claim_sentence`)."""
+    shortlog = _SHORTLOG_RE.search(text)
+    prose = text[: shortlog.start()] if shortlog is not None else text
+    pos = " ".join(prose.lower().split()).find(" ".join(claim.lower().split())) if claim.strip() else -1
+    if pos < 0:
+        return _claim_sentence(text)
+    flat = " ".join(prose.split())
+    return _sentence_at(flat, pos)
 
 
 def _cost_sentence(text: str) -> str:
@@ -3021,7 +3198,10 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 own
             )  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
     else:
-        sentence = _claim_sentence(patch.commit_message)
+        # the cover letter's sentence holding the claim the patches make (the finding's own words), else its
+        # first claim: a background sentence before it ("CRC32 ... becomes far faster still with the CRC32
+        # instructions") is about the hardware, not what this series claims
+        sentence = _series_claim_sentence(patch.commit_message, str(f.details.get("claim") or ""))
     text_for_kind = f"{sentence} {f.details.get('claim', '')}"
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
@@ -3044,11 +3224,16 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             break
     if not ask:
         ask = "numbers before and after from a benchmark that exercises this path"
+    code_size = CODE_SIZE_RE.search(text_for_kind) is not None
+    if code_size and ask.startswith("cycles per call"):
+        ask = CODE_SIZE_ASK  # "better code size": the size delta, not one call's cycles
+    elif code_size:
+        ask += f", and {CODE_SIZE_ASK}"
     added = sum(fd.added_count for fd in patch.files)
     removed = sum(fd.removed_count for fd in patch.files)
     weigh = (
         "would help to weigh the gain against the added code"
-        if added - removed > 20
+        if added - removed > 20 and not code_size
         else "would help reviewers see the gain"
     )
     if sentence.endswith(".") and not sentence.endswith("..."):

@@ -118,7 +118,44 @@ def test_the_cover_letters_claim_repeated_in_a_few_patches_is_asked_once_on_the_
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body
     assert body.count("do you have numbers?") == 1
-    assert "The cover letter says" in body
+    # the cover letter's sentence with the claim is quoted above the question (not cited again in prose)
+    assert "> This is much simpler and also improves performance due to eliminating the" in body
     assert body.index('The same goes for "improves performance" in patches 4/5 and 5/5.') > body.index(
         "do you have numbers?"
     )
+
+
+def test_the_cover_letter_is_quoted_at_the_claim_the_patches_repeat_not_at_a_background_sentence(
+    tmp_path: Path, rules
+) -> None:
+    # after "[PATCH v3 00/18] Wire up CRC32 library functions": the cover letter's first speed words are about
+    # CRC32 hardware in general ("become far faster still with ... instructions"), not a claim of the series;
+    # the series' claim, repeated in the patches, is the sentence to quote
+    mbox = tmp_path / "series.mbox"
+    cover = (
+        "CRC32 is quite fast with a portable C implementation and becomes far faster still with the\n"
+        "carry-less multiply instructions that most CPUs have.\n\n"
+        "Now that the crc32c() library uses the arch-optimized code, switch the users to it.\n"
+        "This is much simpler and also improves performance due to eliminating the\ncrypto API overhead.\n"
+    )
+    mbox.write_text(
+        _mail(0, "[PATCH 0/5] Wire up CRC32 library functions", cover)
+        + "".join(_conversion(n, 5, claim=n >= 4) for n in (1, 2, 3, 4, 5))
+    )
+    msgs = read_mbox_messages(mbox)
+    with Store(tmp_path / "db.sqlite") as store:
+        load_thread(store, msgs, rules)
+        for m in msgs:
+            store.set_series_key(m.message_id, "v1:s-0@example.org")
+        summary = draft_pending(
+            store,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=tmp_path / "outbox",
+            clock=lambda: FIXED_NOW,
+        )
+    [written] = summary.written
+    body = written.draft.body
+    assert "> This is much simpler and also improves performance due to eliminating the" in body
+    assert "far faster still" not in body

@@ -104,6 +104,8 @@ def summary_lines(summary: Any) -> list[str]:
         parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:
         parts.append(f"{summary.dismissed} skipped as dismissed")
+    if summary.not_asked:
+        parts.append(f"{summary.not_asked} not asked (the rule says why, or a sibling patch has the same point)")
     if getattr(summary, "unusable", 0):
         parts.append(f"{summary.unusable} skipped as the patch's Message-ID cannot be used in a reply")
     if summary.failed:

@@ -60,6 +60,8 @@ SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore t
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
+SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
+SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
 
 __all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
 
@@ -105,6 +107,7 @@ class DraftRunSummary:
     dismissed: int = 0
     failed: int = 0
     unusable: int = 0
+    not_asked: int = 0  # the rule says a maintainer would not ask this point (or it is asked on a sibling patch)
     before: int = 0
     errors: list[str] = field(default_factory=list)
     previews: list[bytes] = field(default_factory=list)
@@ -126,6 +129,7 @@ class DraftRunSummary:
             + self.dismissed
             + self.failed
             + self.unusable
+            + self.not_asked
         )
 
     @property
@@ -333,6 +337,16 @@ def draft_pending(
             kept[mid] = (patch, thread_id, thread, [f for f in keep if f.fingerprint not in fps])
         findings = [_series_finding(f) for mid, fps in lifted.items() for f in pending[mid] if f.fingerprint in fps]
         jobs.append((cover, cover_thread_id, thread_of(store, cover.message, cover_thread_id), findings, intro))
+    repeated = repeated_in_series(store, kept, rules)
+    if repeated:
+        with store.transaction():
+            for mid, reasons in repeated.items():
+                patch, thread_id, thread, keep = kept[mid]
+                for f in keep:
+                    if f.fingerprint in reasons:
+                        store.record_skip(f, SKIP_REPEATED, reasons[f.fingerprint])
+                        summary.not_asked += 1
+                kept[mid] = (patch, thread_id, thread, [f for f in keep if f.fingerprint not in reasons])
     jobs[:0] = [(p, t, th, k, "") for p, t, th, k in kept.values() if k]
     for patch, thread_id, thread, keep, intro in jobs:
         message_id = patch.message_id
@@ -568,6 +582,48 @@ def series_points(
     return out
 
 
+_QUOTED_RE = re.compile(r'"[^"]*"')
+
+
+def repeated_in_series(
+    store: Any, kept: Mapping[str, tuple[Patch, str | None, list[Message], list[Finding]]], rules: Any
+) -> dict[str, dict[str, str]]:
+    """Patch Message-ID -> {fingerprint: reason} for points on the changelog (no hunk) that an earlier patch of
+    the same series gets in the same words: the same rule, the same claim (``Finding.quote``) and the same
+    question (the rule's paragraph with its quoted sentences left out). One draft asks it, on the first patch;
+    the others are skipped with a reason naming that patch (two sibling ports "to improve the performance",
+    each asked for "numbers before and after")."""
+    from reviewbot.respond.draft import _reply_fn
+
+    by_series: dict[str, list[tuple[int, str]]] = {}
+    for mid, (_, _, _, keep) in kept.items():
+        if not any(f.hunk is None and f.quote for f in keep):
+            continue
+        row = store.patch_row(mid)
+        if row and row.series_key and (row.total or 0) > 1:
+            by_series.setdefault(row.series_key, []).append((row.index or 0, mid))
+    out: dict[str, dict[str, str]] = {}
+    for items in by_series.values():
+        if len(items) < 2:
+            continue
+        first: dict[tuple[str, str, str], str] = {}
+        for _, mid in sorted(items):
+            patch = kept[mid][0]
+            for f in kept[mid][3]:
+                if f.hunk is not None or not f.quote:
+                    continue
+                fn = _reply_fn(rules, f.rule_id)
+                question = _norm(_QUOTED_RE.sub('""', fn([f], patch))) if fn is not None else ""
+                key = (f.rule_id, f.quote.lower(), question)
+                if key in first:
+                    out.setdefault(mid, {})[f.fingerprint] = (
+                        f'the same point ("{f.quote}") is asked the same way on <{first[key]}> of this series'
+                    )
+                else:
+                    first[key] = mid
+    return out
+
+
 #: Lines too plain to tell a fix-up on top of the patch from a new version of it ("}", "break;").
 _PLAIN_LINE = 8
 
@@ -752,6 +808,10 @@ def _sort_findings(
                 summary.superseded += 1
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
+                store.record_skip(finding, SKIP_NOT_ASKED, finding.not_asked)
+                summary.not_asked += 1
+                continue
             if state is FindingState.OPEN:
                 keep.append(finding)
                 continue
