@@ -165,12 +165,12 @@ def command(
     except UsageError as exc:
         _fail(exc)
 
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from reviewbot.cli import console
     from reviewbot.scan import demo_scan, scan
 
-    err = Console(stderr=True)
+    err = console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -269,10 +269,11 @@ def lore_summary_lines(summary) -> list[str]:
 
 
 def _print_summary(summary, settings, demo=None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    out = Console(soft_wrap=True)
+    from reviewbot.cli import console
+
+    out = console(soft_wrap=True)
     mode = "all messages" if summary.fetch_all else "patches + replies of threads with findings"
     table = Table(title=f"{summary.list_name} {summary.since} .. {summary.until} ({mode})", show_header=False)
     table.add_column("what")
