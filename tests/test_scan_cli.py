@@ -305,3 +305,18 @@ def test_cache_pages_are_not_samples(isolated_env: Path) -> None:
         settings, offline=True, clock=lambda: NOW, cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))
     ).fetch(url)
     assert mine.from_cache and not mine.sample and mine.body == sampled.body
+
+
+def test_second_scan_counts_as_already_stored_what_the_first_stored(isolated_env: Path) -> None:
+    """ "messages stored (new)" of a first scan and "messages already stored" of the second count the same
+    messages: the replies reached through the threads followed count in both (they were left out of the
+    second count, so 9 new messages became 7 already stored)."""
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SAMPLE_HOST, rate=0.0)
+    june = (date(2023, 6, 1), date(2023, 6, 30))
+    first = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)
+    second = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)
+    with Store(settings.db_path) as store:
+        stored = store.count("messages")
+    assert first.threads_followed == second.threads_followed > 0  # replies are part of both scans
+    assert (first.messages_stored, first.messages_skipped) == (stored, 0)
+    assert (second.messages_stored, second.messages_skipped) == (0, stored)
