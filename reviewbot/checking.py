@@ -1078,11 +1078,15 @@ def _checked(reviewed: Any, item: InputMessage, rules: Sequence["LoadedRule"]) -
         notes += page_notes(patch, item.raw)
     if not verbatim and any(f.input_line is None for f in report.findings):
         notes += (
-            ("the input is a saved archive page, so findings give the line in the file, not in the page")
+            (
+                "the input is a saved archive page, so the line numbers given are those of the patched "
+                "source file (FILE: path:line), not of the page, and no #N is given"
+            )
             if page
             else (
-                "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), "
-                "so findings give the line in the file, not in the input"
+                "the mail body is encoded (quoted-printable, base64, multipart or format=flowed), so the line "
+                "numbers given are those of the patched source file (FILE: path:line), not of the mail, and no "
+                "#N is given"
             ),
         )
     data = item.raw.data

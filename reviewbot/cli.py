@@ -7,8 +7,11 @@ stacks that ``scan`` needs.
 
 from __future__ import annotations
 
+import errno
+import functools
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -67,21 +70,71 @@ def environment_error(exc: BaseException) -> str | None:
     return None
 
 
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: what is still buffered for a reader that left (a closed pipe)
+    is dropped at exit instead of raising again there ("Exception ignored ... BrokenPipeError")."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (a test runner's capture): nothing to redirect
+        pass
+
+
+@functools.cache
+def _console_class() -> type:
+    from rich.console import Console
+
+    class PipeConsole(Console):
+        """A rich Console whose closed pipe ends the command like any other write to it: rich's own
+        handling exits with status 1; this raises BrokenPipeError, which :class:`LazyGroup` maps."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True  # nothing more is written
+            raise BrokenPipeError(errno.EPIPE, "the reader of the output left")
+
+    return PipeConsole
+
+
+def console(**kwargs: Any) -> Any:
+    """A ``rich.console.Console(**kwargs)`` for a command's output (rich is imported here, on first use):
+    when the reader leaves (``reviewbot scan ... | head``) the command ends as every command does,
+    quietly with the status :data:`reviewbot.status.EXIT_STATUS_OF` gives a closed pipe."""
+    return _console_class()(**kwargs)
+
+
 class LazyGroup(click.Group):
     """A click group that imports a subcommand's module only when it runs.
 
-    A locked database or a full disk ends the command with one line (exit status 2), not a traceback.
+    A locked database or a full disk ends the command with one line (exit status 2), not a traceback;
+    a closed output pipe (``reviewbot ... | head -1``) ends it without a word, exit status 0.
     """
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            finally:
+                if not sys.stdout.closed:
+                    sys.stdout.flush()  # output still buffered meets a closed pipe here, not at exit
+        except BrokenPipeError as exc:  # `reviewbot ... | head`: the reader left; end quietly, as `cat` does
+            _stdout_to_devnull()
+            ctx.exit(int(exit_status_for(exc)))
         except Exception as exc:
             message = environment_error(exc)
             if message is None:
                 raise
             click.echo(f"reviewbot {ctx.invoked_subcommand or ''}: {message}".replace("  ", " "), err=True)
             ctx.exit(int(exit_status_for(exc)))
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any):
+        try:  # `reviewbot --help` and `--version` print while the arguments are read, before invoke()
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except BrokenPipeError as exc:
+            _stdout_to_devnull()
+            sys.exit(int(exit_status_for(exc)))
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

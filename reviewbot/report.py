@@ -329,16 +329,13 @@ def _where(finding: Finding, cp: "CheckedPatch") -> str:
 def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
     """checkpatch's layout: findings with ``#N: FILE: path:line:`` and lines, a total and a verdict per patch.
 
+    A patch's notes come between its total and its verdict (where checkpatch puts its NOTE lines), so they
+    read as that patch's own: at the top of its block they followed the previous patch's verdict.
     ``quiet`` (``-q``): no notes, no verdict, and nothing at all for a clean patch.
     """
     out: list[str] = []
     for cp in run.patches:
         block: list[str] = []
-        if not quiet:
-            for note in cp.notes:
-                block.append(f"NOTE: {note}")
-            if cp.notes:
-                block.append("")
         for f in cp.findings:
             block.append(f"{f.severity.value}:{f.rule_id}: {f.message}")
             where = _where(f, cp)
@@ -360,6 +357,10 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
         )
         if not quiet:
             block.append("")
+            for note in cp.notes:
+                block.append(f"NOTE: {note}")
+            if cp.notes:
+                block.append("")
             name = patch_name(cp, run)
             if clean:
                 block.append(f"{name} has no obvious review findings and is ready for submission.")

@@ -71,7 +71,9 @@ class ScanSummary:
     ``pages_failed`` pages that could not be had (listed in ``errors`` as
     (url, error)); ``requests`` HTTP requests made (retries included);
     ``messages_stored`` messages new in the store; ``messages_skipped``
-    already stored, not fetched again; ``patches`` patches of the range checked;
+    already stored, not fetched again (each message the scan comes to counts once, as stored or as
+    already stored: the replies of the threads followed too, so a second scan of a range counts as
+    already stored what the first counted as stored); ``patches`` patches of the range checked;
     ``findings_by_rule`` rule id -> findings of the range; ``rule_failures``
     rules that crashed on a patch; ``pages_recovered`` pages of an earlier
     failed run fetched now; ``host_unreachable`` when the archive host could
@@ -170,6 +172,9 @@ class _Scanner:
         )
         self.stored = 0
         self.skipped = 0
+        # message URLs this run counted as stored or already stored: a reply reached again through its
+        # thread on a later run counts as already stored, as the first run counted it as stored
+        self.counted: set[str] = set()
         self.days = 0
         self.threads_followed = 0
         self.patch_cache: dict[str, Patch] = {}
@@ -180,7 +185,9 @@ class _Scanner:
         ``ahead`` is the page's fetch started earlier by :meth:`ArchiveWalk.fetch_ahead`.
         """
         if url in self.known:
-            self.skipped += 1
+            if url not in self.counted:  # once per run, however often the scan comes to it
+                self.counted.add(url)
+                self.skipped += 1
             self.walk.ok(url)
             return self.known[url]
         raw = self.walk.message_page(url, ahead)
@@ -210,6 +217,7 @@ class _Scanner:
         if patch is not None and len(self.patch_cache) < PATCH_CACHE_MAX:
             self.patch_cache[key] = patch
         self.known[url] = key
+        self.counted.add(url)
         if seen_before:  # stored earlier from another URL or base: not new (counted by Message-ID)
             self.skipped += 1
         else:
@@ -358,7 +366,7 @@ class _Scanner:
             while url and url not in seen and steps < MAX_THREAD_FOLLOW:
                 seen.add(url)
                 steps += 1
-                mid = self.known.get(url) or self.process_message(url)
+                mid = self.process_message(url)  # a stored reply: counted as already stored, not fetched
                 if mid is None:
                     break
                 stored = self.store.message_row(mid)

@@ -51,7 +51,15 @@ def test_c02_note_stays_when_rb301_does_not_run(isolated_env: Path) -> None:
         assert note.startswith("the commit message contains an unindented diff starting at line 9 ")
     res = run("--ignore", "RB301", case)
     assert res.exit_code == 0
-    assert res.stdout.startswith("NOTE: the commit message contains an unindented diff starting at line 9 ")
+    # the note sits in the patch's block between its total and its verdict, as checkpatch's NOTE lines do
+    assert res.stdout.startswith(
+        "total: 0 errors, 0 warnings, 0 checks, 6 lines checked\n\n"
+        "NOTE: the commit message contains an unindented diff starting at line 9 "
+    )
+    assert res.stdout.endswith(
+        f"indent the example or describe it in words\n\n{case} has no obvious review findings "
+        "and is ready for submission.\n"
+    )
 
 
 def test_a_rule_claims_parse_warnings_by_code_not_checking_by_rule_id() -> None:
@@ -229,6 +237,7 @@ def test_c17_obfuscated_lines_give_no_finding_and_a_note(isolated_env: Path) -> 
     res = run("--strict", case)
     assert (res.exit_code, res.stderr) == (0, "")
     assert res.stdout.startswith(
+        "total: 0 errors, 0 warnings, 0 checks, 11 lines checked\n\n"
         "NOTE: e-mail addresses are obfuscated by the archive (user@...main: 3 characters dropped), so they are "
         "not real addresses; 4 diff lines holding one are marked altered: no finding is reported on them\n"
     )

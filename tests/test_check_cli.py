@@ -562,6 +562,37 @@ def test_quoted_printable_patch_has_no_input_line(isolated_env: Path) -> None:
     assert [(f["rule"], f["input_line"], f["line"]) for f in doc["findings"]] == [("RB102", None, 596)]
 
 
+def test_encoded_body_note_is_its_patchs_own_and_names_the_source_file(isolated_env: Path) -> None:
+    """Two patches, the second quoted-printable: its note comes inside its own block, between its total and
+    its verdict (at the top of the block it followed the first patch's verdict and read as that one's), and
+    says which line numbers are meant: the patched source file's, not the mail's."""
+    import quopri
+    import re
+
+    plain = corpus_message(UNCOMMENTED)
+    head, body = plain.split(b"\n\n", 1)
+    head = re.sub(rb"(?mi)^Content-Transfer-Encoding:.*\n?", b"", head).rstrip(b"\n")
+    (isolated_env / "1-plain.patch").write_bytes(plain)
+    (isolated_env / "2-qp.patch").write_bytes(
+        head + b"\nContent-Transfer-Encoding: quoted-printable\n\n" + quopri.encodestring(body)
+    )
+    res = run([str(isolated_env / "1-plain.patch"), str(isolated_env / "2-qp.patch")])
+    assert res.exit_code == 1
+    first, second = res.stdout.split("please look at them before sending.\n\n")
+    assert "NOTE:" not in first
+    note = (
+        "NOTE: the mail body is encoded (quoted-printable, base64, multipart or format=flowed), so the line "
+        "numbers given are those of the patched source file (FILE: path:line), not of the mail, and no #N is given"
+    )
+    lines = second.splitlines()
+    at = lines.index(note)
+    assert lines[at - 2].startswith("total: 0 errors, 1 warning, ") and lines[at - 1 : at + 2 : 2] == ["", ""]
+    assert lines[at + 2].startswith(f"{isolated_env / '2-qp.patch'} has review findings")
+    assert "\nFILE: io_uring/io_uring.c:596:\n" in second and "#" not in second.split("\nFILE:")[0]
+    doc = json.loads(run(["--format", "json", str(isolated_env / "2-qp.patch")]).stdout)
+    assert doc["patches"][0]["notes"] == [note.removeprefix("NOTE: ")]
+
+
 def test_reply_only_input_is_not_a_patch(isolated_env: Path) -> None:
     """A reply is readable mail that is not a submission: a note and exit 0, not 'unreadable input' (2)."""
     from conftest import CASES

@@ -156,8 +156,6 @@ def _clean_run() -> CheckRun:
 
 def test_text_is_checkpatch_shaped() -> None:
     assert format_text(_run()) == (
-        "NOTE: sent with format=flowed; long lines may be re-wrapped\n"
-        "\n"
         "ERROR:RB201: performance claim without numbers\n"
         "#6: \n"
         "Add the barrier the waker needs.\n"
@@ -167,6 +165,8 @@ def test_text_is_checkpatch_shaped() -> None:
         "+\tsmp_mb();\n"
         "\n"
         "total: 1 error, 1 warning, 0 checks, 19 lines checked\n"
+        "\n"
+        "NOTE: sent with format=flowed; long lines may be re-wrapped\n"  # the patch's own note, before its verdict
         "\n"
         "0001-sched.patch has review findings, please look at them before sending.\n"
     )

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -316,3 +317,39 @@ def test_ctrl_c_midway_exits_130_with_the_cursor_at_the_last_finished_day(cron_e
     assert final.returncode == 0, final.stderr
     assert f"/linux-kernel/2024/05/{cursor.day:02d}/" not in [p for p, _s in server.requests]  # resumed after it
     assert snapshot(tmp_path)["rows"] == snapshot(reference[0])["rows"]
+
+
+def test_cron_names_what_each_count_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two counts, two sets: the first line counts the findings on the patches of the days this run scanned;
+    the drafting line counts every finding of the list in the database (days `reviewbot scan` stored before
+    included), and says so. Here `scan` stored June and July 2023 and cron scans from the scan's cursor (31 July,
+    the last two days being still open to change) to 1 August: it read "1 finding(s) in range", then "4
+    finding(s): 1 drafted now, ...", two counts that seemed to disagree."""
+    from click.testing import CliRunner
+
+    from conftest import DATA_MIRROR
+    from reviewbot.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text('rate = 0\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    for var in ("REVIEWBOT_DB", "REVIEWBOT_CACHE_DIR", "REVIEWBOT_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    monkeypatch.setenv("REVIEWBOT_NOW", "2023-08-01T12:00:00")
+    db = tmp_path / "db.sqlite"
+    where = ["--offline", "--cache-dir", str(DATA_MIRROR), "--db", str(db)]
+    scanned = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-07", *where])
+    assert scanned.exit_code == 0, scanned.output
+    done = CliRunner().invoke(main, ["cron", "linux-kernel", *where, "--outbox", str(tmp_path / "out"), "--no-lore"])
+    assert done.exit_code == 0, done.output
+    with Store(db) as store:
+        these = sum(store.finding_counts("linux-kernel", date(2023, 7, 31), date(2023, 8, 1)).values())
+        every = sum(store.finding_counts("linux-kernel").values())
+    assert (these, every) == (1, 4)  # June and July's findings are in the database, one on this run's days
+    lines = done.output.splitlines()
+    assert lines[0].startswith("reviewbot cron linux-kernel: 2023-07-31 .. 2023-08-01, ")
+    assert lines[0].endswith(f", {these} finding(s) on the patches of these days")
+    (summary,) = [line for line in lines if " drafted now, " in line and "draft(s) written" not in line]
+    assert summary.startswith(f"{every} finding(s) of linux-kernel in the database (every day, not only these): ")
+    parts = [int(part.split(" ", 1)[0]) for part in summary.split(": ", 1)[1].split(", ")]
+    assert sum(parts) == every

@@ -126,8 +126,8 @@ def command(
         _check(paths, git_range, fmt, fail_on, strict, select, ignore, rules_dirs, quiet)
     except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
         raise
-    except BrokenPipeError as exc:  # `reviewbot check ... | head`: the reader left; nothing more to say
-        sys.exit(int(exit_status_for(exc)))
+    except BrokenPipeError:  # `reviewbot check ... | head`: the reader left; reviewbot.cli ends it quietly
+        raise
     except Exception as exc:  # a bug: exit 2 (1 means findings), one line, never a traceback
         from reviewbot.lazylog import get_logger
 

@@ -157,12 +157,15 @@ def command(
     failed = int(getattr(scan, "pages_failed", 0) or 0)
     if result.nothing_new and not failed:
         return
+    # two counts of two sets, each named: the scan's are the findings on the patches of the days scanned now;
+    # the drafting goes over every finding of the list in the database (a day scanned by `reviewbot scan`
+    # or an earlier run included), those drafted or skipped by earlier runs among them
     findings = sum(getattr(scan, "findings_by_rule", {}).values()) if scan is not None else 0
     click.echo(
         f"reviewbot cron {list_name}: {result.since} .. {result.until}, "
-        f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) in range"
+        f"{getattr(scan, 'messages_stored', 0)} new message(s), {findings} finding(s) on the patches of these days"
     )
-    for line in summary_lines(result.drafts):
+    for line in summary_lines(result.drafts, scope=f" of {list_name} in the database (every day, not only these)"):
         click.echo(line)
     for line in lore_lines:
         click.echo(line)

@@ -74,13 +74,14 @@ def _missing_count(draft: Any) -> str:
     return f"{n} address" if n == 1 else f"{n} addresses"
 
 
-def summary_lines(summary: Any) -> list[str]:
+def summary_lines(summary: Any, scope: str = "") -> list[str]:
     """Human lines for a :class:`reviewbot.respond.runner.DraftRunSummary`.
 
     One ``draft: PATH`` line per draft written, then a line of finding counts
     (the parts add up to the first number) and a line of draft counts, then
     one ``error:`` line per error. Dismissed and failed findings are shown
-    only when there are some.
+    only when there are some. ``scope`` follows the first number and says which
+    findings it counts (``" of linux-kernel in the database ..."``).
     """
     out = []
     for w in summary.written:
@@ -111,7 +112,7 @@ def summary_lines(summary: Any) -> list[str]:
     if summary.failed:
         parts.append(f"{summary.failed} left for the next run after errors")
     parts.append(f"{summary.before} drafted or skipped by earlier runs")
-    out.append(f"{summary.total} finding(s): " + ", ".join(parts))
+    out.append(f"{summary.total} finding(s){scope}: " + ", ".join(parts))
     out.append(
         f"{summary.drafts} draft(s) written for the {summary.drafted} finding(s) drafted now, "
         f"{summary.incomplete} with incomplete recipients"

@@ -165,12 +165,12 @@ def command(
     except UsageError as exc:
         _fail(exc)
 
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from reviewbot.cli import console
     from reviewbot.scan import demo_scan, scan
 
-    err = Console(stderr=True)
+    err = console(stderr=True)
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -269,10 +269,11 @@ def lore_summary_lines(summary) -> list[str]:
 
 
 def _print_summary(summary, settings, demo=None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    out = Console(soft_wrap=True)
+    from reviewbot.cli import console
+
+    out = console(soft_wrap=True)
     mode = "all messages" if summary.fetch_all else "patches + replies of threads with findings"
     table = Table(title=f"{summary.list_name} {summary.since} .. {summary.until} ({mode})", show_header=False)
     table.add_column("what")
@@ -355,31 +356,60 @@ def error_lines(errors) -> list[str]:
     return lines
 
 
+#: The scan's word for a finding no ``reviewbot draft`` run has decided yet (``reviewbot findings``: ``open``):
+#: the scan has not run the drafter's checks of the thread, so it does not say the point stands.
+UNDRAFTED = "undrafted"
+UNDRAFTED_NOTE = (
+    f"{UNDRAFTED}: no `reviewbot draft` run has looked at these yet (`reviewbot findings` lists them as open); "
+    "draft writes a reply, or skips the point when the thread shows it already raised or answered or the "
+    "patch applied, or when a newer revision is stored (`reviewbot draft --dry-run` says which)"
+)
+
+
+def scan_state(row) -> str:
+    """What the scan's list says of a finding: where it stands as ``reviewbot findings`` says it (dismissed,
+    drafted, or what a draft run or the rules decided: raised, answered, applied, superseded, ...), but
+    :data:`UNDRAFTED` rather than ``open`` for one that no draft run has decided yet."""
+    status = row.status or row.state
+    return UNDRAFTED if status == "open" else status
+
+
 def _print_findings(out, rows, title: str = "findings") -> None:
     """List findings (rule, state, subject, place, message), at most MAX_LISTED_FINDINGS.
 
-    ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them.
+    ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them; the state is
+    :func:`scan_state`'s, with a line saying what :data:`UNDRAFTED` means when one is listed.
     """
     from rich.table import Table
 
     if not rows:
         return
+    listed = rows[:MAX_LISTED_FINDINGS]
+    more = (
+        f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings"
+        if len(rows) > MAX_LISTED_FINDINGS
+        else None
+    )
+    note = UNDRAFTED_NOTE if any(scan_state(row) == UNDRAFTED for row in listed) else None
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
-        for row in rows[:MAX_LISTED_FINDINGS]:
+        for row in listed:
             click.echo(
-                f"{row.rule_id} {row.severity} {row.state}  {row.subject or row.message_id}  {row.where}  {row.message}"
+                f"{row.rule_id} {row.severity} {scan_state(row)}  {row.subject or row.message_id}  "
+                f"{row.where}  {row.message}"
             )
-        if len(rows) > MAX_LISTED_FINDINGS:
-            click.echo(
-                f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings"
-            )
+        for line in (more, note):
+            if line:
+                click.echo(line)
         return
     table = Table(title=title, show_lines=False)
     for name in ("rule", "state", "patch", "where", "finding"):
         table.add_column(name, overflow="fold")
-    for row in rows[:MAX_LISTED_FINDINGS]:
-        table.add_row(f"{row.rule_id} {row.severity}", row.state, row.subject or row.message_id, row.where, row.message)
+    for row in listed:
+        table.add_row(
+            f"{row.rule_id} {row.severity}", scan_state(row), row.subject or row.message_id, row.where, row.message
+        )
     out.print(table)
-    if len(rows) > MAX_LISTED_FINDINGS:
-        out.print(f"... and {len(rows) - MAX_LISTED_FINDINGS} more; `reviewbot show MSGID` prints one patch's findings")
+    for line in (more, note):
+        if line:
+            out.print(line, highlight=False, soft_wrap=True)

@@ -17,6 +17,7 @@ from reviewbot.store.rows import (
     _utc_iso,
     draft_from_row,
     finding_from_row,
+    finding_status,
     skip_from_row,
 )
 
@@ -184,13 +185,7 @@ class DraftStore(FindingStore):
         )
         out = []
         for r in rows:
-            r["status"] = (
-                "dismissed"
-                if r["state"] == "dismissed"
-                else "drafted"
-                if r["draft"]
-                else (r["skip_state"] or r["state"])
-            )  # a dismissal settles a drafted point
+            r["status"] = finding_status(r["state"], r["draft"], r["skip_state"])
             r["where"] = f"{r['path']}:{r['line']}" if r["path"] else "commit message"
             # open: the point still stands, drafted or not (a draft is not known to be sent until it is
             # dismissed or the thread shows it raised); every other status settles the finding

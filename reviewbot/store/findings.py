@@ -7,7 +7,15 @@ from typing import Any, Iterable
 
 from reviewbot.models import Finding, FindingState, RuleFailure
 from reviewbot.store.base import StoreBase
-from reviewbot.store.rows import FindingLine, _j, _range_where, _utc_iso, finding_from_row, hunk_to_json
+from reviewbot.store.rows import (
+    FindingLine,
+    _j,
+    _range_where,
+    _utc_iso,
+    finding_from_row,
+    finding_status,
+    hunk_to_json,
+)
 
 
 class FindingStore(StoreBase):
@@ -109,17 +117,24 @@ class FindingStore(StoreBase):
     def findings_in_range(
         self, list_name: str | None = None, since: date | None = None, until: date | None = None
     ) -> list[FindingLine]:
-        """Findings of patches in a list / day range with their message's subject and URL, in arrival order."""
+        """Findings of patches in a list / day range with their message's subject and URL, in arrival order,
+        and where each stands (``status``, as :meth:`Store.finding_rows` gives it)."""
         cond, args = _range_where(list_name, since, until, "m.")
-        return [
-            FindingLine(**r)
-            for r in self._rows(
-                "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
-                "m.subject, m.archive_url, m.day FROM findings f JOIN messages m ON m.message_id = f.message_id "
-                f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id",
-                args,
-            )
-        ]
+        rows = self._rows(
+            "SELECT f.rule_id, f.severity, f.state, f.message, f.path, f.line, f.message_id, "
+            "m.subject, m.archive_url, m.day, s.state AS skip_state, d.path AS draft "
+            "FROM findings f JOIN messages m ON m.message_id = f.message_id "
+            "LEFT JOIN draft_findings x ON x.fingerprint = f.fingerprint "
+            "LEFT JOIN drafts d ON d.message_id = x.draft_message_id "
+            "LEFT JOIN draft_skips s ON s.fingerprint = f.fingerprint "
+            f"WHERE {cond} ORDER BY m.day, m.seq, f.path, f.line, f.rule_id",
+            args,
+        )
+        out = []
+        for r in rows:
+            status = finding_status(r["state"], r.pop("draft"), r.pop("skip_state"))
+            out.append(FindingLine(**r, status=status))
+        return out
 
     def rule_failure_count(
         self, list_name: str | None = None, since: date | None = None, until: date | None = None

@@ -286,9 +286,21 @@ class DraftSkip:
     reason: str
 
 
+def finding_status(state: str, draft: str | None, skip_state: str | None) -> str:
+    """Where a finding stands, as ``reviewbot findings`` says it: ``dismissed``; ``drafted`` when a draft
+    covers it; the state a draft run recorded for it (raised, answered, applied, superseded, ...); else the
+    state the rules gave it (``open``: no draft run has decided it yet)."""
+    if state == "dismissed":
+        return "dismissed"  # a dismissal settles a drafted point
+    if draft:
+        return "drafted"
+    return skip_state or state
+
+
 @dataclass(frozen=True, slots=True)
 class FindingLine:
-    """A finding of a day range with its message's subject and URL (:meth:`Store.findings_in_range`)."""
+    """A finding of a day range with its message's subject and URL (:meth:`Store.findings_in_range`);
+    ``status`` is where it stands as ``reviewbot findings`` says it (:func:`finding_status`)."""
 
     rule_id: str
     severity: str
@@ -300,6 +312,7 @@ class FindingLine:
     subject: str | None
     archive_url: str | None
     day: str | None
+    status: str = ""
 
     @property
     def where(self) -> str:
