@@ -1194,6 +1194,7 @@ def said_in_thread(
     author = patch.message.from_addr
     for msg in later_replies(patch, thread, identity=identity):
         by_author = _same_person(msg.from_addr, author)
+        lists: tuple[tuple[Sequence[str], str, bool], ...]
         if by_author:
             lists = ((WITHDRAWN_WORDS, "withdrawn", False), (AUTHOR_APPLIED_WORDS, "applied", False))
         else:
