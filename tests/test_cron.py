@@ -128,7 +128,10 @@ def test_cron_drafts_replies(reference) -> None:
     assert lines[0].startswith("reviewbot cron linux-kernel: 2024-05-01 .. 2024-06-01,")
     drafts = [line for line in lines if line.startswith("draft: ")]
     emls = sorted((run / "outbox").glob("*.eml"))
-    assert len(drafts) == len(emls) >= 3
+    # May 2024: three patches with findings get a draft on main before the settled-thread checks; the
+    # sbitmap RFC (20240527042654.2404-1-yang.yang@vivo.com) is now skipped, its author agreed to send a
+    # revert instead ("I will send a patch to revert that change": withdrawn)
+    assert len(drafts) == len(emls) >= 2
     assert all(p.name.startswith("2024-06-01-linux-kernel-") for p in emls)
     summary = lines[-1]
     assert f"{len(emls)} draft(s) written" in summary

@@ -34,6 +34,8 @@ FINDINGS_RE = re.compile(
     r"(?P<answered>\d+) skipped as already answered by the author, "
     r"(?P<applied>\d+) skipped as the patch is already applied, "
     r"(?:(?P<withdrawn>\d+) skipped as the author withdrew the patch, )?"
+    r"(?:(?P<rejected>\d+) skipped as a maintainer or reviewer rejected the patch, )?"
+    r"(?:(?P<reviewed>\d+) skipped as another person already reviewed the patch, )?"
     r"(?:(?P<backports>\d+) skipped as stable backports \(they must match upstream\), )?"
     r"(?:(?P<superseded>\d+) left to a newer revision or handled on an earlier one, )?"
     r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
@@ -118,6 +120,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         + c["answered"]
         + c["applied"]
         + c["withdrawn"]
+        + c["rejected"]
+        + c["reviewed"]
         + c["backports"]
         + c["superseded"]
         + c["dismissed"]

@@ -99,6 +99,10 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
     ]
     if summary.withdrawn:
         parts.append(f"{summary.withdrawn} skipped as the author withdrew the patch")
+    if getattr(summary, "rejected", 0):
+        parts.append(f"{summary.rejected} skipped as a maintainer or reviewer rejected the patch")
+    if getattr(summary, "reviewed", 0):
+        parts.append(f"{summary.reviewed} skipped as another person already reviewed the patch")
     if summary.backports:
         parts.append(f"{summary.backports} skipped as stable backports (they must match upstream)")
     if summary.superseded:

@@ -59,6 +59,14 @@ __all__ = [
     "wrap_paragraphs",
     "thread_state",
     "applied_in_thread",
+    "said_in_thread",
+    "reviewed_in_thread",
+    "APPLIED_WORDS",
+    "AUTHOR_APPLIED_WORDS",
+    "REJECTED_WORDS",
+    "WITHDRAWN_WORDS",
+    "REVIEW_TRAILERS",
+    "REVIEW_BOTS",
     "default_make_msgid",
     "stable_msgid",
     "RecipientResult",
@@ -1047,6 +1055,37 @@ APPLIED_WORDS = (
     "picked them up",
     "picked these up",
     "taken, thanks",
+    # "Thanks, I'll go stick this in sched/urgent" (a tip maintainer's queued)
+    "stick this in",
+    "stick it in",
+    "stuck this in",
+    "stuck it in",
+    "i'll queue this",
+    "i'll queue it",
+    "i will queue this",
+    "i will queue it",
+    "applied patches",  # "Applied patches 1-5 to ...": the range is read by _numbers_named
+)
+#: Words by which the patch's author says it is in their own tree (the author is also the tree's
+#: maintainer): a plain "Applied, thanks!" from the author stays ambiguous and does not count.
+AUTHOR_APPLIED_WORDS = (
+    "applied patches",
+    "applied the series to",
+    "applied this series to",
+)
+#: Words of a maintainer or reviewer turning the patch down: matched lower-cased, as whole words,
+#: in an own line of a reply about the patch by someone other than its author. A review point on a
+#: patch the maintainer rejected is moot: the author reworks it or drops it.
+REJECTED_WORDS = (
+    "nak",
+    "nacked-by:",
+    "this kills it",
+    "not going to do this",
+    "not going to take this",
+    "not going to apply this",
+    "i don't agree with the approach",
+    "i do not agree with the approach",
+    "i don't like this approach",
 )
 #: Plain words of an author taking the patch back: matched lower-cased in an own line of the
 #: author's reply about the patch.
@@ -1069,6 +1108,21 @@ WITHDRAWN_WORDS = (
     "superseded by v",
     "self-nak",
     "self nak",
+    # the approach dropped for another one ("I will send a patch to revert that change")
+    "i will send a patch to revert",
+    "i'll send a patch to revert",
+    "i will send a revert",
+    "i'll send a revert",
+    # the author takes the patch back to rework it
+    "i'll rework it",
+    "i'll rework this",
+    "i'll rework the patch",
+    "i'll rework the series",
+    "i will rework it",
+    "i will rework this",
+    "i will rework the patch",
+    "i will rework the series",
+    "will drop it",
 )
 #: Words that turn a line into its opposite ("not applied", "can't be queued").
 _NEGATIONS = re.compile(r"\b(?:not|n't|never|no longer|won't|cannot|can't|before|until|if|when)\b")
@@ -1086,21 +1140,33 @@ _ORDINALS = {
 }
 # Patch numbers a line names: "the 1st patch", "patch 2", "patches 1 and 4", "2/5", "the first patch".
 _NUMBER_RE = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b|\bpatch(?:es)?\s*#?(\d+)\b|\b(\d+)/\d+\b|\band\s+#?(\d+)\b")
+# A range of patch numbers: "patches 1-5", "patches 2 to 4", "patches #3 through #6".
+_RANGE_RE = re.compile(r"\bpatch(?:es)?\s*#?(\d+)\s*(?:-|to|through|until)\s*#?(\d+)\b")
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b")
 
 
 def _numbers_named(line: str) -> set[int]:
-    """Patch numbers ``line`` names (empty when it names none)."""
+    """Patch numbers ``line`` names (empty when it names none); a range names every number in it."""
     out = {int(n) for m in _NUMBER_RE.finditer(line) for n in m.groups() if n}
+    for m in _RANGE_RE.finditer(line):
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if lo <= hi <= lo + 100:  # "patches 1-5"; not a date or a version
+            out |= set(range(lo, hi + 1))
     if "patch" in line:
         out |= {_ORDINALS[m.group(1)] for m in _ORDINAL_RE.finditer(line)}
     return out
 
 
-def _says(line: str, words: Sequence[str]) -> str | None:
-    """The phrase of ``words`` in ``line`` (lower-cased own line) when not negated, else None."""
+def _says(line: str, words: Sequence[str], *, whole_words: bool = False) -> str | None:
+    """The phrase of ``words`` in ``line`` (lower-cased own line) when not negated, else None.
+    ``whole_words``: the phrase must not be part of a longer word ("nak" is not "snake")."""
     for word in words:
-        if word in line and not _NEGATIONS.search(line.split(word)[0][-40:]):
+        if whole_words:
+            m = re.search(r"(?<![\w-])" + re.escape(word) + (r"(?![\w-])" if word[-1].isalnum() else ""), line)
+            at = m.start() if m else -1
+        else:
+            at = line.find(word)
+        if at >= 0 and not _NEGATIONS.search(line[:at][-40:]):
             return word
     return None
 
@@ -1111,34 +1177,105 @@ def said_in_thread(
     *,
     identity: Address | None = None,
 ) -> tuple[str, str] | None:
-    """``("applied"|"withdrawn", reason)`` when a later reply about ``patch`` says so in plain words.
+    """``("applied"|"rejected"|"withdrawn", reason)`` when a later reply about ``patch`` says so in
+    plain words.
 
     Applied: someone other than the author writes a phrase of :data:`APPLIED_WORDS`
-    ("I already applied the 1st patch", "Now queued up, thanks"). Withdrawn: the author
-    writes one of :data:`WITHDRAWN_WORDS` ("please ignore this patch", "Maybe I'll drop it").
-    When the line names patch numbers ("the 1st patch", "patches 1 and 4"), this patch's
-    number must be among them; a reply to the cover letter naming no number covers the series.
+    ("I already applied the 1st patch", "Now queued up, thanks", "I'll go stick this in
+    sched/urgent"), or the author, maintaining the tree, one of :data:`AUTHOR_APPLIED_WORDS`
+    ("Applied patches 1-5 to ..."). Rejected: someone other than the author writes one of
+    :data:`REJECTED_WORDS` ("NAK", "And this kills it"). Withdrawn: the author writes one of
+    :data:`WITHDRAWN_WORDS` ("please ignore this patch", "Maybe I'll drop it", "I will send a
+    patch to revert that change"). When the line names patch numbers ("the 1st patch",
+    "patches 1 and 4", "patches 1-5"), this patch's number must be among them; a reply to the
+    cover letter naming no number covers the series.
     """
     from reviewbot.rule import later_replies
 
     author = patch.message.from_addr
     for msg in later_replies(patch, thread, identity=identity):
         by_author = _same_person(msg.from_addr, author)
-        words, state = (WITHDRAWN_WORDS, "withdrawn") if by_author else (APPLIED_WORDS, "applied")
+        lists: tuple[tuple[Sequence[str], str, bool], ...]
+        if by_author:
+            lists = ((WITHDRAWN_WORDS, "withdrawn", False), (AUTHOR_APPLIED_WORDS, "applied", False))
+        else:
+            lists = ((APPLIED_WORDS, "applied", False), (REJECTED_WORDS, "rejected", True))
         for line in _own_text(msg).split("\n"):
             low = " ".join(line.lower().replace("\u2019", "'").split())
-            phrase = _says(low, words)
-            if phrase is None:
+            for words, state, whole in lists:
+                phrase = _says(low, words, whole_words=whole)
+                if phrase is None:
+                    continue
+                named = _numbers_named(low)
+                if named and (patch.subject.index or 1) not in named:
+                    continue  # "applied the 1st patch" on patch 2
+                name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else ""
+                who = f"the author ({name})" if by_author and name else "the author" if by_author else name or "a reply"
+                return state, f'{state}: {who} wrote "{line.strip()[:80]}" in <{msg.message_id}>'
+    return None
+
+
+#: Trailers by which someone other than the author vouches for a patch. Given in a reply about the
+#: patch (or its cover letter), or carried in the patch's own trailers from an earlier round.
+REVIEW_TRAILERS = ("Reviewed-by", "Acked-by", "Tested-by", "Reviewed-and-tested-by")
+#: Senders of test reports, not reviewers: their Tested-by/Reported-by says a robot ran it, nobody read it.
+REVIEW_BOTS = ("kernel test robot", "syzbot", "lkp@", "kernelci")
+_REVIEW_LINE = re.compile(r"^\s*(" + "|".join(REVIEW_TRAILERS) + r"):\s*(\S.*?)\s*$", re.IGNORECASE)
+
+
+def _trailer_person(value: str) -> Address | None:
+    name, email = getaddresses([value])[0]
+    return Address(name, email) if email and "@" in email else (Address(value.strip(), "") if value.strip() else None)
+
+
+def _not_author(person: Address | None, author: Address | None, identity: Address | None) -> bool:
+    if person is None:
+        return False
+    if any(bot in f"{person.name} {person.email}".lower() for bot in REVIEW_BOTS):
+        return False
+    if identity is not None and _same_person(person, identity):
+        return False
+    return not _same_person(person, author)
+
+
+def reviewed_in_thread(
+    patch: Patch,
+    thread: Sequence[Message],
+    *,
+    identity: Address | None = None,
+) -> str | None:
+    """Why ``patch`` counts as reviewed by someone other than its author (a sentence naming who and
+    where), else None.
+
+    A trailer of :data:`REVIEW_TRAILERS` from another person (not one of :data:`REVIEW_BOTS`) in the patch itself (``Acked-by: Roman
+    ...``, carried from an earlier round) or on an own line of a later reply about the patch or its
+    cover letter (``Reviewed-by: Ard ...``). When that line or the line above it names patch numbers
+    ("For patches 1-3:"), this patch's number must be among them.
+    """
+    from reviewbot.rule import later_replies
+
+    author = patch.message.from_addr
+    for trailer in patch.trailers:
+        if trailer.key.lower() in {t.lower() for t in REVIEW_TRAILERS}:
+            if _not_author(_trailer_person(trailer.value), author, identity):
+                return f"reviewed: the patch carries {trailer.key}: {trailer.value.strip()[:70]}"
+    for msg in later_replies(patch, thread, identity=identity):
+        if msg.subject.is_patch or _same_person(msg.from_addr, author):
+            continue
+        lines = _own_text(msg).split("\n")
+        for n, line in enumerate(lines):
+            m = _REVIEW_LINE.match(line)
+            if m is None:
                 continue
-            named = _numbers_named(low)
+            person = _trailer_person(m.group(2)) or msg.from_addr
+            if not _not_author(person, author, identity):
+                continue
+            above = next((x for x in reversed(lines[:n]) if x.strip()), "")
+            above = above if above.rstrip().endswith(":") else ""  # "For patches 1-3:", "For the series:"
+            named = _numbers_named(" ".join((above + " " + line).lower().split()))
             if named and (patch.subject.index or 1) not in named:
-                continue  # "applied the 1st patch" on patch 2
-            who = (
-                "the author"
-                if by_author
-                else (msg.from_addr.name or msg.from_addr.email if msg.from_addr else "a reply")
-            )
-            return state, f'{state}: {who} wrote "{line.strip()[:80]}" in <{msg.message_id}>'
+                continue
+            return f"reviewed: {line.strip()[:80]} in <{msg.message_id}>"
     return None
 
 

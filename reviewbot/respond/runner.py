@@ -36,6 +36,7 @@ from reviewbot.respond.draft import (
     applied_in_thread,
     build_draft,
     parse_maintainers,
+    reviewed_in_thread,
     said_in_thread,
     stable_backport,
     thread_state,
@@ -57,6 +58,8 @@ SKIP_APPLIED = "applied"  # draft_skips.state of a finding on a patch the thread
 SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store: that one is drafted
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
+SKIP_REJECTED = "rejected"  # a maintainer or reviewer turned the patch down ("NAK", "this kills it")
+SKIP_REVIEWED = "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of QUIET_AFTER_REVIEW
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
@@ -102,6 +105,8 @@ class DraftRunSummary:
     answered: int = 0
     applied: int = 0
     withdrawn: int = 0  # the author took the patch back in the thread
+    rejected: int = 0  # a maintainer or reviewer turned the patch down in the thread
+    reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (QUIET_AFTER_REVIEW rules)
     backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
     dismissed: int = 0
@@ -124,6 +129,8 @@ class DraftRunSummary:
             + self.answered
             + self.applied
             + self.withdrawn
+            + self.rejected
+            + self.reviewed
             + self.backports
             + self.superseded
             + self.dismissed
@@ -400,6 +407,34 @@ class _ReadOnly:
 
     def record_draft(self, *args: Any, **kwargs: Any) -> None:
         return None
+
+
+#: Rules whose point comes too late once another person has given Reviewed-by/Acked-by/Tested-by for
+#: the patch (in a reply or in the patch's own trailers), with the reason said in ``findings``/``show``.
+#: A rule not named here is still drafted on a reviewed patch: RB102's missing pairing comment is a
+#: point reviewers often miss and memory-barriers.txt asks for (a reader judged such a draft worth
+#: sending on a patch that had Oleg's Reviewed-by: 20201015131701.511523-4-axboe@kernel.dk).
+QUIET_AFTER_REVIEW: dict[str, str] = {
+    "RB201": "asking for numbers after the review is late: the reviewers took the change on its merits",
+    "RB101": "a layout-comment request after the review is a late nit",
+}
+
+
+def newer_series_posting(store: Any, message_id: str) -> str | None:
+    """The Message-ID of the cover letter of a newer version of ``message_id``'s series (same author,
+    same cover title, a higher version number, see :mod:`reviewbot.revisions`), else None.
+
+    The archive often holds only some patches of a series' later versions: ``[PATCH v2 10/12]`` has no
+    stored v3..v5 of its own while the v4 and v5 cover letters are there. Reviewing v2 then is stale."""
+    row = store.patch_row(message_id)
+    if row is None or not row.series_key or (row.index or 0) == 0:
+        return None
+    cover = next((r for r in store.series_rows(row.series_key) if (r.index or 0) == 0), None)
+    if cover is None:
+        return None
+    mine = row.version or 1
+    later = [r for r in store.revisions_of(cover.message_id) if (r.version or 1) > mine and (r.index or 0) == 0]
+    return str(later[-1].message_id) if later else None
 
 
 def newer_revision(store: Any, message_id: str) -> str | None:
@@ -762,6 +797,10 @@ def _sort_findings(
     thread), counting it in ``summary``; returns what is left to draft, or None. Raises on failure."""
     patch, thread_id = _load_patch(store, message_id)
     newer = newer_revision(store, message_id)
+    newer_why = f"a newer revision is in the store: <{newer}>"
+    if newer is None:  # the patch's own next version may be missing from the archive, its series' is not
+        newer = newer_series_posting(store, message_id)
+        newer_why = f"a newer version of its series is in the store: <{newer}>"
     thread = thread_of(store, patch.message, thread_id)
     if newer is not None:  # only the newest revision in the store gets a draft
         # ... but a point a reviewer raised (or the author answered) on this revision is settled for
@@ -773,7 +812,7 @@ def _sort_findings(
                     state = FindingState.OPEN  # "addressed in v2": the newer revision is judged on its own
                 if state not in (FindingState.RAISED, FindingState.ANSWERED):
                     summary.superseded += 1
-                    store.record_skip(finding, SKIP_SUPERSEDED, f"a newer revision is in the store: <{newer}>")
+                    store.record_skip(finding, SKIP_SUPERSEDED, newer_why)
                     continue
                 _count_state(summary, state)
                 store.record_skip(finding, state.value, reason)
@@ -785,7 +824,8 @@ def _sort_findings(
         if applied is not None:
             skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
         elif said is not None:
-            skip, reason = SKIP_WITHDRAWN if said[0] == "withdrawn" else SKIP_APPLIED, said[1]
+            skip = {"withdrawn": SKIP_WITHDRAWN, "rejected": SKIP_REJECTED}.get(said[0], SKIP_APPLIED)
+            reason = said[1]
         else:
             skip, reason = SKIP_STABLE, str(backport)
         with store.transaction():
@@ -795,11 +835,18 @@ def _sort_findings(
             summary.applied += len(findings)
         elif skip == SKIP_WITHDRAWN:
             summary.withdrawn += len(findings)
+        elif skip == SKIP_REJECTED:
+            summary.rejected += len(findings)
         else:
             summary.backports += len(findings)
         log.info("<%s>: %s, no draft", message_id, reason)
         return None
     earlier = handled_on_earlier_revision(store, patch, findings, identity=identity, rules=rules)
+    reviewed = (
+        reviewed_in_thread(patch, thread, identity=identity)
+        if any(f.rule_id in QUIET_AFTER_REVIEW for f in findings)
+        else None
+    )
     keep: list[Finding] = []
     with store.transaction():
         for finding in findings:
@@ -808,6 +855,10 @@ def _sort_findings(
                 summary.superseded += 1
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN and reviewed is not None and finding.rule_id in QUIET_AFTER_REVIEW:
+                store.record_skip(finding, SKIP_REVIEWED, f"{reviewed}; {QUIET_AFTER_REVIEW[finding.rule_id]}")
+                summary.reviewed += 1
+                continue
             if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
                 store.record_skip(finding, SKIP_NOT_ASKED, finding.not_asked)
                 summary.not_asked += 1
