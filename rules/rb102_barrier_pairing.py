@@ -1474,6 +1474,164 @@ class _PatchPairs:
         return any(re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in comments)
 
 
+class _Told:
+    """One barrier added elsewhere (in this patch or another patch of its series) whose comment says what it
+    pairs with: the barrier, its function, which patch (``"33/39"``; "" for this one) and that comment."""
+
+    __slots__ = ("barrier", "func", "patch", "comment", "fields", "where")
+
+    def __init__(
+        self,
+        barrier: str,
+        func: str,
+        patch: str,
+        comment: str,
+        fields: list[tuple[str, tuple[str, ...]]],
+        where: tuple[str, int | None],
+    ) -> None:
+        self.barrier = barrier
+        self.func = func
+        self.patch = patch
+        self.comment = comment
+        self.fields = fields
+        self.where = where
+
+    def as_details(self, how: str) -> dict[str, str]:
+        return {"barrier": self.barrier, "function": self.func, "patch": self.patch, "comment": self.comment, "by": how}
+
+
+#: A pairing comment "names" a function when it spells its name as a word, with or without ``()``
+#: ("pairs with cmpxchg in set_data_vio_compression_status").
+_NAMED_FUNCTION_RE = lazyre.compile(r"\b([A-Za-z_]\w*_\w*)\b")
+
+
+class _Elsewhere:
+    """Step 6, over the series too: barriers added elsewhere whose comment says what they pair with.
+
+    A reviewer looking at a barrier without a pairing comment first looks at the other barriers the patch (and
+    its series, when the pipeline gives it: ``RuleContext.series``) adds. Two findings come of it:
+
+    * ``naming(use)``: a pairing comment elsewhere names this barrier's function ("pairs with cmpxchg in
+      set_data_vio_compression_status" above the ``smp_rmb()`` of its reader): the pair is documented at the
+      other end. With a comment here saying why, nothing is asked; without one, the draft names that side.
+    * ``same_field(use)``: a pairing comment elsewhere that names no function but sits on a barrier of the
+      same field in another function ("pairs with barriers where state field is changed" on the
+      ``smp_rmb()`` after ``atomic_read(&vdo->state)`` in 33/39, this barrier after
+      ``atomic_cmpxchg(&...->vdo->state, ...)``): the draft names it as a question, "is this one of them?".
+    """
+
+    def __init__(self, patch: Patch, ctx: RuleContext) -> None:
+        self.patch = patch
+        self.ctx = ctx
+        self._told: list[_Told] | None = None
+
+    def _patches(self) -> Iterator[tuple[Patch, str]]:
+        yield self.patch, ""
+        series = self.ctx.series
+        if series is None:
+            return
+        for other in series.patches:
+            if other is self.patch or other.message_id == self.patch.message_id:
+                continue
+            s = other.subject
+            yield other, f"{s.index}/{s.total}" if s.index is not None and s.total else "another patch"
+
+    @property
+    def told(self) -> list[_Told]:
+        if self._told is None:
+            self._told = []
+            for patch, label in self._patches():
+                for fd in patch.files:
+                    if not _is_c(fd.path):
+                        continue
+                    for h in fd.hunks:
+                        if not any(dl.kind is LineKind.ADDED and "pair" in dl.text.lower() for dl in h.lines):
+                            continue  # no added line speaks of pairing
+                        self._told.extend(self._told_in(h, fd.path, label))
+        return self._told
+
+    @staticmethod
+    def _told_in(h: Hunk, path: str, label: str) -> Iterator[_Told]:
+        lines = [dl for dl in h.lines if dl.kind is not LineKind.REMOVED]
+        texts = [dl.text for dl in lines]
+        scans = scan_lines(texts, starts_in_comment(texts))
+        for j, dl in enumerate(lines):
+            if dl.kind is not LineKind.ADDED:
+                continue
+            m = _ADDED_BARRIER_RE.search(scans[j].code)
+            if not m:
+                continue
+            comment = " ".join(c for c in (scans[j].comment, comment_above(scans, j) or "") if c).strip()
+            if not comment or not _PAIRING_RE.search(comment):
+                continue
+            index = h.lines.index(dl)
+            yield _Told(
+                m.group(1),
+                _function_named(h, index),
+                label,
+                " ".join(comment.split()),
+                _fields_ordered(h, index, scans[j].code, m),
+                (path, dl.new_no),
+            )
+
+    def _others(self, use: _Use) -> Iterator[_Told]:
+        func = _function_name(use) or ""
+        for t in self.told:
+            if t.patch == "" and t.where == (use.path, use.new_no):
+                continue
+            if func and t.func == func:
+                continue  # a barrier of the same function is not the other side
+            yield t
+
+    def naming(self, use: _Use) -> _Told | None:
+        """A pairing comment elsewhere that names this barrier's function."""
+        func = _function_name(use)
+        if not func:
+            return None
+        for t in self._others(use):
+            if re.search(rf"\b{re.escape(func)}\b", t.comment):
+                return t
+        return None
+
+    def same_field(self, use: _Use) -> _Told | None:
+        """A pairing comment elsewhere that names no function, on a barrier of the same field."""
+        if not any(t.patch or t.where != (use.path, use.new_no) for t in self.told):
+            return None
+        mine = _use_fields(use)
+        if not mine:
+            return None
+        for t in self._others(use):
+            if _NAMED_FUNCTION_RE.search(t.comment) or _FUNC_NAMED_RE.search(t.comment):
+                continue  # it names its own other side
+            if any(_same_access(a, b) for a, _ in mine for b, _ in t.fields):
+                return t
+        return None
+
+
+def _same_access(a: str, b: str) -> bool:
+    """Do two accesses in two functions reach one field, by their last two names with the variable counted
+    (``allocator->depot->vdo->state`` and ``vdo->state``; not ``journal->lock_counter.state``)? Stricter than
+    :func:`_same_field`: the comment matched on it names no function, so the field alone must tell."""
+
+    def last_two(expr: str) -> tuple[str, ...]:
+        expr = re.sub(r"\[[^\]]*\]", "", expr.strip().lstrip("&*( ").rstrip(") "))
+        parts = [p for p in re.split(r"\s*(?:->|\.)\s*", expr) if p]
+        return tuple(parts[-2:]) if len(parts) >= 2 and all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts) else ()
+
+    ta = last_two(a)
+    return bool(ta) and ta == last_two(b)
+
+
+def _use_fields(use: _Use) -> list[tuple[str, tuple[str, ...]]]:
+    """The fields a barrier use orders (:func:`_fields_ordered` on its hunk)."""
+    new = [i for i, dl in enumerate(use.hunk.lines) if dl.kind is not LineKind.REMOVED]
+    if use.idx >= len(new):
+        return []
+    index = new[use.idx]
+    m = _ADDED_BARRIER_RE.search(use.code)
+    return _fields_ordered(use.hunk, index, use.code, m) if m else []
+
+
 #: A comment that asks or doubts ("hmmm? del_rcu followed by add_rcu?", "not sure this is needed") does not
 #: explain the barrier.
 DOUBT_WORDS = (
@@ -1645,11 +1803,19 @@ def _block_comment(use: _Use) -> str:
 
 
 def _comment_finding(
-    patch: Patch, view: PatchView, use: _Use, text: str, known, partner: tuple[str, str] | None
+    patch: Patch,
+    view: PatchView,
+    use: _Use,
+    text: str,
+    known,
+    partner: tuple[str, str] | None,
+    told: dict[str, str] | None = None,
 ) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     smp = _is_smp(use.name)
-    details = {"barrier": use.name, "smp": smp}
+    details: dict = {"barrier": use.name, "smp": smp}
+    if told and smp:
+        details["told"] = told  # a pairing comment elsewhere points here: the draft names it
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
@@ -1972,6 +2138,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     findings: list[Finding] = []
     pairs: _PatchPairs | None = None
     known: _PatchFunctions | None = None
+    elsewhere: _Elsewhere | None = None
     sides = _OtherSides(view)
     for use in _barrier_uses(view):
         if _is_definition(use) or _is_primitive_or_lock(use):
@@ -1999,7 +2166,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 pairs = _PatchPairs(patch, view)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
                 continue  # the other end names this one, or is plain to see and commented too
-            finding = _comment_finding(patch, view, use, text, known, pairs.partner(use))
+            if elsewhere is None:
+                elsewhere = _Elsewhere(patch, ctx)
+            naming = elsewhere.naming(use) if _is_smp(use.name) else None
+            if naming is not None and own.strip():
+                continue  # a pairing comment at the other end names this function, and this one says why
+            told = naming.as_details("function") if naming is not None else None
+            if told is None and _is_smp(use.name):
+                field = elsewhere.same_field(use)
+                told = field.as_details("field") if field is not None else None
+            finding = _comment_finding(patch, view, use, text, known, pairs.partner(use), told)
             if finding is not None:
                 findings.append(finding)
                 continue
@@ -2598,6 +2774,14 @@ def _fields_ordered(hunk: Hunk, index: int, code: str, m: re.Match) -> list[tupl
     """(text, field path) of what a barrier orders: the object of an acquire/release; for an smp_wmb() the members
     stored on the lines around it, for an smp_rmb() the members loaded there (nearest first, the lines before
     first)."""
+    if m.group(1).startswith("smp_mb__") and m.group(1).endswith("_atomic"):
+        # smp_mb__after_atomic() after ``atomic_cmpxchg(&vdo->state, ...)``: the field of that atomic
+        step = -1 if "after" in m.group(1) else 1
+        near = _neighbour_code(hunk, index, step)[:1]
+        rmw = _RMW_RE.search(near[0]) if near else None
+        obj = _object_of(near[0], rmw.end() - 1) if rmw else ""
+        path = _field_path(obj)
+        return [(obj, path)] if path else []
     if not _FIELD_FENCE_RE.match(m.group(1)):
         obj = _object_of(code, m.end() - 1)
         path = _field_path(obj)
@@ -2829,6 +3013,45 @@ def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
     return False
 
 
+#: How long a quoted comment of the other side may be in a draft (longer ones are cut at a word).
+TOLD_QUOTE_CHARS = 120
+
+
+def _told_paragraphs(fs: Sequence[Finding]) -> list[str]:
+    """One paragraph per barrier elsewhere whose pairing comment points at these findings (``_Elsewhere``):
+    it names that barrier, its function and patch, and quotes its comment; a comment naming this function is
+    taken as said, one naming only the field is asked about ("is this one of them?")."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in fs:
+        t = f.details["told"]
+        groups.setdefault(
+            (t.get("barrier"), t.get("function"), t.get("patch"), t.get("comment"), t.get("by")), []
+        ).append(f)
+    out = []
+    for (barrier, func, where, comment, by), group in groups.items():
+        mine = sorted({f"{f.details.get('barrier', 'barrier')}()" for f in group})
+        these = " and ".join(mine)
+        several = len(group) > 1
+        there = f"the {barrier}()" + (f" in {func}()" if func else "") + (f" (patch {where})" if where else "")
+        quoted = str(comment)
+        if len(quoted) > TOLD_QUOTE_CHARS:
+            quoted = quoted[:TOLD_QUOTE_CHARS].rsplit(" ", 1)[0] + " ..."
+        example = f'"Pairs with the {barrier}() in {func}()"' if func else f'"Pairs with the {barrier}()"'
+        if by == "function":
+            out.append(
+                f'{there[0].upper()}{there[1:]} says "{quoted}", so I take it the {these} here '
+                f"{'are' if several else 'is'} its other side. Could the comment{'s' if several else ''} here "
+                f"say so too, e.g. {example}, so the pair can be found from either end?"
+            )
+        else:
+            out.append(
+                f'{there[0].upper()}{there[1:]} says "{quoted}". Is the {these} here '
+                f"{'among them' if several else 'one of them'}? If so, could "
+                f"{'their comments' if several else 'its comment'} say so, e.g. {example}?"
+            )
+    return out
+
+
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     """One paragraph per kind of problem, the suggested comment fitting each barrier."""
     parts: list[str] = []
@@ -2839,6 +3062,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     if by["not-after-rmw"]:
         parts.append(reply(by["not-after-rmw"], patch))
     parts.extend(dict.fromkeys(_mmio_paragraph(f) for f in by["before-mmio-write"]))
+    # a pairing comment elsewhere (this patch or its series) points here: name that side, ask nothing open
+    told = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("told")]
+    parts.extend(_told_paragraphs(told))
+    by["no-comment"] = [f for f in by["no-comment"] if not f.details.get("told")]
+    by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if not f.details.get("told")]
 
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))

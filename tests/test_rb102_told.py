@@ -1,0 +1,149 @@
+"""RB102: a pairing comment at the other end, in this patch or another patch of the series (stream RB102 of
+the draft quality round): the draft names that side instead of asking an open question, and a barrier
+whose function is named there and that says why it is there is not asked about at all."""
+
+from __future__ import annotations
+
+import sys
+
+from reviewbot.engine import check_patch
+from reviewbot.models import Series
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
+
+RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB102")
+MODULE = sys.modules[RULE.module_name]
+NAMED = RULE.examples_dir / "good-pair-named-at-other-end-by-function.patch"
+
+
+def _patch(text: str):
+    return parse_patch(parse_rfc822(text.encode(), "test"))
+
+
+def _check(patch, ctx: RuleContext | None = None) -> tuple[list, str]:
+    findings = list(check_patch(patch, [RULE], ctx or RuleContext(strict=True)).findings)
+    return findings, " ".join(MODULE.reply_point(findings, patch).split())
+
+
+def test_function_named_at_other_end_and_reason_here_is_quiet() -> None:
+    findings, _ = _check(_patch(NAMED.read_text()))
+    assert findings == []
+
+
+def test_function_named_at_other_end_without_comment_here_names_that_side() -> None:
+    text = (
+        NAMED.read_text()
+        .replace("+\t/*\n+\t * Kept from the first version, which used a plain compare-and-swap\n", "")
+        .replace("+\t * that did not order the job's other fields.\n+\t */\n", "")
+        .replace("+\t/* and the same after it */\n", "")
+        .replace("@@ -40,3 +40,26 @@", "@@ -40,3 +40,21 @@")
+    )
+    findings, reply = _check(_patch(text))
+    assert sorted(f.details["barrier"] for f in findings) == ["smp_mb__after_atomic", "smp_mb__before_atomic"]
+    assert all(f.details["told"]["function"] == "zork_get_job_status" for f in findings)
+    assert reply == (
+        'The smp_rmb() in zork_get_job_status() says "pairs with the cmpxchg in zork_set_job_status", so I take '
+        "it the smp_mb__after_atomic() and smp_mb__before_atomic() here are its other side. Could the comments "
+        'here say so too, e.g. "Pairs with the smp_rmb() in zork_get_job_status()", so the pair can be found '
+        "from either end?"
+    )
+    assert "could not find" not in reply
+
+
+READER = """From 3333333333333333333333333333333333333333 Mon Sep 17 00:00:00 2001
+From: Ada Example <ada@example.org>
+Date: Tue, 2 Dec 2025 10:00:00 +0100
+Subject: [PATCH 1/2] zork: add the device state accessor
+Message-ID: <zork-1@example.org>
+
+Signed-off-by: Ada Example <ada@example.org>
+---
+diff --git a/drivers/zork/state.c b/drivers/zork/state.c
+index 1234567..89abcde 100644
+--- a/drivers/zork/state.c
++++ b/drivers/zork/state.c
+@@ -10,3 +10,11 @@ struct zork {
+ 	atomic_t state;
+ };
+\x20
++enum zork_state zork_get_state(const struct zork *zork)
++{
++	enum zork_state state = atomic_read(&zork->state);
++
++	/* pairs with barriers where the state field is changed */
++	smp_rmb();
++	return state;
++}
+--\x20
+2.43.0
+"""
+
+WRITER = """From 4444444444444444444444444444444444444444 Mon Sep 17 00:00:00 2001
+From: Ada Example <ada@example.org>
+Date: Tue, 2 Dec 2025 10:00:00 +0100
+Subject: [PATCH 2/2] zork: leave recovery when the allocator is done
+Message-ID: <zork-2@example.org>
+
+Signed-off-by: Ada Example <ada@example.org>
+---
+diff --git a/drivers/zork/alloc.c b/drivers/zork/alloc.c
+index 1234567..89abcde 100644
+--- a/drivers/zork/alloc.c
++++ b/drivers/zork/alloc.c
+@@ -80,3 +80,10 @@ static void zork_alloc_done(struct zork_alloc *alloc)
+ {
+ 	int old;
+\x20
++	old = atomic_cmpxchg(&alloc->dev->zork->state, ZORK_RECOVERING, ZORK_DIRTY);
++	/*
++	 * Even if the exchange failed, make sure what follows is ordered
++	 * with respect to whichever change did happen.
++	 */
++	smp_mb__after_atomic();
++	zork_wake(alloc->dev->zork, old);
+--\x20
+2.43.0
+"""
+
+
+def test_field_named_in_another_patch_of_the_series_is_asked_about() -> None:
+    reader, writer = _patch(READER), _patch(WRITER)
+    series = Series(version=1, total=2, cover=None, patches=(reader, writer))
+    findings, reply = _check(writer, RuleContext(strict=True, series=series))
+    assert [f.details["barrier"] for f in findings] == ["smp_mb__after_atomic"]
+    assert findings[0].details["told"]["by"] == "field"
+    assert reply == (
+        'The smp_rmb() in zork_get_state() (patch 1/2) says "pairs with barriers where the state field is '
+        'changed". Is the smp_mb__after_atomic() here one of them? If so, could its comment say so, e.g. '
+        '"Pairs with the smp_rmb() in zork_get_state()"?'
+    )
+
+
+def test_without_the_series_the_question_stays_open() -> None:
+    findings, reply = _check(_patch(WRITER))
+    assert [f.details["barrier"] for f in findings] == ["smp_mb__after_atomic"]
+    assert "told" not in findings[0].details
+    assert "zork_get_state" not in reply and "says why a barrier is wanted" in reply
+
+
+def test_a_comment_naming_another_function_is_not_taken_for_this_one() -> None:
+    """ "pairs with barrier in zork_get_state" on a writer names its own other side: not this barrier."""
+    reader = _patch(
+        READER.replace("/* pairs with barriers where the state field is changed */", "/* pairs with zork_put() */")
+    )
+    writer = _patch(WRITER)
+    series = Series(version=1, total=2, cover=None, patches=(reader, writer))
+    findings, reply = _check(writer, RuleContext(strict=True, series=series))
+    assert "told" not in findings[0].details and "zork_get_state" not in reply
+
+
+def test_another_struct_with_a_member_of_that_name_is_not_that_field() -> None:
+    """``alloc->lock_counter.state`` is not ``zork->state``: the comment names no function, so the field must
+    match by its last two names."""
+    reader, writer = _patch(READER), _patch(WRITER.replace("alloc->dev->zork->state", "alloc->lock_counter.state"))
+    series = Series(version=1, total=2, cover=None, patches=(reader, writer))
+    findings, reply = _check(writer, RuleContext(strict=True, series=series))
+    assert [f.details["barrier"] for f in findings] == ["smp_mb__after_atomic"]
+    assert "told" not in findings[0].details and "zork_get_state" not in reply
