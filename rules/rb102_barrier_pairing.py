@@ -2700,6 +2700,88 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     return None
 
 
+#: Fully ordered read-modify-write atomics that are the other side of an acquire or a release on the same
+#: object when the patch shows no barrier there (a lock-less list's ``cmpxchg(&head->first, ...)`` publishing
+#: a node against ``smp_load_acquire(&head->first)`` in its reader); the ``_relaxed`` forms order nothing.
+#: Conditional stores come first: they publish a new value, an exchange more often takes the whole object.
+PAIRING_RMWS = (
+    r"(?:atomic(?:64|_long)?_)?(?:try_)?cmpxchg(?:64|128)?",
+    r"(?:atomic(?:64|_long)?_)?xchg",
+)
+_PAIRING_RMW_RE = lazyre.compile(r"(?<![\w.>])(" + "|".join(PAIRING_RMWS) + r")\s*\(")
+
+
+def _rmw_partner(f: Finding, patch: Patch) -> tuple[str, str, str, str] | None:
+    """(RMW call, its function, the object, this barrier's function) when the patch adds a fully ordered RMW
+    atomic (``PAIRING_RMWS``) on the object of this acquire or release, in another function."""
+    name = str(f.details.get("barrier", ""))
+    if _barrier_side(name) not in ("acquire", "release"):
+        return None
+    at = {(f.path, n) for n in (f.lines or (f.line,))}
+    mine = [(fn, obj) for b, fn, where, obj in _added_barriers(patch) if b == name and where in at]
+    if not mine or not mine[0][1]:
+        return None
+    func, obj = mine[0]
+    found: list[tuple[int, int, str, str]] = []
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for h in fd.hunks:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED or "xchg" not in dl.text:
+                    continue
+                code = scan_line(dl.text).code
+                for m in _PAIRING_RMW_RE.finditer(code):
+                    other_func = _function_named(h, i)
+                    if _object_of(code, m.end() - 1) != obj or not other_func or other_func == func:
+                        continue
+                    rank = next(k for k, w in enumerate(PAIRING_RMWS) if re.fullmatch(w, m.group(1)))
+                    found.append((rank, len(found), m.group(1), other_func))
+    if not found:
+        return None
+    _, _, call, other_func = min(found)
+    return call, other_func, obj, func
+
+
+def _hunk_lines_at(patch: Patch, at: set[tuple[str, int | None]]) -> Iterator[tuple[Hunk, int]]:
+    """(hunk, index in its lines) of the added lines at the (path, new line number)s ``at``."""
+    for fd in patch.files:
+        for h in fd.hunks:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is LineKind.ADDED and (fd.path, dl.new_no) in at:
+                    yield h, i
+
+
+def _sole_counterpart(f: Finding, patch: Patch) -> tuple[str, str, str] | None:
+    """(barrier, its function, this barrier's function) when the patch adds exactly one barrier of the
+    complementary side (an acquire or read barrier for a release or write barrier, and the reverse) in another
+    function: the one candidate a reviewer would ask about. None for a full barrier, or with none or several."""
+    name = str(f.details.get("barrier", ""))
+    side = _barrier_side(name)
+    if side not in ("write", "release", "read", "acquire"):
+        return None
+    at = {(f.path, n) for n in (f.lines or (f.line,))}
+    added = _added_barriers(patch)
+    mine = [fn for b, fn, where, _ in added if b == name and where in at]
+    func = mine[0] if mine else ""
+    wanted = _COMPLEMENT[side]
+    others = {
+        (b, fn) for b, fn, where, _ in added if where not in at and _barrier_side(b) in wanted and fn and fn != func
+    }
+    if len(others) != 1 or any(not fn for b, fn, where, _ in added if _barrier_side(b) in wanted and where not in at):
+        return None  # several candidates, or one whose function the hunk does not show
+    b, fn = next(iter(others))
+    if not func:  # to name it in the draft: the function the hunk starts in will do (``_function_named``)
+        func = next((_function_named(h, i) for h, i in _hunk_lines_at(patch, at)), "")
+    # both sides reach named members, and none of them is one field: two fields, no pair (owner.busy, owner.idle)
+    fields = {site.where: [p for _, p in site.fields if p and p[0] != ""] for site in _field_sites(patch)}
+    mine_fields = [p for w in at for p in fields.get(w, [])]
+    theirs = [p for bb, ff, where, _ in added if (bb, ff) == (b, fn) for p in fields.get(where, [])]
+    if mine_fields and theirs and not any(_same_field(x, y) for x in mine_fields for y in theirs):
+        return None
+    return b, fn, func
+
+
 _STORED_RE = lazyre.compile(
     r"(?:^|[;{]\s*)\*?([A-Za-z_][\w.>-]*?)\s*=[^=]|\b(?:WRITE_ONCE|atomic_set)\s*\(\s*&?([\w.>-]+)\s*,"
 )
@@ -3127,6 +3209,20 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         parts.append(_field_pair_paragraph(writers, readers, field))
         smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
         weak = [f for f in weak if (f.path, f.line) not in both]
+    if pair is None:  # an acquire or release whose other side is a fully ordered RMW on the same object
+        for f in list(smp + weak):
+            rmw = _rmw_partner(f, patch)
+            if rmw is None:
+                continue
+            call, other_func, obj, func = rmw
+            here = f" in {func}()" if func else " here"
+            parts.append(
+                f"I think the {f.details.get('barrier')}(){here} pairs with the {call}() on {obj} in "
+                f"{other_func}(), which this patch adds too (a fully ordered atomic). Could its comment say so, "
+                f'e.g. "Pairs with the {call}() in {other_func}()", and what ordering it provides?'
+            )
+            smp = [g for g in smp if g is not f]
+            weak = [g for g in weak if g is not f]
     if pair is not None and (smp or weak):
         a, fa, b, fb, obj = pair
         where_a = f" in {fa}()" if fa and fa != fb else ""
@@ -3154,6 +3250,20 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"which barrier or ordering in {fn}() this one pairs with, and what it orders?"
             )
         smp = [f for f in smp if not f.details.get("named_function")]
+        for f in list(smp):  # the patch adds one barrier that can be the other side: ask about that one
+            sole = _sole_counterpart(f, patch)
+            if sole is None:
+                continue
+            other, other_func, func = sole
+            here = f" in {func}()" if func else " here"
+            too = " too" if any(f"the {other}() in {other_func}()" in p for p in parts) else ""
+            kind = "read-side" if _barrier_side(other) in ("read", "acquire") else "write-side"
+            parts.append(
+                f"Does the {f.details.get('barrier')}(){here} pair with the {other}() in {other_func}(){too}? "
+                f"That is the only {kind} barrier this patch adds. If so, could its comment say so, e.g. "
+                f'"Pairs with the {other}() in {other_func}()", and what ordering it provides?'
+            )
+            smp = [g for g in smp if g is not f]
         if smp:
             which = (
                 f"the {names(smp)} here"

@@ -147,3 +147,45 @@ def test_another_struct_with_a_member_of_that_name_is_not_that_field() -> None:
     findings, reply = _check(writer, RuleContext(strict=True, series=series))
     assert [f.details["barrier"] for f in findings] == ["smp_mb__after_atomic"]
     assert "told" not in findings[0].details and "zork_get_state" not in reply
+
+
+def test_acquire_against_a_cmpxchg_on_the_same_object_names_it() -> None:
+    """zstack_pop()'s smp_load_acquire(&stack->top) pairs with the cmpxchg() of zstack_push(): the draft names
+    it rather than "I could not find the other side"; the try_cmpxchg() of its own function is not the
+    other side, and a conditional store is named before the xchg() that takes the whole stack."""
+    findings, reply = _check(_patch((RULE.examples_dir / "bad-acquire-against-rmw-in-patch.patch").read_text()))
+    assert [f.details["barrier"] for f in findings] == ["smp_load_acquire"]
+    assert reply == (
+        "I think the smp_load_acquire() in zstack_pop() pairs with the cmpxchg() on stack->top in zstack_push(), "
+        "which this patch adds too (a fully ordered atomic). Could its comment say so, e.g. "
+        '"Pairs with the cmpxchg() in zstack_push()", and what ordering it provides?'
+    )
+
+
+SECOND_WRITER = """@@ -90,6 +88,6 @@ static ssize_t zed_file_write(struct file *file, const char __user *buf,
+ \tif (IS_ERR(new))
+ \t\treturn PTR_ERR(new);
+\x20
+-\trcu_assign_pointer(seq->private, new);
++\tsmp_store_release(&seq->private, new);
+ \tmutex_unlock(&seq->lock);
+ \treturn nbytes;
+"""
+
+
+def test_second_writer_is_asked_about_the_one_reader_not_told_the_same_twice() -> None:
+    """Two stores published with smp_store_release() and one smp_load_acquire() through a pointer parameter:
+    the one the field match pairs is named as a pair; for the other, the draft asks whether it pairs with
+    that same reader (the only read-side barrier of the patch), instead of repeating the general request."""
+    path = RULE.examples_dir / "bad-release-through-pointer-parameter.patch"
+    text = path.read_text().replace("-- \n2.43.0", SECOND_WRITER + "-- \n2.43.0")
+    findings, reply = _check(_patch(text))
+    assert sorted(f.details["barrier"] for f in findings) == ["smp_load_acquire", "smp_store_release"] + [
+        "smp_store_release"
+    ]
+    assert "look like a pair" in reply
+    assert (
+        "Does the smp_store_release() in zed_file_write() pair with the smp_load_acquire() in zed_trigger_poll() "
+        "too? That is the only read-side barrier this patch adds."
+    ) in reply
+    assert "Could you add a comment to" not in reply and "could not find" not in reply
