@@ -30,7 +30,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``_is_primitive_or_lock``: in the bitops headers (``BITOPS_PATHS``), a barrier
    in a function named ``*_acquire``/``*_release``/``*_lock``/``*_unlock``
    (``test_bit_acquire()``) defines that primitive; an acquire in a
-   ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` on the
+   ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` (or its
+   ``*_unlock_slowpath()``) on the
    function's own lock parameter is the lock itself (other barriers there, an
    ``smp_mb()`` in a slow path, stay checked). ``_before_mmio_write``: an
    ``smp_wmb()`` followed within two statements by an MMIO write
@@ -1369,6 +1370,23 @@ def _object_of(code: str, start: int) -> str:
     return normalise(_first_arg(am.group(1))) if am else ""
 
 
+def _statements_comment(scans, i: int) -> str:
+    """The comment of the statements a barrier closes: on its line, directly above it, or above the run of
+    up to ``BLOCK_STATEMENTS_ABOVE`` plain statements right before it ("Store buffer group ID and finally mark
+    the list as visible ..." above ``bl->bgid = bgid;`` and ``smp_store_release(&bl->is_ready, 1);``)."""
+    if scans[i].comment.strip():
+        return scans[i].comment
+    j = i
+    for _ in range(BLOCK_STATEMENTS_ABOVE + 1):
+        above = comment_above(scans, j)
+        if above is not None:
+            return above
+        j -= 1
+        if j < 0 or scans[j].comment or not scans[j].code.strip().endswith(";") or _CONTROL_RE.match(scans[j].code):
+            return ""
+    return ""
+
+
 class _PatchPairs:
     """Step 6: the other side as the patch itself shows it.
 
@@ -1454,9 +1472,7 @@ class _PatchPairs:
                     if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
-                        if _object_of(scans[i].code, m.end() - 1) == obj and (
-                            scans[i].comment.strip() or (comment_above(scans, i) or "").strip()
-                        ):
+                        if _object_of(scans[i].code, m.end() - 1) == obj and _statements_comment(scans, i).strip():
                             return True
         return False
 
@@ -1994,8 +2010,11 @@ _ORDERING_NAME_RE = lazyre.compile(r"_(?:acquire|release|lock|unlock)$")
 #: Lock implementations: the acquire in ``*_lock()``/``*_trylock()`` and the release in ``*_unlock()`` on
 #: the lock word are the lock's own acquire/release (the pair is the lock). Other barriers there (an
 #: ``smp_mb()`` in a slow path) are uses like any other.
+#: An unlock's slow path (``__pv_queued_spin_unlock_slowpath()``: ``LOCK_PATH_SUFFIXES``) releases the same lock
+#: word. (A lock's slow path is left checked: its waits are often on a queue node, not the lock.)
+LOCK_PATH_SUFFIXES = ("_slowpath", "_slow")
 LOCK_FUNCTION = r"\w*_(?:try)?lock"
-UNLOCK_FUNCTION = r"\w*_unlock"
+UNLOCK_FUNCTION = r"\w*_unlock(?:" + "|".join(LOCK_PATH_SUFFIXES) + ")?"
 _LOCK_FUNC_RE = lazyre.compile("^" + LOCK_FUNCTION + "$")
 _UNLOCK_FUNC_RE = lazyre.compile("^" + UNLOCK_FUNCTION + "$")
 
@@ -2166,6 +2185,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 pairs = _PatchPairs(patch, view)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
                 continue  # the other end names this one, or is plain to see and commented too
+            if not own.strip() and _statements_comment(use.scans, use.idx).strip() and pairs.partner_commented(use):
+                continue  # the comment above its statements says why; the other end is plain to see and says why
             if elsewhere is None:
                 elsewhere = _Elsewhere(patch, ctx)
             naming = elsewhere.naming(use) if _is_smp(use.name) else None
@@ -2652,9 +2673,12 @@ def _function_named(hunk: Hunk, index: int) -> str:
     return m.group(1) if m and m.group(1) not in ("if", "for", "while", "switch", "return") else ""
 
 
-def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None], str]]:
+def _added_barriers(patch: Patch, named: bool = False) -> list[tuple[str, str, tuple[str, int | None], str]]:
     """(barrier, function or "", (path, new line number), object) of every barrier call on an added line of a C
-    file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none."""
+    file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none. The
+    function is the one whose opening the hunk shows (:func:`_function_around`), or with ``named`` the one to
+    name it by in a draft (:func:`_function_named`: also the function the hunk starts in)."""
+    where_in = _function_named if named else _function_around
     added: list[tuple[str, str, tuple[str, int | None], str]] = []
     for fd in patch.files:
         if not _is_c(fd.path):
@@ -2665,7 +2689,7 @@ def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None]
                     continue
                 code = scan_line(dl.text).code
                 for m in _ADDED_BARRIER_RE.finditer(code):
-                    item = (m.group(1), _function_around(h, i), (fd.path, dl.new_no), _object_of(code, m.end() - 1))
+                    item = (m.group(1), where_in(h, i), (fd.path, dl.new_no), _object_of(code, m.end() - 1))
                     if item not in added:
                         added.append(item)
     return added
@@ -2743,38 +2767,30 @@ def _rmw_partner(f: Finding, patch: Patch) -> tuple[str, str, str, str] | None:
     return call, other_func, obj, func
 
 
-def _hunk_lines_at(patch: Patch, at: set[tuple[str, int | None]]) -> Iterator[tuple[Hunk, int]]:
-    """(hunk, index in its lines) of the added lines at the (path, new line number)s ``at``."""
-    for fd in patch.files:
-        for h in fd.hunks:
-            for i, dl in enumerate(h.lines):
-                if dl.kind is LineKind.ADDED and (fd.path, dl.new_no) in at:
-                    yield h, i
-
-
 def _sole_counterpart(f: Finding, patch: Patch) -> tuple[str, str, str] | None:
     """(barrier, its function, this barrier's function) when the patch adds exactly one barrier of the
-    complementary side (an acquire or read barrier for a release or write barrier, and the reverse) in another
-    function: the one candidate a reviewer would ask about. None for a full barrier, or with none or several."""
+    other side (an acquire for a release, a release for an acquire) in another function: the one candidate a
+    reviewer would ask about. None for other barriers, or with none or several candidates, or when both sides
+    reach named members and none is one field."""
     name = str(f.details.get("barrier", ""))
     side = _barrier_side(name)
-    if side not in ("write", "release", "read", "acquire"):
-        return None
+    if side not in ("release", "acquire"):
+        return None  # an smp_wmb()/smp_rmb() carries no object: two of them are not asked about as a pair
     at = {(f.path, n) for n in (f.lines or (f.line,))}
-    added = _added_barriers(patch)
+    added = _added_barriers(patch, named=True)
     mine = [fn for b, fn, where, _ in added if b == name and where in at]
     func = mine[0] if mine else ""
-    wanted = _COMPLEMENT[side]
+    wanted = ("release",) if side == "acquire" else ("acquire",)
     others = {
         (b, fn) for b, fn, where, _ in added if where not in at and _barrier_side(b) in wanted and fn and fn != func
     }
     if len(others) != 1 or any(not fn for b, fn, where, _ in added if _barrier_side(b) in wanted and where not in at):
         return None  # several candidates, or one whose function the hunk does not show
     b, fn = next(iter(others))
-    if not func:  # to name it in the draft: the function the hunk starts in will do (``_function_named``)
-        func = next((_function_named(h, i) for h, i in _hunk_lines_at(patch, at)), "")
     # both sides reach named members, and none of them is one field: two fields, no pair (owner.busy, owner.idle)
-    fields = {site.where: [p for _, p in site.fields if p and p[0] != ""] for site in _field_sites(patch)}
+    fields: dict[tuple[str | None, int | None], list[tuple[str, ...]]] = {
+        site.where: [p for _, p in site.fields if p and p[0] != ""] for site in _field_sites(patch)
+    }
     mine_fields = [p for w in at for p in fields.get(w, [])]
     theirs = [p for bb, ff, where, _ in added if (bb, ff) == (b, fn) for p in fields.get(where, [])]
     if mine_fields and theirs and not any(_same_field(x, y) for x in mine_fields for y in theirs):
@@ -3256,11 +3272,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 continue
             other, other_func, func = sole
             here = f" in {func}()" if func else " here"
-            too = " too" if any(f"the {other}() in {other_func}()" in p for p in parts) else ""
-            kind = "read-side" if _barrier_side(other) in ("read", "acquire") else "write-side"
+            too = " too" if any(f"the {other}()" in p for p in parts) else ""  # named in a pair above
+            kind = "acquire" if _barrier_side(other) == "acquire" else "release"
             parts.append(
                 f"Does the {f.details.get('barrier')}(){here} pair with the {other}() in {other_func}(){too}? "
-                f"That is the only {kind} barrier this patch adds. If so, could its comment say so, e.g. "
+                f"That is the only {kind} this patch adds. If so, could its comment say so, e.g. "
                 f'"Pairs with the {other}() in {other_func}()", and what ordering it provides?'
             )
             smp = [g for g in smp if g is not f]

@@ -186,6 +186,6 @@ def test_second_writer_is_asked_about_the_one_reader_not_told_the_same_twice() -
     assert "look like a pair" in reply
     assert (
         "Does the smp_store_release() in zed_file_write() pair with the smp_load_acquire() in zed_trigger_poll() "
-        "too? That is the only read-side barrier this patch adds."
+        "too? That is the only acquire this patch adds."
     ) in reply
     assert "Could you add a comment to" not in reply and "could not find" not in reply
