@@ -168,7 +168,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
@@ -1227,6 +1227,68 @@ def _documented_pattern(use: _Use) -> bool:
     return False
 
 
+class KnownPairing(NamedTuple):
+    """A kernel idiom whose other side a reviewer knows from the calls around the barrier, although the patch
+    does not show it: the draft names that side (as a question) instead of asking an open one.
+
+    ``before``/``after``: patterns for the code line above/below the barrier ("" matches any line);
+    ``like``: where the idiom lives in the kernel, said as "this looks like ..."; ``other``: the other side;
+    ``example``: the comment to suggest."""
+
+    barrier: str
+    before: str
+    after: str
+    like: str
+    other: str
+    example: str
+
+
+#: Idioms of the kernel whose other side is known (``KnownPairing``). The finding stays (the comment still
+#: does not name the pair); the draft names the usual other side. Add a line (and an example) for another.
+KNOWN_PAIRINGS = (
+    KnownPairing(
+        "smp_mb__after_atomic",
+        r"\bclear_(?:thread|tsk)_flag\s*\(.*\bTIF_NOTIFY_\w+|\bclear_notify_signal\s*\(",
+        r"\btask_works\b",
+        "the clear-flag / smp_mb__after_atomic() / task_works check of tracehook_notify_resume(), whose comment "
+        "says what its barrier pairs with",
+        "task_work_add(), which queues the work and then sets the flag",
+        "Pairs with task_work_add() setting the flag after it queues the work",
+    ),
+    KnownPairing(
+        "smp_store_release",
+        r"\b__futex_unqueue\s*\(",
+        "",
+        "the __futex_unqueue() / smp_store_release(&q->lock_ptr, NULL) of futex_wake_mark(), whose comment says "
+        "why (the waiter may free the futex_q as soon as lock_ptr is NULL)",
+        "the lock_ptr read in futex_unqueue() on the waiter's side",
+        "Pairs with the lock_ptr read in futex_unqueue(), as in futex_wake_mark()",
+    ),
+    KnownPairing(
+        "smp_mb",
+        r"\b(?:__)?add_wait_queue\w*\s*\(",
+        "",
+        "the waiter's half of the pattern the comment above waitqueue_active() in include/linux/wait.h "
+        "describes: add to the waitqueue, smp_mb(), then check the condition",
+        "the waker's smp_mb() between setting the condition and its waitqueue_active() check",
+        "Pairs with the smp_mb() before waitqueue_active() in the wake-up path",
+    ),
+)
+
+
+def _known_pairing(use: _Use) -> KnownPairing | None:
+    """The idiom of ``KNOWN_PAIRINGS`` the barrier and the code lines around it make, if any."""
+    for known in KNOWN_PAIRINGS:
+        if use.name != known.barrier:
+            continue
+        if known.before and not re.search(known.before, _code_line(use.scans, use.idx, -1)):
+            continue
+        if known.after and not re.search(known.after, _code_line(use.scans, use.idx, 1)):
+            continue
+        return known
+    return None
+
+
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
 #: tools/ copy): a removed line that differs only in the barrier's name is the same barrier.
 _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
@@ -1832,6 +1894,9 @@ def _comment_finding(
     details: dict = {"barrier": use.name, "smp": smp}
     if told and smp:
         details["told"] = told  # a pairing comment elsewhere points here: the draft names it
+    known_pairing = _known_pairing(use) if smp and not told and partner is None else None
+    if known_pairing is not None:
+        details["known"] = known_pairing._asdict()  # a kernel idiom: the draft names its usual other side
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
@@ -2702,7 +2767,7 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     Nothing else is called a pair: an smp_wmb() and an smp_rmb() (or two smp_mb()) carry no object to
     match, and an acquire and a release on different rings or fields each pair with something else
     (often userspace)."""
-    added = _added_barriers(patch)
+    added = _added_barriers(patch, named=True)
     for f in findings:
         name = str(f.details.get("barrier", ""))
         side = _barrier_side(name)
@@ -3111,6 +3176,16 @@ def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
     return False
 
 
+def _known_paragraph(f: Finding) -> str:
+    """The question for a barrier in a kernel idiom whose other side is known (``KNOWN_PAIRINGS``)."""
+    k = f.details["known"]
+    barrier = f.details.get("barrier", "barrier")
+    return (
+        f"The {barrier}() here looks like {k['like']}. That barrier pairs with {k['other']}; could the comment "
+        f'here say so too, e.g. "{k["example"]}"?'
+    )
+
+
 #: How long a quoted comment of the other side may be in a draft (longer ones are cut at a word).
 TOLD_QUOTE_CHARS = 120
 
@@ -3163,8 +3238,11 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     # a pairing comment elsewhere (this patch or its series) points here: name that side, ask nothing open
     told = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("told")]
     parts.extend(_told_paragraphs(told))
-    by["no-comment"] = [f for f in by["no-comment"] if not f.details.get("told")]
-    by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if not f.details.get("told")]
+    # a kernel idiom whose other side is known (KNOWN_PAIRINGS): say which, as a question
+    known = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("known") and f not in told]
+    parts.extend(dict.fromkeys(_known_paragraph(f) for f in known))
+    by["no-comment"] = [f for f in by["no-comment"] if f not in told and f not in known]
+    by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if f not in told and f not in known]
 
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))

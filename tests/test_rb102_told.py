@@ -189,3 +189,49 @@ def test_second_writer_is_asked_about_the_one_reader_not_told_the_same_twice() -
         "too? That is the only acquire this patch adds."
     ) in reply
     assert "Could you add a comment to" not in reply and "could not find" not in reply
+
+
+def test_kernel_idiom_names_its_usual_other_side() -> None:
+    """clear_thread_flag(TIF_NOTIFY_*); smp_mb__after_atomic(); task_works check: the draft says which idiom
+    it copies and which side it pairs with (KNOWN_PAIRINGS), not an open question."""
+    findings, reply = _check(_patch((RULE.examples_dir / "bad-known-idiom-notify-flag.patch").read_text()))
+    assert [f.details["barrier"] for f in findings] == ["smp_mb__after_atomic"]
+    assert reply.startswith(
+        "The smp_mb__after_atomic() here looks like the clear-flag / smp_mb__after_atomic() / task_works check of "
+        "tracehook_notify_resume()"
+    )
+    assert "That barrier pairs with task_work_add(), which queues the work and then sets the flag" in reply
+    assert "Could you add a comment" not in reply
+
+
+FUTEX = """From 9999999999999999999999999999999999999999 Mon Sep 17 00:00:00 2001
+From: Ada Example <ada@example.org>
+Date: Tue, 2 Dec 2025 15:00:00 +0100
+Subject: [PATCH] zring: wake a vectored futex wait
+
+Signed-off-by: Ada Example <ada@example.org>
+---
+diff --git a/io/zfutex.c b/io/zfutex.c
+index 1234567..89abcde 100644
+--- a/io/zfutex.c
++++ b/io/zfutex.c
+@@ -30,3 +30,9 @@ struct zfutex {
+ \tstruct futex_q q;
+ };
+\x20
++static void zfutex_wake_fn(struct wake_q_head *wake_q, struct futex_q *q)
++{
++\t__futex_unqueue(q);
++\tsmp_store_release(&q->lock_ptr, NULL);
++\tzfutex_complete(q->wake_data);
++}
+--\x20
+2.43.0
+"""
+
+
+def test_futex_unqueue_release_names_the_lock_ptr_reader_not_a_load_acquire() -> None:
+    findings, reply = _check(_patch(FUTEX))
+    assert [f.details["barrier"] for f in findings] == ["smp_store_release"]
+    assert "futex_wake_mark()" in reply and "the lock_ptr read in futex_unqueue()" in reply
+    assert "smp_load_acquire() on the reader side" not in reply and "could not find" not in reply
