@@ -161,6 +161,7 @@ def quote_hunk_lines(
         groups = groups[: max(1, len(groups) // 2)]  # a long finding: show its first places
         merged = _ranges(hunk, flat(groups), context)
     merged = _merge([(_function_start(body, start), end) for start, end in merged])
+    merged = _without_unrelated_removals(hunk, merged, flat(groups))
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):
@@ -191,6 +192,44 @@ def _function_start(body: Sequence[DiffLine], start: int) -> int:
         if text[:1].isalpha() or text[:1] == "_":
             return i if "(" in text and not text.rstrip().endswith(";") else start
     return start
+
+
+def _without_unrelated_removals(
+    hunk: Hunk, ranges: Sequence[tuple[int, int]], targets: Sequence[int]
+) -> list[tuple[int, int]]:
+    """``ranges`` without the removed lines that a window cut out of a long change block (over ``MAX_BLOCK``
+    lines) takes in around an added line: those lines are another change of the block (a rewritten
+    function's old body interleaved with the new one), not the finding's; they are left out with a cut.
+    Removed lines that are targets, and those of a short block shown whole, stay."""
+    body = hunk.lines
+    drop: set[int] = set()
+    wanted = set(targets)
+    for index in targets:
+        if body[index].kind is not LineKind.ADDED:
+            continue
+        start, end = _block(hunk, index)
+        if end - start <= MAX_BLOCK:
+            continue
+        for first, last in ranges:
+            if first <= index < last:
+                drop.update(
+                    i
+                    for i in range(max(first, start), min(last, end))
+                    if body[i].kind is LineKind.REMOVED and i not in wanted
+                )
+    if not drop:
+        return list(ranges)
+    out: list[tuple[int, int]] = []
+    for first, last in ranges:
+        run = first
+        for i in range(first, last):
+            if i in drop:
+                if run < i:
+                    out.append((run, i))
+                run = i + 1
+        if run < last:
+            out.append((run, last))
+    return out or list(ranges)
 
 
 def _ranges(hunk: Hunk, targets: Sequence[int], context: int) -> list[tuple[int, int]]:
