@@ -76,6 +76,16 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    comment is asked to name the other. An ``smp_wmb()``/``smp_rmb()`` orders
    the members stored/loaded on the ``FIELD_NEIGHBOUR_LINES`` code lines
    around it, and counts only where the hunk shows its function's opening.
+   ``_Elsewhere`` reads the pairing comments the patch, and the other patches
+   of its series (``RuleContext.series``), add on other barriers: one that
+   names this barrier's function ("pairs with cmpxchg in
+   set_data_vio_compression_status") documents the pair at the other end (a
+   comment here saying why is then enough); one that names no function but
+   sits on a barrier of the same field ("pairs with barriers where state
+   field is changed" after ``atomic_read(&vdo->state)`` in 33/39) is named in
+   the draft as a question. A release whose statements carry the comment
+   above them ("Store buffer group ID and finally mark the list as
+   visible ...") says why, as its own comment would.
 7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
@@ -100,7 +110,18 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
    acquire/release, ``wake_up``), it reports that the other side is missing.
 
-Drafts: a barrier on an io_uring ring index shared with userspace
+Drafts name the other side whenever the patch shows one, as a question: an
+acquire or release against a fully ordered RMW atomic on the same object in
+another function (``PAIRING_RMWS``: the ``cmpxchg()`` that publishes a
+lock-less list's node); the one acquire (or release) the patch adds elsewhere
+when there is exactly one; a kernel idiom whose other side is known from the
+calls around the barrier (``KNOWN_PAIRINGS``: the task_works check after
+clearing ``TIF_NOTIFY_*``, ``__futex_unqueue()`` before releasing
+``lock_ptr``, ``add_wait_queue()`` before an ``smp_mb()``). "I could not find
+the other side" is said only when none of these, nor a barrier of the other
+kind in the hunks, is there.
+
+A barrier on an io_uring ring index shared with userspace
 (``USERSPACE_RING_INDEXES``: ``rings->sq.head``, ``rq_ring->tail``,
 ``br->tail``) pairs with the application, never with kernel code in the
 patch: the question says so (and suggests "Pairs with the application's
@@ -142,6 +163,11 @@ Use instead
 
 Known limits
 ------------
+The series' other patches are read only when the pipeline gives them (``scan``
+and ``check`` of a whole thread; the evaluation set holds one patch and its
+cover letter). A barrier copied from existing code whose comment names its
+pair, outside ``KNOWN_PAIRINGS``, is asked about like a new one: the patch
+does not show the original.
 Reads the diff only: a comment outside the hunk's context lines is not seen,
 and the "other side" check runs only when the named function is added by the
 patch or visibly loses a barrier in it. Whether a named pairing is *correct*

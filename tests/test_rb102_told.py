@@ -237,34 +237,37 @@ def test_futex_unqueue_release_names_the_lock_ptr_reader_not_a_load_acquire() ->
     assert "smp_load_acquire() on the reader side" not in reply and "could not find" not in reply
 
 
-def test_quote_in_a_long_rewritten_block_leaves_out_the_old_lines_beside_the_barrier() -> None:
-    """A function rewritten in one long change block (old lines interleaved with the new): the excerpt around
-    the barrier shows the new lines and its comment, not the unrelated removed lines in between."""
+def test_quote_in_a_rewritten_region_leaves_out_the_old_lines_beside_the_barrier() -> None:
+    """A large region rewritten in one hunk (dm-vdo 27/39): the diff interleaves the old loop with the new
+    barrier in a short change block; the excerpt shows the barrier, its comment and its atomic, not the
+    unrelated removed lines in between."""
     from reviewbot.respond.quote import quote_hunk_lines
 
-    old = [f"-\told_statement_{k}();" for k in range(14)]
-    new = [f"+\tnew_statement_{k}();" for k in range(14)]
-    body = []
-    for k in range(14):
-        body.append(old[k])
-        if k == 7:
-            body += [
-                "+\t/*",
-                "+\t * Order what follows against the state change.",
-                "+\t */",
-                "+\tsmp_mb__after_atomic();",
-            ]
-        body.append(new[k])
-    n_old, n_new = 14, 14 + 4
+    body = [f"-\told_statement_{k}();" for k in range(30)] + [f"+\tnew_statement_{k}();" for k in range(30)]
+    body += [
+        "+\tprior = atomic_cmpxchg(&zork->state, ZORK_RECOVERING, ZORK_DIRTY);",
+        "\x20",
+        "-\tif (depot->old_zone_count > 1) {",
+        "-\t\tslab_count_t entry_number;",
+        "+\t/*",
+        "+\t * Order what follows against the state change.",
+        "+\t */",
+        "+\tsmp_mb__after_atomic();",
+        "\x20",
+        "-\t\tfor (entry_number = 0; entry_number < MAX_SLABS; entry_number++) {",
+        "+\tzork_done(zork);",
+    ]
+    n_old = sum(1 for b in body if not b.startswith("+"))
+    n_new = sum(1 for b in body if not b.startswith("-"))
     text = (
         "From 1 Mon Sep 17 00:00:00 2001\nFrom: Ada Example <ada@example.org>\nDate: Tue, 2 Dec 2025 16:00:00 +0100\n"
         "Subject: [PATCH] zork: rewrite\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
         "diff --git a/drivers/zork/a.c b/drivers/zork/a.c\n--- a/drivers/zork/a.c\n+++ b/drivers/zork/a.c\n"
         f"@@ -1,{n_old} +1,{n_new} @@ static void zork(void)\n" + "\n".join(body) + "\n--\x20\n2.43.0\n"
     )
-    patch = _patch(text)
-    hunk = patch.files[0].hunks[0]
+    hunk = _patch(text).files[0].hunks[0]
     barrier = next(dl.new_no for dl in hunk.lines if "smp_mb__after_atomic" in dl.text)
     quoted = quote_hunk_lines(hunk, [barrier])
     assert "> +\tsmp_mb__after_atomic();" in quoted and "> +\t * Order what follows against the state change." in quoted
-    assert not any(line.startswith("> -") for line in quoted), quoted
+    assert "> +\tprior = atomic_cmpxchg(&zork->state, ZORK_RECOVERING, ZORK_DIRTY);" in quoted
+    assert not any(line.startswith("> -") for line in quoted), "\n".join(quoted)

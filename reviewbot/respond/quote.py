@@ -194,28 +194,53 @@ def _function_start(body: Sequence[DiffLine], start: int) -> int:
     return start
 
 
+#: Words too common in C to tie a removed line to an added one.
+_C_WORDS = frozenset(
+    "if else for while do switch case default return break continue goto int long char void bool unsigned "
+    "signed static const struct union enum sizeof true false null NULL".split()
+)
+_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text) if w not in _C_WORDS}
+
+
+def _unrelated(removed: str, added: set[str]) -> bool:
+    """A removed line with names of its own and none of the added ones (``-};`` has none: kept)."""
+    words = _words(removed)
+    return bool(words) and not (words & added)
+
+
 def _without_unrelated_removals(
     hunk: Hunk, ranges: Sequence[tuple[int, int]], targets: Sequence[int]
 ) -> list[tuple[int, int]]:
-    """``ranges`` without the removed lines that a window cut out of a long change block (over ``MAX_BLOCK``
-    lines) takes in around an added line: those lines are another change of the block (a rewritten
-    function's old body interleaved with the new one), not the finding's; they are left out with a cut.
-    Removed lines that are targets, and those of a short block shown whole, stay."""
+    """``ranges`` without the removed lines, next to an added line the finding names, that have no word in
+    common with the added lines of its excerpt, in a hunk that rewrites a large region (over
+    ``MAX_BLOCK`` lines removed and added): another change the diff happens to interleave (a rewritten
+    function's old loop between a new barrier and its atomic), not the old form of these lines.
+    They are left out with a cut; removed lines that are targets, or that share a name with the new lines
+    (the old form of the statement), stay."""
     body = hunk.lines
+    if (
+        sum(dl.kind is LineKind.REMOVED for dl in body) <= MAX_BLOCK
+        or sum(dl.kind is LineKind.ADDED for dl in body) <= MAX_BLOCK
+    ):
+        return list(ranges)  # not a rewrite of a large region: the removed lines are these lines' old form
     drop: set[int] = set()
     wanted = set(targets)
     for index in targets:
         if body[index].kind is not LineKind.ADDED:
             continue
-        start, end = _block(hunk, index)
-        if end - start <= MAX_BLOCK:
-            continue
         for first, last in ranges:
             if first <= index < last:
+                added = set().union(
+                    *(_words(body[i].text) for i in range(first, last) if body[i].kind is LineKind.ADDED)
+                )
                 drop.update(
                     i
-                    for i in range(max(first, start), min(last, end))
-                    if body[i].kind is LineKind.REMOVED and i not in wanted
+                    for i in range(first, last)
+                    if body[i].kind is LineKind.REMOVED and i not in wanted and _unrelated(body[i].text, added)
                 )
     if not drop:
         return list(ranges)
