@@ -245,7 +245,7 @@ def test_quote_in_a_rewritten_region_leaves_out_the_old_lines_beside_the_barrier
 
     body = [f"-\told_statement_{k}();" for k in range(30)] + [f"+\tnew_statement_{k}();" for k in range(30)]
     body += [
-        "+\tprior = atomic_cmpxchg(&zork->state, ZORK_RECOVERING, ZORK_DIRTY);",
+        "+\tprior = atomic_cmpxchg(&alloc->depot->zork->state, ZORK_RECOVERING, ZORK_DIRTY);",
         "\x20",
         "-\tif (depot->old_zone_count > 1) {",
         "-\t\tslab_count_t entry_number;",
@@ -269,5 +269,5 @@ def test_quote_in_a_rewritten_region_leaves_out_the_old_lines_beside_the_barrier
     barrier = next(dl.new_no for dl in hunk.lines if "smp_mb__after_atomic" in dl.text)
     quoted = quote_hunk_lines(hunk, [barrier])
     assert "> +\tsmp_mb__after_atomic();" in quoted and "> +\t * Order what follows against the state change." in quoted
-    assert "> +\tprior = atomic_cmpxchg(&zork->state, ZORK_RECOVERING, ZORK_DIRTY);" in quoted
+    assert "> +\tprior = atomic_cmpxchg(&alloc->depot->zork->state, ZORK_RECOVERING, ZORK_DIRTY);" in quoted
     assert not any(line.startswith("> -") for line in quoted), "\n".join(quoted)

@@ -194,33 +194,29 @@ def _function_start(body: Sequence[DiffLine], start: int) -> int:
     return start
 
 
-#: Words too common in C to tie a removed line to an added one.
-_C_WORDS = frozenset(
-    "if else for while do switch case default return break continue goto int long char void bool unsigned "
-    "signed static const struct union enum sizeof true false null NULL".split()
-)
-_WORD = re.compile(r"[A-Za-z_]\w{2,}")
+#: How alike (difflib's ratio) a removed line must be to an added line of the excerpt to be its old form.
+OLD_FORM_RATIO = 0.5
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text) if w not in _C_WORDS}
+def _unrelated(removed: str, added: Sequence[str]) -> bool:
+    """A removed line with some code on it that is like none of the added lines of the excerpt (``-};`` and
+    blank lines are kept: there is nothing to tell)."""
+    import difflib
 
-
-def _unrelated(removed: str, added: set[str]) -> bool:
-    """A removed line with names of its own and none of the added ones (``-};`` has none: kept)."""
-    words = _words(removed)
-    return bool(words) and not (words & added)
+    text = " ".join(removed.split())
+    if len(text) < 4:
+        return False
+    return all(difflib.SequenceMatcher(None, text, " ".join(a.split())).ratio() < OLD_FORM_RATIO for a in added)
 
 
 def _without_unrelated_removals(
     hunk: Hunk, ranges: Sequence[tuple[int, int]], targets: Sequence[int]
 ) -> list[tuple[int, int]]:
-    """``ranges`` without the removed lines, next to an added line the finding names, that have no word in
-    common with the added lines of its excerpt, in a hunk that rewrites a large region (over
+    """``ranges`` without the removed lines, next to an added line the finding names, that are like none of
+    the added lines of its excerpt (``OLD_FORM_RATIO``), in a hunk that rewrites a large region (over
     ``MAX_BLOCK`` lines removed and added): another change the diff happens to interleave (a rewritten
     function's old loop between a new barrier and its atomic), not the old form of these lines.
-    They are left out with a cut; removed lines that are targets, or that share a name with the new lines
-    (the old form of the statement), stay."""
+    They are left out with a cut; removed lines that are targets, or like a new line (its old form), stay."""
     body = hunk.lines
     if (
         sum(dl.kind is LineKind.REMOVED for dl in body) <= MAX_BLOCK
@@ -234,9 +230,7 @@ def _without_unrelated_removals(
             continue
         for first, last in ranges:
             if first <= index < last:
-                added = set().union(
-                    *(_words(body[i].text) for i in range(first, last) if body[i].kind is LineKind.ADDED)
-                )
+                added = [body[i].text for i in range(first, last) if body[i].kind is LineKind.ADDED]
                 drop.update(
                     i
                     for i in range(first, last)
