@@ -2997,7 +2997,7 @@ class _Site:
     A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
     are compiled at every start of ``reviewbot check``."""
 
-    __slots__ = ("barrier", "func", "where", "hunk", "fields")
+    __slots__ = ("barrier", "func", "where", "hunk", "fields", "shown")
 
     def __init__(
         self,
@@ -3012,6 +3012,7 @@ class _Site:
         self.where = where
         self.hunk = hunk
         self.fields = fields
+        self.shown = func  # the function a draft names it by (also the one its hunk starts in)
 
     @property
     def writer(self) -> bool:
@@ -3037,7 +3038,10 @@ def _field_sites(patch: Patch) -> list[_Site]:
                     func = _function_around(h, i)
                     fields = _fields_ordered(h, i, code, m)
                     if fields:
-                        sites.append(_Site(m.group(1), func, (fd.path, dl.new_no), nth, fields))
+                        site = _Site(m.group(1), func, (fd.path, dl.new_no), nth, fields)
+                        if not func and not _FIELD_FENCE_RE.match(m.group(1)):
+                            site.shown = _function_named(h, i)  # an acquire/release names its object itself
+                        sites.append(site)
     return sites
 
 
@@ -3081,8 +3085,8 @@ def _sides_text(sites: Sequence[_Site]) -> str:
     by: dict[str, list[str]] = {}
     for s in sites:
         by.setdefault(s.barrier, [])
-        if s.func and f"{s.func}()" not in by[s.barrier]:
-            by[s.barrier].append(f"{s.func}()")
+        if s.shown and f"{s.shown}()" not in by[s.barrier]:
+            by[s.barrier].append(f"{s.shown}()")
     return " and ".join(f"the {b}()" + (f" in {' and '.join(fs)}" if fs else "") for b, fs in by.items())
 
 
@@ -3090,7 +3094,7 @@ def _field_pair_paragraph(writers: Sequence[_Site], readers: Sequence[_Site], fi
     """Both sides of one field are in the patch: say they look like a pair and ask each comment to name the other."""
     a, b = _sides_text(writers), _sides_text(readers)
     if len(writers) == 1 and len(readers) == 1:
-        example = f', e.g. "Pairs with {b}",' if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
+        example = f', e.g. "Pairs with {b}",' if readers[0].shown else ""  # no "Pairs with the smp_rmb()" alone
         return (
             f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
             f"the other{example} and saying what ordering they provide? That helps the next person who touches "
