@@ -49,7 +49,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
    in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
-   ``smp_mb__after_atomic()``, ``wake_up_bit()``).
+   ``smp_mb__after_atomic()``, ``wake_up_bit()``), nor one that copies, with
+   the code line above and below it, three unchanged context lines of its
+   file in the patch (``_copied_from_context``: the original stays as it is).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
    ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
    atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
@@ -1315,6 +1317,32 @@ def _known_pairing(use: _Use) -> KnownPairing | None:
     return None
 
 
+def _copied_from_context(use: _Use, view: PatchView) -> bool:
+    """Is the barrier, with the code line above and below it, a copy of three context lines of its file in
+    the patch (``blktrace_seq++; smp_mb(); bt->trace_state = Blktrace_running;`` in a new function beside the
+    unchanged original)? The question belongs to the original, which the patch leaves as it is."""
+    before, after = _code_line(use.scans, use.idx, -1), _code_line(use.scans, use.idx, 1)
+    if not before or not after:
+        return False
+    want = (" ".join(before.split()), " ".join(use.code.split()), " ".join(after.split()))
+    for fd in view.files:
+        if fd.path != use.path:
+            continue
+        for hv in fd.hunks:
+            run: list[str] = []
+            for dl in hv.hunk.lines + (None,):
+                if dl is not None and dl.kind is LineKind.CONTEXT:
+                    run.append(dl.text)
+                    continue
+                if len(run) >= 3:
+                    codes = [" ".join(sc.code.split()) for sc in scan_lines(run, starts_in_comment(run))]
+                    codes = [c for c in codes if c and c not in ("{", "}")]
+                    if any(tuple(codes[k : k + 3]) == want for k in range(len(codes) - 2)):
+                        return True
+                run = []
+    return False
+
+
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
 #: tools/ copy): a removed line that differs only in the barrier's name is the same barrier.
 _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
@@ -2262,6 +2290,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         if moves.unchanged(use) or _documented_pattern(use):
             continue
+        if _copied_from_context(use, view):
+            continue  # a copy of the unchanged code beside it: asked about there, if anywhere
         finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
             findings.append(finding)
