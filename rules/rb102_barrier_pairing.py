@@ -30,7 +30,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``_is_primitive_or_lock``: in the bitops headers (``BITOPS_PATHS``), a barrier
    in a function named ``*_acquire``/``*_release``/``*_lock``/``*_unlock``
    (``test_bit_acquire()``) defines that primitive; an acquire in a
-   ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` on the
+   ``*_lock()``/``*_trylock()`` or a release in a ``*_unlock()`` (or its
+   ``*_unlock_slowpath()``) on the
    function's own lock parameter is the lock itself (other barriers there, an
    ``smp_mb()`` in a slow path, stay checked). ``_before_mmio_write``: an
    ``smp_wmb()`` followed within two statements by an MMIO write
@@ -48,7 +49,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
    in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
-   ``smp_mb__after_atomic()``, ``wake_up_bit()``).
+   ``smp_mb__after_atomic()``, ``wake_up_bit()``), nor one that copies, with
+   the code line above and below it, three unchanged context lines of its
+   file in the patch (``_copied_from_context``: the original stays as it is).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
    ``atomic_set()``/``atomic_read()``/``WRITE_ONCE()`` (not a read-modify-write
    atomic) orders nothing (Documentation/atomic_t.txt): reported whatever the
@@ -75,6 +78,16 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    comment is asked to name the other. An ``smp_wmb()``/``smp_rmb()`` orders
    the members stored/loaded on the ``FIELD_NEIGHBOUR_LINES`` code lines
    around it, and counts only where the hunk shows its function's opening.
+   ``_Elsewhere`` reads the pairing comments the patch, and the other patches
+   of its series (``RuleContext.series``), add on other barriers: one that
+   names this barrier's function ("pairs with cmpxchg in
+   set_data_vio_compression_status") documents the pair at the other end (a
+   comment here saying why is then enough); one that names no function but
+   sits on a barrier of the same field ("pairs with barriers where state
+   field is changed" after ``atomic_read(&vdo->state)`` in 33/39) is named in
+   the draft as a question. A release whose statements carry the comment
+   above them ("Store buffer group ID and finally mark the list as
+   visible ...") says why, as its own comment would.
 7. ``_comment_finding``: an SMP barrier (``smp_*``, ``__smp_*``, ``virt_*``)
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
@@ -99,7 +112,18 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
    acquire/release, ``wake_up``), it reports that the other side is missing.
 
-Drafts: a barrier on an io_uring ring index shared with userspace
+Drafts name the other side whenever the patch shows one, as a question: an
+acquire or release against a fully ordered RMW atomic on the same object in
+another function (``PAIRING_RMWS``: the ``cmpxchg()`` that publishes a
+lock-less list's node); the one acquire (or release) the patch adds elsewhere
+when there is exactly one; a kernel idiom whose other side is known from the
+calls around the barrier (``KNOWN_PAIRINGS``: the task_works check after
+clearing ``TIF_NOTIFY_*``, ``__futex_unqueue()`` before releasing
+``lock_ptr``, ``add_wait_queue()`` before an ``smp_mb()``). "I could not find
+the other side" is said only when none of these, nor a barrier of the other
+kind in the hunks, is there.
+
+A barrier on an io_uring ring index shared with userspace
 (``USERSPACE_RING_INDEXES``: ``rings->sq.head``, ``rq_ring->tail``,
 ``br->tail``) pairs with the application, never with kernel code in the
 patch: the question says so (and suggests "Pairs with the application's
@@ -141,6 +165,11 @@ Use instead
 
 Known limits
 ------------
+The series' other patches are read only when the pipeline gives them (``scan``
+and ``check`` of a whole thread; the evaluation set holds one patch and its
+cover letter). A barrier copied from existing code whose comment names its
+pair, outside ``KNOWN_PAIRINGS``, is asked about like a new one: the patch
+does not show the original.
 Reads the diff only: a comment outside the hunk's context lines is not seen,
 and the "other side" check runs only when the named function is added by the
 patch or visibly loses a barrier in it. Whether a named pairing is *correct*
@@ -167,7 +196,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
@@ -1226,6 +1255,94 @@ def _documented_pattern(use: _Use) -> bool:
     return False
 
 
+class KnownPairing(NamedTuple):
+    """A kernel idiom whose other side a reviewer knows from the calls around the barrier, although the patch
+    does not show it: the draft names that side (as a question) instead of asking an open one.
+
+    ``before``/``after``: patterns for the code line above/below the barrier ("" matches any line);
+    ``like``: where the idiom lives in the kernel, said as "this looks like ..."; ``other``: the other side;
+    ``example``: the comment to suggest."""
+
+    barrier: str
+    before: str
+    after: str
+    like: str
+    other: str
+    example: str
+
+
+#: Idioms of the kernel whose other side is known (``KnownPairing``). The finding stays (the comment still
+#: does not name the pair); the draft names the usual other side. Add a line (and an example) for another.
+KNOWN_PAIRINGS = (
+    KnownPairing(
+        "smp_mb__after_atomic",
+        r"\bclear_(?:thread|tsk)_flag\s*\(.*\bTIF_NOTIFY_\w+|\bclear_notify_signal\s*\(",
+        r"\btask_works\b",
+        "the clear-flag / smp_mb__after_atomic() / task_works check of tracehook_notify_resume(), whose comment "
+        "says what its barrier pairs with",
+        "task_work_add(), which queues the work and then sets the flag",
+        "Pairs with task_work_add() setting the flag after it queues the work",
+    ),
+    KnownPairing(
+        "smp_store_release",
+        r"\b__futex_unqueue\s*\(",
+        "",
+        "the __futex_unqueue() / smp_store_release(&q->lock_ptr, NULL) of futex_wake_mark(), whose comment says "
+        "why (the waiter may free the futex_q as soon as lock_ptr is NULL)",
+        "the lock_ptr read in futex_unqueue() on the waiter's side",
+        "Pairs with the lock_ptr read in futex_unqueue(), as in futex_wake_mark()",
+    ),
+    KnownPairing(
+        "smp_mb",
+        r"\b(?:__)?add_wait_queue\w*\s*\(",
+        "",
+        "the waiter's half of the pattern the comment above waitqueue_active() in include/linux/wait.h "
+        "describes: add to the waitqueue, smp_mb(), then check the condition",
+        "the waker's smp_mb() between setting the condition and its waitqueue_active() check",
+        "Pairs with the smp_mb() before waitqueue_active() in the wake-up path",
+    ),
+)
+
+
+def _known_pairing(use: _Use) -> KnownPairing | None:
+    """The idiom of ``KNOWN_PAIRINGS`` the barrier and the code lines around it make, if any."""
+    for known in KNOWN_PAIRINGS:
+        if use.name != known.barrier:
+            continue
+        if known.before and not re.search(known.before, _code_line(use.scans, use.idx, -1)):
+            continue
+        if known.after and not re.search(known.after, _code_line(use.scans, use.idx, 1)):
+            continue
+        return known
+    return None
+
+
+def _copied_from_context(use: _Use, view: PatchView) -> bool:
+    """Is the barrier, with the code line above and below it, a copy of three context lines of its file in
+    the patch (``blktrace_seq++; smp_mb(); bt->trace_state = Blktrace_running;`` in a new function beside the
+    unchanged original)? The question belongs to the original, which the patch leaves as it is."""
+    before, after = _code_line(use.scans, use.idx, -1), _code_line(use.scans, use.idx, 1)
+    if not before or not after:
+        return False
+    want = (" ".join(before.split()), " ".join(use.code.split()), " ".join(after.split()))
+    for fd in view.files:
+        if fd.path != use.path:
+            continue
+        for hv in fd.hunks:
+            run: list[str] = []
+            for dl in hv.hunk.lines + (None,):
+                if dl is not None and dl.kind is LineKind.CONTEXT:
+                    run.append(dl.text)
+                    continue
+                if len(run) >= 3:
+                    codes = [" ".join(sc.code.split()) for sc in scan_lines(run, starts_in_comment(run))]
+                    codes = [c for c in codes if c and c not in ("{", "}")]
+                    if any(tuple(codes[k : k + 3]) == want for k in range(len(codes) - 2)):
+                        return True
+                run = []
+    return False
+
+
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
 #: tools/ copy): a removed line that differs only in the barrier's name is the same barrier.
 _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
@@ -1369,6 +1486,23 @@ def _object_of(code: str, start: int) -> str:
     return normalise(_first_arg(am.group(1))) if am else ""
 
 
+def _statements_comment(scans, i: int) -> str:
+    """The comment of the statements a barrier closes: on its line, directly above it, or above the run of
+    up to ``BLOCK_STATEMENTS_ABOVE`` plain statements right before it ("Store buffer group ID and finally mark
+    the list as visible ..." above ``bl->bgid = bgid;`` and ``smp_store_release(&bl->is_ready, 1);``)."""
+    if scans[i].comment.strip():
+        return scans[i].comment
+    j = i
+    for _ in range(BLOCK_STATEMENTS_ABOVE + 1):
+        above = comment_above(scans, j)
+        if above is not None:
+            return above
+        j -= 1
+        if j < 0 or scans[j].comment or not scans[j].code.strip().endswith(";") or _CONTROL_RE.match(scans[j].code):
+            return ""
+    return ""
+
+
 class _PatchPairs:
     """Step 6: the other side as the patch itself shows it.
 
@@ -1454,9 +1588,7 @@ class _PatchPairs:
                     if call not in scans[i].code:
                         continue
                     for m in re.finditer(rf"\b{re.escape(call)}\s*\(", scans[i].code):
-                        if _object_of(scans[i].code, m.end() - 1) == obj and (
-                            scans[i].comment.strip() or (comment_above(scans, i) or "").strip()
-                        ):
+                        if _object_of(scans[i].code, m.end() - 1) == obj and _statements_comment(scans, i).strip():
                             return True
         return False
 
@@ -1472,6 +1604,164 @@ class _PatchPairs:
                 scan.comment for scan in self._added_scans((call,)) if call in scan.comment
             ]
         return any(re.search(rf"\b{re.escape(func)}\b", c) and _PAIRING_RE.search(c) for c in comments)
+
+
+class _Told:
+    """One barrier added elsewhere (in this patch or another patch of its series) whose comment says what it
+    pairs with: the barrier, its function, which patch (``"33/39"``; "" for this one) and that comment."""
+
+    __slots__ = ("barrier", "func", "patch", "comment", "fields", "where")
+
+    def __init__(
+        self,
+        barrier: str,
+        func: str,
+        patch: str,
+        comment: str,
+        fields: list[tuple[str, tuple[str, ...]]],
+        where: tuple[str, int | None],
+    ) -> None:
+        self.barrier = barrier
+        self.func = func
+        self.patch = patch
+        self.comment = comment
+        self.fields = fields
+        self.where = where
+
+    def as_details(self, how: str) -> dict[str, str]:
+        return {"barrier": self.barrier, "function": self.func, "patch": self.patch, "comment": self.comment, "by": how}
+
+
+#: A pairing comment "names" a function when it spells its name as a word, with or without ``()``
+#: ("pairs with cmpxchg in set_data_vio_compression_status").
+_NAMED_FUNCTION_RE = lazyre.compile(r"\b([A-Za-z_]\w*_\w*)\b")
+
+
+class _Elsewhere:
+    """Step 6, over the series too: barriers added elsewhere whose comment says what they pair with.
+
+    A reviewer looking at a barrier without a pairing comment first looks at the other barriers the patch (and
+    its series, when the pipeline gives it: ``RuleContext.series``) adds. Two findings come of it:
+
+    * ``naming(use)``: a pairing comment elsewhere names this barrier's function ("pairs with cmpxchg in
+      set_data_vio_compression_status" above the ``smp_rmb()`` of its reader): the pair is documented at the
+      other end. With a comment here saying why, nothing is asked; without one, the draft names that side.
+    * ``same_field(use)``: a pairing comment elsewhere that names no function but sits on a barrier of the
+      same field in another function ("pairs with barriers where state field is changed" on the
+      ``smp_rmb()`` after ``atomic_read(&vdo->state)`` in 33/39, this barrier after
+      ``atomic_cmpxchg(&...->vdo->state, ...)``): the draft names it as a question, "is this one of them?".
+    """
+
+    def __init__(self, patch: Patch, ctx: RuleContext) -> None:
+        self.patch = patch
+        self.ctx = ctx
+        self._told: list[_Told] | None = None
+
+    def _patches(self) -> Iterator[tuple[Patch, str]]:
+        yield self.patch, ""
+        series = self.ctx.series
+        if series is None:
+            return
+        for other in series.patches:
+            if other is self.patch or other.message_id == self.patch.message_id:
+                continue
+            s = other.subject
+            yield other, f"{s.index}/{s.total}" if s.index is not None and s.total else "another patch"
+
+    @property
+    def told(self) -> list[_Told]:
+        if self._told is None:
+            self._told = []
+            for patch, label in self._patches():
+                for fd in patch.files:
+                    if not _is_c(fd.path):
+                        continue
+                    for h in fd.hunks:
+                        if not any(dl.kind is LineKind.ADDED and "pair" in dl.text.lower() for dl in h.lines):
+                            continue  # no added line speaks of pairing
+                        self._told.extend(self._told_in(h, fd.path, label))
+        return self._told
+
+    @staticmethod
+    def _told_in(h: Hunk, path: str, label: str) -> Iterator[_Told]:
+        lines = [dl for dl in h.lines if dl.kind is not LineKind.REMOVED]
+        texts = [dl.text for dl in lines]
+        scans = scan_lines(texts, starts_in_comment(texts))
+        for j, dl in enumerate(lines):
+            if dl.kind is not LineKind.ADDED:
+                continue
+            m = _ADDED_BARRIER_RE.search(scans[j].code)
+            if not m:
+                continue
+            comment = " ".join(c for c in (scans[j].comment, comment_above(scans, j) or "") if c).strip()
+            if not comment or not _PAIRING_RE.search(comment):
+                continue
+            index = h.lines.index(dl)
+            yield _Told(
+                m.group(1),
+                _function_named(h, index),
+                label,
+                " ".join(comment.split()),
+                _fields_ordered(h, index, scans[j].code, m),
+                (path, dl.new_no),
+            )
+
+    def _others(self, use: _Use) -> Iterator[_Told]:
+        func = _function_name(use) or ""
+        for t in self.told:
+            if t.patch == "" and t.where == (use.path, use.new_no):
+                continue
+            if func and t.func == func:
+                continue  # a barrier of the same function is not the other side
+            yield t
+
+    def naming(self, use: _Use) -> _Told | None:
+        """A pairing comment elsewhere that names this barrier's function."""
+        func = _function_name(use)
+        if not func:
+            return None
+        for t in self._others(use):
+            if re.search(rf"\b{re.escape(func)}\b", t.comment):
+                return t
+        return None
+
+    def same_field(self, use: _Use) -> _Told | None:
+        """A pairing comment elsewhere that names no function, on a barrier of the same field."""
+        if not any(t.patch or t.where != (use.path, use.new_no) for t in self.told):
+            return None
+        mine = _use_fields(use)
+        if not mine:
+            return None
+        for t in self._others(use):
+            if _NAMED_FUNCTION_RE.search(t.comment) or _FUNC_NAMED_RE.search(t.comment):
+                continue  # it names its own other side
+            if any(_same_access(a, b) for a, _ in mine for b, _ in t.fields):
+                return t
+        return None
+
+
+def _same_access(a: str, b: str) -> bool:
+    """Do two accesses in two functions reach one field, by their last two names with the variable counted
+    (``allocator->depot->vdo->state`` and ``vdo->state``; not ``journal->lock_counter.state``)? Stricter than
+    :func:`_same_field`: the comment matched on it names no function, so the field alone must tell."""
+
+    def last_two(expr: str) -> tuple[str, ...]:
+        expr = re.sub(r"\[[^\]]*\]", "", expr.strip().lstrip("&*( ").rstrip(") "))
+        parts = [p for p in re.split(r"\s*(?:->|\.)\s*", expr) if p]
+        return tuple(parts[-2:]) if len(parts) >= 2 and all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts) else ()
+
+    ta = last_two(a)
+    return bool(ta) and ta == last_two(b)
+
+
+def _use_fields(use: _Use) -> list[tuple[str, tuple[str, ...]]]:
+    """The fields a barrier use orders (:func:`_fields_ordered` on its hunk)."""
+    new = [i for i, dl in enumerate(use.hunk.lines) if dl.kind is not LineKind.REMOVED]
+    if use.idx >= len(new):
+        return []
+    index = new[use.idx]
+    m = _ADDED_BARRIER_RE.search(use.code)
+    return _fields_ordered(use.hunk, index, use.code, m) if m else []
 
 
 #: A comment that asks or doubts ("hmmm? del_rcu followed by add_rcu?", "not sure this is needed") does not
@@ -1645,11 +1935,22 @@ def _block_comment(use: _Use) -> str:
 
 
 def _comment_finding(
-    patch: Patch, view: PatchView, use: _Use, text: str, known, partner: tuple[str, str] | None
+    patch: Patch,
+    view: PatchView,
+    use: _Use,
+    text: str,
+    known,
+    partner: tuple[str, str] | None,
+    told: dict[str, str] | None = None,
 ) -> Finding | None:
     """Step 7: no comment, or one that does not say what the barrier pairs with (or orders)."""
     smp = _is_smp(use.name)
-    details = {"barrier": use.name, "smp": smp}
+    details: dict = {"barrier": use.name, "smp": smp}
+    if told and smp:
+        details["told"] = told  # a pairing comment elsewhere points here: the draft names it
+    known_pairing = _known_pairing(use) if smp and not told and partner is None else None
+    if known_pairing is not None:
+        details["known"] = known_pairing._asdict()  # a kernel idiom: the draft names its usual other side
     if partner is not None:
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
@@ -1828,8 +2129,11 @@ _ORDERING_NAME_RE = lazyre.compile(r"_(?:acquire|release|lock|unlock)$")
 #: Lock implementations: the acquire in ``*_lock()``/``*_trylock()`` and the release in ``*_unlock()`` on
 #: the lock word are the lock's own acquire/release (the pair is the lock). Other barriers there (an
 #: ``smp_mb()`` in a slow path) are uses like any other.
+#: An unlock's slow path (``__pv_queued_spin_unlock_slowpath()``: ``LOCK_PATH_SUFFIXES``) releases the same lock
+#: word. (A lock's slow path is left checked: its waits are often on a queue node, not the lock.)
+LOCK_PATH_SUFFIXES = ("_slowpath", "_slow")
 LOCK_FUNCTION = r"\w*_(?:try)?lock"
-UNLOCK_FUNCTION = r"\w*_unlock"
+UNLOCK_FUNCTION = r"\w*_unlock(?:" + "|".join(LOCK_PATH_SUFFIXES) + ")?"
 _LOCK_FUNC_RE = lazyre.compile("^" + LOCK_FUNCTION + "$")
 _UNLOCK_FUNC_RE = lazyre.compile("^" + UNLOCK_FUNCTION + "$")
 
@@ -1972,6 +2276,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     findings: list[Finding] = []
     pairs: _PatchPairs | None = None
     known: _PatchFunctions | None = None
+    elsewhere: _Elsewhere | None = None
     sides = _OtherSides(view)
     for use in _barrier_uses(view):
         if _is_definition(use) or _is_primitive_or_lock(use):
@@ -1985,6 +2290,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         if moves.unchanged(use) or _documented_pattern(use):
             continue
+        if _copied_from_context(use, view):
+            continue  # a copy of the unchanged code beside it: asked about there, if anywhere
         finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
             findings.append(finding)
@@ -1999,7 +2306,18 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 pairs = _PatchPairs(patch, view)
             if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
                 continue  # the other end names this one, or is plain to see and commented too
-            finding = _comment_finding(patch, view, use, text, known, pairs.partner(use))
+            if not own.strip() and _statements_comment(use.scans, use.idx).strip() and pairs.partner_commented(use):
+                continue  # the comment above its statements says why; the other end is plain to see and says why
+            if elsewhere is None:
+                elsewhere = _Elsewhere(patch, ctx)
+            naming = elsewhere.naming(use) if _is_smp(use.name) else None
+            if naming is not None and own.strip():
+                continue  # a pairing comment at the other end names this function, and this one says why
+            told = naming.as_details("function") if naming is not None else None
+            if told is None and _is_smp(use.name):
+                field = elsewhere.same_field(use)
+                told = field.as_details("field") if field is not None else None
+            finding = _comment_finding(patch, view, use, text, known, pairs.partner(use), told)
             if finding is not None:
                 findings.append(finding)
                 continue
@@ -2476,9 +2794,12 @@ def _function_named(hunk: Hunk, index: int) -> str:
     return m.group(1) if m and m.group(1) not in ("if", "for", "while", "switch", "return") else ""
 
 
-def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None], str]]:
+def _added_barriers(patch: Patch, named: bool = False) -> list[tuple[str, str, tuple[str, int | None], str]]:
     """(barrier, function or "", (path, new line number), object) of every barrier call on an added line of a C
-    file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none."""
+    file; the object is the first argument's text (``&ring->head`` -> ``ring->head``), "" for none. The
+    function is the one whose opening the hunk shows (:func:`_function_around`), or with ``named`` the one to
+    name it by in a draft (:func:`_function_named`: also the function the hunk starts in)."""
+    where_in = _function_named if named else _function_around
     added: list[tuple[str, str, tuple[str, int | None], str]] = []
     for fd in patch.files:
         if not _is_c(fd.path):
@@ -2489,7 +2810,7 @@ def _added_barriers(patch: Patch) -> list[tuple[str, str, tuple[str, int | None]
                     continue
                 code = scan_line(dl.text).code
                 for m in _ADDED_BARRIER_RE.finditer(code):
-                    item = (m.group(1), _function_around(h, i), (fd.path, dl.new_no), _object_of(code, m.end() - 1))
+                    item = (m.group(1), where_in(h, i), (fd.path, dl.new_no), _object_of(code, m.end() - 1))
                     if item not in added:
                         added.append(item)
     return added
@@ -2502,7 +2823,7 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
     Nothing else is called a pair: an smp_wmb() and an smp_rmb() (or two smp_mb()) carry no object to
     match, and an acquire and a release on different rings or fields each pair with something else
     (often userspace)."""
-    added = _added_barriers(patch)
+    added = _added_barriers(patch, named=True)
     for f in findings:
         name = str(f.details.get("barrier", ""))
         side = _barrier_side(name)
@@ -2522,6 +2843,80 @@ def _pair_in_patch(findings: Sequence[Finding], patch: Patch) -> tuple[str, str,
                 continue  # both in one function: not two sides
             return name, func, other, other_func, obj
     return None
+
+
+#: Fully ordered read-modify-write atomics that are the other side of an acquire or a release on the same
+#: object when the patch shows no barrier there (a lock-less list's ``cmpxchg(&head->first, ...)`` publishing
+#: a node against ``smp_load_acquire(&head->first)`` in its reader); the ``_relaxed`` forms order nothing.
+#: Conditional stores come first: they publish a new value, an exchange more often takes the whole object.
+PAIRING_RMWS = (
+    r"(?:atomic(?:64|_long)?_)?(?:try_)?cmpxchg(?:64|128)?",
+    r"(?:atomic(?:64|_long)?_)?xchg",
+)
+_PAIRING_RMW_RE = lazyre.compile(r"(?<![\w.>])(" + "|".join(PAIRING_RMWS) + r")\s*\(")
+
+
+def _rmw_partner(f: Finding, patch: Patch) -> tuple[str, str, str, str] | None:
+    """(RMW call, its function, the object, this barrier's function) when the patch adds a fully ordered RMW
+    atomic (``PAIRING_RMWS``) on the object of this acquire or release, in another function."""
+    name = str(f.details.get("barrier", ""))
+    if _barrier_side(name) not in ("acquire", "release"):
+        return None
+    at = {(f.path, n) for n in (f.lines or (f.line,))}
+    mine = [(fn, obj) for b, fn, where, obj in _added_barriers(patch) if b == name and where in at]
+    if not mine or not mine[0][1]:
+        return None
+    func, obj = mine[0]
+    found: list[tuple[int, int, str, str]] = []
+    for fd in patch.files:
+        if not _is_c(fd.path):
+            continue
+        for h in fd.hunks:
+            for i, dl in enumerate(h.lines):
+                if dl.kind is not LineKind.ADDED or "xchg" not in dl.text:
+                    continue
+                code = scan_line(dl.text).code
+                for m in _PAIRING_RMW_RE.finditer(code):
+                    other_func = _function_named(h, i)
+                    if _object_of(code, m.end() - 1) != obj or not other_func or other_func == func:
+                        continue
+                    rank = next(k for k, w in enumerate(PAIRING_RMWS) if re.fullmatch(w, m.group(1)))
+                    found.append((rank, len(found), m.group(1), other_func))
+    if not found:
+        return None
+    _, _, call, other_func = min(found)
+    return call, other_func, obj, func
+
+
+def _sole_counterpart(f: Finding, patch: Patch) -> tuple[str, str, str] | None:
+    """(barrier, its function, this barrier's function) when the patch adds exactly one barrier of the
+    other side (an acquire for a release, a release for an acquire) in another function: the one candidate a
+    reviewer would ask about. None for other barriers, or with none or several candidates, or when both sides
+    reach named members and none is one field."""
+    name = str(f.details.get("barrier", ""))
+    side = _barrier_side(name)
+    if side not in ("release", "acquire"):
+        return None  # an smp_wmb()/smp_rmb() carries no object: two of them are not asked about as a pair
+    at = {(f.path, n) for n in (f.lines or (f.line,))}
+    added = _added_barriers(patch, named=True)
+    mine = [fn for b, fn, where, _ in added if b == name and where in at]
+    func = mine[0] if mine else ""
+    wanted = ("release",) if side == "acquire" else ("acquire",)
+    others = {
+        (b, fn) for b, fn, where, _ in added if where not in at and _barrier_side(b) in wanted and fn and fn != func
+    }
+    if len(others) != 1 or any(not fn for b, fn, where, _ in added if _barrier_side(b) in wanted and where not in at):
+        return None  # several candidates, or one whose function the hunk does not show
+    b, fn = next(iter(others))
+    # both sides reach named members, and none of them is one field: two fields, no pair (owner.busy, owner.idle)
+    fields: dict[tuple[str | None, int | None], list[tuple[str, ...]]] = {
+        site.where: [p for _, p in site.fields if p and p[0] != ""] for site in _field_sites(patch)
+    }
+    mine_fields = [p for w in at for p in fields.get(w, [])]
+    theirs = [p for bb, ff, where, _ in added if (bb, ff) == (b, fn) for p in fields.get(where, [])]
+    if mine_fields and theirs and not any(_same_field(x, y) for x in mine_fields for y in theirs):
+        return None
+    return b, fn, func
 
 
 _STORED_RE = lazyre.compile(
@@ -2598,6 +2993,14 @@ def _fields_ordered(hunk: Hunk, index: int, code: str, m: re.Match) -> list[tupl
     """(text, field path) of what a barrier orders: the object of an acquire/release; for an smp_wmb() the members
     stored on the lines around it, for an smp_rmb() the members loaded there (nearest first, the lines before
     first)."""
+    if m.group(1).startswith("smp_mb__") and m.group(1).endswith("_atomic"):
+        # smp_mb__after_atomic() after ``atomic_cmpxchg(&vdo->state, ...)``: the field of that atomic
+        step = -1 if "after" in m.group(1) else 1
+        near = _neighbour_code(hunk, index, step)[:1]
+        rmw = _RMW_RE.search(near[0]) if near else None
+        obj = _object_of(near[0], rmw.end() - 1) if rmw else ""
+        path = _field_path(obj)
+        return [(obj, path)] if path else []
     if not _FIELD_FENCE_RE.match(m.group(1)):
         obj = _object_of(code, m.end() - 1)
         path = _field_path(obj)
@@ -2624,7 +3027,7 @@ class _Site:
     A plain class, not a dataclass: nothing compares or prints one, and a dataclass's generated methods
     are compiled at every start of ``reviewbot check``."""
 
-    __slots__ = ("barrier", "func", "where", "hunk", "fields")
+    __slots__ = ("barrier", "func", "where", "hunk", "fields", "shown")
 
     def __init__(
         self,
@@ -2639,6 +3042,7 @@ class _Site:
         self.where = where
         self.hunk = hunk
         self.fields = fields
+        self.shown = func  # the function a draft names it by (also the one its hunk starts in)
 
     @property
     def writer(self) -> bool:
@@ -2664,7 +3068,10 @@ def _field_sites(patch: Patch) -> list[_Site]:
                     func = _function_around(h, i)
                     fields = _fields_ordered(h, i, code, m)
                     if fields:
-                        sites.append(_Site(m.group(1), func, (fd.path, dl.new_no), nth, fields))
+                        site = _Site(m.group(1), func, (fd.path, dl.new_no), nth, fields)
+                        if not func and not _FIELD_FENCE_RE.match(m.group(1)):
+                            site.shown = _function_named(h, i)  # an acquire/release names its object itself
+                        sites.append(site)
     return sites
 
 
@@ -2708,8 +3115,8 @@ def _sides_text(sites: Sequence[_Site]) -> str:
     by: dict[str, list[str]] = {}
     for s in sites:
         by.setdefault(s.barrier, [])
-        if s.func and f"{s.func}()" not in by[s.barrier]:
-            by[s.barrier].append(f"{s.func}()")
+        if s.shown and f"{s.shown}()" not in by[s.barrier]:
+            by[s.barrier].append(f"{s.shown}()")
     return " and ".join(f"the {b}()" + (f" in {' and '.join(fs)}" if fs else "") for b, fs in by.items())
 
 
@@ -2717,7 +3124,7 @@ def _field_pair_paragraph(writers: Sequence[_Site], readers: Sequence[_Site], fi
     """Both sides of one field are in the patch: say they look like a pair and ask each comment to name the other."""
     a, b = _sides_text(writers), _sides_text(readers)
     if len(writers) == 1 and len(readers) == 1:
-        example = f', e.g. "Pairs with {b}",' if readers[0].func else ""  # no "Pairs with the smp_rmb()" alone
+        example = f', e.g. "Pairs with {b}",' if readers[0].shown else ""  # no "Pairs with the smp_rmb()" alone
         return (
             f"{a[0].upper()}{a[1:]} and {b} on {field} look like a pair. Could each of them get a comment naming "
             f"the other{example} and saying what ordering they provide? That helps the next person who touches "
@@ -2829,6 +3236,55 @@ def _other_side_in_hunks(findings: Sequence[Finding], patch: Patch) -> bool:
     return False
 
 
+def _known_paragraph(f: Finding) -> str:
+    """The question for a barrier in a kernel idiom whose other side is known (``KNOWN_PAIRINGS``)."""
+    k = f.details["known"]
+    barrier = f.details.get("barrier", "barrier")
+    return (
+        f"The {barrier}() here looks like {k['like']}. That barrier pairs with {k['other']}; could the comment "
+        f'here say so too, e.g. "{k["example"]}"?'
+    )
+
+
+#: How long a quoted comment of the other side may be in a draft (longer ones are cut at a word).
+TOLD_QUOTE_CHARS = 120
+
+
+def _told_paragraphs(fs: Sequence[Finding]) -> list[str]:
+    """One paragraph per barrier elsewhere whose pairing comment points at these findings (``_Elsewhere``):
+    it names that barrier, its function and patch, and quotes its comment; a comment naming this function is
+    taken as said, one naming only the field is asked about ("is this one of them?")."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in fs:
+        t = f.details["told"]
+        groups.setdefault(
+            (t.get("barrier"), t.get("function"), t.get("patch"), t.get("comment"), t.get("by")), []
+        ).append(f)
+    out = []
+    for (barrier, func, where, comment, by), group in groups.items():
+        mine = sorted({f"{f.details.get('barrier', 'barrier')}()" for f in group})
+        these = " and ".join(mine)
+        several = len(group) > 1
+        there = f"the {barrier}()" + (f" in {func}()" if func else "") + (f" (patch {where})" if where else "")
+        quoted = str(comment)
+        if len(quoted) > TOLD_QUOTE_CHARS:
+            quoted = quoted[:TOLD_QUOTE_CHARS].rsplit(" ", 1)[0] + " ..."
+        example = f'"Pairs with the {barrier}() in {func}()"' if func else f'"Pairs with the {barrier}()"'
+        if by == "function":
+            out.append(
+                f'{there[0].upper()}{there[1:]} says "{quoted}", so I take it the {these} here '
+                f"{'are' if several else 'is'} its other side. Could the comment{'s' if several else ''} here "
+                f"say so too, e.g. {example}, so the pair can be found from either end?"
+            )
+        else:
+            out.append(
+                f'{there[0].upper()}{there[1:]} says "{quoted}". Is the {these} here '
+                f"{'among them' if several else 'one of them'}? If so, could "
+                f"{'their comments' if several else 'its comment'} say so, e.g. {example}?"
+            )
+    return out
+
+
 def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     """One paragraph per kind of problem, the suggested comment fitting each barrier."""
     parts: list[str] = []
@@ -2839,6 +3295,14 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     if by["not-after-rmw"]:
         parts.append(reply(by["not-after-rmw"], patch))
     parts.extend(dict.fromkeys(_mmio_paragraph(f) for f in by["before-mmio-write"]))
+    # a pairing comment elsewhere (this patch or its series) points here: name that side, ask nothing open
+    told = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("told")]
+    parts.extend(_told_paragraphs(told))
+    # a kernel idiom whose other side is known (KNOWN_PAIRINGS): say which, as a question
+    known = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("known") and f not in told]
+    parts.extend(dict.fromkeys(_known_paragraph(f) for f in known))
+    by["no-comment"] = [f for f in by["no-comment"] if f not in told and f not in known]
+    by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if f not in told and f not in known]
 
     def names(fs: Sequence[Finding]) -> str:
         return ", ".join(sorted({f"{f.details.get('barrier', 'barrier')}()" for f in fs}))
@@ -2899,6 +3363,20 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         parts.append(_field_pair_paragraph(writers, readers, field))
         smp = [f for f in smp if (f.path, f.line) not in both]  # the rest is asked about as usual
         weak = [f for f in weak if (f.path, f.line) not in both]
+    if pair is None:  # an acquire or release whose other side is a fully ordered RMW on the same object
+        for f in list(smp + weak):
+            rmw = _rmw_partner(f, patch)
+            if rmw is None:
+                continue
+            call, other_func, obj, func = rmw
+            here = f" in {func}()" if func else " here"
+            parts.append(
+                f"I think the {f.details.get('barrier')}(){here} pairs with the {call}() on {obj} in "
+                f"{other_func}(), which this patch adds too (a fully ordered atomic). Could its comment say so, "
+                f'e.g. "Pairs with the {call}() in {other_func}()", and what ordering it provides?'
+            )
+            smp = [g for g in smp if g is not f]
+            weak = [g for g in weak if g is not f]
     if pair is not None and (smp or weak):
         a, fa, b, fb, obj = pair
         where_a = f" in {fa}()" if fa and fa != fb else ""
@@ -2926,6 +3404,20 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"which barrier or ordering in {fn}() this one pairs with, and what it orders?"
             )
         smp = [f for f in smp if not f.details.get("named_function")]
+        for f in list(smp):  # the patch adds one barrier that can be the other side: ask about that one
+            sole = _sole_counterpart(f, patch)
+            if sole is None:
+                continue
+            other, other_func, func = sole
+            here = f" in {func}()" if func else " here"
+            too = " too" if any(f"the {other}()" in p for p in parts) else ""  # named in a pair above
+            kind = "acquire" if _barrier_side(other) == "acquire" else "release"
+            parts.append(
+                f"Does the {f.details.get('barrier')}(){here} pair with the {other}() in {other_func}(){too}? "
+                f"That is the only {kind} this patch adds. If so, could its comment say so, e.g. "
+                f'"Pairs with the {other}() in {other_func}()", and what ordering it provides?'
+            )
+            smp = [g for g in smp if g is not f]
         if smp:
             which = (
                 f"the {names(smp)} here"

@@ -45,7 +45,8 @@ def test_release_and_acquire_through_a_pointer_parameter_are_a_pair() -> None:
     findings, text = reply_for("bad-release-through-pointer-parameter.patch")
     assert sorted(f.details["barrier"] for f in findings) == ["smp_load_acquire", "smp_store_release"]
     assert (
-        "The smp_store_release() and the smp_load_acquire() in zed_trigger_poll() on ctx->zed.trigger look like a pair."
+        "The smp_store_release() in zed_trigger_write() and the smp_load_acquire() in zed_trigger_poll() on "
+        "ctx->zed.trigger look like a pair."
     ) in text
     assert "could not find" not in text
 

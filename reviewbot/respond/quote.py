@@ -161,6 +161,7 @@ def quote_hunk_lines(
         groups = groups[: max(1, len(groups) // 2)]  # a long finding: show its first places
         merged = _ranges(hunk, flat(groups), context)
     merged = _merge([(_function_start(body, start), end) for start, end in merged])
+    merged = _without_unrelated_removals(hunk, merged, flat(groups))
     if merged[0][0] > 0:
         out.append(CUT)
     for n, (start, end) in enumerate(merged):
@@ -191,6 +192,63 @@ def _function_start(body: Sequence[DiffLine], start: int) -> int:
         if text[:1].isalpha() or text[:1] == "_":
             return i if "(" in text and not text.rstrip().endswith(";") else start
     return start
+
+
+#: How alike (difflib's ratio) a removed line must be to an added line of the excerpt to be its old form.
+OLD_FORM_RATIO = 0.5
+
+
+def _unrelated(removed: str, added: Sequence[str]) -> bool:
+    """A removed line with some code on it that is like none of the added lines of the excerpt (``-};`` and
+    blank lines are kept: there is nothing to tell)."""
+    import difflib
+
+    text = " ".join(removed.split())
+    if len(text) < 4:
+        return False
+    return all(difflib.SequenceMatcher(None, text, " ".join(a.split())).ratio() < OLD_FORM_RATIO for a in added)
+
+
+def _without_unrelated_removals(
+    hunk: Hunk, ranges: Sequence[tuple[int, int]], targets: Sequence[int]
+) -> list[tuple[int, int]]:
+    """``ranges`` without the removed lines, next to an added line the finding names, that are like none of
+    the added lines of its excerpt (``OLD_FORM_RATIO``), in a hunk that rewrites a large region (over
+    ``MAX_BLOCK`` lines removed and added): another change the diff happens to interleave (a rewritten
+    function's old loop between a new barrier and its atomic), not the old form of these lines.
+    They are left out with a cut; removed lines that are targets, or like a new line (its old form), stay."""
+    body = hunk.lines
+    if (
+        sum(dl.kind is LineKind.REMOVED for dl in body) <= MAX_BLOCK
+        or sum(dl.kind is LineKind.ADDED for dl in body) <= MAX_BLOCK
+    ):
+        return list(ranges)  # not a rewrite of a large region: the removed lines are these lines' old form
+    drop: set[int] = set()
+    wanted = set(targets)
+    for index in targets:
+        if body[index].kind is not LineKind.ADDED:
+            continue
+        for first, last in ranges:
+            if first <= index < last:
+                added = [body[i].text for i in range(first, last) if body[i].kind is LineKind.ADDED]
+                drop.update(
+                    i
+                    for i in range(first, last)
+                    if body[i].kind is LineKind.REMOVED and i not in wanted and _unrelated(body[i].text, added)
+                )
+    if not drop:
+        return list(ranges)
+    out: list[tuple[int, int]] = []
+    for first, last in ranges:
+        run = first
+        for i in range(first, last):
+            if i in drop:
+                if run < i:
+                    out.append((run, i))
+                run = i + 1
+        if run < last:
+            out.append((run, last))
+    return out or list(ranges)
 
 
 def _ranges(hunk: Hunk, targets: Sequence[int], context: int) -> list[tuple[int, int]]:
