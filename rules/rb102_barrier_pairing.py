@@ -1329,6 +1329,8 @@ def _copied_from_context(use: _Use, view: PatchView) -> bool:
         if fd.path != use.path:
             continue
         for hv in fd.hunks:
+            if use.name not in hv.context_text:
+                continue  # a copy of this barrier's lines needs the barrier among the hunk's context lines
             run: list[str] = []
             for dl in hv.hunk.lines + (None,):
                 if dl is not None and dl.kind is LineKind.CONTEXT:
@@ -1610,7 +1612,7 @@ class _Told:
     """One barrier added elsewhere (in this patch or another patch of its series) whose comment says what it
     pairs with: the barrier, its function, which patch (``"33/39"``; "" for this one) and that comment."""
 
-    __slots__ = ("barrier", "func", "patch", "comment", "fields", "where")
+    __slots__ = ("barrier", "func", "patch", "comment", "where", "_fields", "_site")
 
     def __init__(
         self,
@@ -1618,15 +1620,23 @@ class _Told:
         func: str,
         patch: str,
         comment: str,
-        fields: list[tuple[str, tuple[str, ...]]],
+        site: tuple[Hunk, int, str, re.Match[str]],
         where: tuple[str, int | None],
     ) -> None:
         self.barrier = barrier
         self.func = func
         self.patch = patch
         self.comment = comment
-        self.fields = fields
         self.where = where
+        self._site = site  # (hunk, index, code, match): where :attr:`fields` is read from, when first asked
+        self._fields: list[tuple[str, tuple[str, ...]]] | None = None
+
+    @property
+    def fields(self) -> list[tuple[str, tuple[str, ...]]]:
+        """What the barrier orders (:func:`_fields_ordered`), read only for a barrier that names no function."""
+        if self._fields is None:
+            self._fields = _fields_ordered(*self._site)
+        return self._fields
 
     def as_details(self, how: str) -> dict[str, str]:
         return {"barrier": self.barrier, "function": self.func, "patch": self.patch, "comment": self.comment, "by": how}
@@ -1677,19 +1687,18 @@ class _Elsewhere:
                     if not _is_c(fd.path):
                         continue
                     for h in fd.hunks:
-                        if not any(dl.kind is LineKind.ADDED and "pair" in dl.text.lower() for dl in h.lines):
-                            continue  # no added line speaks of pairing
-                        self._told.extend(self._told_in(h, fd.path, label))
+                        self._told.extend(_told_in_hunk(h, fd.path, label))
         return self._told
 
     @staticmethod
     def _told_in(h: Hunk, path: str, label: str) -> Iterator[_Told]:
+        """The barriers the hunk adds whose comment speaks of pairing (read through :func:`_told_in_hunk`)."""
         lines = [dl for dl in h.lines if dl.kind is not LineKind.REMOVED]
         texts = [dl.text for dl in lines]
-        scans = scan_lines(texts, starts_in_comment(texts))
+        scans = LazyScans(texts)  # only the barrier lines and the comments above them are read
         for j, dl in enumerate(lines):
-            if dl.kind is not LineKind.ADDED:
-                continue
+            if dl.kind is not LineKind.ADDED or not _ADDED_BARRIER_RE.search(dl.text):
+                continue  # a line's code is its text with comments and literals blanked: no barrier there
             m = _ADDED_BARRIER_RE.search(scans[j].code)
             if not m:
                 continue
@@ -1702,7 +1711,7 @@ class _Elsewhere:
                 _function_named(h, index),
                 label,
                 " ".join(comment.split()),
-                _fields_ordered(h, index, scans[j].code, m),
+                (h, index, scans[j].code, m),
                 (path, dl.new_no),
             )
 
@@ -1738,6 +1747,32 @@ class _Elsewhere:
             if any(_same_access(a, b) for a, _ in mine for b, _ in t.fields):
                 return t
         return None
+
+
+#: What a hunk of a series' patch tells (``_Elsewhere._told_in``), by the hunk's content: every patch of a
+#: series reads its siblings' hunks, so a 39-patch series would otherwise scan each hunk 38 times. Bounded: the
+#: siblings of the series being reviewed are what is asked again.
+_TOLD_BY_HUNK: dict[tuple[str, str, str, int, int, int], tuple[_Told, ...]] = {}
+_TOLD_BY_HUNK_MAX = 4096
+
+
+def _told_in_hunk(h: Hunk, path: str, label: str) -> tuple[_Told, ...]:
+    """``_Elsewhere._told_in`` of one hunk, worked out once per hunk content. A hunk none of whose added lines
+    speaks of pairing, or that adds no barrier, tells nothing (read from its body, without its DiffLines)."""
+    body = h.body
+    key = (path, label, h.section, h.new_start, len(body), hash(body))  # the body's hash: no text kept alive
+    told = _TOLD_BY_HUNK.get(key)
+    if told is not None:
+        return told
+    told = ()
+    if "pair" in "\n".join(body).lower():  # the whole hunk first (one pass in C), then its added lines
+        added = "\n".join(line[1:] for line in body if line[:1] == "+")
+        if "pair" in added.lower() and _ADDED_BARRIER_RE.search(added):
+            told = tuple(_Elsewhere._told_in(h, path, label))
+    if len(_TOLD_BY_HUNK) >= _TOLD_BY_HUNK_MAX:
+        _TOLD_BY_HUNK.clear()
+    _TOLD_BY_HUNK[key] = told
+    return told
 
 
 def _same_access(a: str, b: str) -> bool:
@@ -2976,7 +3011,7 @@ def _neighbour_code(hunk: Hunk, index: int, step: int) -> list[str]:
     stopping at the function's edge (a line opening or closing at column 0)."""
     lines = [dl for dl in hunk.lines if dl.kind is not LineKind.REMOVED]
     texts = [dl.text for dl in lines]
-    scans = scan_lines(texts, starts_in_comment(texts))
+    scans = LazyScans(texts)  # a few lines are read, not the whole hunk
     j = lines.index(hunk.lines[index]) + step
     out: list[str] = []
     while 0 <= j < len(lines) and len(out) < FIELD_NEIGHBOUR_LINES:

@@ -2623,13 +2623,16 @@ def _changed_source_lines(patch: Patch) -> tuple[list[str], list[str]]:
         if not fd.path.endswith(SOURCE_SUFFIXES):
             continue
         for h in fd.hunks:
-            for dl in h.lines:
-                text = " ".join(dl.text.split())
+            for line in h.body:  # each line behind its +/-/space mark: no DiffLines made for this
+                mark = line[:1]
+                if mark != "-" and mark != "+":
+                    continue
+                text = " ".join(line[1:].split())
                 if not text:
                     continue
-                if dl.kind.value == "-":
+                if mark == "-":
                     removed.append(text)
-                elif dl.kind.value == "+" and not _INCLUDE_RE.match(text):
+                elif not _INCLUDE_RE.match(text):
                     added.append(text)
     return removed, added
 
@@ -2638,6 +2641,8 @@ def _only_swapped(patch: Patch) -> str | None:
     """``"alignment"`` when the source lines the patch changes differ only by an added alignment annotation
     (ALIGN_ANNOTATIONS), ``"types"`` when they differ only by integer types (PORT_TYPE_WORDS), else None."""
     removed, added = _changed_source_lines(patch)
+    if len(removed) != len(added):
+        return None  # a line swapped for another one changes as many lines as it removes
 
     def plain(line: str) -> str:
         return "".join(line.split())  # "struct inode *  bd_inode;" moved as "struct inode *bd_inode;"
