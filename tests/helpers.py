@@ -128,6 +128,16 @@ def read_mbox_messages(path: Path, list_name: str = "linux-kernel"):
         box.close()
 
 
+def draft_fixed(store: Store, rules, outbox: Path):
+    """Draft every pending finding as the draft tests do: the fixed reviewer (IDENTITY), list address and
+    clock (FIXED_NOW) of this module. Returns the run's summary."""
+    from reviewbot.respond.runner import draft_pending
+
+    return draft_pending(
+        store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS, outbox=outbox, clock=lambda: FIXED_NOW
+    )
+
+
 def load_thread(store: Store, messages, rules) -> dict[str, list]:
     """Store one thread (first message is the root), run the rules on its patches with the thread
     as context, store the findings. Returns Message-ID -> findings."""

@@ -15,9 +15,8 @@ import pytest
 
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.registry import load_rules
-from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import THREADS, load_thread, read_mbox_messages, draft_fixed
 
 PATCH_ID = "20250312090000.2222-1-ada@example.org"
 SUBJECT = "[PATCH] foo: publish the ring tail after the slot is written"
@@ -72,14 +71,7 @@ def run(tmp_path: Path, rules, extra: bytes):
     store = Store(tmp_path / "reviewbot.db")
     found = load_thread(store, messages, rules)
     assert [f.rule_id for f in found[PATCH_ID]] == ["RB102"]
-    summary = draft_pending(
-        store,
-        rules=rules,
-        identity=IDENTITY,
-        list_address=LIST_ADDRESS,
-        outbox=tmp_path / "outbox",
-        clock=lambda: FIXED_NOW,
-    )
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
     return store, found[PATCH_ID][0], summary
 
 

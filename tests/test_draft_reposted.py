@@ -26,7 +26,7 @@ from reviewbot.parse.patch import parse_patch
 from reviewbot.respond.runner import SKIP_REPOSTED, draft_pending, replaces_diff
 from reviewbot.rule import RuleContext
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages, draft_fixed
 
 PATCH_ID = "20250312090000.2222-1-ada@example.org"
 
@@ -42,14 +42,7 @@ def _run(tmp_path: Path, rules, messages):
     with Store(tmp_path / "db.sqlite") as store:
         found = load_thread(store, messages, rules)
         assert [f.rule_id for f in found[PATCH_ID]] == ["RB102"]  # smp_wmb() without a comment
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
         skips = store.conn.execute("SELECT state, reason FROM draft_skips").fetchall()
     return summary, [tuple(s) for s in skips]
 
@@ -109,14 +102,7 @@ def test_real_thread_the_re_posted_diff_keeps_the_barrier_comment(shared_dir: Pa
         report = check_patch(patch, rules, RuleContext(thread=tuple(m for m in thread if m is not patch_msg)))
         assert [f.rule_id for f in report.findings] == ["RB102"]
         store.replace_findings(patch.message_id, report.findings, report.failures, now=FIXED_NOW)
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     assert written.draft.in_reply_to == "768398e5-4909-6c7a-aee7-f36210f41a8f@gmail.com"
     body = written.draft.body
@@ -147,14 +133,7 @@ def test_draft_again_writes_the_re_posted_answer_anew(tmp_path: Path, rules) -> 
     msgs = read_mbox_messages(THREADS / "barrier-reposted-again.mbox")
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        first = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        first = draft_fixed(store, rules, tmp_path / "outbox")
         [written] = first.written
         written.path.unlink()
         assert store.forget_drafts_of(PATCH_ID) == 1

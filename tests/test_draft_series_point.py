@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, load_thread, read_mbox_messages
+from helpers import load_thread, read_mbox_messages, draft_fixed
 
 
 def _mail(n: int, subject: str, body: str) -> str:
@@ -54,14 +53,7 @@ def test_a_claim_on_every_patch_is_asked_once_on_the_cover_letter(tmp_path: Path
         assert sorted(f.rule_id for fs in found.values() for f in fs) == ["RB201"] * 3
         for m in msgs:  # linked as one series, as the scan does
             store.set_series_key(m.message_id, "v1:s-0@example.org")
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body
@@ -106,14 +98,7 @@ def test_the_cover_letters_claim_repeated_in_a_few_patches_is_asked_once_on_the_
         assert on == ["s-4@example.org", "s-5@example.org"]  # two of five: not "most patches"
         for m in msgs:
             store.set_series_key(m.message_id, "v1:s-0@example.org")
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body
@@ -147,14 +132,7 @@ def test_the_cover_letter_is_quoted_at_the_claim_the_patches_repeat_not_at_a_bac
         load_thread(store, msgs, rules)
         for m in msgs:
             store.set_series_key(m.message_id, "v1:s-0@example.org")
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     body = written.draft.body
     assert "> This is much simpler and also improves performance due to eliminating the" in body

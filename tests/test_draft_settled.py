@@ -21,9 +21,8 @@ from reviewbot.parse.patch import parse_patch
 from reviewbot.registry import load_rules
 from reviewbot.respond import draft
 from reviewbot.respond.draft import said_in_thread
-from reviewbot.respond.runner import draft_pending
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import THREADS, load_thread, read_mbox_messages, draft_fixed
 
 DIFF = "---\n a.c | 1 +\n\ndiff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,2 @@\n int a;\n+int b;\n"
 
@@ -167,14 +166,7 @@ def _run(tmp_path: Path, rules, mbox: str, *extra: bytes):
     messages += [dataclasses.replace(parse_rfc822(e, "settled-test"), list_name="linux-kernel") for e in extra]
     store = Store(tmp_path / "reviewbot.db")
     found = load_thread(store, messages, rules)[messages[0].message_id]
-    summary = draft_pending(
-        store,
-        rules=rules,
-        identity=IDENTITY,
-        list_address=LIST_ADDRESS,
-        outbox=tmp_path / "outbox",
-        clock=lambda: FIXED_NOW,
-    )
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
     return store, found, summary
 
 
@@ -266,14 +258,7 @@ def test_patch_of_an_older_series_version_is_superseded(tmp_path: Path, rules, n
         v4 = _series(4, 13, "Wed, 22 Jul 2020 14:44:38 +0000", with_patch=False)
         load_thread(store, v4, rules)
         store.set_series_key(v4[0].message_id, "v4:cover-v4@example.org")
-    summary = draft_pending(
-        store,
-        rules=rules,
-        identity=IDENTITY,
-        list_address=LIST_ADDRESS,
-        outbox=tmp_path / "outbox",
-        clock=lambda: FIXED_NOW,
-    )
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
     skip = store.skip_for(found[0].fingerprint)
     if newer:
         assert summary.drafts == 0 and summary.superseded == 1

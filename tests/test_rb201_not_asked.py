@@ -22,11 +22,11 @@ from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
 from reviewbot.registry import load_rules
-from reviewbot.respond.runner import SKIP_NOT_ASKED, SKIP_REPEATED, draft_pending
+from reviewbot.respond.runner import SKIP_NOT_ASKED, SKIP_REPEATED
 from reviewbot.rule import RuleContext
 from reviewbot.rules import rb201_perf_claim as rb201
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, load_thread, read_mbox_messages
+from helpers import load_thread, read_mbox_messages, draft_fixed
 
 _RULES = load_rules(entry_points=False)
 _RULE = next(r for r in _RULES if r.id == "RB201")
@@ -146,14 +146,7 @@ def _run(tmp_path: Path, text: str, *, series: bool = True):
     if series:
         for m in msgs:
             store.set_series_key(m.message_id, "v1:p-0@example.org")
-    summary = draft_pending(
-        store,
-        rules=_RULES,
-        identity=IDENTITY,
-        list_address=LIST_ADDRESS,
-        outbox=tmp_path / "outbox",
-        clock=lambda: FIXED_NOW,
-    )
+    summary = draft_fixed(store, _RULES, tmp_path / "outbox")
     return store, found, summary
 
 

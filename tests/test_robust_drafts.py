@@ -22,6 +22,7 @@ from reviewbot.respond.render import MAX_MSGID_LEN, msgid_problem
 from reviewbot.respond.runner import SKIP_UNUSABLE_ID, draft_pending
 from reviewbot.store import Store
 from helpers import (
+    draft_fixed,
     FIXED_NOW,
     IDENTITY,
     LIST_ADDRESS,
@@ -78,14 +79,7 @@ def test_unusable_message_id_is_skipped_and_later_patches_drafted(tmp_path: Path
         skips = [store.skip_for(f.fingerprint) for f in store.findings_for(bad)]
         assert [s.state if s else None for s in skips] == [SKIP_UNUSABLE_ID]
         assert skips[0] is not None and skips[0].reason.startswith("no reply possible: Message-ID ")
-        again = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        again = draft_fixed(store, rules, tmp_path / "outbox")
         assert again.findings == 0 and not again.errors  # recorded once, not retried forever
     for eml in (tmp_path / "outbox").glob("*.eml"):
         head = eml.read_bytes().split(b"\n\n", 1)[0]
@@ -110,14 +104,7 @@ def test_unusable_reference_is_left_out_of_references(tmp_path: Path, rules) -> 
     msgs[0] = dataclasses.replace(msgs[0], references=("caf\u00e9@example.org", "ok@example.org"))
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     assert summary.drafts == 1
     assert summary.written[0].draft.references == ("ok@example.org", msgs[0].message_id)
 
@@ -135,14 +122,7 @@ def test_a_damaged_message_row_fails_alone(tmp_path: Path, rules) -> None:
             ("20250312090000.2222-1-ada@example.org",),
         )
     with Store(db) as store:
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     assert summary.drafts == 1 and summary.failed == 1
     assert summary.drafted + summary.failed == summary.findings
     assert summary.errors[0].startswith("<20250312090000.2222-1-ada@example.org>: JSONDecodeError")
@@ -186,14 +166,7 @@ def test_control_characters_and_long_names_never_reach_a_header(tmp_path: Path, 
     msgs[0] = dataclasses.replace(msgs[0], subject=subject, from_addr=Address("A" * 5000, "ada@example.org"))
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     head = written.path.read_bytes().split(b"\n\n", 1)[0]
     assert not any(b < 32 and b not in (9, 10) or b == 127 for b in head)

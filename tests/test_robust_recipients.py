@@ -18,9 +18,9 @@ import pytest
 from reviewbot.models import Address
 from reviewbot.parse.mail import parse_addresses
 from reviewbot.respond.draft import complete_address, resolve_recipients
-from reviewbot.respond.runner import addresses_from_mail, draft_pending
+from reviewbot.respond.runner import addresses_from_mail
 from reviewbot.store import Store
-from helpers import FIXED_NOW, IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages
+from helpers import IDENTITY, LIST_ADDRESS, THREADS, load_thread, read_mbox_messages, draft_fixed
 
 LINUS = Address("Linus Torvalds", "torvalds@...ux-foundation.org", True)
 
@@ -39,14 +39,7 @@ def test_from_without_address_is_never_a_recipient(tmp_path: Path, rules, header
     msgs[0] = dataclasses.replace(msgs[0], from_addr=author[0] if author else None)
     with Store(tmp_path / "db.sqlite") as store:
         load_thread(store, msgs, rules)
-        summary = draft_pending(
-            store,
-            rules=rules,
-            identity=IDENTITY,
-            list_address=LIST_ADDRESS,
-            outbox=tmp_path / "outbox",
-            clock=lambda: FIXED_NOW,
-        )
+        summary = draft_fixed(store, rules, tmp_path / "outbox")
     [written] = summary.written
     # the list in To; the people the mail names with full addresses kept in Cc
     assert written.draft.to == (Address("", LIST_ADDRESS),)
