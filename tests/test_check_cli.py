@@ -729,8 +729,16 @@ def test_an_internal_error_is_exit_2_with_one_line(repo: Path, monkeypatch: pyte
 
 
 @pytest.mark.parametrize("command", [["show", "<x@example.org>"], ["draft"]])
-def test_commands_that_read_a_database_refuse_a_missing_one(isolated_env: Path, command: list[str]) -> None:
-    """A mistyped --db is an error naming it, and no empty database is created in its place."""
+def test_commands_that_read_a_database_refuse_a_missing_one(
+    isolated_env: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mistyped --db is an error naming it, and no empty database is created in its place; also on a
+    machine where git knows no identity (a new user's: draft named the identity first)."""
+    empty = isolated_env / "empty.gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(isolated_env)
     missing = isolated_env / "reviewbot-typo.db"
     res = CliRunner().invoke(
         main,

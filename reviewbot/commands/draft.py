@@ -310,11 +310,12 @@ def command(
             from reviewbot.fetch.openwall import validate_list_name
 
             validate_list_name(list_name)
+        db_path = existing_db(settings.db_path)  # a mistyped --db is named before a missing identity
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
-        with Store(existing_db(settings.db_path)) as store:
+        with Store(db_path) as store:
             only = None
             for key in (again, msgid):
                 if key is None:
