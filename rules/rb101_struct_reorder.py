@@ -998,6 +998,12 @@ def _documented_later_in_series(patch: Patch, ctx: RuleContext, path: str, struc
     return None
 
 
+#: Why this point comes too late once another person gave Reviewed-by/Acked-by/Tested-by for the patch: the
+#: drafter then records the finding as ``reviewed`` with this reason instead of drafting it
+#: (``reviewbot.respond.runner.quiet_after_review``).
+QUIET_AFTER_REVIEW = "a layout-comment request after the review is a late nit"
+
+
 #: How the drafter says where the answer was found (``Finding.evidence_where``), for a finding this rule marks
 #: answered: the layout comment a later patch of the series adds.
 ANSWERED_WHERE = "the layout comment is added by {where}"

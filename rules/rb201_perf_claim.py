@@ -2964,6 +2964,12 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     return text
 
 
+#: Why this point comes too late once another person gave Reviewed-by/Acked-by/Tested-by for the patch: the
+#: drafter then records the finding as ``reviewed`` with this reason instead of drafting it
+#: (``reviewbot.respond.runner.quiet_after_review``).
+QUIET_AFTER_REVIEW = "asking for numbers after the review is late: the reviewers took the change on its merits"
+
+
 # How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
 from reviewbot.rule import ThreadWords  # noqa: E402
 

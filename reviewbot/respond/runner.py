@@ -59,7 +59,9 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_REJECTED = "rejected"  # a maintainer or reviewer turned the patch down ("NAK", "this kills it")
-SKIP_REVIEWED = "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of QUIET_AFTER_REVIEW
+SKIP_REVIEWED = (
+    "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of the rule (its QUIET_AFTER_REVIEW)
+)
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
@@ -106,7 +108,7 @@ class DraftRunSummary:
     applied: int = 0
     withdrawn: int = 0  # the author took the patch back in the thread
     rejected: int = 0  # a maintainer or reviewer turned the patch down in the thread
-    reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (QUIET_AFTER_REVIEW rules)
+    reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (rules with a QUIET_AFTER_REVIEW)
     backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
     dismissed: int = 0
@@ -409,15 +411,15 @@ class _ReadOnly:
         return None
 
 
-#: Rules whose point comes too late once another person has given Reviewed-by/Acked-by/Tested-by for
-#: the patch (in a reply or in the patch's own trailers), with the reason said in ``findings``/``show``.
-#: A rule not named here is still drafted on a reviewed patch: RB102's missing pairing comment is a
-#: point reviewers often miss and memory-barriers.txt asks for (a reader judged such a draft worth
-#: sending on a patch that had Oleg's Reviewed-by: 20201015131701.511523-4-axboe@kernel.dk).
-QUIET_AFTER_REVIEW: dict[str, str] = {
-    "RB201": "asking for numbers after the review is late: the reviewers took the change on its merits",
-    "RB101": "a layout-comment request after the review is a late nit",
-}
+def quiet_after_review(rules: Any, rule_id: str) -> str:
+    """Why rule ``rule_id``'s point comes too late once another person has given Reviewed-by/Acked-by/
+    Tested-by for the patch (in a reply or in the patch's own trailers): the rule module's own
+    ``QUIET_AFTER_REVIEW`` sentence (RB101, RB201), said in ``findings``/``show``; "" for a rule still drafted
+    on a reviewed patch (RB102: a missing pairing comment is a point reviewers often miss, and a reader judged
+    such a draft worth sending on a patch that had Oleg's Reviewed-by: 20201015131701.511523-4-axboe@kernel.dk)."""
+    from reviewbot.respond.draft import _rule_module
+
+    return str(getattr(_rule_module(rules, rule_id), "QUIET_AFTER_REVIEW", "") or "")
 
 
 def newer_series_posting(store: Any, message_id: str) -> str | None:
@@ -844,7 +846,7 @@ def _sort_findings(
     earlier = handled_on_earlier_revision(store, patch, findings, identity=identity, rules=rules)
     reviewed = (
         reviewed_in_thread(patch, thread, identity=identity)
-        if any(f.rule_id in QUIET_AFTER_REVIEW for f in findings)
+        if any(quiet_after_review(rules, f.rule_id) for f in findings)
         else None
     )
     keep: list[Finding] = []
@@ -855,8 +857,9 @@ def _sort_findings(
                 summary.superseded += 1
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
-            if state is FindingState.OPEN and reviewed is not None and finding.rule_id in QUIET_AFTER_REVIEW:
-                store.record_skip(finding, SKIP_REVIEWED, f"{reviewed}; {QUIET_AFTER_REVIEW[finding.rule_id]}")
+            late = quiet_after_review(rules, finding.rule_id) if reviewed is not None else ""
+            if state is FindingState.OPEN and late:
+                store.record_skip(finding, SKIP_REVIEWED, f"{reviewed}; {late}")
                 summary.reviewed += 1
                 continue
             if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
