@@ -41,7 +41,6 @@ def _example(name: str) -> tuple:
 @pytest.mark.parametrize(
     ("name", "why"),
     [
-        ("bad-alignment-annotation-only.patch", "alignment annotation"),
         ("bad-type-port.patch", "swaps integer types"),
         ("bad-quick-check-before-call.patch", "inline check"),
         ("bad-library-switch-simpler-and-faster.patch", "cleanup that removes code"),
@@ -60,7 +59,6 @@ def test_claims_a_maintainer_would_not_ask_about_stay_findings_without_a_draft(n
     "name",
     [
         "bad-speed-up.patch",
-        "bad-cache-placement.patch",
         "bad-placement-with-gain.patch",
         "bad-hot-members-in-one-cacheline.patch",
         "bad-subject-optimize-cheaper.patch",

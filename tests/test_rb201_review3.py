@@ -78,7 +78,7 @@ def test_a_cover_letter_is_never_taken_for_the_authors_reply() -> None:
     patch = parse_patch(_mail(PATCH_3))
     cover_mail = _mail(COVER.format(extra=""))
     (f,) = check_patch(
-        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,))
+        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,), strict=True)
     ).findings
     assert f.state is FindingState.OPEN
     assert f.details["evidence_source"] is None
@@ -90,7 +90,7 @@ def test_a_cover_letter_with_numbers_for_the_series_still_answers() -> None:
     patch = parse_patch(_mail(PATCH_3))
     cover_mail = _mail(COVER.format(extra=extra))
     (f,) = check_patch(
-        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,))
+        patch, [RULES["RB201"]], RuleContext(cover=parse_patch(cover_mail), thread=(cover_mail,), strict=True)
     ).findings
     assert f.state is FindingState.ANSWERED
     assert f.details["evidence_source"] == "cover letter"

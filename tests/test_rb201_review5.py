@@ -21,7 +21,6 @@ from reviewbot.rules import rb201_perf_claim as rb201
         "qux_time_data is not cacheline aligned at the moment.",
         "Doing any of these optimizations while keeping the full barrier would complicate the code.",
         "Add an explicit smp_mb() and allow architectures to override it as an optimization if they want to.",
-        "The array layout is chosen so that the page backed pools can use a nice batch optimization.",
         "For the ready bit this optimization is likely harmless because the bit is never read right after it "
         "was written.",
         "While the whole request could be cleared with memset(), the payload is large enough that this would "
@@ -47,9 +46,9 @@ def test_near_misses_stay_claims(text: str, claim: str) -> None:
     assert found is not None and found.text == claim
 
 
-# Kind (b): "optimize X" only in the subject of a small change whose changelog names no speed or cost is a CHECK
-# (the word may mean tidy as well as faster); a speed word in the changelog ("a cheaper copy") keeps the WARNING;
-# the author calling the gain marginal below ``---`` means no finding.
+# Kind (b): "optimize X" in the subject is this patch's claim, also over a small change whose changelog names no
+# speed (the labelled sets ask numbers for "SUNRPC: Optimize svc_process()" and "optimize data unit alignment
+# checking"); an author calling the gain marginal still claims one.
 from pathlib import Path  # noqa: E402
 
 from reviewbot.engine import check_patch  # noqa: E402
@@ -71,33 +70,20 @@ def _findings(name: str, *, strict: bool = True) -> list:
 @pytest.mark.parametrize(
     ("name", "severity"),
     [
-        ("bad-subject-only-optimize-check.patch", Severity.CHECK),
-        ("bad-subject-only-claim.patch", Severity.CHECK),
+        ("bad-subject-only-optimize-check.patch", Severity.WARNING),
+        ("bad-subject-only-claim.patch", Severity.WARNING),
         ("bad-subject-optimize-cheaper.patch", Severity.WARNING),
         ("bad-speed-up.patch", Severity.WARNING),
     ],
 )
-def test_subject_only_optimize_is_a_check(name: str, severity: Severity) -> None:
+def test_subject_only_optimize_is_a_warning(name: str, severity: Severity) -> None:
     findings = _findings(name)
     assert [f.severity for f in findings] == [severity]
     assert len(_findings(name, strict=False)) == (0 if severity is Severity.CHECK else 1)
 
 
 def test_author_calls_the_gain_marginal() -> None:
-    assert _findings("good-limited-gain.patch") == []
-
-
-@pytest.mark.parametrize(
-    ("text", "limited"),
-    [
-        ("I know this optimization provides limited efficiency improvements in this case.", True),
-        ("This gives only marginal improvements here.", True),
-        ("The limited queue depth improves throughput by avoiding retries.", False),
-        ("This gives a small improvement on every call.", False),
-    ],
-)
-def test_gain_called_limited(text: str, limited: bool) -> None:
-    assert rb201._gain_called_limited(text) is limited
+    assert [f.severity for f in _findings("bad-limited-gain.patch")] == [Severity.WARNING]
 
 
 # Kind (c): the words of the draft. perf c2c only where cache lines are contended; a field moved into the first

@@ -103,23 +103,13 @@ def _findings(name: str, *, strict: bool = False) -> list:
     return list(check_patch(patch, [_RULE], RuleContext(strict=strict)).findings)
 
 
-def test_goal_of_new_component_is_no_claim() -> None:
-    assert _claims((EXAMPLES / "good-new-component-goal.patch").read_bytes()) == []
+def test_goal_of_new_component_is_a_claim() -> None:
+    """ "in order to minimize latency" is this patch's claim for the code it adds as for code it changes."""
+    assert _claims((EXAMPLES / "bad-new-component-goal.patch").read_bytes()) == ["minimize latency"]
 
 
 def test_new_file_compared_with_old_code_stays_a_claim() -> None:
     assert _claims((EXAMPLES / "bad-new-file-faster-than-old.patch").read_bytes()) == ["faster"]
-
-
-def test_goal_clause_in_a_change_of_existing_code_stays_a_claim() -> None:
-    text = (EXAMPLES / "good-new-component-goal.patch").read_text(encoding="utf-8")
-    text = text.replace(
-        "new file mode 100644\nindex 0000000..7d20b5f\n--- /dev/null",
-        "index 3c41a9e..7d20b5f\n--- a/drivers/md/qux/read-queue.c",
-    )
-    text = text.replace("@@ -0,0 +1,12 @@", "@@ -1,1 +1,12 @@").replace("+// SPDX", "-// old\n+// SPDX", 1)
-    assert "new file" not in text
-    assert _claims(text.encode()) == ["minimize latency"]
 
 
 # Kind (d): the link of a version-history entry ("v2:" and the earlier posting's URL, "- Enable X for
@@ -219,39 +209,10 @@ def test_layout_subject_with_a_speed_reason_stays_a_warning() -> None:
     assert f.severity is Severity.WARNING
 
 
-@pytest.mark.parametrize(
-    ("title", "claim", "layout"),
-    [
-        ("qux: move qux_client members to avoid spanning cachelines", "to avoid spanning cachelines", True),
-        ("qux: avoid spanning cachelines in the submit path", "avoid spanning cachelines", False),
-        ("qux: move the hash lookup out of the fast path", "fast path", False),
-    ],
-)
-def test_layout_subject_words(title: str, claim: str, layout: bool) -> None:
-    assert rb201._layout_subject(rb201.Claim(claim, 0), title) is layout
-
-
-# Kind (g): told apart only roughly, so a CHECK: an arch helper said to be "more efficient than the generic one"
-# (an instruction-count argument), a forward-progress argument that mentions cache line bouncing. The same claim
-# outside arch/ or without the progress argument stays a WARNING.
-@pytest.mark.parametrize("name", ["bad-arch-helper-than-generic-check.patch", "bad-forward-progress-check.patch"])
-def test_argued_claims_are_checks(name: str) -> None:
-    (f,) = _findings(name, strict=True)
-    assert f.severity is Severity.CHECK
-    assert _findings(name) == []
-
-
+# Kind (g): an arch helper said to be "more efficient than the generic one" claims speed like any other patch.
 def test_generic_comparison_outside_arch_stays_a_warning() -> None:
     text = (EXAMPLES / "bad-arch-helper-than-generic-check.patch").read_text(encoding="utf-8")
     text = text.replace("arch/qux/include/asm/bitops.h", "include/linux/qux_bitops.h")
     patch = parse_patch(parse_rfc822(text.encode(), "moved"))
-    (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
-    assert f.severity is Severity.WARNING
-
-
-def test_retries_without_progress_argument_stay_a_warning() -> None:
-    text = (EXAMPLES / "bad-forward-progress-check.patch").read_text(encoding="utf-8")
-    text = text.replace("Giving it a strong forward progress\nguarantee could", "Doing it in one instruction\nwill")
-    patch = parse_patch(parse_rfc822(text.encode(), "plain"))
     (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
     assert f.severity is Severity.WARNING
