@@ -22,7 +22,6 @@ from reviewbot.models import FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext
 
-
 TIME_UNITS = tuple(
     (
         "ns nsec nsecs nanoseconds us usec usecs µs microseconds ms msec msecs milliseconds s sec secs second "
@@ -73,29 +72,9 @@ COMPARE_WORDS = tuple(
 TABLE_WORDS = (
     COMPARE_WORDS
     + TOOL_NAMES
-    + ("old", "new", "base")
-    + (
-        "throughput",
-        "latency",
-        "bandwidth",
-        "time",
-        "iops",
-        "mb/s",
-        "gb/s",
-        "kb/s",
-        "mib/s",
-        "gib/s",
-        "mbps",
-        "gbps",
-        "ns",
-        "usec",
-        "msec",
-        "cycles",
-        "ops/s",
-        "ops/sec",
-        "files/sec",
-        "speed",
-        "runtime",
+    + tuple(
+        "old new base throughput latency bandwidth time iops mb/s gb/s kb/s mib/s gib/s mbps gbps ns usec msec "
+        "cycles ops/s ops/sec files/sec speed runtime".split()
     )
 )
 
@@ -172,7 +151,6 @@ class WordFinder:
         # its longest word ("compiler" of "the compiler can": "the" is in every text)
         longest = {max(parts, key=len) for group in self.phrases.values() for parts in group}
         self.needles = tuple(self.words | longest)
-        self.entry_words = tuple(tuple(e.lower().split()) for e in entries)  # for in_words_of
 
     def search(self, text: str) -> bool:
         """True when ``text`` holds one of the words or phrases (case-insensitive)."""
@@ -180,16 +158,6 @@ class WordFinder:
         if not any(needle in low for needle in self.needles):
             return False  # cheap: no word or phrase start anywhere, so no token to look up
         return self.in_tokens(_LOOKUP_TOKEN_RE.findall(low))
-
-    def in_words_of(self, text: str) -> bool:
-        """True when the words of ``text`` (:func:`_words`, multi-word terms joined) hold one of the words or phrases.
-
-        The whole text is split into words only when all the words of one entry are in it as plain substrings (most
-        texts hold none): a word of :func:`_words` is a piece of the lower-case text."""
-        low = text.lower()
-        if not any(all(word in low for word in entry) for entry in self.entry_words):
-            return False  # the cheap test
-        return self.in_tokens(_words(text))
 
     def in_tokens(self, tokens: Sequence[str]) -> bool:
         """True when the lower-case word list ``tokens`` holds one of the words or phrases."""
@@ -528,7 +496,6 @@ _METHOD = WordFinder(
     "ran run runs benchmark benchmarks box laptop server desktop host board".split()
 )
 
-
 SIZE_CONTEXT_WORDS = ("memory", "footprint", "size", "sizes", "bytes", "ram", "rss", "mem")
 
 _SIZE_CONTEXT_RE = lazyre.compile(
@@ -725,6 +692,8 @@ _VERSION_LINK_RE = lazyre.compile(
     r"^([ \t]*v\d+[ \t]*:)[ \t]*(?:\n[ \t]*)?<?https?://\S+[ \t]*$", re.IGNORECASE | re.MULTILINE
 )
 
+_RESULTS_NAMED = frozenset("benchmark benchmarks benchmarking results numbers measurements measured".split())
+
 
 @lru_cache(maxsize=256)
 def _evidence_by_reference(text: str) -> bool:
@@ -742,15 +711,7 @@ def _evidence_by_reference(text: str) -> bool:
     sentences = (s for _, p in _paragraphs(text) for _, s in _sentences(" ".join(p.split("\n"))))
     for sentence in sentences:  # by paragraph: a cover letter without full stops is no one sentence
         words = set(_words(sentence))
-        if not words & RESULT_WORDS or not words & {
-            "benchmark",
-            "benchmarks",
-            "benchmarking",
-            "results",
-            "numbers",
-            "measurements",
-            "measured",
-        }:
+        if not words & RESULT_WORDS or not words & _RESULTS_NAMED:
             continue
         low = sentence.lower()
         if any(r in low for r in REFERENCE_WORDS) or (has_url and re.search(r"\[\d+\]", sentence)):

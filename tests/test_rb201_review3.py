@@ -31,8 +31,8 @@ In-Reply-To: <zones-0@example.org>
 References: <zones-0@example.org>
 Subject: [PATCH 3/5] qux: reorganize struct qux_zone
 
-Reorganize the fields of struct qux_zone to remove a hole after wp and
-avoid having the work item split between 2 cache lines.
+Reorganize the fields of struct qux_zone to avoid having the work item
+split between 2 cache lines.
 
 Signed-off-by: Ada Example <ada@example.org>
 ---
