@@ -227,8 +227,8 @@ def test_list_names_are_the_lists_own() -> None:
     assert short_list_name("linux-mailinglist-archives/xen-devel.lists.xenproject.org.0") == "xen-devel"
     assert short_list_name("linux-mailinglist-archives/kasan-dev.googlegroups.com.0") == "kasan-dev"
     assert short_list_name("kvm") == "kvm" and short_list_name("") == "-"
+    assert short_list_name("linux-mailinglist-archives/linux-stm32.st-md-mailman.stormreply.com.0") == "linux-stm32"
 
 
 def _scores_of(scores: dict) -> dict[str, tuple[int, int, int]]:
     return {r: (s.tp, s.fp, s.fn) for r, s in scores.items()}
-    assert short_list_name("linux-mailinglist-archives/linux-stm32.st-md-mailman.stormreply.com.0") == "linux-stm32"
