@@ -209,3 +209,30 @@ def test_scan_command_reads_a_local_copy_and_names_a_bad_one(lore_inbox, tmp_pat
     bad = scan(str(tmp_path))  # a folder, but no epochs in it
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "no epochs of 'lkml'" in bad.stderr and str(tmp_path) in bad.stderr
+
+
+def test_first_look_benchmark_writes_each_draft_with_its_thread(lore_inbox, tmp_path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import first_look_drafts
+
+    out = tmp_path / "first-look"
+    epoch = lore_inbox.home / "lkml" / "git" / "0.git"
+    args = [str(epoch), "--since", "2023-06", "--until", "2023-06", "--out", str(out), "--list", "linux-kernel"]
+    assert first_look_drafts.main([*args, "--grace-days", "5"]) == 0
+    index = (out / "index.tsv").read_text().splitlines()
+    folders = sorted((out / "drafts").iterdir())
+    assert len(folders) == len(index) - 1 == len(list((out / "outbox").glob("*.eml"))) > 0
+    for line, folder in zip(index[1:], folders):
+        n, rules, mid, subject, size = line.split("\t")[:5]
+        assert folder.name == n and rules.startswith("RB")
+        draft = (folder / "draft.eml").read_text()
+        assert f"In-Reply-To: <{mid}>" in draft
+        assert f"Message-ID: <{mid}>" in (folder / "patch.txt").read_text()
+        thread = (folder / "thread.txt").read_text()
+        assert sum(1 for text in thread.splitlines() if text.startswith("===== ")) == int(size) >= 1
+        assert f"Message-ID: <{mid}>" in thread
+    misses = (out / "misses.tsv").read_text().splitlines()
+    assert misses[0].startswith("point\t")
+    assert all(m.split("\t")[0] in ("numbers", "pairing", "layout") for m in misses[1:])
+    with pytest.raises(SystemExit, match="not empty"):
+        first_look_drafts.main(args)
