@@ -982,6 +982,9 @@ _APPLIED_LINE = re.compile(
     re.IGNORECASE,
 )
 _THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
+# "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
+# comma or a full stop (not "... before it got applied", not "applied on top of x and tested")
+_LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*\s*$", re.IGNORECASE)
 _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
 # b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
 _TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(\S.*)$")  # group 3 is compared after norm_title
@@ -1018,7 +1021,8 @@ def applied_in_thread(
             continue
         lines = _own_text(msg).split("\n")
         if not any(
-            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line)) and not _TESTER_WORDS.search(line)
+            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line) or _LAST_CLAUSE_APPLIED_LINE.match(line))
+            and not _TESTER_WORDS.search(line)
             for line in lines
         ):
             continue
@@ -1086,6 +1090,14 @@ REJECTED_WORDS = (
     "i don't agree with the approach",
     "i do not agree with the approach",
     "i don't like this approach",
+    # a maintainer's own words for "no": "this is unacceptable, because ...", "your patches make no
+    # sense to me", "let's not second-guess the compiler"
+    "unacceptable",
+    "make no sense to me",
+    "makes no sense to me",
+    "not second-guess the compiler",
+    "not second guess the compiler",
+    "don't second-guess the compiler",
 )
 #: Plain words of an author taking the patch back: matched lower-cased in an own line of the
 #: author's reply about the patch.
@@ -1123,6 +1135,23 @@ WITHDRAWN_WORDS = (
     "i will rework the patch",
     "i will rework the series",
     "will drop it",
+    # "this patch will be dropped in the next version"
+    "this patch will be dropped",
+    "this patch can be dropped",
+    "this one will be dropped",
+    "this one can be dropped",
+)
+#: Words that make a patch moot, from anyone: the problem it fixes is already fixed elsewhere.
+MOOT_WORDS = (
+    "already fixed upstream",
+    "already been fixed upstream",
+    "already fixed in mainline",
+    "already been fixed in mainline",
+    "already fixed in linus",
+    "is already fixed by",
+    "was already fixed by",
+    "has already been fixed by",
+    "already fixed in stable",
 )
 #: Words that turn a line into its opposite ("not applied", "can't be queued").
 _NEGATIONS = re.compile(r"\b(?:not|n't|never|no longer|won't|cannot|can't|before|until|if|when)\b")
@@ -1177,8 +1206,8 @@ def said_in_thread(
     *,
     identity: Address | None = None,
 ) -> tuple[str, str] | None:
-    """``("applied"|"rejected"|"withdrawn", reason)`` when a later reply about ``patch`` says so in
-    plain words.
+    """``("applied"|"rejected"|"withdrawn"|"moot", reason)`` when a later reply about ``patch`` says so
+    in plain words.
 
     Applied: someone other than the author writes a phrase of :data:`APPLIED_WORDS`
     ("I already applied the 1st patch", "Now queued up, thanks", "I'll go stick this in
@@ -1186,7 +1215,8 @@ def said_in_thread(
     ("Applied patches 1-5 to ..."). Rejected: someone other than the author writes one of
     :data:`REJECTED_WORDS` ("NAK", "And this kills it"). Withdrawn: the author writes one of
     :data:`WITHDRAWN_WORDS` ("please ignore this patch", "Maybe I'll drop it", "I will send a
-    patch to revert that change"). When the line names patch numbers ("the 1st patch",
+    patch to revert that change"). Moot: anyone writes one of :data:`MOOT_WORDS` ("already fixed
+    upstream and stable"). When the line names patch numbers ("the 1st patch",
     "patches 1 and 4", "patches 1-5"), this patch's number must be among them; a reply to the
     cover letter naming no number covers the series.
     """
@@ -1197,15 +1227,21 @@ def said_in_thread(
         by_author = _same_person(msg.from_addr, author)
         lists: tuple[tuple[Sequence[str], str, bool], ...]
         if by_author:
-            lists = ((WITHDRAWN_WORDS, "withdrawn", False), (AUTHOR_APPLIED_WORDS, "applied", False))
+            lists = (
+                (WITHDRAWN_WORDS, "withdrawn", False),
+                (AUTHOR_APPLIED_WORDS, "applied", False),
+                (MOOT_WORDS, "moot", False),
+            )
         else:
-            lists = ((APPLIED_WORDS, "applied", False), (REJECTED_WORDS, "rejected", True))
+            lists = ((APPLIED_WORDS, "applied", False), (REJECTED_WORDS, "rejected", True), (MOOT_WORDS, "moot", False))
         for line in _own_text(msg).split("\n"):
             low = " ".join(line.lower().replace("\u2019", "'").split())
             for words, state, whole in lists:
                 phrase = _says(low, words, whole_words=whole)
                 if phrase is None:
                     continue
+                if state == "moot" and re.match(r"[^.!?]*\?", low[low.find(phrase) :]):
+                    continue  # "is this already fixed upstream?" asks, it does not tell
                 named = _numbers_named(low)
                 if named and (patch.subject.index or 1) not in named:
                     continue  # "applied the 1st patch" on patch 2

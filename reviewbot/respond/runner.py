@@ -59,6 +59,7 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_REJECTED = "rejected"  # a maintainer or reviewer turned the patch down ("NAK", "this kills it")
+SKIP_MOOT = "moot"  # the thread says the problem is already fixed elsewhere ("already fixed upstream")
 SKIP_REVIEWED = (
     "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of the rule (its QUIET_AFTER_REVIEW)
 )
@@ -108,6 +109,7 @@ class DraftRunSummary:
     applied: int = 0
     withdrawn: int = 0  # the author took the patch back in the thread
     rejected: int = 0  # a maintainer or reviewer turned the patch down in the thread
+    moot: int = 0  # the thread says the problem is already fixed elsewhere
     reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (rules with a QUIET_AFTER_REVIEW)
     backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
@@ -132,6 +134,7 @@ class DraftRunSummary:
             + self.applied
             + self.withdrawn
             + self.rejected
+            + self.moot
             + self.reviewed
             + self.backports
             + self.superseded
@@ -826,7 +829,9 @@ def _sort_findings(
         if applied is not None:
             skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
         elif said is not None:
-            skip = {"withdrawn": SKIP_WITHDRAWN, "rejected": SKIP_REJECTED}.get(said[0], SKIP_APPLIED)
+            skip = {"withdrawn": SKIP_WITHDRAWN, "rejected": SKIP_REJECTED, "moot": SKIP_MOOT}.get(
+                said[0], SKIP_APPLIED
+            )
             reason = said[1]
         else:
             skip, reason = SKIP_STABLE, str(backport)
@@ -839,6 +844,8 @@ def _sort_findings(
             summary.withdrawn += len(findings)
         elif skip == SKIP_REJECTED:
             summary.rejected += len(findings)
+        elif skip == SKIP_MOOT:
+            summary.moot += len(findings)
         else:
             summary.backports += len(findings)
         log.info("<%s>: %s, no draft", message_id, reason)

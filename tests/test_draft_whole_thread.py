@@ -1,0 +1,179 @@
+"""The drafter reads the whole thread and series before drafting (issue 26, kinds seen on lists it never saw).
+
+Threads written for this test, one per kind: a maintainer's "OK done, thanks for the fix, applied.";
+b4's "Applied, thanks! [08/13] ..." and "for all: Reviewed-by:" on a cover letter whose subject has no
+0/N; a rejection in the maintainer's own words; the author's "this patch will be dropped"; "already
+fixed upstream and stable". Each settled thread gets no draft and the finding keeps the reason as its
+skip state; the same thread left open is drafted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.parse.threads import about_patch
+from reviewbot.registry import load_rules
+from reviewbot.respond.draft import reviewed_in_thread
+from reviewbot.store import Store
+from helpers import draft_fixed, load_thread
+
+AUTHOR = "Ada Example <ada@example.org>"
+MAINTAINER = "Bob Maintainer <bob@example.com>"
+COVER_ID = "cover-ring@example.org"
+
+
+def barrier_hunk(n: int) -> str:
+    """One hunk adding an uncommented smp_wmb() between a slot store and the tail store."""
+    start = 40 + 20 * n
+    return (
+        f"@@ -{start},4 +{start},5 @@ static void foo_ring_push{n}(struct foo_ring *r, u32 v)\n"
+        " \tu32 tail = r->tail;\n"
+        " \n"
+        " \tr->slot[tail & r->mask] = v;\n"
+        "+\tsmp_wmb();\n"
+        " \tWRITE_ONCE(r->tail, tail + 1);\n"
+    )
+
+
+def patch_mail(
+    subject: str, *, msgid: str = "ring-8@example.org", parent: str | None = None, barriers: int = 1, day: int = 12
+) -> bytes:
+    thread = f"In-Reply-To: <{parent}>\nReferences: <{parent}>\n" if parent else ""
+    hunks = "".join(barrier_hunk(n) for n in range(barriers))
+    return (
+        f"From: {AUTHOR}\nTo: linux-kernel@vger.kernel.org\nCc: {MAINTAINER}\n"
+        f"Subject: {subject}\nDate: Wed, {day} Mar 2025 10:00:00 +0100\nMessage-ID: <{msgid}>\n{thread}"
+        "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n"
+        "The consumer in foo_ring_read() may see the new tail before the slot\n"
+        "contents on weakly ordered machines. Order the two stores.\n\n"
+        f"Signed-off-by: {AUTHOR}\n---\n drivers/foo/ring.c | {barriers} +\n\n"
+        "diff --git a/drivers/foo/ring.c b/drivers/foo/ring.c\n--- a/drivers/foo/ring.c\n+++ b/drivers/foo/ring.c\n"
+        f"{hunks}-- \n2.43.0\n"
+    ).encode()
+
+
+def cover_mail(subject: str = "[PATCH] foo: ring fixes") -> bytes:
+    return (
+        f"From: {AUTHOR}\nTo: linux-kernel@vger.kernel.org\nCc: {MAINTAINER}\n"
+        f"Subject: {subject}\nDate: Wed, 12 Mar 2025 09:59:00 +0100\nMessage-ID: <{COVER_ID}>\n\n"
+        "Thirteen fixes to the foo ring.\n\nAda Example (13):\n  foo: one\n"
+    ).encode()
+
+
+def reply_mail(body: str, *, sender: str = MAINTAINER, to: str = "ring-8@example.org", subject: str, n: int = 1):
+    return (
+        f"From: {sender}\nTo: {AUTHOR}\nCc: linux-kernel@vger.kernel.org\nSubject: Re: {subject}\n"
+        f"Date: Thu, 13 Mar 2025 1{n}:00:00 +0100\nMessage-ID: <reply-{n}@example.net>\n"
+        f"In-Reply-To: <{to}>\nReferences: <{to}>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n"
+        f"On Wed, 12 Mar 2025 10:00:00 +0100, Ada Example wrote:\n> Order the two stores.\n\n{body}\n"
+    ).encode()
+
+
+def messages_of(*mails: bytes):
+    import dataclasses
+
+    return [dataclasses.replace(parse_rfc822(m, "whole-thread-test"), list_name="linux-kernel") for m in mails]
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_rules(entry_points=False)
+
+
+def run(tmp_path: Path, rules, mails: list[bytes], patch_id: str = "ring-8@example.org"):
+    store = Store(tmp_path / "reviewbot.db")
+    found = load_thread(store, messages_of(*mails), rules)
+    assert found[patch_id] and {f.rule_id for f in found[patch_id]} == {"RB102"}
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    skips = {f.fingerprint: store.skip_for(f.fingerprint) for f in found[patch_id]}
+    return store, summary, skips
+
+
+SINGLE = "[PATCH] foo: publish the ring tail after the slot is written"
+
+
+@pytest.mark.parametrize(
+    "sender, body, state, words",
+    [
+        (MAINTAINER, "OK done, thanks for the fix, applied.", "applied", "already applied, see <reply-1"),
+        (MAINTAINER, "This is unacceptable, because the ring is per-CPU.", "rejected", "This is unacceptable"),
+        (MAINTAINER, "Sorry, but your patches make no sense to me.", "rejected", "make no sense to me"),
+        (MAINTAINER, "No, let's not second-guess the compiler here.", "rejected", "second-guess the compiler"),
+        (AUTHOR, "Right, this patch will be dropped in v2.", "withdrawn", "the author (Ada Example)"),
+        ("Carol Stable <carol@example.net>", "This is already fixed upstream and stable.", "moot", "already fixed"),
+    ],
+)
+def test_a_settled_thread_gets_no_draft(tmp_path: Path, rules, sender: str, body: str, state: str, words) -> None:
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
+    assert summary.drafts == 0 and summary.findings == 1
+    (skip,) = skips.values()
+    assert skip is not None and skip.state == state and words in skip.reason
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "sender, body",
+    [
+        (MAINTAINER, "Thanks for the fix. Was this tested before it got applied?"),  # a question, not an apply
+        (MAINTAINER, "Is this acceptable for stable? It looks fine to me otherwise."),
+        ("Carol Stable <carol@example.net>", "Is this already fixed upstream? I could not find it."),
+        (MAINTAINER, "If this patch will be dropped, say so; I like it."),  # the maintainer, conditional
+    ],
+)
+def test_an_open_thread_is_still_drafted(tmp_path: Path, rules, sender: str, body: str) -> None:
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
+    assert summary.drafts == 1 and all(s is None for s in skips.values())
+    store.close()
+
+
+def test_b4_applied_on_a_cover_letter_without_0_of_n(tmp_path: Path, rules) -> None:
+    eighth = "[PATCH 08/13] foo: publish the ring tail after the slot is written"
+    ty = (
+        "Applied, thanks!\n\n[08/13] foo: publish the ring tail after the slot is written\n"
+        "        commit: 0123456789abcdef0123456789abcdef01234567\n\nBest regards,"
+    )
+    mails = [
+        cover_mail(),
+        patch_mail(eighth, parent=COVER_ID),
+        reply_mail(ty, to=COVER_ID, subject="[PATCH] foo: ring fixes"),
+    ]
+    store, summary, skips = run(tmp_path, rules, mails)
+    (skip,) = skips.values()
+    assert summary.drafts == 0 and skip is not None and skip.state == "applied" and "reply-1@example.net" in skip.reason
+    store.close()
+
+
+def test_b4_applied_for_another_patch_of_such_a_series_leaves_this_one_open(tmp_path: Path, rules) -> None:
+    eighth = "[PATCH 08/13] foo: publish the ring tail after the slot is written"
+    ty = "Applied, thanks!\n\n[02/13] foo: drop the unused counter\n        commit: 0123456789abcdef\n"
+    mails = [
+        cover_mail(),
+        patch_mail(eighth, parent=COVER_ID),
+        reply_mail(ty, to=COVER_ID, subject="[PATCH] foo: ring fixes"),
+    ]
+    store, summary, skips = run(tmp_path, rules, mails)
+    assert summary.drafts == 1 and all(s is None for s in skips.values())
+    store.close()
+
+
+def test_reviewed_for_all_on_a_cover_letter_without_0_of_n() -> None:
+    patch = parse_patch(messages_of(patch_mail("[PATCH 08/13] foo: x", parent=COVER_ID))[0])
+    (reply,) = messages_of(
+        reply_mail(
+            "Looks good, for all:\n\nReviewed-by: Bob Maintainer <bob@example.com>",
+            to=COVER_ID,
+            subject="[PATCH] foo: ring fixes",
+        )
+    )
+    assert about_patch(reply, patch)
+    why = reviewed_in_thread(patch, [reply])
+    assert why is not None and "Reviewed-by: Bob Maintainer" in why
+    # a reply to another numbered patch under the same cover is not about this one
+    (other,) = messages_of(
+        reply_mail("Reviewed-by: Bob Maintainer <bob@example.com>", to=COVER_ID, subject="[PATCH 02/13] foo: y")
+    )
+    assert not about_patch(other, patch)
