@@ -9,6 +9,7 @@ skip state; the same thread left open is drafted.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,68 @@ def test_reviewed_for_all_on_a_cover_letter_without_0_of_n() -> None:
         reply_mail("Reviewed-by: Bob Maintainer <bob@example.com>", to=COVER_ID, subject="[PATCH 02/13] foo: y")
     )
     assert not about_patch(other, patch)
+
+
+def test_a_dozen_barriers_make_two_points_and_name_the_others(tmp_path: Path, rules) -> None:
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE, barriers=12)])
+    assert summary.drafts == 1 and summary.drafted == 12 and all(s is None for s in skips.values())
+    body = summary.written[0].draft.body
+    own = [line for line in body.splitlines() if not line.startswith(">")]
+    hunks = [line for line in body.splitlines() if line.startswith("> @@")]
+    assert len(hunks) == 2  # two quoted places, not twelve
+    assert len(body.splitlines()) < 60
+    sentence = " ".join(" ".join(own).split())
+    assert "The same goes for the other 10 places of this patch:" in sentence
+    stored = {f.line for f in store.findings_for("ring-8@example.org")}
+    named = [int(n) for n in re.findall(r"\b(\d+)\b", sentence.split("ring.c at lines")[1])]
+    assert len(named) == 10 and set(named) <= stored  # each named place is a finding's own line
+    store.close()
+
+
+def rfc_v2(line: str) -> bytes:
+    """The RFC v2 under a new title: other code (a consumer-side pair), its changelog naming v1 by ``line``."""
+    body = (
+        f"From: {AUTHOR}\nTo: linux-kernel@vger.kernel.org\nCc: {MAINTAINER}\n"
+        "Subject: [RFC PATCH v2] foo: make the ring lockless for single producers\n"
+        "Date: Wed, 26 Mar 2025 10:00:00 +0100\nMessage-ID: <ring-v2@example.org>\n"
+        "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n"
+        "Let a single producer push without the ring lock.\n\n"
+        f"Signed-off-by: {AUTHOR}\n---\n{line}\n\n drivers/foo/queue.c | 1 +\n\n"
+        "diff --git a/drivers/foo/queue.c b/drivers/foo/queue.c\n--- a/drivers/foo/queue.c\n+++ b/drivers/foo/queue.c\n"
+        "@@ -10,4 +10,5 @@ static void foo_queue_add(struct foo_queue *q, void *item)\n"
+        " \tunsigned int head = q->head;\n"
+        " \n"
+        " \tq->items[head % FOO_QUEUE_LEN] = item;\n"
+        "+\tsmp_wmb();\n"
+        " \tWRITE_ONCE(q->head, head + 1);\n"
+        "-- \n2.43.0\n"
+    )
+    return body.encode()
+
+
+@pytest.mark.parametrize(
+    "line, drafts_on_v1",
+    [
+        ("Changes since RFC v1 (https://lore.kernel.org/all/ring-8@example.org/):", False),
+        ("- Link to v1: https://lore.kernel.org/r/ring-8@example.org", False),
+        ("This depends on https://lore.kernel.org/all/ring-8@example.org/ (v1 of the ring fixes).", True),
+    ],
+)
+def test_an_rfc_replaced_by_an_rfc_v2_under_a_new_title_is_drafted_once(
+    tmp_path: Path, rules, line: str, drafts_on_v1: bool
+) -> None:
+    v1 = patch_mail("[RFC PATCH] foo: publish the ring tail after the slot is written")
+    store = Store(tmp_path / "reviewbot.db")
+    found = load_thread(store, messages_of(v1), rules)
+    found.update(load_thread(store, messages_of(rfc_v2(line)), rules))
+    assert found["ring-8@example.org"] and found["ring-v2@example.org"]
+    assert store.revisions_of("ring-8@example.org")[-1].message_id == "ring-8@example.org"  # not linked by code
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    drafted = sorted(w.patch_message_id for w in summary.written)
+    (skip,) = [store.skip_for(f.fingerprint) for f in found["ring-8@example.org"]]
+    if drafts_on_v1:  # v2 builds on v1: both stand
+        assert drafted == ["ring-8@example.org", "ring-v2@example.org"] and skip is None
+    else:
+        assert drafted == ["ring-v2@example.org"]
+        assert skip is not None and skip.state == "superseded" and "<ring-v2@example.org>" in skip.reason
+    store.close()

@@ -823,6 +823,35 @@ def _without_restated_quote(text: str, quotes: Sequence[str]) -> str:
     return wrap_paragraphs(flat[m.end() :])
 
 
+#: A point made at more places of one patch than this is made at the first ones only (:data:`KEPT_PLACES`),
+#: and the others are named in one sentence: a reviewer makes the one or two points that matter and says
+#: "the same for the others", not a dozen quoted barriers in a 200-line reply.
+MAX_PLACES = 3
+KEPT_PLACES = 2
+
+
+def _first_places(group: list[Finding]) -> tuple[list[Finding], str]:
+    """The findings of a point to quote and word, and a sentence naming the places left out ("" when none)."""
+    places = _places(group)
+    if len(places) <= MAX_PLACES:
+        return group, ""
+    kept = [f for place in places[:KEPT_PLACES] for f in place]
+    lines: dict[tuple[str, str], list[int]] = {}  # (what, file) -> lines: "the smp_wmb() in a.c at lines 3, 9"
+    for f in (f for place in places[KEPT_PLACES:] for f in place):
+        what = (f.symbol or "").split("@")[0]  # a rule's symbol: "smp_wmb@<hunk section>", "struct foo"
+        what = f"{what}()" if re.fullmatch(r"[A-Za-z_]\w*", what) else what
+        at = lines.setdefault((what, f.path or "the commit message"), [])
+        for n in (f.line,) if f.line is not None else ():
+            if n not in at:
+                at.append(n)
+    named = []
+    for (what, path), at in lines.items():
+        spot = f"{path} at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}" if at else path
+        named.append(f"the {what} in {spot}" if what else spot)
+    count = len(places) - KEPT_PLACES
+    return kept, f"The same goes for the other {count} places of this patch: {'; '.join(named)}."
+
+
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address, intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
@@ -831,7 +860,8 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
     paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
     seen: set[str] = set()
-    for group in _groups(findings):
+    for whole in _groups(findings):
+        group, others = _first_places(whole)
         text = _without_repeats(_paragraph(group, patch, rules), seen)
         if not text:
             continue
@@ -841,6 +871,9 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
         parts.append("")
         parts.append(text)
         parts.append("")
+        if others:
+            parts.append(wrap_paragraphs(others))
+            parts.append("")
         if intro:  # after the point it is about: "The same goes for patches 1/4 and 3/4."
             parts.append(wrap_paragraphs(intro))
             parts.append("")

@@ -442,6 +442,45 @@ def newer_series_posting(store: Any, message_id: str) -> str | None:
     return str(later[-1].message_id) if later else None
 
 
+#: A line naming an earlier posting as an earlier version of the same work ("v1: https://lore...",
+#: "Changes since RFC v1 (<id>)", "Link to v1:", "previous version"), not as something it builds on.
+_VERSION_WORDS = re.compile(
+    r"\b(?:v\d+|rfc|previous|prior|earlier|older|version|revision|changes|changelog|since|supersede[sd]?)\b",
+    re.IGNORECASE,
+)
+_BUILDS_ON_WORDS = re.compile(r"\b(?:depend|based on|on top of|prerequisite|requires?|needs|applies)", re.IGNORECASE)
+
+
+def later_version_naming(store: Any, patch: Patch, thread_id: str | None) -> tuple[str, str] | None:
+    """(Message-ID, why) of a later posting by the same author, with a higher version number, whose text
+    names this patch or its cover letter as its earlier version (b4's "Link to v1:", a changelog's
+    "since RFC v1 (<id>)"): an RFC replaced by an RFC v2 under a new title. None when there is none,
+    or when the line naming it says the new posting builds on it ("depends on", "based on")."""
+    sender = patch.message.from_addr
+    if sender is None or not sender.email:
+        return None
+    ids = [patch.message_id]
+    if thread_id and thread_id != patch.message_id:
+        ids.append(thread_id)
+    version = patch.subject.version or 1
+    for row in store.postings_naming(sender.email, ids):
+        later = row.message
+        if (later.subject.version or 1) <= version:
+            continue
+        if patch.message.date and later.date and later.date <= patch.message.date:
+            continue
+        for line in later.body.split("\n"):
+            if not any(mid in line for mid in ids):
+                continue
+            if line.lstrip().startswith(">"):
+                continue
+            if _VERSION_WORDS.search(line) and not _BUILDS_ON_WORDS.search(line):
+                title = " ".join(later.subject.raw.split())[:80]
+                why = f"a later version by the author names this posting as its earlier one: <{later.message_id}> ({title})"
+                return later.message_id, why
+    return None
+
+
 def newer_revision(store: Any, message_id: str) -> str | None:
     """The Message-ID of a newer revision of the same patch in the store (a higher version, or the same
     version posted again later: RESEND, a re-posted series), else None."""
@@ -806,6 +845,10 @@ def _sort_findings(
     if newer is None:  # the patch's own next version may be missing from the archive, its series' is not
         newer = newer_series_posting(store, message_id)
         newer_why = f"a newer version of its series is in the store: <{newer}>"
+    if newer is None:  # an RFC replaced by an RFC v2 under a new title: the v2 names this posting
+        named = later_version_naming(store, patch, thread_id)
+        if named is not None:
+            newer, newer_why = named
     thread = thread_of(store, patch.message, thread_id)
     if newer is not None:  # only the newest revision in the store gets a draft
         # ... but a point a reviewer raised (or the author answered) on this revision is settled for
