@@ -243,3 +243,129 @@ def test_an_rfc_replaced_by_an_rfc_v2_under_a_new_title_is_drafted_once(
         assert drafted == ["ring-v2@example.org"]
         assert skip is not None and skip.state == "superseded" and "<ring-v2@example.org>" in skip.reason
     store.close()
+
+
+# ------------------------------------------------------------------ numbers and questions elsewhere in the series
+
+CLAIM = (
+    "foo_tag_find() walks the whole tag list on every completion. Remember\n"
+    "the last tag found and try it first, which makes the lookup a lot\n"
+    "faster and reduces overhead in the completion path.\n"
+)
+TAG_DIFF = (
+    "diff --git a/block/foo-tag.c b/block/foo-tag.c\n--- a/block/foo-tag.c\n+++ b/block/foo-tag.c\n"
+    "@@ -60,6 +60,10 @@ struct foo_tag *foo_tag_find(struct foo_tags *tags, u32 id)\n"
+    " {\n \tstruct foo_tag *tag;\n \n"
+    "+\ttag = READ_ONCE(tags->last_hit);\n+\tif (tag && tag->id == id)\n+\t\treturn tag;\n+\n"
+    " \tlist_for_each_entry(tag, &tags->list, node)\n \t\tif (tag->id == id)\n \t\t\treturn tag;\n"
+)
+OTHER_DIFF = (
+    "diff --git a/block/foo-core.c b/block/foo-core.c\n--- a/block/foo-core.c\n+++ b/block/foo-core.c\n"
+    "@@ -10,3 +10,4 @@ void foo_complete(struct foo_req *rq)\n"
+    " {\n+\tfoo_tag_release(rq);\n \tfoo_end_io(rq);\n \tfoo_put(rq);\n"
+)
+NUMBERS = (
+    "With fio randread 4k on one NVMe drive the completion path went from\n"
+    "12.1us to 9.8us per request, before and after this series.\n"
+)
+
+
+def series_patch(n: int, total: int, title: str, text: str, diff: str, *, version: int = 1, day: int = 12) -> bytes:
+    v = f" v{version}" if version > 1 else ""
+    msgid = f"tag-v{version}-{n}@example.org"
+    head = (
+        ""
+        if total == 1
+        else f"In-Reply-To: <tag-v{version}-0@example.org>\nReferences: <tag-v{version}-0@example.org>\n"
+    )
+    counter = "" if total == 1 else f" {n}/{total}"
+    return (
+        f"From: {AUTHOR}\nTo: linux-block@vger.kernel.org\nCc: {MAINTAINER}\n"
+        f"Subject: [PATCH{v}{counter}] {title}\nDate: Wed, {day} Mar 2025 10:0{n}:00 +0100\nMessage-ID: <{msgid}>\n{head}"
+        f"MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n{text}\nSigned-off-by: {AUTHOR}\n---\n"
+        f" x | 1 +\n\n{diff}-- \n2.43.0\n"
+    ).encode()
+
+
+def series_cover(total: int) -> bytes:
+    return (
+        f"From: {AUTHOR}\nTo: linux-block@vger.kernel.org\nCc: {MAINTAINER}\n"
+        f"Subject: [PATCH 0/{total}] foo: tag lookup\nDate: Wed, 12 Mar 2025 10:00:00 +0100\n"
+        "Message-ID: <tag-v1-0@example.org>\n\nTwo changes to the tag lookup.\n"
+    ).encode()
+
+
+def tag_run(tmp_path: Path, rules, mails: list[bytes], patch_id: str = "tag-v1-1@example.org"):
+    store = Store(tmp_path / "reviewbot.db")
+    found = load_thread(store, messages_of(*mails), rules)
+    assert {f.rule_id for f in found[patch_id]} == {"RB201"}, found[patch_id]
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    (skip,) = [store.skip_for(f.fingerprint) for f in found[patch_id]]
+    return store, summary, skip
+
+
+def test_numbers_in_a_sibling_patch_answer_the_claim(tmp_path: Path, rules) -> None:
+    mails = [
+        series_cover(2),
+        series_patch(1, 2, "foo: remember the last tag found", CLAIM, TAG_DIFF),
+        series_patch(2, 2, "foo: release the tag at completion", "Release the tag early.\n\n" + NUMBERS, OTHER_DIFF),
+    ]
+    store, summary, skip = tag_run(tmp_path, rules, mails)
+    assert summary.drafts == 0 and skip is not None and skip.state == "answered"
+    assert "tag-v1-2@example.org" in skip.reason and "patch 2 of the series" in skip.reason
+    store.close()
+
+
+def test_a_sibling_without_numbers_leaves_the_claim_open(tmp_path: Path, rules) -> None:
+    mails = [
+        series_cover(2),
+        series_patch(1, 2, "foo: remember the last tag found", CLAIM, TAG_DIFF),
+        series_patch(2, 2, "foo: release the tag at completion", "Release the tag early.\n", OTHER_DIFF),
+    ]
+    store, summary, skip = tag_run(tmp_path, rules, mails)
+    assert summary.drafts == 1 and skip is None
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "sender, body, state, where",
+    [
+        (MAINTAINER, "Please provide quantitative data for this series.", "raised", "another patch of the series"),
+        (MAINTAINER, "What is so expensive about the list walk? It has a handful of tags.", "raised", "another"),
+        ("Cy Colleague <cy@example.org>", NUMBERS, "answered", "a colleague's reply"),
+    ],
+)
+def test_asked_or_answered_on_another_patch_of_the_series(tmp_path: Path, rules, sender, body, state, where) -> None:
+    target = "tag-v1-2@example.org" if "colleague" not in where else "tag-v1-0@example.org"
+    subject = (
+        "[PATCH 2/2] foo: release the tag at completion" if "colleague" not in where else "[PATCH 0/2] foo: tag lookup"
+    )
+    mails = [
+        series_cover(2),
+        series_patch(1, 2, "foo: remember the last tag found", CLAIM, TAG_DIFF),
+        series_patch(2, 2, "foo: release the tag at completion", "Release the tag early.\n", OTHER_DIFF),
+        reply_mail(body, sender=sender, to=target, subject=subject),
+    ]
+    store, summary, skip = tag_run(tmp_path, rules, mails)
+    assert summary.drafts == 0 and skip is not None and skip.state == state and where in skip.reason
+    assert "reply-1@example.net" in skip.reason
+    store.close()
+
+
+def test_numbers_given_on_the_previous_revision(tmp_path: Path, rules) -> None:
+    v1 = series_patch(1, 1, "foo: remember the last tag found", CLAIM, TAG_DIFF)
+    answer = reply_mail(
+        NUMBERS, sender=AUTHOR, to="tag-v1-1@example.org", subject="[PATCH] foo: remember the last tag found"
+    )
+    v2 = series_patch(
+        1, 1, "foo: remember the last tag found", CLAIM, TAG_DIFF.replace("READ_ONCE", "data_race"), version=2, day=20
+    )
+    store = Store(tmp_path / "reviewbot.db")
+    load_thread(store, messages_of(v1, answer), rules)
+    found = load_thread(store, messages_of(v2), rules)
+    assert [f.rule_id for f in found["tag-v2-1@example.org"]] == ["RB201"]
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    (skip,) = [store.skip_for(f.fingerprint) for f in found["tag-v2-1@example.org"]]
+    assert summary.drafts == 0 and skip is not None and skip.state == "answered"
+    assert "the earlier revision <tag-v1-1@example.org>" in skip.reason
+    store.close()

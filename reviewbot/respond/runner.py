@@ -442,6 +442,124 @@ def newer_series_posting(store: Any, message_id: str) -> str | None:
     return str(later[-1].message_id) if later else None
 
 
+#: Mail hosts anyone can use: two people there are no colleagues.
+PUBLIC_MAIL_HOSTS = (
+    "gmail.com",
+    "googlemail.com",
+    "outlook.com",
+    "hotmail.com",
+    "live.com",
+    "yahoo.com",
+    "icloud.com",
+    "qq.com",
+    "163.com",
+    "126.com",
+    "foxmail.com",
+    "gmx.de",
+    "gmx.net",
+    "web.de",
+    "proton.me",
+    "protonmail.com",
+    "pm.me",
+    "yandex.ru",
+    "mail.ru",
+    "aol.com",
+    "kernel.org",
+    "linux.dev",
+)
+
+
+def _colleague(a: Address, b: Address) -> bool:
+    """Two different people with mail at the same company domain (an obfuscated domain counts as seen)."""
+    from reviewbot.rule import same_person
+
+    da, db = a.email.rpartition("@")[2].lower(), b.email.rpartition("@")[2].lower()
+    if not da or da != db or same_person(a, b):
+        return False
+    # the archive hides three characters after the "@": gmail.com shows as ...il.com
+    return not any(da in (host, "..." + host[3:]) for host in PUBLIC_MAIL_HOSTS)
+
+
+def _as_reply_to(msg: Message, patch: Patch, body: str | None = None) -> Message:
+    """``msg`` read as a reply to ``patch`` (what a reviewer reading the whole series does with it)."""
+    return dataclasses.replace(
+        msg,
+        in_reply_to=patch.message_id,
+        references=(patch.message_id,),
+        subject=dataclasses.replace(msg.subject, is_reply=True),
+        date=patch.message.date,
+        body=msg.body if body is None else body,
+    )
+
+
+def _series_messages(store: Any, patch: Patch, thread: Sequence[Message]) -> list[tuple[Message, str]]:
+    """What else a reviewer reads before asking about the changelog of ``patch``, each with where it is:
+    the other patches of its series (their changelogs) and the replies to them, and every reply on its
+    earlier revisions (and their cover letters)."""
+    from reviewbot.parse.threads import about_patch
+
+    out: list[tuple[Message, str]] = []
+    for msg in thread:
+        if msg.message_id == patch.message_id or about_patch(msg, patch):
+            continue  # the patch's own branch and its cover letter's replies: read by the thread check
+        if msg.subject.is_patch:
+            if msg.subject.index == 0:
+                continue  # the cover letter itself: its numbers are the rule's to grade
+            row = store.patch_row(msg.message_id)
+            text = row.commit_message if row is not None else ""
+            if text:
+                out.append((_as_reply_to(msg, patch, text), f"patch {msg.subject.index or '?'} of the series"))
+            continue
+        out.append((_as_reply_to(msg, patch), "another patch of the series"))
+    author = patch.message.from_addr
+    for msg in thread:  # a colleague of the author (same company mail domain) answering on the thread
+        if msg.subject.is_patch or author is None or not about_patch(msg, patch):
+            continue
+        if msg.from_addr is not None and _colleague(msg.from_addr, author):
+            out.append((dataclasses.replace(_as_reply_to(msg, patch), from_addr=author), "a colleague's reply"))
+    for sub in store.revisions_of(patch.message_id):
+        if sub.message_id == patch.message_id:
+            break  # revisions come oldest first: only the earlier ones
+        try:
+            old, old_thread_id = _load_patch(store, sub.message_id)
+        except ReviewbotError:
+            continue
+        for msg in thread_of(store, old.message, old_thread_id):
+            if not msg.subject.is_patch and about_patch(msg, old):
+                out.append((_as_reply_to(msg, patch), f"the earlier revision <{old.message_id}>"))
+    return out
+
+
+def elsewhere_in_series(
+    store: Any,
+    patch: Patch,
+    finding: Finding,
+    thread: Sequence[Message],
+    *,
+    identity: Address,
+    rules: Any,
+    memo: dict[str, list[tuple[Message, str]]] | None = None,
+) -> tuple[FindingState, str]:
+    """A point on the changelog (numbers for a claim) that the rest of the series already settles:
+    ``answered`` when the author gave the numbers in another patch of the series, in a reply to another
+    patch, or in a reply on an earlier revision; ``raised`` when a reviewer asked there already (in the
+    rule's words). Each message is judged by the rule's own thread check as if it answered this patch.
+    ``(open, "")`` when nothing settles it, and for points on the code (a barrier, a struct), which are
+    about their own lines."""
+    if finding.hunk is not None or finding.path:
+        return FindingState.OPEN, ""
+    if memo is None or patch.message_id not in memo:
+        found = _series_messages(store, patch, thread)
+        if memo is None:
+            memo = {}
+        memo[patch.message_id] = found
+    for msg, where in memo[patch.message_id]:
+        state, reason = thread_state(finding, patch, [msg], identity=identity, rules=rules)
+        if state in (FindingState.ANSWERED, FindingState.RAISED):
+            return state, f"{reason} (on {where})"
+    return FindingState.OPEN, ""
+
+
 #: A line naming an earlier posting as an earlier version of the same work ("v1: https://lore...",
 #: "Changes since RFC v1 (<id>)", "Link to v1:", "previous version"), not as something it builds on.
 _VERSION_WORDS = re.compile(
@@ -900,6 +1018,7 @@ def _sort_findings(
         else None
     )
     keep: list[Finding] = []
+    elsewhere: dict[str, list[tuple[Message, str]]] = {}
     with store.transaction():
         for finding in findings:
             if finding.fingerprint in earlier:
@@ -907,6 +1026,10 @@ def _sort_findings(
                 summary.superseded += 1
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN:  # numbers or the question may be elsewhere in the series
+                state, reason = elsewhere_in_series(
+                    store, patch, finding, thread, identity=identity, rules=rules, memo=elsewhere
+                )
             late = quiet_after_review(rules, finding.rule_id) if reviewed is not None else ""
             if state is FindingState.OPEN and late:
                 store.record_skip(finding, SKIP_REVIEWED, f"{reviewed}; {late}")
