@@ -369,3 +369,54 @@ def test_numbers_given_on_the_previous_revision(tmp_path: Path, rules) -> None:
     assert summary.drafts == 0 and skip is not None and skip.state == "answered"
     assert "the earlier revision <tag-v1-1@example.org>" in skip.reason
     store.close()
+
+
+# ------------------------------------------------------------------ precision first: unsure, kept, not drafted
+
+
+@pytest.mark.parametrize(
+    "sender, body, words",
+    [
+        (AUTHOR, "Good point, I will send a v2 with the ring reworked.", "the author announced a new version"),
+        (AUTHOR, "Fixed in the next version, thanks.", "the author announced a new version"),
+        (MAINTAINER, "Merged into for-next with the comment reworded.", "Bob Maintainer may have applied it"),
+    ],
+)
+def test_a_thread_that_may_be_settled_is_kept_not_drafted(tmp_path: Path, rules, sender, body, words) -> None:
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
+    assert summary.drafts == 0 and summary.unsure == 1
+    (skip,) = skips.values()
+    assert (
+        skip is not None and skip.state == "unsure" and words in skip.reason and "<reply-1@example.net>" in skip.reason
+    )
+    fingerprint = next(iter(skips))
+    show = __import__("subprocess").run(
+        [
+            __import__("sys").executable,
+            "-m",
+            "reviewbot",
+            "show",
+            "<ring-8@example.org>",
+            "--db",
+            str(tmp_path / "reviewbot.db"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert "unsure" in show.stdout and words in show.stdout, show.stdout + show.stderr
+    assert fingerprint
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "sender, body",
+    [
+        (AUTHOR, "I won't send a v2 for this, the ring stays as it is."),
+        (MAINTAINER, "Has this been merged anywhere yet?"),
+        (MAINTAINER, "Not merged yet, the merge window is closed this week."),
+    ],
+)
+def test_an_open_thread_with_those_words_is_drafted(tmp_path: Path, rules, sender, body) -> None:
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
+    assert summary.drafts == 1 and summary.unsure == 0
+    store.close()

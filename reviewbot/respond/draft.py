@@ -1284,6 +1284,54 @@ def said_in_thread(
     return None
 
 
+#: Words of the author announcing the next version: a reviewer waits for it rather than review this one.
+NEXT_VERSION_WORDS = re.compile(
+    r"\b(?:i'll|i will|will|going to|plan to|am going to)\s+(?:send|post|spin|respin|submit)\s+(?:out\s+)?"
+    r"(?:a\s+|the\s+)?(?:v\d+|new version|next version|new revision|updated version|updated series|respin)\b|"
+    r"\bin (?:the\s+)?(?:next|new) (?:version|revision|spin|iteration)\b|\bin v\d+\b"
+)
+#: Words in a reply by someone else that may say the patch went into a tree, in forms the sure
+#: patterns above do not read ("applied to for-next with a few tweaks", "merged, thanks").
+MAYBE_APPLIED_WORDS = re.compile(
+    r"^(?:(?:ok|okay|thanks|thank you|thx|great|nice|cool)[,.!]*\s+)*(?:the\s+)?"
+    r"(?:(?:whole\s+)?series\s+|patch(?:es)?\s+|both\s+|all\s+|now\s+)?(?:applied|queued|merged|picked up|pulled|taken)\b"
+)
+
+
+def unsure_settled(patch: Patch, thread: Sequence[Message], *, identity: Address | None = None) -> str | None:
+    """Why the thread may already be settled without saying so in words read for sure (None when it
+    does not look so): the author announces a next version ("will send v2", "fixed in the next
+    version"), or someone else opens a paragraph with a line that may say it was applied ("Merged
+    into for-next with the comment reworded", "OK, queued with small changes"), not a question. Precision first: such a
+    finding is kept, not drafted, with this reason."""
+    from reviewbot.rule import later_replies
+
+    author = patch.message.from_addr
+    for msg in later_replies(patch, thread, identity=identity):
+        if msg.subject.is_patch:
+            continue
+        by_author = _same_person(msg.from_addr, author)
+        lines = _own_text(msg).split("\n")
+        if any(_TY_ITEM.match(line) for line in lines):
+            continue  # b4 ty lists what it applied: read for sure by applied_in_thread
+        previous = ""
+        for line in lines:
+            low = " ".join(line.lower().replace("\u2019", "'").split())
+            opens, previous = not previous.strip(), line  # a paragraph's first line, not a wrapped one
+            if not low or low.endswith("?"):
+                continue
+            if by_author:
+                m = NEXT_VERSION_WORDS.search(low)
+                if m and not _NEGATIONS.search(low[: m.start()][-40:]):
+                    return f'unsure: the author announced a new version ("{line.strip()[:80]}") in <{msg.message_id}>'
+                continue
+            m = MAYBE_APPLIED_WORDS.search(low) if opens else None
+            if m and not _TESTER_WORDS.search(low):
+                name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else "a reply"
+                return f'unsure: {name} may have applied it ("{line.strip()[:80]}") in <{msg.message_id}>'
+    return None
+
+
 #: Trailers by which someone other than the author vouches for a patch. Given in a reply about the
 #: patch (or its cover letter), or carried in the patch's own trailers from an earlier round.
 REVIEW_TRAILERS = ("Reviewed-by", "Acked-by", "Tested-by", "Reviewed-and-tested-by")

@@ -40,6 +40,7 @@ from reviewbot.respond.draft import (
     said_in_thread,
     stable_backport,
     thread_state,
+    unsure_settled,
 )
 from reviewbot.respond.render import (
     OutputError,
@@ -59,6 +60,7 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_REJECTED = "rejected"  # a maintainer or reviewer turned the patch down ("NAK", "this kills it")
+SKIP_UNSURE = "unsure"  # the thread may be settled (a next version announced, "merged"): kept, not drafted
 SKIP_MOOT = "moot"  # the thread says the problem is already fixed elsewhere ("already fixed upstream")
 SKIP_REVIEWED = (
     "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of the rule (its QUIET_AFTER_REVIEW)
@@ -110,6 +112,7 @@ class DraftRunSummary:
     withdrawn: int = 0  # the author took the patch back in the thread
     rejected: int = 0  # a maintainer or reviewer turned the patch down in the thread
     moot: int = 0  # the thread says the problem is already fixed elsewhere
+    unsure: int = 0  # the thread may be settled and the drafter cannot tell for sure: kept, not drafted
     reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (rules with a QUIET_AFTER_REVIEW)
     backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
@@ -135,6 +138,7 @@ class DraftRunSummary:
             + self.withdrawn
             + self.rejected
             + self.moot
+            + self.unsure
             + self.reviewed
             + self.backports
             + self.superseded
@@ -986,6 +990,14 @@ def _sort_findings(
     applied = applied_in_thread(patch, thread, identity=identity)
     said = said_in_thread(patch, thread, identity=identity) if applied is None else None
     backport = stable_backport(patch) if applied is None and said is None else None
+    unsure = unsure_settled(patch, thread, identity=identity) if not (applied or said or backport) else None
+    if unsure is not None:  # precision first: a draft on a settled thread costs more than a missed one
+        with store.transaction():
+            for finding in findings:
+                store.record_skip(finding, SKIP_UNSURE, unsure)
+        summary.unsure += len(findings)
+        log.info("<%s>: %s, no draft", message_id, unsure)
+        return None
     if applied is not None or said is not None or backport is not None:  # no review point to send
         if applied is not None:
             skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
