@@ -809,12 +809,14 @@ from reviewbot.rule import ThreadWords  # noqa: E402
 THREAD_WORDS = ThreadWords(
     topic=tuple(
         "numbers,benchmark,measure,performance data,perf data,how much,any data,fio,will-it-scale,hackbench,"
-        "flame graph,cycles".split(",")
+        "flame graph,cycles,quantitative,expensive,costly".split(",")
     ),
     asks=tuple(
         "numbers, please|numbers please|any numbers|some numbers|have numbers|the numbers|benchmark numbers|"
         "benchmark results|performance numbers|performance data|perf numbers|how much faster|how much does|"
-        "how much of|can you quantify|any data|measurements|did you measure|have you measured|any benchmark".split("|")
+        "how much of|can you quantify|any data|measurements|did you measure|have you measured|any benchmark|"
+        # asked in other words: "please provide quantitative data", "what is so expensive about X?"
+        "quantitative|so expensive about|so costly about".split("|")
     ),
     evidence=(
         r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"
