@@ -28,7 +28,6 @@ TIME_UNITS = tuple(
         "seconds min mins minute minutes h hr hrs hour hours"
     ).split()
 )
-
 RATE_UNITS = tuple(
     (
         "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
@@ -36,7 +35,6 @@ RATE_UNITS = tuple(
         "cache misses,transactions/s,trans/s,iterations/s"
     ).split(",")
 )
-
 CONFIG_WORDS = tuple(
     (
         "sleep,msleep,usleep,timeout,time-out,delay,wait,waits,waiting,interval,period,every,poll,polling,"
@@ -44,13 +42,10 @@ CONFIG_WORDS = tuple(
         "each"
     ).split(",")
 )
-
 SHARE_OF_WORDS = tuple(
     ("capacity,space,memory,disk,storage,ram,size,filesystem,file system,device,blocks,inodes").split(",")
 )
-
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
-
 TOOL_NAMES = tuple(
     (
         "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
@@ -60,7 +55,6 @@ TOOL_NAMES = tuple(
         "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone"
     ).split(",")
 )
-
 COMPARE_WORDS = tuple(
     (
         "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
@@ -68,7 +62,6 @@ COMPARE_WORDS = tuple(
         "without the series"
     ).split(",")
 )
-
 TABLE_WORDS = (
     COMPARE_WORDS
     + TOOL_NAMES
@@ -77,7 +70,6 @@ TABLE_WORDS = (
         "cycles ops/s ops/sec files/sec speed runtime".split()
     )
 )
-
 METRIC_WORDS = tuple(
     (
         "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
@@ -87,21 +79,18 @@ METRIC_WORDS = tuple(
         "benchmark"
     ).split(",")
 )
-
 ASK_WORDS = tuple(
     (
         "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
         "benchmarking,quantify,quantified,performance data,perf data,any data,some data,results,metrics"
     ).split(",")
 )
-
 NUMBER_WORDS = tuple(
     (
         "one and a half,two,three,four,five,six,seven,eight,nine,ten,eleven,twelve,fifteen,twenty,thirty,fifty,"
         "hundred,thousand"
     ).split(",")
 )
-
 _SUBSYSTEM_BENCH: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("fs/", "block/", "drivers/block/", "drivers/nvme/", "drivers/md/", "io_uring/"), "fs/block", "fio"),
     (("mm/",), "mm", "will-it-scale or mmtests"),
@@ -109,22 +98,17 @@ _SUBSYSTEM_BENCH: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("net/", "drivers/net/"), "net", "netperf or iperf"),
     (("kernel/locking/",), "locking", "lock contention numbers (lockstat, perf lock)"),
 )
-
 RESULT_WORDS = frozenset(
     ("benchmark benchmarks benchmarking results numbers measurements measured data performance perf").split()
 )
-
 REFERENCE_WORDS = ("cover letter", "cover-letter", "http://", "https://")
-
 PROMISED_NUMBERS_RE = lazyre.compile(
     r"\b(?:numbers|results|benchmarks?|measurements|performance\s+data)\b[^.\n\]]{0,30}?"
     r"\b(?:forthcoming|to\s+follow|will\s+follow|to\s+come|coming\s+soon)\b|"
     r"\bwill\s+(?:post|send|share|provide|add)\s+(?:the\s+|some\s+)?(?:numbers|results|benchmarks?|measurements)\b",
     re.IGNORECASE,
 )
-
 PROMISED_WORDS = frozenset({"numbers", "results", "benchmark", "benchmarks", "measurements", "data"})
-
 SIZE_NUMBERS_RE = lazyre.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
 
 
@@ -181,84 +165,52 @@ _TOKEN_RE = lazyre.compile(
 _SENTENCE_SPLIT_RE = lazyre.compile(
     r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])"
 )
-
 _PARAGRAPH_SPLIT_RE = lazyre.compile(r"\n[ \t]*\n")
-
 _QUOTED_TITLE_RE = lazyre.compile(r'\("[^"]*"\)|"[^"\n]{8,}"|commit\s+[0-9a-f]{7,}\s*\([^)]*\)', re.IGNORECASE)
-
 _TRAILER_RE = lazyre.compile(r"^(?:[A-Z][a-z]+(?:-[A-Za-z]+)+|Fixes|Link|Closes|Cc|Bug|Change-Id):\s")
-
 _VERSION_NOTES_RE = lazyre.compile(
     r"^[ \t]*(?:v\d+[ \t]*(?:->|-|to|\.\.)[ \t]*v?\d+\b|changes[ \t]+(?:in|since|from)[ \t]+v\d+|v\d+[ \t]*:|--[ \t]*$)",
     re.IGNORECASE | re.MULTILINE,
 )
-
 _OUTPUT_LINE_PREFIXES = ("$", "#", "[", "|", "`", "//", "/*", "*/", "+", "<", "{", "}")
-
 _BULLET_RE = lazyre.compile(r"[ \t]*(?:[-*•]|\d+[.)]|\(\w\))[ \t]")
-
 _NUM = r"(?<![\w./])\d+(?:[.,]\d+)?"  # not inside a word, version or path ("powerpc/64s")
-
 _NUMBER_UNIT_RE = lazyre.compile(rf"{_NUM}\+?[ \t]?([a-zµ%][a-z/%-]*)?(?:[ \t]([a-z/-]+))?", re.IGNORECASE)
-
 _PREFIXES = ("ki", "mi", "gi", "ti", "k", "m", "g", "t")
-
 _ARROW_RE = lazyre.compile(rf"{_NUM}[ \t]*(?:->|→|=>)[ \t]*\d+(?:[.,]\d+)?[ \t]*([a-z]*)", re.IGNORECASE)
-
 _CONFIG_BEFORE_RE = lazyre.compile(rf"(?:{_alternation(CONFIG_WORDS)})\b[^.;:,]{{0,12}}$", re.IGNORECASE)
-
 _SHARE_AFTER_RE = lazyre.compile(
     rf"^\s*of\s+(?:the\s+|its\s+|all\s+)?(?:{_alternation(SHARE_OF_WORDS)})\b", re.IGNORECASE
 )
-
 _SIZE_AFTER_RE = lazyre.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
-
 _DIFFSTAT_RE = lazyre.compile(
     r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+|Bin)\b|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
     r"(?:create|delete) mode \d+)"
 )
-
 _DMESG_RE = lazyre.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
-
 MAGNITUDE_SUFFIXES = "KMG"
-
 _DECIMAL_RE = lazyre.compile(rf"(?<![\w.:/-])\d+(?:\.\d+)?[{MAGNITUDE_SUFFIXES}]?(?![\w:/-]|\.\d)")
-
 _RATE_HEADER_RE = lazyre.compile(r"\w/s(?:ec)?\b|\bper\s+sec(?:ond)?\b", re.IGNORECASE)
-
 _LABELLED_NUMBER_RE = lazyre.compile(r"[a-z)][ \t]*[:=][ \t]*\d+(?:\.\d+)?(?![\w.])", re.IGNORECASE)
-
 _TOOLS = WordFinder(TOOL_NAMES)
-
 _COMPARISON = WordFinder(COMPARE_WORDS)
-
 _TABLE_LABELS = WordFinder(TABLE_WORDS)
-
 _METRICS = WordFinder(METRIC_WORDS)
-
 _ASKS = WordFinder(ASK_WORDS)
-
 _RATIO_RE = lazyre.compile(
     rf"\bfactor\s+(?:of\s+)?(?:about\s+|roughly\s+|around\s+|~\s*)?(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\b|"
     r"(?<![\w.])~?\d+(?:\.\d+)?[ \t]?[xX×](?![\w(])|"
     rf"\b(?:\d+(?:\.\d+)?|{_alternation(NUMBER_WORDS)})\s+times\b",
     re.IGNORECASE,
 )
-
 RATIO_WORDS = ("factor", "times")
-
 _RATIO_MARK_RE = lazyre.compile(r"\d[ \t]?[xX×]")
-
 _PATCH_NUMBER_RE = lazyre.compile(
     r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE
 )
-
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
-
 _DIGIT_RE = lazyre.compile(r"\d")
-
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
-
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
 
@@ -388,7 +340,6 @@ def _measured_value(line: str, following: str = "") -> bool:
 
 
 _TIME_UNIT_SET = frozenset(TIME_UNITS)
-
 _RATE_UNIT_SET = frozenset(u for u in RATE_UNITS if " " not in u)
 
 
@@ -495,15 +446,12 @@ _METHOD = WordFinder(
     "measured measure measuring measurement measurements test tests testing tested setup machine workload running "
     "ran run runs benchmark benchmarks box laptop server desktop host board".split()
 )
-
 SIZE_CONTEXT_WORDS = ("memory", "footprint", "size", "sizes", "bytes", "ram", "rss", "mem")
-
 _SIZE_CONTEXT_RE = lazyre.compile(
     rf"\b(?:{'|'.join(SIZE_CONTEXT_WORDS)})\b|free\s+-h|"
     r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
     re.IGNORECASE,
 )
-
 _SIZE_CONTEXT_WORD_SET = frozenset(SIZE_CONTEXT_WORDS)
 
 
@@ -520,15 +468,12 @@ def _may_give_size(line: str) -> bool:
 
 
 _UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
-
 _SERIES_INDEX_RE = lazyre.compile(
     r"\bpatch(?:es)?[ \t]*(?:\[[ \t]*\d+(?:[ \t]*[~-][ \t]*\d+)?[ \t]*\]|#?\d+(?:/\d+)?\b)", re.IGNORECASE
 )
-
 SYSTEM_STATE_COMMANDS = tuple(
     ("/proc/cpuinfo,/maps,/smaps,/proc/meminfo,/proc/iomem,free -h,free -m,lscpu,uname -a").split(",")
 )
-
 _SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_STATE_COMMANDS), re.IGNORECASE)
 
 
@@ -691,7 +636,6 @@ def _subsystem(patch: Patch) -> tuple[str, str] | None:
 _VERSION_LINK_RE = lazyre.compile(
     r"^([ \t]*v\d+[ \t]*:)[ \t]*(?:\n[ \t]*)?<?https?://\S+[ \t]*$", re.IGNORECASE | re.MULTILINE
 )
-
 _RESULTS_NAMED = frozenset("benchmark benchmarks benchmarking results numbers measurements measured".split())
 
 

@@ -80,33 +80,14 @@ References
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import islice
 from typing import Iterable, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.models import NOT_ASKED_KEY, Finding, FindingState, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
-from reviewbot.rules._rb201_evidence import (
-    _LINK_RE,
-    _SENTENCE_SPLIT_RE,
-    SIZE_NUMBERS_RE,
-    _BULLET_RE,
-    _best,
-    _evidence_by_reference,
-    _grade,
-    _grade_cover_text,
-    _mentions_cache_lines,
-    _numbers_promised,
-    _own_lines,
-    _paragraphs,
-    _prose,
-    _quotes_size_numbers,
-    _sentences,
-    _size_numbers_only,
-    _subsystem,
-    _thread_state,
-    _TOKEN_RE,
-    _word_set,
-)
+from reviewbot.rules import _rb201_evidence as ev
 
 RULE = RuleMeta(
     id="RB201",
@@ -193,6 +174,7 @@ ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not 
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
 THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization")
+HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
 HYPOTHETICAL = _set("could would might maybe perhaps possibly")
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
 #: "allows filesystems to optimize away ...", "lets the compiler optimize": someone else's effect, made possible
@@ -279,7 +261,7 @@ class Claim(NamedTuple):
 
 def _may_claim(text: str) -> bool:
     """False when ``text`` cannot hold a claim: none of CLAIM_NEEDS among its words (the cheap first test)."""
-    words = _word_set(text)
+    words = ev._word_set(text)
     if words is None:
         return True  # beyond ASCII: the sentences decide
     if not CLAIM_NEEDS.isdisjoint(words):
@@ -289,7 +271,7 @@ def _may_claim(text: str) -> bool:
 
 def _joined(text: str) -> str:
     """``text`` with multi-word terms joined ("cache misses" -> "cache_misses"), the same length."""
-    words = _word_set(text)
+    words = ev._word_set(text)
     if words is not None and _JOINED_FIRST.isdisjoint(words):
         return text
     return _JOINED_TERMS_RE.sub(lambda m: re.sub(r"[ \t\n-]", "_", m.group(0)), text)
@@ -298,7 +280,7 @@ def _joined(text: str) -> str:
 def _tokens(text: str) -> list[tuple[str, int, int]]:
     """(lower-case word, start, end) of each word of ``text``, multi-word terms joined; "speed-up" is one word."""
     joined = _joined(text).replace("speed-up", "speedup").replace("Speed-up", "Speedup")
-    return [(m.group(0).lower(), m.start(), m.end()) for m in _TOKEN_RE.finditer(joined)]
+    return [(m.group(0).lower(), m.start(), m.end()) for m in ev._TOKEN_RE.finditer(joined)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -430,8 +412,8 @@ _FILLER = _set(
 
 def _clause_start(sentence: str, pos: int) -> int:
     """Where the clause holding the character at ``pos`` starts (after the last comma, "but", "because" ...)."""
-    start = 0
-    for m in _CLAUSE_END_RE.finditer(sentence, 0, pos):
+    start = max(0, pos - 400)  # a clause is read back at most this far (a 100 KB "sentence" stays linear)
+    for m in _CLAUSE_END_RE.finditer(sentence, start, pos):
         start = m.end()
     return start
 
@@ -450,19 +432,20 @@ def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bo
     )
 
 
-def _of_this_patch(sentence: str, tokens: Sequence[tuple[str, int, int]], span: tuple[int, int], subject: bool) -> bool:
+def _of_this_patch(
+    sentence: str, tokens: Sequence[tuple[str, int, int]], words: Sequence[str], span: tuple[int, int], subject: bool
+) -> bool:
     """True when the sentence states the effect ``span`` as this patch's (the subject always does, being what
     the patch does): not negated, not the existing code, another commit, a hypothetical or an alternative, not
     something a tool, a test, a person or the hardware does, not a feature's name; in the changelog, said as
     what the patch does (an imperative, "this patch", "so that", "to reduce", "which avoids", "should")."""
-    words = [w for w, _, _ in tokens]
     a, b = span
     if _a_name(tokens, sentence, a) or _a_name(tokens, sentence, b):
         return False
     clause_start = _clause_start(sentence, tokens[a][1])
-    first = next((k for k, t in enumerate(tokens) if t[1] >= clause_start), a)
-    before = words[max(first, a - 6) : a]
-    end = _CLAUSE_END_RE.search(sentence, tokens[b][2])
+    first = min(a, bisect_left(tokens, clause_start, key=lambda t: t[1]))
+    before = list(words[max(first, a - 6) : a])
+    end = _CLAUSE_END_RE.search(sentence, tokens[b][2], tokens[b][2] + 200)
     after = [w for w, start, _ in tokens[b + 1 : b + 4] if end is None or start < end.start()]
     if not NEGATIONS.isdisjoint(before + after) or any(w.endswith("n't") for w in before + after):
         return False  # "no performance change", "doesn't reduce contention", "the optimization didn't suffer"
@@ -473,19 +456,22 @@ def _of_this_patch(sentence: str, tokens: Sequence[tuple[str, int, int]], span: 
     if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(clause):
         return False  # the existing code, another commit, a hypothetical, later work
     hedged = words[:1] in (["this"], ["it"])  # "This could help decrease ...": the patch's claim, hedged
-    if (not hedged and not HYPOTHETICAL.isdisjoint(words)) or words[max(0, a - 2) : a] == ["can", "be"]:
+    near = words[max(0, a - 25) : b + 25]
+    if (not hedged and not HYPOTHETICAL.isdisjoint(near)) or words[max(0, a - 2) : a] == ["can", "be"]:
         return False  # "We could X, but that becomes rather expensive", "As an optimization, X could ..."
-    if "more importantly" in sentence[tokens[b][2] :].lower():
+    if "more importantly" in sentence[tokens[b][2] : tokens[b][2] + 200].lower():
         return False  # "This should slightly improve performance, but more importantly ...": speed is a side note
     if words[:1] == ["the"] and not KNOB_WORDS.isdisjoint(words[1:4]) and "new" not in words[:4]:
         return False  # "The nobarrier option disables flushes, improving performance": an existing knob described
-    if words[a].startswith("optimi") and not _set("have has had already").isdisjoint(words[max(0, a - 5) : a]):
+    if words[a].startswith("optimi") and not HAVE_WORDS.isdisjoint(words[max(0, a - 5) : a]):
         return False  # "we have an optimization to ...": existing code
     if any(p in clause for p in NOT_THIS_PHRASES) or any(
         p in clause[: tokens[a][1] - clause_start] for p in ALTERNATIVES
     ):
         return False  # "the code used to ...", "rather than improve performance": not what this patch does
-    actor = [w for w in words[first:a] if w not in ("the", "a", "an", "our", "its", "their")][:2] + words[a - 3 : a]
+    actor = [w for w in words[first:a] if w not in ("the", "a", "an", "our", "its", "their")][:2] + list(
+        words[max(0, a - 3) : a]
+    )
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
     if "as" in words[max(0, a - 3) : a] and words[a].startswith("optimi"):
@@ -494,14 +480,14 @@ def _of_this_patch(sentence: str, tokens: Sequence[tuple[str, int, int]], span: 
         return True  # what the patch does; a cost named as the problem it takes away
     if words[b] in COMPARATIVES or words[a] in COMPARATIVES or (words[a] == "for" and words[b] in PURPOSE_NOUNS):
         return True  # "X is a faster helper": the patch's choice compared; "for performance": the reason
-    if a == first and words[a].endswith(("ing", "es", "s")) and words[a] in LESS_VERBS | MORE_VERBS | SPEED_VERBS:
+    if a == first and words[a].endswith(("ing", "es", "s")) and words[a] in EFFECT_VERBS:
         return True  # ", reducing the overhead", "It reduces contention": the change's result
-    lead = [w for w in words[:a] if w not in _FILLER and not w.endswith("ly")][:1] or [words[a]]
+    lead = [next((w for w in islice(words, a) if w not in _FILLER and not w.endswith("ly")), words[a])]
     if words[first] != lead[0] and sentence[tokens[first][1] - 6 : tokens[first][1]].strip().endswith("and"):
         lead.append(words[first])  # "Get rid of X and optimize Y": the second verb of the imperative
-    if any(_verb_stem(w) in CHANGE_VERBS for w in lead) and sentence.lstrip()[:1].isupper():
+    if any(_verb_stem(w) in CHANGE_VERBS for w in lead) and sentence[tokens[0][1]].isupper():
         return True  # an imperative: "Avoid taking the lock twice", "Use a per-CPU counter to reduce contention"
-    said = words[max(0, a - 12) : a] + words[a + 1 : b + 1]
+    said = [*words[max(0, a - 12) : a], *words[a + 1 : b + 1]]
     if not THIS_PATCH.isdisjoint(said) or not RESULT_WORDS_.isdisjoint(said):
         return True  # "This patch reduces ...", "so that ...", "which avoids ...", "this should improve ..."
     return a > 0 and words[a - 1] in ("to", "for")  # "... to reduce contention", "for better performance"
@@ -517,8 +503,8 @@ def _verb_stem(word: str) -> str:
 
 def _claims_in(text: str, *, subject: bool = False) -> Iterable[Claim]:
     """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch."""
-    for p_start, paragraph in _paragraphs(text):
-        for s_start, sentence in _sentences(paragraph):
+    for p_start, paragraph in ev._paragraphs(text):
+        for s_start, sentence in ev._sentences(paragraph):
             if not _may_claim(sentence):
                 continue
             tokens = _tokens(sentence)
@@ -528,7 +514,7 @@ def _claims_in(text: str, *, subject: bool = False) -> Iterable[Claim]:
                 if w not in CLAIM_WORDS:
                     continue
                 span = _speed_effect(words, i)
-                if span is not None and _of_this_patch(sentence, tokens, span, subject):
+                if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
                     start, end = tokens[span[0]][1], tokens[span[1]][2]
                     claim = Claim(" ".join(sentence[start:end].split()), p_start + s_start + start)
                     if not _layout_only(claim):
@@ -542,7 +528,7 @@ def _claims_in(text: str, *, subject: bool = False) -> Iterable[Claim]:
 def find_claim(text: str, *, title: str = "") -> Claim | None:
     """The first claim of this patch in the changelog ``text`` (quotes, code, output and version notes left out);
     a line repeating the subject ``title`` is the subject's, not the changelog's."""
-    prose = _prose(text)
+    prose = ev._prose(text)
     if title.strip() and title.strip() in prose:
         at = prose.index(title.strip())
         prose = prose[:at] + " " * len(title.strip()) + prose[at + len(title.strip()) :]
@@ -571,6 +557,7 @@ def _respelt(word: str) -> str:
     return _ONE_OFF.get((-1, low), word)  # a letter missing ("perfomance")
 
 
+EFFECT_VERBS = LESS_VERBS | MORE_VERBS | SPEED_VERBS
 CLAIM_WORDS = CLAIM_NEEDS | EXPENSIVE_WORDS | NAME_WORDS | CACHE_WORDS
 #: the claim words of seven letters or more, by (the place of a letter, the word without it); -1: the word itself
 _SPELLED = OPTIMIZE_VERBS | _set("performance throughput scalability efficiency benefits bottleneck latency overhead")
@@ -666,7 +653,7 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
 
 def _whole_sentence_at(text: str, pos: int) -> str:
     """The whole sentence of ``text`` holding the character at ``pos`` (line breaks as spaces)."""
-    for start, sentence in _sentences(text):
+    for start, sentence in ev._sentences(text):
         if start <= pos < start + len(sentence):
             return " ".join(sentence.split())
     return ""
@@ -681,7 +668,7 @@ def _subject_word_only(patch: Patch, own_body: str) -> bool:
     as a claim, but the word may mean tidy, and a maintainer reads such a change at a glance (not asked)."""
     if sum(fd.added_count + fd.removed_count for fd in patch.files) > 40:
         return False
-    words = {w for w, _, _ in _tokens(_prose(own_body) + " " + patch.subject.title)} - OPTIMIZE_VERBS
+    words = {w for w, _, _ in _tokens(ev._prose(own_body) + " " + patch.subject.title)} - OPTIMIZE_VERBS
     return (SPEED_OR_COST_WORDS | NAME_WORDS | CPU_WORDS).isdisjoint(words)
 
 
@@ -726,7 +713,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         return []  # the cheap first test: no claim word in the changelog (most patches)
     if _not_the_kernels_speed(patch):
         return []
-    own_body = "\n".join(_own_lines(patch.commit_message))
+    own_body = "\n".join(ev._own_lines(patch.commit_message))
     body_claim = find_claim(own_body, title=patch.subject.title)
     claim = subject_claim if subject_claim is not None else body_claim
     if subject_claim is not None and body_claim is not None and subject_claim.text.lower() in OPTIMIZE_VERBS:
@@ -737,7 +724,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         return []
     line = None if claim is subject_claim else patch.commit_start_line + own_body.count("\n", 0, claim.start)
     own_text = own_body + "\n" + patch.notes  # the changelog and the notes below "---"
-    if _numbers_promised(own_text) or _NOT_HOT_RE.search(own_body):
+    if ev._numbers_promised(own_text) or _NOT_HOT_RE.search(own_body):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     severity = None
     if _layout_only(claim):
@@ -746,23 +733,23 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if not not_asked and claim is subject_claim and body_claim is None and _subject_word_only(patch, own_body):
         not_asked = "only the subject says optimize, over a small change whose changelog names no speed or cost"
     # step 3: the evidence: changelog and notes, then the cover letter, then the author's replies
-    grade = _grade(own_text)
+    grade = ev._grade(own_text)
     if grade == "measured":
         return []
     source = None
     cover_text = ctx.cover.commit_message + "\n" + ctx.cover.notes if ctx.cover is not None else ""
     if ctx.cover is not None:
-        cover_grade = _grade_cover_text(cover_text, patch.subject.index)
-        if cover_grade == "measured" or _evidence_by_reference(cover_text):
+        cover_grade = ev._grade_cover_text(cover_text, patch.subject.index)
+        if cover_grade == "measured" or ev._evidence_by_reference(cover_text):
             source = "cover letter"
-        grade = _best(grade, cover_grade)
-    if source is None and _evidence_by_reference(patch.commit_message + "\n" + patch.notes):
+        grade = ev._best(grade, cover_grade)
+    if source is None and ev._evidence_by_reference(patch.commit_message + "\n" + patch.notes):
         source = "linked results"  # "Please refer to [1] and [2] for benchmarks": published, linked
-    thread_state = _thread_state(patch, ctx) if source is None else None
+    thread_state = ev._thread_state(patch, ctx) if source is None else None
     if thread_state is FindingState.ANSWERED:
         source = "author's reply"
     state = FindingState.ANSWERED if source else thread_state or FindingState.OPEN
-    sub = _subsystem(patch)
+    sub = ev._subsystem(patch)
     where = "the subject" if line is None else "the commit message"
     if source:
         message = f'{where} claims a speed-up ("{claim.text}"); the numbers are only in the {source}'
@@ -782,11 +769,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "evidence_source": source,
                 "subsystem": sub[0] if sub else None,
                 "suggest": sub[1] if sub else None,
-                "cache_lines": _mentions_cache_lines(patch.commit_message + patch.subject.title),
+                "cache_lines": ev._mentions_cache_lines(patch.commit_message + patch.subject.title),
                 # the author quotes size numbers ("864 bytes ... 13 cachelines"): ask for runtime numbers only
-                "size_numbers": _quotes_size_numbers(_prose(own_body)),
+                "size_numbers": ev._quotes_size_numbers(ev._prose(own_body)),
                 # the cover letter's only numbers are size or memory: ask for runtime numbers next to them
-                "cover_size_numbers": source is None and ctx.cover is not None and _size_numbers_only(cover_text),
+                "cover_size_numbers": source is None and ctx.cover is not None and ev._size_numbers_only(cover_text),
                 NOT_ASKED_KEY: not_asked or None,
             },
         )
@@ -894,7 +881,6 @@ _KIND_WORDS = tuple(
 # a claim of smaller code: the size delta is its measurement, and "the added code" is no weight against it
 CODE_SIZE_RE = lazyre.compile(r"code[ -]size|text[ -]size|smaller code|binary size|image size|\bbloat", re.I)
 CODE_SIZE_ASK = "the text size before and after (size vmlinux, or scripts/bloat-o-meter)"
-
 _SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
 
 
@@ -936,10 +922,10 @@ def _cost_sentence(text: str) -> str:
     """The first sentence of the changelog ``text`` that names a speed or a cost without being a claim form
     ("in this case we can use a cheaper cpumask_copy() instead of cpumask_and()"), else "": under a claim said
     only in the subject, the draft quotes the author's reason rather than the subject line."""
-    prose = _prose(text)
+    prose = ev._prose(text)
     hints = SPEED_OR_COST_WORDS | NAME_WORDS | LESS_VERBS
-    for p_start, paragraph in _paragraphs(prose):
-        for s_start, sentence in _sentences(paragraph):
+    for p_start, paragraph in ev._paragraphs(prose):
+        for s_start, sentence in ev._sentences(paragraph):
             if sentence.rstrip().endswith(":"):
                 return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
             if not hints.isdisjoint(w for w, _, _ in _tokens(sentence)) and not _HEADER_LINE_RE.match(
@@ -950,7 +936,6 @@ def _cost_sentence(text: str) -> str:
 
 
 _HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
-
 QUOTE_WORDS = 45  # the longest sentence a draft quotes whole
 QUOTE_MIN_WORDS = 15  # a cut sentence keeps at least this many words
 
@@ -959,13 +944,13 @@ def _sentence_at(text: str, pos: int) -> str:
     """The sentence of ``text`` holding the character at ``pos``, at most QUOTE_WORDS words; a list item is a sentence
     of its own (no quote spliced across bullets), its bullet left out."""
     start, end = 0, len(text)
-    for m in _SENTENCE_SPLIT_RE.finditer(text):
+    for m in ev._SENTENCE_SPLIT_RE.finditer(text):
         if m.end() <= pos:
             start = m.end()
         elif m.start() >= pos:
             end = m.start()
             break
-    words = _BULLET_RE.sub("", " ".join(text[start:end].split()), count=1).split(" ")
+    words = ev._BULLET_RE.sub("", " ".join(text[start:end].split()), count=1).split(" ")
     if len(words) <= QUOTE_WORDS:
         return " ".join(words)
     # a long sentence is cut at the last clause end (",", ";") within QUOTE_WORDS, never mid-clause ("the fast..."),
@@ -989,7 +974,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     series = bool(f.details.get("series_point"))
     where = "The cover letter" if series or patch.subject.index == 0 else "The changelog"
     sentence = ""
-    own = "\n".join(_own_lines(patch.commit_message))
+    own = "\n".join(ev._own_lines(patch.commit_message))
     if not series:
         # the sentence that holds the changelog's claim (not the start of the finding's line), else the subject
         body_claim = find_claim(own, title=patch.subject.title)
@@ -1012,9 +997,9 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     if not sentence:
         where = "The subject" if not series else "The cover letter's subject"
         sentence = " ".join(patch.subject.title.split())
-        text_for_kind = f"{sentence} {_prose(own) if not series else ''}"  # the changelog says what kind
+        text_for_kind = f"{sentence} {ev._prose(own) if not series else ''}"  # the changelog says what kind
     if f.details.get("size_numbers"):
-        text_for_kind = SIZE_NUMBERS_RE.sub(" ", text_for_kind)  # "14 cachelines" is the size, not contention
+        text_for_kind = ev.SIZE_NUMBERS_RE.sub(" ", text_for_kind)  # "14 cachelines" is the size, not contention
     ask = ""
     for kind, words, what in _KIND_WORDS:
         if words.search(text_for_kind):
@@ -1056,6 +1041,6 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     else:
         question = "That sounds plausible, but do you have numbers?"
     text = f'{where} says "{sentence}". {question} For example, {ask}. Numbers with the machine and the method {weigh}.'
-    if f.details.get("evidence") == "claim-only" and _LINK_RE.search(patch.commit_message + "\n" + patch.notes):
+    if f.details.get("evidence") == "claim-only" and ev._LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
     return text

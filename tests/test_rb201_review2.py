@@ -116,8 +116,8 @@ def test_memory_footprint_numbers_do_not_answer_a_speed_claim() -> None:
         "With the new ABI the used memory decreased by 20% (10.8 -> 8.6 MB),\n"
         'as shown by "free -h" in the following demo.'
     )
-    assert rb201._grade(cover) != "measured"
-    assert rb201._grade("With the new ABI the lookup takes 20% less time (10.8 -> 8.6 us).") == "measured"
+    assert rb201.ev._grade(cover) != "measured"
+    assert rb201.ev._grade("With the new ABI the lookup takes 20% less time (10.8 -> 8.6 us).") == "measured"
 
 
 def test_no_sentence_split_after_e_g() -> None:

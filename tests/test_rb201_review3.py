@@ -98,8 +98,8 @@ def test_a_cover_letter_with_numbers_for_the_series_still_answers() -> None:
 
 def test_patch_numbers_are_no_table_of_results() -> None:
     text = "This can speed things up a lot.\n\nFrom patch 5 to 10 the cache is added,\nand patches 12 and 13 use it.\n"
-    assert rb201._grade(text) == "none"
-    assert rb201._grade(text + "\nbefore: 12.1 s\nafter:   3.4 s\n") == "measured"
+    assert rb201.ev._grade(text) == "none"
+    assert rb201.ev._grade(text + "\nbefore: 12.1 s\nafter:   3.4 s\n") == "measured"
 
 
 def _example(name: str):

@@ -65,17 +65,17 @@ RESULTS = """Checksumming a 4 KiB buffer in a loop, before and after:
 
 @pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
 def test_numbers_that_are_no_results_do_not_answer(block: str) -> None:
-    assert rb201._grade(block) != "measured"
+    assert rb201.ev._grade(block) != "measured"
 
 
 @pytest.mark.parametrize("block", [SERIES_MAP, CPUINFO, MAPS], ids=["series-map", "cpuinfo", "maps"])
 def test_real_results_next_to_them_still_answer(block: str) -> None:
-    assert rb201._grade(block + "\n" + RESULTS) == "measured"
-    assert rb201._grade(RESULTS + "\n" + block) == "measured"
+    assert rb201.ev._grade(block + "\n" + RESULTS) == "measured"
+    assert rb201.ev._grade(RESULTS + "\n" + block) == "measured"
 
 
 def test_a_patch_line_with_a_metric_is_kept() -> None:
-    assert rb201._grade("Numbers for the series:\n patch 3: 20% more IOPS with fio randread\n") == "measured"
+    assert rb201.ev._grade("Numbers for the series:\n patch 3: 20% more IOPS with fio randread\n") == "measured"
 
 
 # Kind (c): the design goal of a new component ("... in order to minimize latency") in a patch that only adds
@@ -123,19 +123,19 @@ def test_new_file_compared_with_old_code_stays_a_claim() -> None:
     ],
 )
 def test_version_history_link_is_no_reference(notes: str) -> None:
-    assert not rb201._evidence_by_reference(notes)
+    assert not rb201.ev._evidence_by_reference(notes)
 
 
 def test_version_note_linking_results_is_a_reference() -> None:
     notes = "v2: benchmark results in [1]\n[1] https://lore.example.org/qux/bench@example.org/\n - Rebase\n"
-    assert rb201._evidence_by_reference(notes)
+    assert rb201.ev._evidence_by_reference(notes)
 
 
 def test_reference_is_read_by_paragraph() -> None:
     # no full stop anywhere: the history's "benchmarking" and a link in another paragraph are not one sentence
     text = "Build the demo with the toolchain in [1]\n\n[1] https://example.org/toolchain\n\nv2:\n - Enable the timer for benchmarking\n"
-    assert not rb201._evidence_by_reference(text)
-    assert rb201._evidence_by_reference("Please refer to [1] for benchmarks\n\n[1] https://example.org/bench\n")
+    assert not rb201.ev._evidence_by_reference(text)
+    assert rb201.ev._evidence_by_reference("Please refer to [1] for benchmarks\n\n[1] https://example.org/bench\n")
 
 
 def test_version_link_examples() -> None:

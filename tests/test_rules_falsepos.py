@@ -32,7 +32,7 @@ def _module(rule_id: str):
     ],
 )
 def test_rb201_measured_ratio_is_evidence(text: str, grade: str) -> None:
-    assert _module("RB201")._grade(text) == grade
+    assert _module("RB201").ev._grade(text) == grade
 
 
 @pytest.mark.parametrize(
