@@ -1,14 +1,9 @@
 """RB201's third step, the evidence: is the claim measured in the changelog, the series or the author's replies?
 
-Shared with the claim step: reading a mail's own lines and prose (quotes, trailers, version notes, command
-output left out), sentences and paragraphs. Not a rule (the leading ``_``): ``rb201_perf_claim`` imports it.
-
-Evidence means measured numbers: values with units of time or rate (ns, ms, cycles, IOPS, Gb/s, ops/s),
-percentages that are not a share of space, before/after rows, tables of numbers under a comparison, a unit or
-a tool, dmesg time stamps compared, or a ratio of a named metric in one sentence ("IOPS improve by a factor
-of four"). A bare ratio with no metric ("2x faster") is a claim, not a measurement; configuration values
-("sleep 100 ms"), diffstat and rename lines, sizes in bytes, memory footprints, patch numbers are no numbers
-of speed. Results behind a reference ("see [1] for the benchmarks") answer the question elsewhere.
+Also the reading both steps share: a mail's own lines and prose, sentences, paragraphs (not a rule: the ``_``).
+Measured numbers: times and rates with units, percentages that are no share of space, before/after rows,
+tables under a comparison, a unit or a tool, a ratio of a metric with the way it was measured. Not: a bare
+ratio ("2x faster"), settings ("sleep 100 ms"), diffstat, sizes, memory footprints, patch numbers.
 """
 
 from __future__ import annotations
@@ -216,9 +211,7 @@ _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) 
 
 @lru_cache(maxsize=1024)
 def _word_set(text: str) -> frozenset[str] | None:
-    """The lower-case words of ``text`` for the cheap tests: split at everything but ASCII letters, digits and "_"
-    (no pattern). None for text beyond ASCII, where such a split could miss a word that :func:`_words` finds.
-    Cached: a sentence is tested for claim words, then for terms to join."""
+    """The lower-case ASCII words of ``text`` for the cheap tests (None beyond ASCII); cached."""
     low = text.lower()
     if not low.isascii():
         return None
@@ -244,8 +237,7 @@ def _each_own_line(text: str) -> Iterator[str]:
 
 
 def _blank_title(q: re.Match[str]) -> str:
-    """A quoted commit title blanked; "commit 8a8fe42d765b" itself kept, so its sentence is known as another
-    commit's."""
+    """A quoted commit title blanked ("commit 8a8fe42d765b" kept: its sentence is another commit's)."""
     m = q.group(0)
     keep = m.index("(") if m[:6].lower() == "commit" else 0
     return m[:keep] + re.sub(r"\S", " ", m[keep:])
@@ -253,13 +245,8 @@ def _blank_title(q: re.Match[str]) -> str:
 
 @lru_cache(maxsize=256)
 def _prose(text: str) -> str:
-    """``text`` with what is not the author's prose blanked, offsets kept.
-
-    Blanked: the version history at the end ("v2->v3:", "Changes in v2:"),
-    quoted commit titles, command lines, code and output (lines starting
-    with ``$``, ``#``, ``[``, ``|``...), and indented blocks that a line
-    ending in ``:`` introduces (bullets stay prose).
-    """
+    """``text`` with what is not the author's prose blanked, offsets kept: version notes, quoted commit titles,
+    command lines, code and output, indented blocks a line ending in ":" introduces (bullets stay prose)."""
     m = _VERSION_NOTES_RE.search(text)
     if m:
         text = text[: m.start()] + " " * (len(text) - m.start())
@@ -284,26 +271,25 @@ def _prose(text: str) -> str:
     return "\n".join(lines)
 
 
-def _paragraphs(text: str) -> Iterable[tuple[int, str]]:
-    """(offset, paragraph) pairs of ``text`` (paragraphs end at blank lines)."""
+def _split(text: str, at: lazyre.LazyPattern[str]) -> Iterable[tuple[int, str]]:
+    """(offset, piece) pairs of ``text`` split where ``at`` matches, empty pieces left out."""
     pos = 0
-    for m in _PARAGRAPH_SPLIT_RE.finditer(text):
+    for m in at.finditer(text):
         if m.start() > pos:
             yield pos, text[pos : m.start()]
         pos = m.end()
     if pos < len(text):
         yield pos, text[pos:]
+
+
+def _paragraphs(text: str) -> Iterable[tuple[int, str]]:
+    """(offset, paragraph) pairs of ``text`` (paragraphs end at blank lines)."""
+    return _split(text, _PARAGRAPH_SPLIT_RE)
 
 
 def _sentences(text: str) -> Iterable[tuple[int, str]]:
     """(offset, sentence) pairs of ``text``."""
-    pos = 0
-    for m in _SENTENCE_SPLIT_RE.finditer(text):
-        if m.start() > pos:
-            yield pos, text[pos : m.start()]
-        pos = m.end()
-    if pos < len(text):
-        yield pos, text[pos:]
+    return _split(text, _SENTENCE_SPLIT_RE)
 
 
 def _numbers_promised(text: str) -> bool:
@@ -376,13 +362,8 @@ def _numeric_line(line: str) -> bool:
 
 
 def _results_block(lines: Sequence[str]) -> bool:
-    """True when ``lines`` hold a block of results: rows of numbers labelled as a comparison or measurement.
-
-    "Before:" / "After:" blocks ("AVG cycles: 75"), Vanilla/Patched tables,
-    netperf/iperf/fio tables, boot logs with dmesg time stamps before and
-    after: numeric rows with a comparison word, a unit or a tool in the rows
-    or in the five lines above them. Each line is looked at once.
-    """
+    """True when ``lines`` hold a block of results: numeric rows with a comparison word ("Before:", "Patched"), a
+    unit or a tool in them or the five lines above (netperf, fio tables, dmesg time stamps). Each line read once."""
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
@@ -461,12 +442,6 @@ def _may_name_size(low: str) -> bool:
     return "free" in low or not _SIZE_CONTEXT_WORD_SET.isdisjoint(low.translate(_WORD_SEPARATORS).split())
 
 
-def _may_give_size(line: str) -> bool:
-    """False when ``line`` cannot match _SIZE_CONTEXT_RE: ASCII, and no size word (_may_name_size) and no unit after
-    a number (_UNIT_AFTER_NUMBER_RE) in it (beyond ASCII the pattern decides)."""
-    return not line.isascii() or _may_name_size(line.lower()) or _UNIT_AFTER_NUMBER_RE.search(line) is not None
-
-
 _UNIT_AFTER_NUMBER_RE = lazyre.compile(r"\d\s?[KMGTkmgt]")
 _SERIES_INDEX_RE = lazyre.compile(
     r"\bpatch(?:es)?[ \t]*(?:\[[ \t]*\d+(?:[ \t]*[~-][ \t]*\d+)?[ \t]*\]|#?\d+(?:/\d+)?\b)", re.IGNORECASE
@@ -486,11 +461,7 @@ def _evidence_lines(text: str) -> list[str]:
 def _each_evidence_line(text: str) -> Iterator[str]:
     """:func:`_evidence_lines` one at a time: a grade stops reading at the first measured value."""
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
-    # The cheap tests before the slow patterns, as plain lower-case substrings (beyond ASCII the patterns decide:
-    # their IGNORECASE folds "ı", "ſ" and the Kelvin sign to ASCII letters): a text naming none of
-    # SYSTEM_STATE_COMMANDS holds no such output; a line may give a size only when it holds a word of
-    # SIZE_CONTEXT_WORDS (as a whole word: _may_name_size), "free" (of "free -h") or a unit after a number
-    # (_UNIT_AFTER_NUMBER_RE), and a map of the series says "patch" (no letter of it has a non-ASCII twin).
+    # cheap substring tests before the patterns (beyond ASCII the patterns decide: IGNORECASE folds "ı", "ſ")
     ascii_text = text.isascii()
     text_low = text.lower()
     names_state_command = not ascii_text or any(c.lower() in text_low for c in SYSTEM_STATE_COMMANDS)
@@ -641,10 +612,8 @@ _RESULTS_NAMED = frozenset("benchmark benchmarks benchmarking results numbers me
 
 @lru_cache(maxsize=256)
 def _evidence_by_reference(text: str) -> bool:
-    """True when a sentence of ``text`` points to results elsewhere: "Please refer to [1] and [2] for
-    benchmarks" (with "[1] https://..." below), "benchmark results are in the cover letter", a Link: to them.
-    The link of a version-history entry is left out (``_VERSION_LINK_RE``). Cached: every patch of a series
-    reads the same cover letter."""
+    """True when ``text`` points to results elsewhere ("refer to [1] for benchmarks", "results are in the cover
+    letter", a Link: to them); a version note's link is no reference. Cached: a series reads one cover letter."""
     if not _may_hold(text, RESULT_WORDS):
         return False  # the cheap test: every reference names results
     text = _VERSION_LINK_RE.sub(r"\1", text)
@@ -666,7 +635,7 @@ def _evidence_by_reference(text: str) -> bool:
 def _size_numbers_only(text: str) -> bool:
     """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
     sized = any(
-        _DIGIT_RE.search(line) and _may_give_size(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
+        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
         for line in _own_lines(text)
     )
     return sized and _grade(text) != "measured"

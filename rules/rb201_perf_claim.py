@@ -4,35 +4,29 @@ What it does
 ------------
 Reads the subject and the changelog as a reviewer does, in three named steps:
 
-1. **A sentence states an effect of this patch** (``_of_this_patch``): the subject (an imperative: what
-   the patch does), an imperative changelog sentence ("Avoid taking the lock twice"), a sentence about
-   "this patch/change", a purpose or result ("so that", "to reduce ...", "which avoids ...", "this way",
-   "should improve"). Not this patch's effect: the existing code or the old behaviour ("currently",
-   "the existing code", "was slow"), another commit, a hypothetical or an alternative the author did not
-   take ("could", "would", "instead of"), future work, a test, a tool, a person or the hardware, a
-   negation ("no performance impact"), the name of a feature or path ("fast path", "the Optimized
-   Modify QP feature": a speed word as an adjective or in Title Case is a name).
-2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "speed up",
-   "optimize"), a cost made smaller ("reduce overhead/latency/contention/cache misses/CPU time"), a
-   good made bigger ("improve throughput/performance/scalability"), speed as the purpose ("for
-   performance"). Not speed: power, memory, size, build time, test time, human time ("optimize for
-   size", "reduce memory overhead", "speed up the build"); words about correctness ("avoid lost
-   wakeups") name no cost.
-3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or the notes below ``---``,
-   in the series' cover letter (its paragraphs about other patches left out), or in a later reply by the
-   author; a results reference ("see [1] for benchmarks"). A bare ratio ("2x faster") is no measurement.
+1. **A sentence states an effect of this patch** (``_of_this_patch``): the subject (what the patch does), an
+   imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids",
+   "should improve"). Not: the existing code or old behaviour ("currently", "now that"), another commit, a
+   hypothetical or the road not taken ("could", "would", "rather than"), later work, what a test, tool, person
+   or the hardware does, a negation, a name ("fast path", "the Optimized Modify QP feature").
+2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
+   made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
+   throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
+   ("optimize for size", "speed up the build"); correctness words ("avoid lost wakeups") name no cost.
+3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---``, in the cover
+   letter (its paragraphs about other patches left out) or a later reply by the author; a results reference.
+   A bare ratio ("2x faster") is no measurement.
 
 A revert and a patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at
 run time (only ``tools/``, ``Documentation/``, selftests) claim nothing of the kernel's speed.
 
-The finding's ``details``: ``claim`` (the claim's words, quoted by drafts), ``evidence`` (``none``,
-``claim-only`` when a tool, link or size numbers are named without results, ``measured`` means no
-finding), ``evidence_source`` (numbers found elsewhere: state ``answered``), ``suggest`` (a benchmark
-fitting the touched code), ``cache_lines``, ``size_numbers``, ``cover_size_numbers`` and ``not_asked``:
-why a maintainer would not ask although the claim has no numbers (the diff only adds a cache-line
-alignment annotation or swaps integer types; a cleanup that removes code; a claim of layout only). Then
-the drafter records the skip instead of a draft. "optimize" said only in the subject of a small change
-whose changelog names no speed is a CHECK: the word may mean tidy.
+Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK.
+The finding's ``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool,
+link or size numbers without results), ``evidence_source`` (numbers elsewhere: state ``answered``),
+``suggest``, ``cache_lines``, ``size_numbers``, ``cover_size_numbers``, and ``not_asked``: why a maintainer
+would not ask (the gain holds by construction: an alignment annotation or integer types swapped, code
+removed, an early check, layout only, cold functions, the generated code argued, "optimize" said only in the
+subject of a small change); the finding stays, the drafter records the skip.
 
 Why it matters
 --------------
@@ -106,10 +100,8 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # Step 2's vocabulary: what run-time speed and cost are called. Multi-word terms are joined by "_" first
 # ("cache misses" -> "cache_misses", _JOINED_TERMS_RE). General words of the field, not phrases of one patch.
-# ---------------------------------------------------------------------------------------------------------------
 #: a speed word claims by itself: "faster", "a speed-up", "optimize X"
 SPEED_WORDS = _set("faster quicker speedup speedups accelerate accelerates accelerated accelerating cheaper")
 OPTIMIZE_VERBS = _set(
@@ -160,9 +152,7 @@ MADE_WORDS = _set("now")  # "is now optimized", "should be optimized"
 PATH_TERMS = _set("fast_path fast_paths hot_path hot_paths fastpath hotpath")
 ADD_WORDS = _set("add adds added adding introduce introduces introducing new implement implements")
 
-# ---------------------------------------------------------------------------------------------------------------
 # Step 1's vocabulary: what says a sentence is (not) about this patch's effect
-# ---------------------------------------------------------------------------------------------------------------
 #: the existing code, the old behaviour, another commit, a hypothetical, later work
 NOT_THIS_PATCH = _set(
     "currently current existing previously originally formerly today old older legacy upstream mainline "
@@ -283,9 +273,7 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(0).lower(), m.start(), m.end()) for m in ev._TOKEN_RE.finditer(joined)]
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # Step 2: the effect is run-time speed or cost
-# ---------------------------------------------------------------------------------------------------------------
 def _near(words: Sequence[str], lo: int, hi: int, wanted: frozenset[str]) -> int | None:
     """The index of the first word of ``words[lo:hi]`` in ``wanted``, or None."""
     for k in range(max(0, lo), min(hi, len(words))):
@@ -400,9 +388,7 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     return None
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # Step 1: the sentence states an effect of this patch
-# ---------------------------------------------------------------------------------------------------------------
 _CLAUSE_END_RE = lazyre.compile(r"[,;:]|\((?!\))|\s[-–]\s|\b(?:but|and|because|since|while|although|though|whereas)\b")
 _OTHER_COMMIT_RE = lazyre.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.IGNORECASE)
 _FILLER = _set(
@@ -565,9 +551,7 @@ _ONE_OFF = {(k, w[:k] + w[k + 1 :]): w for w in _SPELLED for k in range(len(w))}
 _ONE_OFF.update({(-1, w[:k] + w[k + 1 :]): w for w in _SPELLED for k in range(len(w))})
 _ONE_OFF.update({(-1, w): w for w in _SPELLED})
 
-# ---------------------------------------------------------------------------------------------------------------
 # Claims kept as findings but not asked about (``details["not_asked"]``): the gain holds by construction.
-# ---------------------------------------------------------------------------------------------------------------
 _ALIGN_RE = lazyre.compile(r"\b_{2,4}cacheline_aligned(?:_in_smp)?\b|\b__aligned\s*\([^()]*\)")
 _PORT_TYPE_RE = lazyre.compile(
     r"\b(?:unsigned\s+long\s+long|unsigned\s+long|unsigned\s+int|long\s+long|long|int|ulong|__u64|__u32|u64|u32|"
@@ -576,40 +560,23 @@ _PORT_TYPE_RE = lazyre.compile(
 LAYOUT_WORDS = _set("layout placement locality packing padding hole holes cache_line cache_lines cacheline cachelines")
 
 
-def _changed_source_lines(patch: Patch) -> tuple[list[str], list[str]]:
-    """The removed and the added lines of the patch's C and assembly files (blank and #include lines left out)."""
-    removed: list[str] = []
-    added: list[str] = []
-    for fd in patch.files:
-        if not fd.path.endswith((".c", ".h", ".S")):
-            continue
-        for h in fd.hunks:
-            for line in h.body:
-                text = " ".join(line[1:].split())
-                if line[:1] == "-" and text:
-                    removed.append(text)
-                elif line[:1] == "+" and text and not text.startswith("#include"):
-                    added.append(text)
-    return removed, added
-
-
 def _only_swapped(patch: Patch) -> str | None:
-    """``"alignment"`` when the changed source lines differ only by an added alignment annotation, ``"types"``
-    when only by integer types (a port to another word size), else None."""
-    removed, added = _changed_source_lines(patch)
-    if len(removed) != len(added) or not removed:
+    """``"alignment"`` when the changed C and assembly lines differ only by an added alignment annotation,
+    ``"types"`` when only by integer types (a port to another word size), else None (a reorder is no swap)."""
+    changed: dict[str, list[str]] = {"-": [], "+": []}
+    for h in (h for fd in patch.files if fd.path.endswith((".c", ".h", ".S")) for h in fd.hunks):
+        for line in h.body:
+            text = " ".join(line[1:].split())
+            if text and line[:1] in changed and not (line[:1] == "+" and text.startswith("#include")):
+                changed[line[:1]].append(text)
+    removed, added = changed["-"], changed["+"]
+
+    def norm(line: str, swaps: bool = True) -> str:
+        return "".join((_PORT_TYPE_RE.sub("T", _ALIGN_RE.sub(" ", line)) if swaps else line).split())
+
+    if not removed or sorted(norm(x, False) for x in removed) == sorted(norm(x, False) for x in added):
         return None
-
-    def plain(line: str) -> str:
-        return "".join(line.split())
-
-    if sorted(map(plain, removed)) == sorted(map(plain, added)):
-        return None  # lines only moved: a reorder is no swap
-
-    def norm(line: str) -> str:
-        return "".join(_PORT_TYPE_RE.sub("T", _ALIGN_RE.sub(" ", line)).split())
-
-    if sorted(map(norm, removed)) != sorted(map(norm, added)):
+    if len(removed) != len(added) or sorted(map(norm, removed)) != sorted(map(norm, added)):
         return None
     return "alignment" if any(_ALIGN_RE.search(line) for line in added) else "types"
 
@@ -632,7 +599,7 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
     removed = sum(fd.removed_count for fd in patch.files)
     if removed > 2 * added:
         return "a cleanup that removes code (simpler, an indirect call or a layer less): the gain follows from the code"
-    sentence = _whole_sentence_at(own_body, body_claim.start) if body_claim is not None else ""
+    sentence = _sentence_at(own_body, body_claim.start) if body_claim is not None else ""
     said = [w for w, _, _ in _tokens(sentence)]
     if added + removed <= 12 and "check" in said and not _set("before early first").isdisjoint(said):
         return "an inline check that skips a call when there is nothing to do: the gain follows from the code"
@@ -648,14 +615,6 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
         SPEED_OR_COST_WORDS - LOCALITY_WORDS | HOT_WORDS | CACHE_GAIN_WORDS
     ).isdisjoint(words):
         return "a layout change with no speed named: whether the layout is explained is RB101's question"
-    return ""
-
-
-def _whole_sentence_at(text: str, pos: int) -> str:
-    """The whole sentence of ``text`` holding the character at ``pos`` (line breaks as spaces)."""
-    for start, sentence in ev._sentences(text):
-        if start <= pos < start + len(sentence):
-            return " ".join(sentence.split())
     return ""
 
 
@@ -693,9 +652,7 @@ def _not_the_kernels_speed(patch: Patch) -> bool:
     )
 
 
-# ---------------------------------------------------------------------------------------------------------------
 # The finding
-# ---------------------------------------------------------------------------------------------------------------
 #: the author says the code is not hot ("The locations are not on a hot code path"): nothing to measure
 _NOT_HOT_RE = lazyre.compile(
     r"\b(?:is|are)\s+not\s+(?:on|in)\s+(?:an?\s+|the\s+|any\s+)?(?:hot|fast|performance[ -]critical)\b[^.;]{0,12}\bpaths?\b",
@@ -826,7 +783,8 @@ _CYCLES = "cycles per call before and after, or a micro-benchmark of the functio
 _KIND_WORDS = tuple(
     (kind, lazyre.compile(pattern, re.I) if isinstance(pattern, str) else pattern, ask)
     for kind, pattern, ask in (
-        # a lock implementation's speed is its behaviour contended and uncontended, not one call's cycles
+        # the measurement that fits the claim: a lock contended and uncontended, bursts, cycles, perf c2c for
+        # lines bouncing, cache misses for lines touched, a latency distribution, throughput
         (
             "lock implementations",
             r"\bq(?:ueued[ -])?spin_?locks?\b|\bticket[ -]?(?:spin_?)?locks?\b|\bmcs[ -]?locks?\b|"
@@ -834,7 +792,6 @@ _KIND_WORDS = tuple(
             "lock benchmarks before and after, contended and uncontended (locktorture, or the lock tests of "
             "will-it-scale)",
         ),
-        # work queued in bursts: a workload that makes the bursts, not one call's cycles
         (
             "bursts",
             r"\bburst",
@@ -846,13 +803,11 @@ _KIND_WORDS = tuple(
             r"\bbarriers?\b|\bfences?\b|\binlin",
             _CYCLES,
         ),
-        # false sharing, lines bouncing between CPUs: what perf c2c shows
         (
             "contended cache lines",
             CONTENDED_LINES_RE,
             "perf c2c output before and after, showing the contended cache lines going away",
         ),
-        # a field moved into a hot cache line, an array aligned: fewer lines touched, no contention to show
         (
             "cache lines touched",
             r"cache[ -]?lines?|cacheline",
@@ -887,23 +842,9 @@ _SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" 
 def _claim_sentence(text: str) -> str:
     """The sentence of ``text`` holding its first claim (a cover letter's shortlog left out), else ""."""
     shortlog = _SHORTLOG_RE.search(text)
-    if shortlog is not None:
-        text = text[: shortlog.start()]
-    claim = find_claim(text)
-    if claim is None:
-        return ""
-    claim_end = claim.start + len(claim.text)
-    starts = [i + 2 for i in (text.rfind(". ", 0, claim.start), text.rfind("\n\n", 0, claim.start)) if i >= 0]
-    start = max(starts, default=0)
-    ends = [i for i in (text.find(". ", claim_end), text.find("\n\n", claim_end)) if i >= 0]
-    end = min(ends) + 1 if ends else len(text)
-    sentence = " ".join(text[start:end].split()).rstrip()
-    if len(sentence) > 160:
-        words = sentence.split(" ")
-        pos = len(" ".join(sentence[: sentence.lower().find(claim.text.lower())].split(" ")[:-1]).split(" "))
-        lo = max(0, pos - 10)
-        sentence = ("..." if lo else "") + " ".join(words[lo : lo + 24]) + ("..." if lo + 24 < len(words) else "")
-    return sentence
+    prose = text[: shortlog.start()] if shortlog is not None else text
+    claim = find_claim(prose)
+    return _sentence_at(prose, claim.start) if claim is not None else ""
 
 
 def _series_claim_sentence(text: str, claim: str) -> str:
