@@ -422,6 +422,23 @@ def _ratio_measured(text: str) -> bool:
     )
 
 
+def _events_counted(text: str) -> bool:
+    """True when a sentence counts events the change saves ("8000+ TDP page faults saved during each boot") in a
+    paragraph that says how they were counted ("tests on my environment with 8 vCPUs")."""
+    if not _DIGIT_RE.search(text) or not _EVENTS.search(text):
+        return False
+    return any(
+        _DECIMAL_RE.search(s) and _EVENTS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
+        for _, p in _paragraphs(text)
+        for _, s in _sentences(p)
+    )
+
+
+_EVENTS = WordFinder(
+    "faults exits vmexits interrupts irqs ipis misses wakeups syscalls allocations context-switches".split()
+)
+
+
 #: how a ratio was measured: "on my test setup", "measured with", "in a micro-benchmark", "when running X"
 _METHOD = WordFinder(
     "measured measure measuring measurement measurements test tests testing tested setup machine workload running "
@@ -452,14 +469,9 @@ SYSTEM_STATE_COMMANDS = tuple(
 _SYSTEM_STATE_RE = lazyre.compile("|".join(re.escape(c) + r"\b" for c in SYSTEM_STATE_COMMANDS), re.IGNORECASE)
 
 
-def _evidence_lines(text: str) -> list[str]:
-    """The writer's own lines that may carry numbers: no quotes, diffstat, rename lines, diff, size-only lines,
-    lines naming patches of the series (each left out as a blank line)."""
-    return list(_each_evidence_line(text))
-
-
 def _each_evidence_line(text: str) -> Iterator[str]:
-    """:func:`_evidence_lines` one at a time: a grade stops reading at the first measured value."""
+    """The writer's own lines that may carry numbers (quotes, diffstat, rename and size-only lines, a map of the
+    series blanked), one at a time: a grade stops reading at the first measured value."""
     state_output = False  # inside the output of a SYSTEM_STATE_COMMANDS command (up to the next blank line)
     # cheap substring tests before the patterns (beyond ASCII the patterns decide: IGNORECASE folds "ı", "ſ")
     ascii_text = text.isascii()
@@ -499,7 +511,9 @@ def _grade(text: str) -> str:
     Cached: every patch of a series grades the same cover letter.
     """
     if not _DIGIT_RE.search(text):
-        lines = _evidence_lines(text)  # no number to measure: only a ratio in words ("a factor four") is looked for
+        lines = list(
+            _each_evidence_line(text)
+        )  # no number to measure: only a ratio in words ("a factor four") is looked for
     else:
         # each line is judged with the line after it as the lines come: a text is read up to its first measured
         # value only (a cover letter's shortlog and diffstat below its numbers are never read)
@@ -512,7 +526,7 @@ def _grade(text: str) -> str:
             return "measured"
         if _results_block(lines):
             return "measured"
-    if _ratio_measured("\n".join(lines)):
+    if _ratio_measured("\n".join(lines)) or _events_counted(text):
         return "measured"
     if _TOOLS.search(text) or _LINK_RE.search(text) or re.search(r"\bbytes\b", text, re.IGNORECASE):
         return "claim-only"

@@ -123,12 +123,12 @@ _EVIDENCE_TEXTS = [
 def test_evidence_lines_equal_the_patterns_alone(text: str) -> None:
     """Every word of SYSTEM_STATE_COMMANDS and SIZE_CONTEXT_WORDS, each unit form and the non-ASCII case twins pass
     the cheap tests: the lines are what searching every line with the patterns gives."""
-    assert rb201_ev._evidence_lines(text) == _evidence_lines_by_pattern(text)
+    assert list(rb201_ev._each_evidence_line(text)) == _evidence_lines_by_pattern(text)
 
 
 def test_the_size_and_state_lines_are_blanked() -> None:
     """The texts above do exercise the patterns: most of their size and state lines are blanked."""
-    blanked = sum(line == "" for text in _EVIDENCE_TEXTS for line in rb201_ev._evidence_lines(text))
+    blanked = sum(line == "" for text in _EVIDENCE_TEXTS for line in list(rb201_ev._each_evidence_line(text)))
     assert blanked >= len(rb201_ev.SYSTEM_STATE_COMMANDS) * 3 + len(rb201_ev.SIZE_CONTEXT_WORDS) + 8
 
 
