@@ -152,7 +152,6 @@ NOT_SPEED_WORDS = _set(
 )
 #: a speed word as an adjective names existing code or a feature: "the fast path", "optimized modify QP"
 NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised")
-MADE_WORDS = _set("now")  # "is now optimized", "should be optimized"
 PATH_TERMS = _set("fast_path fast_paths hot_path hot_paths fastpath hotpath")
 ADD_WORDS = _set("add adds added adding introduce introduces introducing new implement implements")
 
@@ -209,12 +208,7 @@ USERSPACE_TAGS = _set(
 )
 #: code that does not run in the kernel: its speed is a tool's, a test's or a document's
 NOT_RUNTIME_PATHS = ("tools/", "Documentation/", "scripts/", "samples/")
-KERNEL_DIRS = _set(
-    "arch block certs crypto drivers fs include init io_uring ipc kernel lib mm net rust security sound usr virt "
-    "Kconfig Makefile MAINTAINERS"
-)
-REVERT_TITLES = ('revert "', 'revert ("')
-REVERT_BODY = "This reverts commit "
+REVERT_TITLES = ('revert "', 'revert ("')  # and git's "This reverts commit <sha>." in the changelog
 
 #: where members sit in the CPU cache: a claim of speed with hot data named, else layout (RB101's question)
 CACHE_LINE_TERMS = _set("cache_line cache_lines cacheline cachelines")
@@ -387,7 +381,7 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
             return None  # "goes to fewer cachelines (72 -> 64 bytes)": the size
         return place, i  # "into the same cache line": layout, a CHECK
     if w in NAME_WORDS and i > 0:
-        if w.startswith("optimi") and words[i - 1] in MADE_WORDS:
+        if w.startswith("optimi") and words[i - 1] == "now":
             return i - 1, i  # "is now optimized": the patch's effect, not a name
         if w in PATH_TERMS and _near(words, i - 3, i, ADD_WORDS | MORE_VERBS | OPTIMIZE_VERBS) is not None:
             return i - 2 if words[i - 1] in ("a", "an") else i - 1, i  # "add a fast path": a new one
@@ -561,16 +555,18 @@ _ONE_OFF.update({(-1, w): w for w in _SPELLED})
 
 # Claims kept as findings but not asked about (``details["not_asked"]``): the gain holds by construction.
 _ALIGN_RE = lazyre.compile(r"\b_{2,4}cacheline_aligned(?:_in_smp)?\b|\b__aligned\s*\([^()]*\)")
+_BARRIER = r"\b(?:smp_|dma_|virt_)?[rw]?mb(?:__(?:before|after)_atomic)?\(\)"
 _PORT_TYPE_RE = lazyre.compile(
     r"\b(?:unsigned\s+long\s+long|unsigned\s+long|unsigned\s+int|long\s+long|long|int|ulong|__u64|__u32|u64|u32|"
-    r"s64|s32|xlen_t|size_t|ssize_t|uintptr_t|phys_addr_t)\b"
+    r"s64|s32|xlen_t|size_t|ssize_t|uintptr_t|phys_addr_t)\b|" + _BARRIER  # or a barrier for a lighter one
 )
+_BARRIER_RE = lazyre.compile(_BARRIER)
 LAYOUT_WORDS = _set("layout placement locality packing padding hole holes cache_line cache_lines cacheline cachelines")
 
 
 def _only_swapped(patch: Patch) -> str | None:
-    """``"alignment"`` when the changed C and assembly lines differ only by an added alignment annotation,
-    ``"types"`` when only by integer types (a port to another word size), else None (a reorder is no swap)."""
+    """How the changed C and assembly lines differ, when only by a swap: ``"alignment"`` (an annotation added),
+    ``"barriers"`` (a lighter barrier), ``"types"`` (a port to another word size); else None (nor a reorder)."""
     changed: dict[str, list[str]] = {"-": [], "+": []}
     for h in (h for fd in patch.files if fd.path.endswith((".c", ".h", ".S")) for h in fd.hunks):
         for line in h.body:
@@ -582,11 +578,11 @@ def _only_swapped(patch: Patch) -> str | None:
     def norm(line: str, swaps: bool = True) -> str:
         return "".join((_PORT_TYPE_RE.sub("T", _ALIGN_RE.sub(" ", line)) if swaps else line).split())
 
-    if not removed or sorted(norm(x, False) for x in removed) == sorted(norm(x, False) for x in added):
+    moved = sorted(norm(x, False) for x in removed) == sorted(norm(x, False) for x in added)
+    if not removed or moved or len(removed) != len(added) or sorted(map(norm, removed)) != sorted(map(norm, added)):
         return None
-    if len(removed) != len(added) or sorted(map(norm, removed)) != sorted(map(norm, added)):
-        return None
-    return "alignment" if any(_ALIGN_RE.search(line) for line in added) else "types"
+    kinds = (("alignment", _ALIGN_RE), ("barriers", _BARRIER_RE))
+    return next((kind for kind, pattern in kinds if any(pattern.search(x) for x in added)), "types")
 
 
 #: functions run once or when someone reads a file: sysfs show/store, probe/remove, __init/__exit
@@ -601,6 +597,8 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
     swapped = _only_swapped(patch)
     if swapped == "alignment":
         return "the patch only adds a cache-line alignment annotation: the lines saved follow from the layout"
+    if swapped == "barriers":
+        return "the patch only swaps a barrier for a lighter one: what it saves follows from the barriers"
     if swapped == "types":
         return "the patch only swaps integer types (a port to another word size): no new code path to measure"
     added = sum(fd.added_count for fd in patch.files)
@@ -651,7 +649,10 @@ def _not_the_kernels_speed(patch: Patch) -> bool:
     prefix = patch.subject.title.split(":", 1)[0].strip().upper() if ":" in patch.subject.title else ""
     if any(t.upper() in USERSPACE_TAGS for t in (*patch.subject.tags, prefix)):
         return True
-    if any(form in patch.subject.title.lower() for form in REVERT_TITLES) or REVERT_BODY in patch.commit_message:
+    if (
+        any(form in patch.subject.title.lower() for form in REVERT_TITLES)
+        or "This reverts commit " in patch.commit_message
+    ):
         return True
     return all(fd.path.startswith(NOT_RUNTIME_PATHS) or "/selftests/" in fd.path for fd in patch.files)
 

@@ -214,3 +214,22 @@ def test_a_point_a_reviewer_already_raised_is_recorded_as_raised_not_as_not_aske
         skip = store.skip_for(finding.fingerprint)
         assert skip is not None and skip.state == "raised"
         assert summary.not_asked == 0 and summary.written == []
+
+
+def test_a_barrier_swapped_for_a_lighter_one_is_not_asked() -> None:
+    """ "Avoid the unnecessary barrier ... use smp_mb__after_atomic()": the gain follows from the barriers."""
+    path = "drivers/md/qux/btree.c"
+    mail = (
+        "From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nMessage-ID: <qux-2@example.org>\n"
+        "Subject: [PATCH] qux: optimize barrier usage for atomic bitops\n\n"
+        "We can avoid the unnecessary overhead of a full barrier on architectures where atomics already order.\n\n"
+        f"Signed-off-by: Ada Example <ada@example.org>\n---\n\ndiff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        "@@ -1,4 +1,4 @@ void qux(void)\n {\n \tset_bit(QUX_DIRTY, &q->flags);\n-\tsmp_mb();\n+\tsmp_mb__after_atomic();\n }\n"
+        "-- \n2.43.0\n"
+    )
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    (finding,) = rb201.check(patch, RuleContext())
+    assert "lighter" in finding.not_asked
+    swapped = mail.replace("+\tsmp_mb__after_atomic();", "+\tsmp_mb__after_atomic();\n+\tqux_flush(q);")
+    patch = parse_patch(parse_rfc822(swapped.encode().replace(b"@@ -1,4 +1,4 @@", b"@@ -1,4 +1,5 @@"), "more"))
+    assert [f.not_asked for f in rb201.check(patch, RuleContext())] == [""]  # more than a swap: asked
