@@ -166,7 +166,7 @@ NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
 THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization")
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
-HYPOTHETICAL = _set("could would might maybe perhaps possibly")
+HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
 #: "allows filesystems to optimize away ...", "lets the compiler optimize": someone else's effect, made possible
 ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets permit permits")
@@ -213,7 +213,7 @@ CACHE_LINE_TERMS = _set("cache_line cache_lines cacheline cachelines")
 HOT_WORDS = _set("hot hotter hottest frequently")
 #: a cost or gain named with the cache line: a speed claim, not only placement
 CACHE_GAIN_WORDS = _set(
-    "benefit benefits friendly stall stalls bouncing bounce extra increases contention false_sharing"
+    "benefit benefits friendly stall stalls bouncing bounce extra increases contention false_sharing efficient optimal"
 )
 CACHE_WORDS = _set("cache caches")
 PLACE_WORDS = _set("same one single separate own across")
@@ -434,18 +434,14 @@ def _of_this_patch(
     if not NEGATIONS.isdisjoint(before) or any(w.endswith("n't") or w in ("not", "never") for w in before + after):
         return False  # "no performance change", "doesn't reduce contention", "the optimization didn't suffer"
     enabler = _near(words, max(first, a - 8), a, ENABLE_WORDS)
-    if enabler is not None and words[enabler + 1 : enabler + 2] not in (["us"], ["to"]):
+    if enabler is not None and enabler + 1 < a and words[enabler + 1] not in ("us", "to"):
         return False  # "allows filesystems to optimize away ...": another's effect, made possible
     clause = sentence[clause_start : tokens[b][2] + 20].lower()
     if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(clause):
         return False  # the existing code, another commit, a hypothetical, later work
-    hedged = words[:1] in (["this"], ["it"])  # "This could help decrease ...": the patch's claim, hedged
-    near = words[max(0, a - 25) : b + 25]
-    if (
-        (not hedged and not HYPOTHETICAL.isdisjoint(near))
-        or words[max(0, a - 2) : a] == ["can", "be"]
-        or words[:1] == ["if"]
-    ):
+    hedged = words[:1] in (["this"], ["it"]) and not HYPOTHETICAL.isdisjoint(words[1:4])  # "This could help ..."
+    hypothetical = not hedged and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])
+    if hypothetical or words[max(0, a - 2) : a] == ["can", "be"] or words[0] == "if":
         return False  # "We could X, but that becomes rather expensive", "As an optimization, X could ..."
     if "more importantly" in sentence[tokens[b][2] : tokens[b][2] + 200].lower():
         return False  # "This should slightly improve performance, but more importantly ...": speed is a side note
