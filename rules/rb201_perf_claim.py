@@ -80,7 +80,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.models import NOT_ASKED_KEY, Finding, FindingState, Patch
-from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
+from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity, ThreadWords
 from reviewbot.rules import _rb201_evidence as ev
 
 RULE = RuleMeta(
@@ -112,7 +112,7 @@ SPEED_VERBS = _set("speed speeds speeding sped")  # with "up" after: "speed up",
 COST_NOUNS = _set(
     "overhead overheads latency latencies contention contension cycles cpu_time cpu_usage cpu_cycles "
     "cpu_utilization cpu_utilisation cache_misses cache_miss tlb_misses tlb_flushes bouncing false_sharing "
-    "round_trips context_switches lock_contention lock_hold stalls stall jitter cost costs bottleneck bottlenecks "
+    "round_trips context_switches lock_contention lock_hold jitter cost costs bottleneck bottlenecks "
     "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time"
 )
 TIME_VERBS = _set("reduce reduces reducing shorten shortens save saves saving cut cuts")  # "saves some time"
@@ -158,9 +158,18 @@ ADD_WORDS = _set("add adds added adding introduce introduces introducing new imp
 NOT_THIS_PATCH = _set(
     "currently current existing previously originally formerly today old older legacy upstream mainline "
     "could would might alternatively alternative otherwise future later eventually followup todo further "
-    "previous earlier soon upcoming subsequent"
+    "previous earlier soon upcoming subsequent tried attempted"
 )
-NOT_THIS_PHRASES = ("used to", "at the moment", "right now", "as is", "follow-up", "now that")
+NOT_THIS_PHRASES = (
+    "used to",
+    "at the moment",
+    "right now",
+    "as is",
+    "follow-up",
+    "now that",
+    "may want",
+    "following patch",
+)
 ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not taken ("rather than improve ...")
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
@@ -175,8 +184,12 @@ NEEDLESS_WORDS = _set(
     "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high "
     "quite very relatively rather too really extremely fairly pretty"
 )
-#: an optimisation called pointless is the old code's, taken away: "an unnecessary micro optimization"
-POINTLESS_WORDS = _set("unnecessary needless useless pointless premature questionable bogus broken wrong mis")
+#: an optimisation called pointless, any, or taken away is no claim: "an unnecessary micro optimization", "remove
+#: optimizations for single DMA entry", "avoids this optimization" (the compiler's)
+POINTLESS_WORDS = _set(
+    "unnecessary needless useless pointless premature questionable bogus broken wrong mis any remove removes removing "
+    "drop drops dropping revert reverts disable disables undo avoid avoids avoiding prevent prevents preventing inhibit"
+)
 #: an optimisation weighed for correctness ("this optimization is harmless", "is still correct"): no speed claimed
 SAFE_WORDS = _set("harmless safe correct incorrect valid invalid legal illegal benign fine ok okay wrong")
 #: "optimize the code to support ...": made to work, no speed said
@@ -294,12 +307,9 @@ HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the cloc
 def _other_goal(words: Sequence[str], to: int) -> bool:
     """True when "optimize X to <goal>" names a goal that is not speed: made to work ("to support ..."), or a
     thing made smaller that is no cost ("to minimize HW race condition")."""
-    goal = words[to + 1 : to + 2]
-    if goal and goal[0] in ENABLING_GOALS:
-        return True
-    if not goal or goal[0] not in LESS_VERBS:
-        return False
-    return (COST_NOUNS | GOOD_NOUNS | CACHE_LINE_TERMS).isdisjoint(words[to + 2 : to + 7])
+    goal = words[to + 1] if to + 1 < len(words) else ""
+    gains = COST_NOUNS | GOOD_NOUNS | CACHE_LINE_TERMS
+    return goal in ENABLING_GOALS or (goal in LESS_VERBS and gains.isdisjoint(words[to + 2 : to + 7]))
 
 
 def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
@@ -315,7 +325,9 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
             return None  # "optimize for size", "speed up the build", "fail faster"
         if w in OPTIMIZE_VERBS and _near(words, i - 3, i, POINTLESS_WORDS) is not None:
             return None  # "an unnecessary micro optimization": the old code's, taken away; a mis-optimization
-        if w in OPTIMIZE_VERBS and words[i + 1 : i + 2] in (["out"], ["away"]):
+        if w in OPTIMIZE_VERBS and (
+            words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
+        ):
             return None  # "optimize out the v1 code paths": code compiled away, the size
         if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 4, SAFE_WORDS) is not None:
             return None  # "this optimization is harmless": weighed for correctness
@@ -403,16 +415,16 @@ def _clause_start(sentence: str, pos: int) -> int:
 
 
 def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bool:
-    """True when the speed word ``tokens[k]`` is part of a name in Title Case ("the Optimized Modify QP feature",
-    "Modify QP Optimization"): a feature called so, not an effect claimed."""
-    if k == 0 or not sentence[tokens[k][1] : tokens[k][1] + 1].isupper():
-        return False
-    neighbours = [j for j in (k - 1, k + 1) if 0 <= j < len(tokens)]
-    return any(
-        sentence[tokens[j][1] : tokens[j][1] + 1].isupper()
-        and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()  # "SUNRPC: Optimize" is no name
-        and tokens[j][0] not in ("i", "a")
-        for j in neighbours
+    """True when the speed word ``tokens[k]`` is part of a name in Title Case ("Modify QP Optimization"), next to
+    a capitalised word with nothing but a blank between ("SUNRPC: Optimize" is no name)."""
+    near = [j for j in (k - 1, k + 1) if 0 <= j < len(tokens) and tokens[j][0] not in ("i", "a")]
+    return (
+        k > 0
+        and sentence[tokens[k][1]].isupper()
+        and any(
+            sentence[tokens[j][1]].isupper() and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()
+            for j in near
+        )
     )
 
 
@@ -436,12 +448,12 @@ def _of_this_patch(
     enabler = _near(words, max(first, a - 8), a, ENABLE_WORDS)
     if enabler is not None and enabler + 1 < a and words[enabler + 1] not in ("us", "to"):
         return False  # "allows filesystems to optimize away ...": another's effect, made possible
-    clause = sentence[clause_start : tokens[b][2] + 20].lower()
+    clause = " ".join(sentence[clause_start : tokens[b][2] + 20].lower().split())
     if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(clause):
         return False  # the existing code, another commit, a hypothetical, later work
     hedged = words[:1] in (["this"], ["it"]) and not HYPOTHETICAL.isdisjoint(words[1:4])  # "This could help ..."
     hypothetical = not hedged and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])
-    if hypothetical or words[max(0, a - 2) : a] == ["can", "be"] or words[0] == "if":
+    if hypothetical or words[max(0, a - 2) : a] == ["can", "be"]:
         return False  # "We could X, but that becomes rather expensive", "As an optimization, X could ..."
     if "more importantly" in sentence[tokens[b][2] : tokens[b][2] + 200].lower():
         return False  # "This should slightly improve performance, but more importantly ...": speed is a side note
@@ -745,14 +757,10 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     return reply_point(findings, patch)
 
 
-#: Why this point comes too late once another person gave Reviewed-by/Acked-by/Tested-by for the patch: the
-#: drafter then records the finding as ``reviewed`` with this reason instead of drafting it
-#: (``reviewbot.respond.runner.quiet_after_review``).
+#: Why this point comes too late after another person's Reviewed-by/Acked-by/Tested-by (the skip ``reviewed``).
 QUIET_AFTER_REVIEW = "asking for numbers after the review is late: the reviewers took the change on its merits"
 
 # How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
-from reviewbot.rule import ThreadWords  # noqa: E402
-
 THREAD_WORDS = ThreadWords(
     topic=tuple(
         "numbers,benchmark,measure,performance data,perf data,how much,any data,fio,will-it-scale,hackbench,"
@@ -775,16 +783,13 @@ THREAD_WORDS = ThreadWords(
 # cache lines contended between CPUs (false sharing, bouncing, contention named with a cache line): perf c2c
 # fits; a field moved into a hot line or an array aligned touches fewer lines, which perf c2c does not show
 _LINE = r"cache[ -]?lines?|cachelines?"
-CONTENDED_LINES_RE = lazyre.compile(
-    rf"false[ -]shar|\bc2c\b|bounc|ping[ -]?pong|(?:{_LINE})[\s\S]{{0,200}}?conten(?:d|tion)|conten(?:d|tion)[\s\S]{{0,200}}?(?:{_LINE})",
-    re.I,
-)
+_BOUNCE = rf"false[ -]shar|\bc2c\b|bounc|ping[ -]?pong|(?:{_LINE})[\s\S]{{0,200}}?conten(?:d|tion)"
+CONTENDED_LINES_RE = lazyre.compile(rf"{_BOUNCE}|conten(?:d|tion)[\s\S]{{0,200}}?(?:{_LINE})", re.I)
 
 # The paragraph for one point, quoting the sentence with the claim and asking for the measurement that
 # fits it (the drafter prefers reply_point() to reply()). The kinds, first match wins:
 _CYCLES = "cycles per call before and after, or a micro-benchmark of the function"
-# the measurement that fits the claim: a lock contended and uncontended, bursts, cycles, perf c2c for lines
-# bouncing, cache misses for lines touched, a latency distribution, throughput
+# the measurement that fits the claim: locks, bursts, cycles, perf c2c, cache misses, latency, throughput
 _LOCKS = r"\bq(?:ueued[ -])?spin_?locks?\b|\bticket[ -]?(?:spin_?)?locks?\b|\bmcs[ -]?locks?\b|\b(?:spin_?)?lock implementation"
 _LOCK_ASK = (
     "lock benchmarks before and after, contended and uncontended (locktorture, or the lock tests of will-it-scale)"
@@ -859,8 +864,7 @@ def _cost_sentence(text: str) -> str:
 
 
 _HEADER_LINE_RE = lazyre.compile(r"(?:Subject|From|Date|To|Cc|Message-ID):\s", re.IGNORECASE)
-QUOTE_WORDS = 45  # the longest sentence a draft quotes whole
-QUOTE_MIN_WORDS = 15  # a cut sentence keeps at least this many words
+QUOTE_WORDS, QUOTE_MIN_WORDS = 45, 15  # the longest sentence a draft quotes whole; a cut one keeps this many
 
 
 def _sentence_at(text: str, pos: int) -> str:
