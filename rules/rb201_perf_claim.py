@@ -573,8 +573,6 @@ LAYOUT_WORDS = _set("layout placement locality packing padding hole holes cache_
 def _only_swapped(patch: Patch) -> str | None:
     """How the changed C and assembly lines differ, when only by a swap: ``"alignment"`` (an annotation added),
     ``"barriers"`` (a lighter barrier), ``"types"`` (a port to another word size); else None (nor a reorder)."""
-    if sum(fd.added_count for fd in patch.files) != sum(fd.removed_count for fd in patch.files):
-        return None  # a swap changes as many lines as it removes (the cheap test)
     changed: dict[str, list[str]] = {"-": [], "+": []}
     for h in (h for fd in patch.files if fd.path.endswith((".c", ".h", ".S")) for h in fd.hunks):
         for line in h.body:
