@@ -233,3 +233,19 @@ def test_a_barrier_swapped_for_a_lighter_one_is_not_asked() -> None:
     swapped = mail.replace("+\tsmp_mb__after_atomic();", "+\tsmp_mb__after_atomic();\n+\tqux_flush(q);")
     patch = parse_patch(parse_rfc822(swapped.encode().replace(b"@@ -1,4 +1,4 @@", b"@@ -1,4 +1,5 @@"), "more"))
     assert [f.not_asked for f in rb201.check(patch, RuleContext())] == [""]  # more than a swap: asked
+
+
+def test_an_alignment_annotation_with_a_blank_line_added_is_still_only_a_swap() -> None:
+    """The whole-mirror vdso case: the diff adds a blank line next to the annotation; still not asked."""
+    path = "include/qux/data.h"
+    mail = (
+        "From: Ada Example <ada@example.org>\nDate: Mon, 10 Mar 2025 10:00:00 +0100\nMessage-ID: <qux-3@example.org>\n"
+        "Subject: [PATCH] qux: make struct qux_data cacheline aligned\n\n"
+        "In an array, every second element spans an extra cache line, which a reader has to read as well.\n\n"
+        f"Signed-off-by: Ada Example <ada@example.org>\n---\n\ndiff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        "@@ -1,4 +1,5 @@ struct qux_data {\n \tu64 seq;\n \tu64 value;\n-};\n+} ____cacheline_aligned;\n+\n"
+        " struct qux_other;\n-- \n2.43.0\n"
+    )
+    patch = parse_patch(parse_rfc822(mail.encode(), "test mail"))
+    (finding,) = rb201.check(patch, RuleContext())
+    assert "alignment annotation" in finding.not_asked
