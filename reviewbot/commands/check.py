@@ -156,7 +156,7 @@ def _check(
     from reviewbot.report import render
 
     try:
-        settings = load_settings()
+        settings = load_settings(project=True)  # the checked repository's own select/ignore/strict
         selected = _split_ids(select)
         ignored = _split_ids(ignore)
         if selected is not None and ignored is None:
