@@ -37,9 +37,9 @@ def terminal_safe(text: str, keep: str = "") -> str:
     """``text`` with control characters (ESC, BEL, CR...) shown escaped (``\\x1b``), for printing
     archive text to a terminal: a page must not move the cursor or change colours. ``keep``: characters
     left as they are (``"\\n\\t"`` for a message body)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch in keep else ascii(ch)[1:-1] for ch in text)
+    from reviewbot.textsafe import shown
+
+    return shown(text, keep)
 
 
 def environment_error(exc: BaseException) -> str | None:

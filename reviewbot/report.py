@@ -82,6 +82,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewbot import __version__
 from reviewbot.models import Finding, LineKind, Severity
+from reviewbot.textsafe import shown
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.checking import CheckedPatch, CheckRun
@@ -372,7 +373,9 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
         line = skipped_line(run)
         if line:
             out.append(line)
-    return "\n\n".join(out) + ("\n" if out else "")
+    # subjects, messages and diff lines are the patch author's text: no ESC, BEL or bidi override reaches
+    # the terminal (tabs of the diff lines kept)
+    return shown("\n\n".join(out) + ("\n" if out else ""), keep="\n\t")
 
 
 def skipped_line(run: "CheckRun") -> str:
@@ -415,7 +418,7 @@ def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:
             lines.append(f"{cp.input}:{n}: {f.severity.value}:{f.rule_id}: {f.message}")
         for fail in cp.failures:
             lines.append(f"{cp.input}:0: ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")
-    return "".join(line + "\n" for line in lines)
+    return "".join(shown(line, keep="\t") + "\n" for line in lines)
 
 
 # ------------------------------------------------------------------ json

@@ -33,9 +33,9 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
 def _one_line(message: str) -> str:
     """``message`` with control characters (a NUL, a vertical tab or CR from a hostile input) escaped,
     so every problem stays one line on the terminal."""
-    if message.isprintable():
-        return message
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
+    from reviewbot.textsafe import shown
+
+    return shown(message)
 
 
 def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:

@@ -124,7 +124,9 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
     for err in summary.errors:
         out.append(f"error: {err}")
     # page text (subjects, Message-IDs in errors) must not reach the terminal as control characters
-    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
+    from reviewbot.textsafe import shown
+
+    return [shown(line) for line in out]
 
 
 def finding_label(f: Any) -> str:
@@ -208,7 +210,9 @@ def why_no_draft(
 def summary_lines_dry(summary: Any) -> list[str]:
     """--dry-run: each finding's decision, then the errors (nothing is recorded)."""
     lines = decision_lines(summary.decisions) + [f"error: {err}" for err in summary.errors]
-    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in lines]
+    from reviewbot.textsafe import shown
+
+    return [shown(line) for line in lines]
 
 
 def lore_options(func: Any) -> Any:

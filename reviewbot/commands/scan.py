@@ -380,8 +380,6 @@ def _print_findings(out, rows, title: str = "findings") -> None:
     ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them; the state is
     :func:`scan_state`'s, with a line saying what :data:`UNDRAFTED` means when one is listed.
     """
-    from rich.table import Table
-
     if not rows:
         return
     listed = rows[:MAX_LISTED_FINDINGS]
@@ -391,25 +389,31 @@ def _print_findings(out, rows, title: str = "findings") -> None:
         else None
     )
     note = UNDRAFTED_NOTE if any(scan_state(row) == UNDRAFTED for row in listed) else None
+    from rich.text import Text
+
+    from reviewbot.textsafe import shown
+
+    def cells(row) -> tuple[str, ...]:
+        # a subject is the mail author's text: no ESC or BEL reaches the terminal, no [markup] is obeyed
+        subject = shown(row.subject or row.message_id)
+        return (f"{row.rule_id} {row.severity}", scan_state(row), subject, shown(row.where), shown(row.message))
+
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
         for row in listed:
-            click.echo(
-                f"{row.rule_id} {row.severity} {scan_state(row)}  {row.subject or row.message_id}  "
-                f"{row.where}  {row.message}"
-            )
+            rule, state, subject, where, message = cells(row)
+            click.echo(f"{rule} {state}  {subject}  {where}  {message}")
         for line in (more, note):
             if line:
                 click.echo(line)
         return
-    table = Table(title=title, show_lines=False)
-    for name in ("rule", "state", "patch", "where", "finding"):
-        table.add_column(name, overflow="fold")
+    # a terminal: one finding per paragraph, wrapped between words (a table of five columns in 80 left each
+    # a few characters and broke words and paths mid-way)
+    out.print(Text(title, style="bold"))
     for row in listed:
-        table.add_row(
-            f"{row.rule_id} {row.severity}", scan_state(row), row.subject or row.message_id, row.where, row.message
-        )
-    out.print(table)
+        rule, state, subject, where, message = cells(row)
+        out.print(Text(f"{rule} {state}  {subject}"))
+        out.print(Text(f"    {where}: {message}"))
     for line in (more, note):
         if line:
-            out.print(line, highlight=False, soft_wrap=True)
+            out.print(Text(line))

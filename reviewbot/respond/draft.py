@@ -40,6 +40,7 @@ from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
 from reviewbot.respond.quote import claim_quote, quote_finding, subject_quote
+from reviewbot.textsafe import shown
 
 log = logging.getLogger(__name__)
 
@@ -1368,7 +1369,8 @@ def build_draft(
         from_addr=identity,
         to=rcpt.to,
         cc=rcpt.cc,
-        body=_with_note(missing_note(rcpt), build_body(patch, findings, rules, identity, intro)),
+        # the patch's text quoted here (subject, diff lines, names) must carry no ESC or BEL to a mail reader
+        body=shown(_with_note(missing_note(rcpt), build_body(patch, findings, rules, identity, intro)), keep="\n\t"),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,

@@ -911,7 +911,9 @@ def _count_failure(summary: DraftRunSummary, message_id: str, exc: BaseException
 
 def _printable(text: str, limit: int = 200) -> str:
     """``text`` with non-printable characters escaped, cut to ``limit`` characters (for logs and errors)."""
-    out = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    from reviewbot.textsafe import shown
+
+    out = shown(text[:limit])
     return out + ("..." if len(text) > limit else "")
 
 
