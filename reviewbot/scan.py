@@ -400,9 +400,11 @@ class _Scanner:
                 self.assign_thread_ids()
         checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
-        if not self.walk.errors and self.set_cursor:
+        # and never past a day whose pages were not read (an offline copy that ends months ago)
+        read_through = self.walk.read_through
+        if not self.walk.errors and self.set_cursor and read_through is not None and read_through >= self.since:
             last_final = self.clock().astimezone(timezone.utc).date() - timedelta(days=self.settings.mutable_days)
-            self.store.set_cursor(self.list_name, min(self.until, last_final))
+            self.store.set_cursor(self.list_name, min(self.until, last_final, read_through))
         stats = getattr(self.archive, "stats", None)
         requests = int(getattr(stats, "requests", 0)) if stats is not None else 0
         rf = self.store.rule_failure_count(self.list_name, self.since, self.until)

@@ -17,7 +17,7 @@ import logging
 import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -118,6 +118,8 @@ class ArchiveWalk:
         self.from_cache = 0
         self.recovered = 0
         self.failed_before = {r.url for r in fetch_log.failed_pages(self.list_name)}
+        # the last day of the range whose pages were read (see day_plan); the cursor never passes it
+        self.read_through: date | None = None
 
     # ------------------------------------------------------------------ fetching
     def get(self, url: str, kind: str, ahead: Future | None = None, *, empty_ok: bool = False) -> bytes | None:
@@ -203,20 +205,40 @@ class ArchiveWalk:
 
     # ------------------------------------------------------------------ walking
     def day_plan(self) -> list[tuple[date, int | None]]:
-        """Days with mail in the range and their message counts (None: unknown, read the day page)."""
+        """Days with mail in the range and their message counts (None: unknown, read the day page).
+
+        Sets :attr:`read_through`, how far the year pages say what the range holds: a year page read
+        while the host is used (fetched now, or a copy the cache knows was fetched after the year ended)
+        answers for every day of its year in the range; one read without the host (``--offline``, the host
+        down: a copy of the archive, perhaps made months ago) only up to the last day it lists. A day
+        after that may have mail the copy never saw: the cursor must not pass it.
+        """
         plan: list[tuple[date, int | None]] = []
+        through: date | None = self.since - timedelta(days=1)  # None once a year page failed
         for year in range(self.since.year, self.until.year + 1):
             url = self.ow.year_url(self.base, self.list_name, year)
             body = self.get(url, "year", empty_ok=True)
-            if not body:  # failed, or a year without mail (cron --since before the archive's first year)
+            if body is None:  # failed and recorded
+                through = None
                 continue
-            try:
-                counts = self.ow.day_counts_from_year_page(body, year)
-            except ParseError as exc:
-                self.fail(url, "year", exc.message)
-                continue
-            self.ok(url)
+            counts: dict[date, int | None] = {}
+            if body:  # b"": blists' answer for a year without mail (cron --since before the archive's first year)
+                try:
+                    counts = dict(self.ow.day_counts_from_year_page(body, year))
+                except ParseError as exc:
+                    self.fail(url, "year", exc.message)
+                    through = None
+                    continue
+                self.ok(url)
             plan.extend((d, n) for d, n in sorted(counts.items()) if self.since <= d <= self.until)
+            first, last = max(date(year, 1, 1), self.since), min(date(year, 12, 31), self.until)
+            if through is None or through < first - timedelta(days=1):
+                continue  # a day before this year is not known: nothing after it is either
+            if getattr(self.archive, "network", True) and url not in self.sample_urls:
+                through = last
+            else:
+                through = max((d for d in counts if first <= d <= last), default=through)
+        self.read_through = through
         return plan
 
     def refs_for_day(self, day: date, count: int | None) -> list[str]:
