@@ -60,9 +60,11 @@ def lock_path(settings: Settings) -> Path:
 
 
 @contextmanager
-def run_lock(path: Path) -> Iterator[bool]:
-    """Hold an exclusive non-blocking flock on ``path``; yields False when another process holds it.
+def run_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold an exclusive flock on ``path``; yields False when another process holds it.
 
+    ``on_wait``: instead of giving up, call it (to say so) and wait until the other process lets go
+    (``reviewbot draft`` waits for a cron run: two drafting runs at once wrote the same drafts twice).
     The lock is released when the process ends, however it ends (SIGKILL
     included): the kernel drops flock locks with the file descriptor.
     """
@@ -72,10 +74,13 @@ def run_lock(path: Path) -> Iterator[bool]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            if on_wait is None:
                 yield False
                 return
-            raise
+            on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         try:

@@ -243,6 +243,27 @@ def lore_completer(settings: Any, lore_url: str | None, no_lore: bool) -> Any:
     return AddressCompleter.from_settings(settings)
 
 
+def _drafting_lock(settings: Any, dry_run: bool) -> Any:
+    """The database's run lock while drafts are written (none for --dry-run, which writes nothing): a
+    cron run or another draft holding it is waited for, saying so, so no two runs write the same drafts."""
+    import contextlib
+
+    if dry_run:
+        return contextlib.nullcontext(True)
+    from reviewbot.cron import lock_path, run_lock
+
+    lock = lock_path(settings)
+
+    def waiting() -> None:
+        click.echo(
+            f"reviewbot draft: another scan, cron or draft run holds {lock}; waiting for it to end "
+            "before drafting (Ctrl-C to stop)",
+            err=True,
+        )
+
+    return run_lock(lock, on_wait=waiting)
+
+
 def _date(value: str | None) -> date | None:
     if value is None:
         return None
@@ -319,7 +340,7 @@ def command(
         rules = load_all_rules(settings)
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
-        with Store(db_path) as store:
+        with _drafting_lock(settings, dry_run), Store(db_path) as store:
             only = None
             for key in (again, msgid):
                 if key is None:
