@@ -68,6 +68,16 @@ def sample_cache_dir() -> Path | None:
     return here if here.is_dir() else None
 
 
+def require_cache_dir(cache_dir: Path | None, offline: bool) -> None:
+    """Offline, pages come from the cache alone: a cache folder that is named but not there (a typo) is
+    an error naming it, not a scan whose every page is recorded as failed. UsageError."""
+    if offline and cache_dir is not None and not cache_dir.is_dir():
+        raise UsageError(
+            "no such folder; offline, the pages come from it alone (the folder holding LIST/YYYY/...)",
+            subject=f"--cache-dir {cache_dir}",
+        )
+
+
 # eq=False: never compared (nor hashable by value: per_path_ignores is a dict); the generated __eq__ and
 # __hash__ of 25 fields are compiled at every start
 @dataclass(frozen=True, eq=False)

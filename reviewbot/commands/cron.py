@@ -158,6 +158,9 @@ def command(
     try:
         settings = settings_from(db, outbox, maildir, maintainers, base_url=base_url, list_name=list_name)
         settings = settings.with_(cache_dir=cache_dir, rate=rate)
+        from reviewbot.config import require_cache_dir
+
+        require_cache_dir(settings.cache_dir, offline)
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         lore = lore_completer(settings, lore_url, no_lore)

@@ -243,9 +243,23 @@ def lore_completer(settings: Any, lore_url: str | None, no_lore: bool) -> Any:
     return AddressCompleter.from_settings(settings)
 
 
-def _drafting_lock(settings: Any, dry_run: bool) -> Any:
-    """The database's run lock while drafts are written (none for --dry-run, which writes nothing): a
-    cron run or another draft holding it is waited for, saying so, so no two runs write the same drafts."""
+def _check_rule_ids(rule_ids: tuple[str, ...], rules: Any) -> None:
+    """``--rule`` names loaded rules: an unknown id (a typo) drafted nothing and exited 0."""
+    from reviewbot.errors import UsageError
+
+    known = sorted({r.meta.id for r in rules})
+    for rule_id in rule_ids:
+        if rule_id.upper() not in known:
+            raise UsageError(
+                f"no such rule (the rules: {', '.join(known)}; `reviewbot rules` lists them)",
+                subject=f"--rule {rule_id}",
+            )
+
+
+def drafting_lock(settings: Any, dry_run: bool = False, command: str = "draft") -> Any:
+    """The database's run lock while drafts are written or removed (none for --dry-run, which writes
+    nothing): a cron run or another draft holding it is waited for, saying so, so no two runs write the
+    same drafts."""
     import contextlib
 
     if dry_run:
@@ -256,8 +270,8 @@ def _drafting_lock(settings: Any, dry_run: bool) -> Any:
 
     def waiting() -> None:
         click.echo(
-            f"reviewbot draft: another scan, cron or draft run holds {lock}; waiting for it to end "
-            "before drafting (Ctrl-C to stop)",
+            f"reviewbot {command}: another scan, cron or draft run holds {lock}; waiting for it to end "
+            "(Ctrl-C to stop)",
             err=True,
         )
 
@@ -338,9 +352,10 @@ def command(
         db_path = existing_db(settings.db_path)  # a mistyped --db is named before a missing identity
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
+        _check_rule_ids(rule_ids, rules)
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
-        with _drafting_lock(settings, dry_run), Store(db_path) as store:
+        with drafting_lock(settings, dry_run), Store(db_path) as store:
             only = None
             for key in (again, msgid):
                 if key is None:

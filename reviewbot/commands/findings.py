@@ -11,7 +11,12 @@ import click
 from reviewbot.commands import fail
 from reviewbot.commands.draft import settings_from, state_and_reason
 
-STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
+from reviewbot.models import FindingState
+from reviewbot.respond.runner import SKIP_STATES
+
+#: every state the listing prints (the finding's own, drafted, and each a draft run records), so each
+#: can be asked for
+STATES = tuple(dict.fromkeys((*(s.value for s in FindingState), "drafted", *SKIP_STATES)))
 
 
 @click.command("findings")

@@ -133,7 +133,7 @@ def command(
     were made and a summary; exits 3 when some pages failed.
     """
     from reviewbot.cli import set_verbosity
-    from reviewbot.config import load_settings
+    from reviewbot.config import load_settings, require_cache_dir
     from reviewbot.context import clock_from_env
     from reviewbot.errors import ReviewbotError, UsageError
 
@@ -152,6 +152,7 @@ def command(
             list_name=list_name,
             lore_url=lore_url.rstrip("/") if lore_url else None,
         )
+        require_cache_dir(settings.cache_dir, offline)
         if source == "lore":
             _scan_lore(
                 settings, list_name, first, parse_day(until, end=True) if until else None, offline=offline, clock=clock

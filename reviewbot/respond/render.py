@@ -366,6 +366,20 @@ def _maildir_find(box: mailbox.Maildir, msgid: str) -> str | None:
     return None
 
 
+def remove_from_maildir(maildir: Path, message_id: str) -> bool:
+    """Take the draft with Message-ID ``message_id`` out of the Maildir folder ``maildir`` (a dismissed
+    point must not stay among the drafts a mail client offers to send); False when it is not there."""
+    maildir = Path(maildir).expanduser()
+    if not (maildir / "cur").is_dir():
+        return False
+    box = mailbox.Maildir(str(maildir), create=False)
+    key = _maildir_find(box, message_id)
+    if key is None:
+        return False
+    box.discard(key)
+    return True
+
+
 class OutputError(UsageError):
     """The outbox or Maildir folder cannot be created or written (exit status 2); names the path.
 

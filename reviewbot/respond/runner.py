@@ -68,7 +68,30 @@ SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID ca
 SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
 SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
 
-__all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+#: Every state a draft run records for a finding it writes no draft for (``reviewbot findings --state``)
+SKIP_STATES = (
+    SKIP_APPLIED,
+    SKIP_SUPERSEDED,
+    SKIP_EARLIER,
+    SKIP_WITHDRAWN,
+    SKIP_REJECTED,
+    SKIP_REVIEWED,
+    SKIP_STABLE,
+    SKIP_REPOSTED,
+    SKIP_UNUSABLE_ID,
+    SKIP_NOT_ASKED,
+    SKIP_REPEATED,
+)
+
+__all__ = [
+    "SKIP_APPLIED",
+    "SKIP_STATES",
+    "SKIP_UNUSABLE_ID",
+    "DraftRunSummary",
+    "WrittenDraft",
+    "draft_pending",
+    "thread_of",
+]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,94 @@
+"""Issue 24, the newcomer's list: what a first user trips over, each on the real command and a real database.
+
+The database is an offline scan of the checkout's ``archive_cache/`` (real SQLite file); the drafts go to
+a real outbox and Maildir folder.
+"""
+
+from __future__ import annotations
+
+import mailbox
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import cli_env
+from reviewbot.cli import main
+from reviewbot.config import Settings, sample_cache_dir
+from reviewbot.models import FindingState
+from reviewbot.respond.runner import SKIP_STATES
+from reviewbot.scan import scan
+from reviewbot.store import Store
+
+pytestmark = pytest.mark.skipif(sample_cache_dir() is None, reason="needs the checkout's archive_cache/")
+
+NOW = datetime(2023, 7, 1, 6, 0, tzinfo=timezone.utc)
+COPY = (sample_cache_dir() or Path("/")) / "lists.openwall.net"
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cli_env(tmp_path, monkeypatch)
+    monkeypatch.setenv("REVIEWBOT_LORE_URL", "off")
+    settings = Settings(db_path=tmp_path / "db.sqlite", cache_dir=COPY, rate=0.0, lore_url="")
+    summary = scan(
+        settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), fetch_all=True, offline=True, clock=lambda: NOW
+    )
+    assert summary.ok and summary.findings > 0
+    return settings.db_path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_findings_state_takes_every_state_it_prints(db: Path) -> None:
+    with Store(db) as store:
+        (first, *_rest) = store.finding_rows()
+        store.record_skip(store.finding(first.fingerprint), "withdrawn", "the author asked to ignore the patch")
+    listed = invoke("findings", "--db", str(db), "--state", "withdrawn")
+    assert listed.exit_code == 0, listed.output
+    assert first.fingerprint in listed.output and listed.output.rstrip().endswith("1 finding(s)")
+    for state in (*(s.value for s in FindingState), "drafted", *SKIP_STATES):
+        res = invoke("findings", "--db", str(db), "--state", state)
+        assert res.exit_code == 0, (state, res.output)
+
+
+def test_draft_refuses_an_unknown_rule(db: Path, tmp_path: Path) -> None:
+    res = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"), "--rule", "RB999")
+    assert res.exit_code == 2
+    assert "--rule RB999: no such rule (the rules: RB101, RB102, RB201, RB202, RB301" in res.output
+    assert not (tmp_path / "out").exists()
+    ok = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"), "--rule", "rb102", "--dry-run")
+    assert ok.exit_code == 0, ok.output
+
+
+def test_offline_scan_with_a_missing_cache_dir_is_an_error(tmp_path: Path, isolated_env: Path) -> None:
+    missing = tmp_path / "no-such-copy"
+    for command in (["scan", "linux-kernel", "--since", "2023-06-01"], ["cron", "linux-kernel"]):
+        res = invoke(*command, "--offline", "--cache-dir", str(missing), "--db", str(tmp_path / "db.sqlite"))
+        assert res.exit_code == 2, res.output
+        assert f"--cache-dir {missing}: no such folder" in res.output
+    assert not (tmp_path / "db.sqlite").exists()  # no failed pages recorded anywhere
+
+
+def test_dismiss_takes_the_draft_out_of_the_maildir(db: Path, tmp_path: Path) -> None:
+    box_dir = tmp_path / "Mail" / "Drafts"
+    res = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"), "--maildir", str(box_dir))
+    assert res.exit_code == 0, res.output
+    with Store(db) as store:
+        rows = [r for r in store.finding_rows() if r.draft]
+    box = mailbox.Maildir(str(box_dir), create=False)
+    before = len(box)
+    assert rows and before > 0
+    message_id = rows[0].message_id
+    gone = invoke(
+        "dismiss", f"<{message_id}>", "--reason", "not worth a reply", "--db", str(db), "--maildir", str(box_dir)
+    )
+    assert gone.exit_code == 0, gone.output
+    assert "removed its draft <" in gone.output and f"from the Maildir {box_dir}" in gone.output
+    box = mailbox.Maildir(str(box_dir), create=False)
+    assert len(box) == before - 1
+    left = [box.get_message(k)["In-Reply-To"] for k in box.keys()]
+    assert f"<{message_id}>" not in left
