@@ -92,3 +92,47 @@ def test_dismiss_takes_the_draft_out_of_the_maildir(db: Path, tmp_path: Path) ->
     assert len(box) == before - 1
     left = [box.get_message(k)["In-Reply-To"] for k in box.keys()]
     assert f"<{message_id}>" not in left
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("with_maintainers", [False, True])
+def test_draft_summary_and_lore_line_agree(db: Path, tmp_path: Path, with_maintainers: bool) -> None:
+    """lore refuses the connection (a real closed port on 127.0.0.1): the summary's count of incomplete
+    drafts and the line about lore say the same, also when a MAINTAINERS file completed every address."""
+    args = [
+        "draft",
+        "--db",
+        str(db),
+        "--outbox",
+        str(tmp_path / "out"),
+        "--lore-url",
+        f"http://127.0.0.1:{_closed_port()}",
+    ]
+    if with_maintainers:
+        maintainers = tmp_path / "MAINTAINERS"
+        people = [
+            "Chen Example <chen.example@example.net>",
+            "Dora Maint <dora.maint@example.com>",
+            "Ada Example <ada.example@example.org>",
+            "Ingo Example <mingo@example.org>",
+            "Peter Example <peterz@example.org>",
+        ]
+        maintainers.write_text("".join(f"M:\t{p}\n" for p in people))
+        args += ["--maintainers", str(maintainers)]
+    res = invoke(*args)
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    (counts,) = [line for line in lines if " draft(s) written for the " in line]
+    incomplete = int(counts.rsplit(", ", 1)[1].split()[0])
+    (unreachable,) = [line for line in lines if line.startswith("lore could not be reached")]
+    if with_maintainers:
+        assert incomplete == 0 and unreachable.endswith("no draft is marked incomplete")
+    else:
+        assert incomplete > 0 and f"the {incomplete} draft(s) with incomplete recipients" in unreachable

@@ -198,7 +198,7 @@ def command(
         )
     except ReviewbotError as exc:
         fail("cron", exc)
-    lore_lines = lore.lines() if lore is not None else []
+    lore_lines = lore.lines(result.drafts.incomplete) if lore is not None else []
     if lore is not None:
         lore.close()
     if result.locked:

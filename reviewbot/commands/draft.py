@@ -409,6 +409,6 @@ def command(
     for line in summary_lines(summary):
         click.echo(line)
     if lore is not None:
-        for line in lore.lines():
+        for line in lore.lines(summary.incomplete):
             click.echo(line)
         lore.close()

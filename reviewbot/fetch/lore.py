@@ -366,8 +366,11 @@ class AddressCompleter:
             log.info("<%s>: addresses not completed from lore: %s", message.message_id, reason)
         return message
 
-    def lines(self) -> list[str]:
-        """Human lines for the command's output: lookups made, and why some did not complete."""
+    def lines(self, incomplete: int | None = None) -> list[str]:
+        """Human lines for the command's output: lookups made, and why some did not complete.
+
+        ``incomplete``: how many drafts the run marked incomplete (the summary's count), so an
+        unreachable lore is said with the same number: drafts completed otherwise are not incomplete."""
         if not self.results:
             return []
         done = sum(1 for r in self.results if r.completed)
@@ -375,7 +378,17 @@ class AddressCompleter:
             f"lore ({self.lookup.lore_url}): real addresses for {done} of {len(self.results)} draft(s) "
             f"({self.lookup.requests} HTTP requests, {self.lookup.from_cache} raw message(s) from the cache)"
         ]
-        if self.unreachable:
+        if self.unreachable and incomplete == 0:
+            out.append(
+                f"lore could not be reached ({self.unreachable}); the other sources completed every address, "
+                "no draft is marked incomplete"
+            )
+        elif self.unreachable and incomplete is not None:
+            out.append(
+                f"lore could not be reached ({self.unreachable}): the {incomplete} draft(s) with incomplete "
+                "recipients name the addresses left out at their top"
+            )
+        elif self.unreachable:
             out.append(
                 f"lore could not be reached ({self.unreachable}): those drafts name the addresses left out, "
                 "marked incomplete"
