@@ -6,8 +6,11 @@ a real outbox and Maildir folder.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import mailbox
 from datetime import date, datetime, timezone
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,8 @@ from click.testing import CliRunner
 from helpers import cli_env
 from reviewbot.cli import main
 from reviewbot.config import Settings, sample_cache_dir
-from reviewbot.models import FindingState
+from reviewbot.models import FindingState, Message
+from reviewbot.parse.mail import parse_rfc822
 from reviewbot.respond.runner import SKIP_STATES
 from reviewbot.scan import scan
 from reviewbot.store import Store
@@ -136,3 +140,41 @@ def test_draft_summary_and_lore_line_agree(db: Path, tmp_path: Path, with_mainta
         assert incomplete == 0 and unreachable.endswith("no draft is marked incomplete")
     else:
         assert incomplete > 0 and f"the {incomplete} draft(s) with incomplete recipients" in unreachable
+
+
+def _reply(in_reply_to: str, sender: str, message_id: str) -> Message:
+    """A reply mail as the archive shows it (the address hidden), parsed as a scan parses one."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = "linux-kernel@vger.kernel.org"
+    msg["Subject"] = "Re: the patch"
+    msg["Date"] = "Mon, 26 Jun 2023 09:00:00 +0000"
+    msg["Message-ID"] = f"<{message_id}>"
+    msg["In-Reply-To"] = f"<{in_reply_to}>"
+    msg.set_content("> +\tsmp_wmb();\n\nWhat does this pair with?\n")
+    return dataclasses.replace(parse_rfc822(msg.as_bytes(), message_id), list_name="linux-kernel")
+
+
+def test_a_sent_draft_is_marked_sent_when_the_reply_shows_up(db: Path, tmp_path: Path) -> None:
+    """The loop after sending: the reviewer's own reply (the archive's hidden form of his address,
+    In-Reply-To the patch) in the database marks the draft's findings `sent`, no longer open; someone
+    else's reply, or one with the reviewer's name but another address, does not."""
+    out = str(tmp_path / "out")
+    assert invoke("draft", "--db", str(db), "--outbox", out).exit_code == 0
+    with Store(db) as store:
+        drafted = [r for r in store.finding_rows() if r.draft]
+        patch = drafted[0].message_id
+        ours = {r.fingerprint for r in drafted if r.message_id == patch}
+        for n, sender in enumerate(("Zoë Reviewer <zoe@...mple.org>", "Ada Other <ada@...mple.com>")):
+            store.put_message(_reply(patch, sender, f"not-ours-{n}@example.com"), thread_id=patch)
+    again = invoke("draft", "--db", str(db), "--outbox", out)
+    assert again.exit_code == 0 and "marked sent" not in again.output
+    with Store(db) as store:
+        store.put_message(_reply(patch, "Zoë Reviewer <zoe@...mple.com>", "sent-1@example.com"), thread_id=patch)
+    again = invoke("draft", "--db", str(db), "--outbox", out)
+    assert again.exit_code == 0, again.output
+    assert f"{len(ours)} drafted finding(s) marked sent" in again.output
+    sent = invoke("findings", "--db", str(db), "--state", "sent", "--format", "json")
+    assert {row["fingerprint"] for row in json.loads(sent.stdout)} == ours
+    still_open = invoke("findings", "--db", str(db), "--state", "open", "--format", "json")
+    assert not ours & {row["fingerprint"] for row in json.loads(still_open.stdout)}

@@ -121,6 +121,11 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
         f"{summary.drafts} draft(s) written for the {summary.drafted} finding(s) drafted now, "
         f"{summary.incomplete} with incomplete recipients"
     )
+    if getattr(summary, "sent", 0):
+        out.append(
+            f"{summary.sent} drafted finding(s) marked sent: your reply to the patch is in the thread "
+            "(`reviewbot findings --state sent`)"
+        )
     for err in summary.errors:
         out.append(f"error: {err}")
     # page text (subjects, Message-IDs in errors) must not reach the terminal as control characters

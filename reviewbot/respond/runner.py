@@ -67,6 +67,7 @@ SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
 SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
+SKIP_SENT = "sent"  # a drafted point whose reviewer's own reply to the patch is now in the thread: it went out
 
 #: Every state a draft run records for a finding it writes no draft for (``reviewbot findings --state``)
 SKIP_STATES = (
@@ -81,6 +82,7 @@ SKIP_STATES = (
     SKIP_UNUSABLE_ID,
     SKIP_NOT_ASKED,
     SKIP_REPEATED,
+    SKIP_SENT,
 )
 
 __all__ = [
@@ -139,6 +141,7 @@ class DraftRunSummary:
     unusable: int = 0
     not_asked: int = 0  # the rule says a maintainer would not ask this point (or it is asked on a sibling patch)
     before: int = 0
+    sent: int = 0  # drafted findings of earlier runs marked sent now: the reviewer's reply is in the thread
     errors: list[str] = field(default_factory=list)
     previews: list[bytes] = field(default_factory=list)
     #: --dry-run: what a real run would decide for each finding, in order: (finding, state, reason), the
@@ -282,6 +285,42 @@ def handled_before(store: Any, list_name: str | None, since: date | None) -> int
     return int(store.handled_finding_count(list_name, since))
 
 
+def from_reviewer(addr: Address | None, identity: Address) -> bool:
+    """``addr`` is the reviewer ``identity``: the same address, or the archive's hidden form of it
+    (``zoe@...mple.com`` for zoe@example.com: the same local part, the shown end of the domain)."""
+    if addr is None or not addr.email or not identity.email:
+        return False
+    email, mine = addr.email.lower(), identity.email.lower()
+    if email == mine:
+        return True
+    local, sep, shown_tail = email.partition("@...")
+    my_local, _, my_domain = mine.partition("@")
+    return bool(sep) and local == my_local and bool(shown_tail) and my_domain.endswith(shown_tail)
+
+
+def mark_sent(store: Any, identity: Address, list_name: str | None = None) -> int:
+    """Close the loop after sending: a draft whose patch now has a reply from the reviewer (``identity``,
+    In-Reply-To the patch) went out, so its findings are marked ``sent`` instead of staying open (reviewbot
+    never sends and cannot know otherwise). Dismissed ones stay dismissed. Returns how many were marked."""
+    marked = 0
+    for draft in store.all_drafts():
+        if list_name and draft.list_name and draft.list_name != list_name:
+            continue
+        reply = next((m for m in store.replies_to(draft.in_reply_to) if from_reviewer(m.from_addr, identity)), None)
+        if reply is None:
+            continue
+        for fingerprint in draft.fingerprints:
+            finding = store.finding(fingerprint)
+            skip = store.skip_for(fingerprint)
+            if finding is None or finding.state is FindingState.DISMISSED or (skip and skip.state == SKIP_SENT):
+                continue
+            store.record_skip(
+                finding, SKIP_SENT, f"sent: your reply <{reply.message_id}> to the patch is in the thread"
+            )
+            marked += 1
+    return marked
+
+
 def draft_pending(
     store: Any,
     *,
@@ -321,6 +360,8 @@ def draft_pending(
     if not dry_run:
         prepare_outputs(outbox, maildir)
     summary = DraftRunSummary()
+    if not dry_run:
+        summary.sent = mark_sent(store, identity, list_name)
     clock = clock or (lambda: datetime.now(timezone.utc))
     known = store.known_addresses()
     if maintainers is not None:

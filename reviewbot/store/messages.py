@@ -170,6 +170,14 @@ class MessageStore(StoreBase):
         row = self._message_row(message_id)
         return None if row is None else message_from_row(row, parse_subject)
 
+    def replies_to(self, message_id: str) -> list[Message]:
+        """The stored messages whose In-Reply-To is ``message_id``, in arrival order."""
+        rows = self._rows(
+            "SELECT message_id FROM messages WHERE in_reply_to = ? ORDER BY day, seq, message_id", [message_id]
+        )
+        out = [self.load_message(r["message_id"]) for r in rows]
+        return [m for m in out if m is not None]
+
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
         """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""
         return [

@@ -292,6 +292,8 @@ def finding_status(state: str, draft: str | None, skip_state: str | None) -> str
     state the rules gave it (``open``: no draft run has decided it yet)."""
     if state == "dismissed":
         return "dismissed"  # a dismissal settles a drafted point
+    if skip_state == "sent":
+        return "sent"  # the reviewer's reply to the patch is in the thread: the draft went out
     if draft:
         return "drafted"
     return skip_state or state
