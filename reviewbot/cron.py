@@ -203,6 +203,7 @@ def run_cron(
     scan_fn: Callable[..., Any] | None = None,
     addresses_from: Sequence[Path] = (),
     real_headers: Callable[..., Any] | None = None,
+    draft_progress: Callable[[str], None] | None = None,
 ) -> CronResult:
     """Scan ``list_name`` from the stored cursor (or ``since``) to today, then draft. Returns counts.
 
@@ -216,7 +217,7 @@ def run_cron(
     ``scan_fn(settings, list_name, start, today, **kwargs)``.
     ``addresses_from``: local mail files whose full addresses may complete
     obfuscated ones; ``real_headers``: lore's AddressCompleter (real headers
-    of archived messages).
+    of archived messages); ``draft_progress``: told what drafting is doing.
     """
     from reviewbot.store import Store
 
@@ -257,5 +258,6 @@ def run_cron(
                 make_msgid=make_msgid,
                 addresses_from=addresses_from,
                 real_headers=real_headers,
+                progress=draft_progress,
             )
         return result

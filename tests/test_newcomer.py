@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import mailbox
+import re
 from datetime import date, datetime, timezone
 from email.message import EmailMessage
 from pathlib import Path
@@ -178,3 +179,53 @@ def test_a_sent_draft_is_marked_sent_when_the_reply_shows_up(db: Path, tmp_path:
     assert {row["fingerprint"] for row in json.loads(sent.stdout)} == ours
     still_open = invoke("findings", "--db", str(db), "--state", "open", "--format", "json")
     assert not ours & {row["fingerprint"] for row in json.loads(still_open.stdout)}
+
+
+def test_cron_report_names_each_drafts_rule_and_point(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each `draft:` line of a cron run (and of draft) says what the draft asks about."""
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())  # the copy's days, nothing after them to read
+    res = invoke("cron", "linux-kernel", "--offline", "--no-lore", "--db", str(db), "--cache-dir", str(COPY))
+    assert res.exit_code == 0, res.output
+    drafts = [line for line in res.output.splitlines() if line.startswith("draft: ")]
+    assert drafts
+    ringbuf = [line for line in drafts if "ringbuf-publish-entries" in line]
+    assert ringbuf and "(RB102 smp_wmb() in sample_ringbuf_push())" in ringbuf[0]
+    for line in drafts:
+        assert re.search(r"\.eml \((RB\d{3} [^;)]+(; )?)+\)", line), line
+
+
+def test_drafting_says_what_it_does_on_a_terminal(db: Path, tmp_path: Path) -> None:
+    """On a terminal (a real pseudo-terminal as stderr) drafting says what it is doing while it works; with
+    stderr not a terminal (cron, a pipe) it says nothing of it."""
+    import os
+    import pty
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("reviewbot")
+    cmd = [*([exe] if exe else [sys.executable, "-m", "reviewbot"]), "draft", "--db", str(db), "--no-lore"]
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [*cmd, "--outbox", str(tmp_path / "a")], stdout=subprocess.PIPE, stderr=terminal, timeout=120
+        )
+        os.close(terminal)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(controller)
+    assert proc.returncode == 0
+    text = said.decode()
+    assert "reviewbot draft: [1/" in text and "reading the thread of <" in text
+    assert "drafting the reply to <" in text and "RB102 smp_wmb() in sample_ringbuf_push()" in text
+    piped = subprocess.run([*cmd, "--again", "x@y", "--outbox", str(tmp_path / "b")], capture_output=True)
+    quiet = subprocess.run([*cmd, "--outbox", str(tmp_path / "c")], capture_output=True, timeout=120)
+    assert piped.returncode == 2 and quiet.returncode == 0 and b"reading the thread" not in quiet.stderr

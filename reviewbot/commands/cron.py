@@ -23,6 +23,7 @@ from reviewbot.commands.draft import (
     lore_completer,
     lore_options,
     now_from_env,
+    progress_printer,
     settings_from,
     summary_lines,
 )
@@ -188,6 +189,7 @@ def command(
             addresses_from=addresses_from,
             real_headers=lore,
             scan_fn=scan_fn,
+            draft_progress=progress_printer("cron"),
         )
     except KeyboardInterrupt as exc:
         fail(

@@ -90,7 +90,8 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
             if w.draft.recipients_complete
             else f"  [recipients incomplete: {_missing_count(w.draft)} to add by hand, named at the top of the draft]"
         )
-        out.append(f"draft: {w.path}{mark}")
+        points = f" ({'; '.join(w.points)})" if getattr(w, "points", ()) else ""
+        out.append(f"draft: {w.path}{points}{mark}")
     parts = [
         f"{summary.drafted} drafted now",
         f"{summary.raised} skipped as already raised in the thread",
@@ -261,6 +262,18 @@ def _check_rule_ids(rule_ids: tuple[str, ...], rules: Any) -> None:
             )
 
 
+def progress_printer(command: str) -> Any:
+    """Lines on stderr saying what drafting is doing while it works, when a person watches (stderr is a
+    terminal); None under cron and in pipes, where output is mailed or read as the result."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+    from reviewbot.textsafe import shown
+
+    return lambda line: click.echo(f"reviewbot {command}: {shown(line)}", err=True)
+
+
 def drafting_lock(settings: Any, dry_run: bool = False, command: str = "draft") -> Any:
     """The database's run lock while drafts are written or removed (none for --dry-run, which writes
     nothing): a cron run or another draft holding it is waited for, saying so, so no two runs write the
@@ -392,6 +405,7 @@ def command(
                 rule_ids=rule_ids,
                 dry_run=dry_run,
                 real_headers=lore,
+                progress=progress_printer("draft"),
             )
     except ReviewbotError as exc:
         fail("draft", exc)

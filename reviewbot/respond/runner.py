@@ -105,6 +105,27 @@ class WrittenDraft:
     maildir_key: str | None
     patch_message_id: str
     subject: str
+    points: tuple[str, ...] = ()  # each point the draft makes, as point_label() names it
+
+
+def point_label(finding: Finding) -> str:
+    """A finding's point in a few words for a report line: ``RB102 smp_wmb() in foo()``, ``RB101 struct
+    foo``, ``RB201 "speeds up"`` (the claim quoted), else the rule and the place."""
+    import re
+
+    what = ""
+    if finding.quote:
+        what = f'"{" ".join(finding.quote.split())[:60]}"'
+    elif "@" in finding.symbol:
+        name, _, where = finding.symbol.partition("@")
+        call = f"{name}()" if finding.message.startswith(f"{name}()") else name  # as the finding writes it
+        functions = re.findall(r"(\w+)\s*\(", where)
+        what = f"{call} in {functions[0]}()" if functions else call
+    elif finding.symbol and " " in finding.symbol:  # a named thing, "struct foo"
+        what = finding.symbol
+    if not what:
+        what = f"{finding.path}:{finding.line}" if finding.path else "commit message"
+    return f"{finding.rule_id} {what}"
 
 
 @dataclass
@@ -339,6 +360,7 @@ def draft_pending(
     only: str | None = None,
     rule_ids: Sequence[str] = (),
     dry_run: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
@@ -353,7 +375,8 @@ def draft_pending(
     checked writable before anything is drafted or recorded. ``only``: draft
     this one patch (Message-ID); ``rule_ids``: only findings of these rules;
     ``dry_run``: build the drafts (``summary.previews``) but write and record
-    nothing. OutputError
+    nothing. ``progress``: told in a line what the run is doing (reading the threads, asking lore,
+    writing each draft), for a person watching a long run. OutputError
     (a UsageError naming the folder) when they cannot be, or when writing a
     draft fails later (the run stops there; that draft leaves no file).
     """
@@ -379,8 +402,10 @@ def draft_pending(
         store = _ReadOnly(store)
     summary.findings = sum(len(fs) for fs in pending.values())
     summary.before = handled_before(store, list_name, since)
+    say = progress or (lambda _line: None)
     kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
-    for message_id, findings in pending.items():
+    for n, (message_id, findings) in enumerate(pending.items(), 1):
+        say(f"[{n}/{len(pending)}] reading the thread of <{_printable(message_id)}>: raised or answered already?")
         problem = msgid_problem(message_id)
         if problem:  # no reply can name this message: say why once, draft the others
             reason = f"no reply possible: {problem}"
@@ -421,8 +446,11 @@ def draft_pending(
                         summary.not_asked += 1
                 kept[mid] = (patch, thread_id, thread, [f for f in keep if f.fingerprint not in reasons])
     jobs[:0] = [(p, t, th, k, "") for p, t, th, k in kept.values() if k]
-    for patch, thread_id, thread, keep, intro in jobs:
+    for n, (patch, thread_id, thread, keep, intro) in enumerate(jobs, 1):
         message_id = patch.message_id
+        points = "; ".join(dict.fromkeys(point_label(f) for f in keep))
+        asking = " (asking lore for the real addresses)" if real_headers is not None else ""
+        say(f"[{n}/{len(jobs)}] drafting the reply to <{_printable(message_id)}>: {points}{asking}")
         try:
             written = _write_one(
                 store,
@@ -1032,6 +1060,7 @@ def _write_one(
             None,
             patch.message_id,
             draft.subject,
+            tuple(dict.fromkeys(point_label(f) for f in keep)),
         )
     usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
     if usable != draft.references:  # an ancestor no header can carry is left out of References
@@ -1061,4 +1090,6 @@ def _write_one(
         recipients_complete=draft.recipients_complete,
         created=draft.date or clock(),
     )
-    return WrittenDraft(draft, path, key, patch.message_id, draft.subject)
+    return WrittenDraft(
+        draft, path, key, patch.message_id, draft.subject, tuple(dict.fromkeys(point_label(f) for f in keep))
+    )
