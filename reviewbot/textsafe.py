@@ -9,6 +9,8 @@ escapes (``\\x1b``, ``\\u202e``), so the reader sees that they were there and no
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 
 __all__ = ["shown"]
@@ -19,6 +21,14 @@ __all__ = ["shown"]
 ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
+@functools.lru_cache(maxsize=8)
+def _candidates(keep: str) -> re.Pattern[str]:
+    """What may need escaping: an ASCII control or DEL not in ``keep``, or any non-ASCII character (its
+    category decides). Plain ASCII text, nearly all of a patch, is passed over by the regex engine."""
+    controls = "".join(re.escape(chr(c)) for c in (*range(0x20), 0x7F) if chr(c) not in keep)
+    return re.compile(f"[{controls}\x80-\U0010ffff]")
+
+
 def shown(text: str, keep: str = "") -> str:
     """``text`` with control and format characters written as escapes (``\\x1b``, ``\\u202e``).
 
@@ -26,6 +36,11 @@ def shown(text: str, keep: str = "") -> str:
     """
     if text.isprintable():
         return text
-    return "".join(
-        ch if ch in keep or unicodedata.category(ch) not in ESCAPED_CATEGORIES else ascii(ch)[1:-1] for ch in text
-    )
+
+    def one(match: re.Match[str]) -> str:
+        ch = match.group()
+        if ch in keep or unicodedata.category(ch) not in ESCAPED_CATEGORIES:
+            return ch
+        return ascii(ch)[1:-1]
+
+    return _candidates(keep).sub(one, text)
