@@ -210,7 +210,9 @@ def why_no_draft(
             out.append(f"<{message_id}>: {finding_label(f)}: no draft, {state_and_reason(skip.state, skip.reason)}")
     if not out and fallback:
         out.append(f"<{message_id}>: no finding to draft (see `reviewbot show {arg}`)")
-    return out
+    from reviewbot.textsafe import shown
+
+    return [shown(line, keep="\n\t") for line in out]  # a draft file printed whole keeps its lines
 
 
 def summary_lines_dry(summary: Any) -> list[str]:
