@@ -124,3 +124,69 @@ def side_by_side(before: Layout, after: Layout) -> str:
         f"{-(-after.size // after.cacheline)}, holes: {holes_b} -> {holes_a} bytes"
     )
     return "\n".join(out)
+
+
+def short_map(before: Layout, after: Layout, limit: int = 4, width: int = 72) -> list[str]:
+    """The cache lines whose members change, before and after, for a reply or under a finding: never the
+    whole struct. A run of three or more members that stays the same at a line's start or end is shown as
+    ``first .. last``."""
+    from reviewbot.layout.plan import changed_lines
+
+    def names(layout: Layout, line: int) -> list[str]:
+        return [m.name for m in layout.flat() if layout.line(m.offset) == line and m.name]
+
+    out: list[str] = []
+    for line in changed_lines(before, after)[:limit]:
+        b, a = names(before, line), names(after, line)
+        label = f"line {line}"
+        for side, mine, other in (("before", b, a), ("after", a, b)):
+            text = _abbreviated(mine, other) or "(no member starts here)"
+            out.extend(_wrapped(f"  {label} {side + ':':<7} {text}", width, " " * (len(label) + 11)))
+    return out
+
+
+def _abbreviated(mine: list[str], other: list[str]) -> str:
+    head = 0
+    while head < min(len(mine), len(other)) and mine[head] == other[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(mine), len(other)) - head and mine[-1 - tail] == other[-1 - tail]:
+        tail += 1
+    parts: list[str] = []
+    if head >= 3:
+        parts.append(f"{mine[0]} .. {mine[head - 1]}")
+    else:
+        parts.extend(mine[:head])
+    parts.extend(mine[head : len(mine) - tail])
+    if tail >= 3:
+        parts.append(f"{mine[len(mine) - tail]} .. {mine[-1]}")
+    else:
+        parts.extend(mine[len(mine) - tail :])
+    return ", ".join(parts)
+
+
+def _wrapped(text: str, width: int, indent: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False) or [""]
+
+
+def moves_sentence(moved: list, limit: int = 3) -> str:
+    """``bd_inode moves from line 1 to line 0, next to bd_dev; bd_openers and bd_size_lock move from line 0 to
+    line 1``: the members that change cache line, grouped by where from and where to."""
+    groups: dict[tuple[int, int], list] = {}
+    for mv in moved:
+        groups.setdefault((mv.before, mv.after), []).append(mv)
+    parts = []
+    for (old, new), mvs in list(groups.items())[:limit]:
+        names = [mv.name for mv in mvs]
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        if len(names) > 4:
+            who = ", ".join(names[:3]) + f" and {len(names) - 3} more"
+        text = f"{who} {'moves' if len(names) == 1 else 'move'} from line {old} to line {new}"
+        if len(names) == 1 and mvs[0].beside:
+            text += ", next to " + " and ".join(mvs[0].beside)
+        parts.append(text)
+    if len(groups) > limit:
+        parts.append(f"{len(groups) - limit} more group{'s' if len(groups) - limit > 1 else ''} of members move")
+    return "; ".join(parts)
