@@ -1050,7 +1050,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
         severity, this_motive = _severity(motive), motive
-        mapped = _layout_map(ctx, patch, side)
+        mapped = _layout_map(ctx, patch, side, named)
         if mapped is not None and mapped.packing:
             severity, this_motive = Severity.CHECK, "packing"  # the map shows it: no member changes line
         finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
@@ -1065,7 +1065,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     return findings
 
 
-def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide):
+def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):
     """Step 5, only with type information configured (``btf``): which members the reorder moves across a
     cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`). None
     when nothing is configured or the type information does not have the struct as the patch shows it: the
@@ -1075,7 +1075,8 @@ def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide):
         return None
     from reviewbot.layout.review import reorder_map
 
-    return reorder_map(str(btf), f"{side.kind} {side.name}", patch)
+    names = tuple(n for member in named for n in member.split(","))
+    return reorder_map(str(btf), f"{side.kind} {side.name}", patch, names)
 
 
 def _with_map(finding: Finding, mapped) -> Finding:

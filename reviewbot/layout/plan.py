@@ -402,7 +402,7 @@ def _added(
         aligned = "_aligned" in item.code
         align = (before.cacheline if item.name.startswith("__cacheline_group_begin") else 8) if aligned else 1
         return 0, align, 0, 0, None
-    if item.name in by_name and item.name in moved_from:
+    if item.name in by_name and item.name in moved_from and _same_declaration(moved_from[item.name].code, item.code):
         was = by_name[item.name]
         old_code = moved_from[item.name].code
         natural = info.align_of(was.type_id) if was.type_id else was.align
@@ -417,6 +417,16 @@ def _added(
     type_id, bit_size = _declared_type(info, item)
     natural = info.align_of(type_id)
     return info.size_of(type_id), max(natural, explicit or 1), bit_size, type_id, None
+
+
+def _same_declaration(old: str, new: str) -> bool:
+    """Do two lines declare the member with the same type (spacing and alignment attributes aside)? A member
+    whose type or bit-field width the patch changes is laid out from its new declaration."""
+
+    def key(code: str) -> str:
+        return re.sub(r"\s+", "", _ALIGNED_ATTR_RE.sub("", code))
+
+    return key(old) == key(new)
 
 
 def _explicit_align(code: str, cacheline: int, info: TypeInfo) -> int | None:

@@ -171,7 +171,7 @@ def _wrapped(text: str, width: int, indent: str) -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False) or [""]
 
 
-def moves_sentence(moved: list, limit: int = 3) -> str:
+def moves_sentence(moved: list, limit: int = 2) -> str:
     """``bd_inode moves from line 1 to line 0, next to bd_dev; bd_openers and bd_size_lock move from line 0 to
     line 1``: the members that change cache line, grouped by where from and where to."""
     groups: dict[tuple[int, int], list] = {}
@@ -187,6 +187,7 @@ def moves_sentence(moved: list, limit: int = 3) -> str:
         if len(names) == 1 and mvs[0].beside:
             text += ", next to " + " and ".join(mvs[0].beside)
         parts.append(text)
-    if len(groups) > limit:
-        parts.append(f"{len(groups) - limit} more group{'s' if len(groups) - limit > 1 else ''} of members move")
+    rest = sum(len(mvs) for mvs in list(groups.values())[limit:])
+    if rest:
+        parts.append(f"{rest} more member{'s' if rest > 1 else ''} change{'' if rest > 1 else 's'} line")
     return "; ".join(parts)

@@ -48,9 +48,10 @@ def _types(path: str) -> TypeInfo | None:
         return None
 
 
-def reorder_map(btf: str, struct: str, patch, cacheline: int = 64) -> ReorderMap | None:
+def reorder_map(btf: str, struct: str, patch, named: tuple[str, ...] = (), cacheline: int = 64) -> ReorderMap | None:
     """The map of ``struct``'s reorder in ``patch`` from the type information at ``btf``, or None when the
-    type information cannot be read, does not have the struct, or the after-layout cannot be computed."""
+    type information cannot be read, does not have the struct, or the after-layout cannot be computed.
+    ``named``: the members the finding names, said first (the others only shift because of them)."""
     from reviewbot.layout.plan import after_patch, layout_of, moves
     from reviewbot.layout.render import moves_sentence, short_map
 
@@ -62,7 +63,7 @@ def reorder_map(btf: str, struct: str, patch, cacheline: int = 64) -> ReorderMap
         after = after_patch(before, info, patch)
     except Unresolved:
         return None
-    moved = moves(before, after)
+    moved = sorted(moves(before, after), key=lambda mv: mv.name not in named)
     grows = after.size > before.size
     holes_before = sum(s for a, s in before.holes() if a + s < before.size)
     holes_after = sum(s for a, s in after.holes() if a + s < after.size)
