@@ -17,7 +17,10 @@ from conftest import DATA
 from reviewbot.cli import main
 
 LAYOUT = DATA / "layout"
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc to compile the test structs")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc to compile the test structs"),
+    pytest.mark.skipif(shutil.which("objcopy") is None, reason="needs binutils' objcopy for the bare BTF blob"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +85,18 @@ def test_lines_and_holes_follow_the_offsets(built):
     big = layout_json(built["sources"]["DWARF"], "s15_big")
     a = {m["name"]: m for m in big["members"]}["a"]
     assert (a["offset"], a["size"], a["line"], a["end_line"]) == (16, 72, 0, 1)
+
+
+def test_config_btf_names_the_type_information(built, tmp_path, monkeypatch):
+    """`btf = "PATH"` in the config: `reviewbot layout` reads that file without --btf."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'btf = "{built["sources"]["BTF blob"]}"\n')
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["layout", "--format", "json", "s01_plain"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["source"] == str(built["sources"]["BTF blob"]) and doc["size"] == built["truth"]["s01_plain"]["size"]
 
 
 def test_cacheline_128(built):

@@ -5,6 +5,7 @@ word for word what it was."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -146,3 +147,18 @@ def test_type_information_without_the_struct_changes_nothing(tmp_path):
     assert [(f.message, f.severity, f.details) for f in with_types] == [
         (f.message, f.severity, f.details) for f in without
     ]
+
+
+def test_config_btf_gives_check_the_map(tmp_path, types, monkeypatch):
+    mail = make_patch(
+        tmp_path, BEFORE, HOT_MOVE, "keep ring next to depth",
+        "The ring pointer is read with depth on every submission; keep them in the same cache line.",
+    )  # fmt: skip
+    config = tmp_path / "config.toml"
+    config.write_text(f'btf = "{types}"\n')
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--format", "json", str(mail)])
+    [finding] = [f for f in json.loads(result.output)["findings"] if f["rule"] == "RB101"]
+    assert finding["details"]["layout_source"] == "foo.o"
+    assert "ring moves from line 1 to line 0" in finding["message"]

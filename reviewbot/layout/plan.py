@@ -300,7 +300,10 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
         new_part: list[Placed | _Item] = []
         for it in h.new:
             if it.mark == " ":
-                new_part.append(next(context))
+                same = next(context, None)
+                if same is None or same.name != it.name:
+                    raise Unresolved(f"the hunk's unchanged lines of {before.struct} differ between its two sides")
+                new_part.append(same)
             elif it.name in by_name and it.name in moved_from:
                 new_part.append(replace(it, nested=it.nested))
             else:

@@ -61,7 +61,7 @@ def reorder_map(btf: str, struct: str, patch, named: tuple[str, ...] = (), cache
     try:
         before = layout_of(info, struct, cacheline)
         after = after_patch(before, info, patch)
-    except Unresolved:
+    except (Unresolved, TypeInfoError):  # no map rather than a guess; a damaged file says so once, above
         return None
     moved = sorted(moves(before, after), key=lambda mv: mv.name not in named)
     grows = after.size > before.size
