@@ -77,6 +77,15 @@ def test_every_member_where_gcc_puts_it(built, source):
             assert members[name] == place, (source, struct, name)
 
 
+@pytest.mark.parametrize("source", ["DWARF", "BTF blob"])
+def test_alignments_explicit_natural_and_packed(built, source):
+    """BTF records no alignment: the one an aligned struct's padding shows, a packed struct's 1."""
+    where = built["sources"][source]
+    got = {name: layout_json(where, name)["align"] for name in ("s22_aligned_struct", "s07_aligned", "s10_packed")}
+    assert got == {"s22_aligned_struct": 64, "s07_aligned": 64, "s10_packed": 1}
+    assert layout_json(where, "s01_plain")["align"] == 8
+
+
 def test_lines_and_holes_follow_the_offsets(built):
     got = layout_json(built["sources"]["DWARF"], "s07_aligned")
     by_name = {m["name"]: m for m in got["members"]}

@@ -304,9 +304,7 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
                 if same is None or same.name != it.name:
                     raise Unresolved(f"the hunk's unchanged lines of {before.struct} differ between its two sides")
                 new_part.append(same)
-            elif it.name in by_name and it.name in moved_from:
-                new_part.append(replace(it, nested=it.nested))
-            else:
+            else:  # a moved member (its type from the type information) or a new one: see _added()
                 new_part.append(it)
         order[start : start + len(h.old)] = new_part
         old_names[start : start + len(h.old)] = [p.name for p in new_part]

@@ -16,6 +16,7 @@ def to_json(layout: Layout) -> dict[str, Any]:
     return {
         "struct": layout.struct,
         "size": layout.size,
+        "align": layout.align,
         "cacheline": layout.cacheline,
         "cachelines": -(-layout.size // layout.cacheline),
         "members": [_member_json(layout, m) for m in layout.members],
@@ -49,7 +50,6 @@ def to_text(layout: Layout) -> str:
     out = [f"{layout.struct} {{"]
     state = {"line": 0}
     _text_members(layout, layout.members, 1, out, state, top=True)
-    holes = [h for h in layout.holes() if h[0] + h[1] < layout.size or h[0] >= layout.size]
     padding = layout.size - max((m.end for m in layout.members), default=0)
     summary = f"size: {layout.size}, cachelines: {-(-layout.size // layout.cacheline)}, members: {len(layout.flat())}"
     inner = [h for h in layout.holes() if h[0] + h[1] < layout.size]
@@ -57,12 +57,9 @@ def to_text(layout: Layout) -> str:
         summary += f", holes: {len(inner)}, sum holes: {sum(s for _a, s in inner)}"
     if padding > 0:
         summary += f", padding: {padding}"
-    del holes
     out.append(f"\t/* {summary} */")
-    lines = -(-layout.size // layout.cacheline)
     if layout.size % layout.cacheline:
         out.append(f"\t/* last cacheline: {layout.size % layout.cacheline} bytes */")
-    del lines
     out.append("};")
     return "\n".join(out)
 

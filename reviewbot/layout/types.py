@@ -152,10 +152,14 @@ class TypeInfo:
         size = t.size or 0
         if size % align:
             return align
-        natural_size = _round_up(self._natural_end(t), align)
-        if size > natural_size:
-            while align < 4096 and size % (align * 2) == 0 and _round_up(natural_size, align * 2) == size:
-                align *= 2
+        natural_end = self._natural_end(t)
+        if size > _round_up(natural_end, align):
+            smallest = align
+            while smallest < 4096 and _round_up(natural_end, smallest) != size:
+                smallest *= 2
+            if _round_up(natural_end, smallest) == size:
+                largest = size & -size  # every alignment from smallest to largest pads to this size
+                align = min(max(smallest, LIKELY_EXPLICIT_ALIGN), largest)
         return align
 
     def packed(self, t: CType) -> bool:
