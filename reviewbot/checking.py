@@ -1217,15 +1217,13 @@ def run_check(
             items.extend(read_git_range(git_range, cwd))
         except ReviewbotError as exc:
             problems.append(exc)
-    from reviewbot.layout.review import options_for
-
     return check_messages(
         items,
         rules,
         strict=settings.strict,
         per_path_ignores=settings.per_path_ignores,
         problems=problems,
-        options=options_for(settings.btf),
+        options={"btf": str(settings.btf)} if settings.btf else None,  # RB101's cache-line maps
     )
 
 

@@ -323,15 +323,13 @@ class _Scanner:
                     messages.append(patches[mid] if mid in patches else context[mid])
                     thread_of.setdefault(mid, tid)
             messages.extend(p for mid, p in patches.items() if mid not in placed)
-            from reviewbot.layout.review import options_for
-
             run = review(
                 messages,
                 rules,
                 strict=self.settings.strict,
                 per_path_ignores=self.settings.per_path_ignores,
                 threads=thread_of,
-                options=options_for(self.settings.btf),
+                options={"btf": str(self.settings.btf)} if self.settings.btf else None,  # RB101's maps
             )
             arrival = {mid: i for i, mid in enumerate(patches)}
             # stored in arrival order (one finding fingerprint, one row: the last patch that has it keeps it)

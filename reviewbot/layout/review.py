@@ -14,7 +14,8 @@ from pathlib import Path
 from reviewbot.layout import RUNNING_KERNEL_BTF, TypeInfoError, Unresolved
 from reviewbot.layout.types import TypeInfo
 
-#: the key of RuleContext.options that names the type information
+#: the key of RuleContext.options that names the type information (set by checking.run_check and scan from
+#: the ``btf`` setting; left out when nothing is configured)
 OPTION = "btf"
 
 
@@ -28,11 +29,6 @@ class ReorderMap:
     packing: bool
     source: str
     moved: tuple[str, ...]
-
-
-def options_for(btf: Path | str | None) -> dict[str, str] | None:
-    """RuleContext options naming the type information (None: nothing configured)."""
-    return {OPTION: str(btf)} if btf else None
 
 
 @lru_cache(maxsize=4)
