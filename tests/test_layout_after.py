@@ -37,6 +37,8 @@ struct mutex { atomic_t owner; spinlock_t wait_lock; struct list_head wait_list;
 #define __cacheline_group_end(GROUP) u8 __cacheline_group_end__##GROUP[0]
 #define __cacheline_group_begin_aligned(GROUP) __cacheline_group_begin(GROUP) __attribute__((__aligned__(64)))
 struct mutex prelude_mutex; /* gcc emits the types of what is used: this one needs list_head */
+enum item_kind { ITEM_A, ITEM_B, ITEM_C, NR_ITEMS };
+enum item_kind prelude_kind;
 """
 
 # struct block_device as it was in November 2023 (include/linux/blk_types.h), reduced: the members of the
@@ -168,6 +170,12 @@ CASES = {
         "retyped",
         "struct retyped {\n\tu8 a;\n\tu64 b;\n\tunsigned int flags;\n\tu8 c;\n};\nstruct retyped v;\n",
         "struct retyped {\n\tu8 a;\n\tunsigned int flags:5;\n\tu64 b;\n\tu8 c;\n};\nstruct retyped v;\n",
+    ),
+    "array lengths from enumerators and suffixed numbers": (
+        "counted",
+        "struct counted {\n\tu8 a;\n\tvoid *p;\n\tu16 w;\n};\nstruct counted v;\n",
+        "struct counted {\n\tu8 a;\n\tu16 w;\n\tu32 counts[NR_ITEMS];\n\tu8 pad[2UL * NR_ITEMS];\n\tvoid *p;\n"
+        "};\nstruct counted v;\n",
     ),
     "packed struct": (
         "pk",

@@ -156,3 +156,15 @@ def test_bad_input_is_one_clear_line(built, tmp_path, args, words):
     assert result.exit_code == 2
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert words in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("source", ["DWARF", "BTF section", "BTF blob"])
+def test_enumerators_by_name(built, source):
+    """Array lengths a patch writes as enumerators are read from the type information's enums."""
+    from reviewbot.layout.source import load
+
+    info = load(built["sources"][source])
+    assert (info.constant("E_A"), info.constant("E_B")) == (0, 1)
+    if source == "DWARF":  # gcc 12's -gbtf writes the 64-bit enum with no entries (no ENUM64): DWARF only
+        assert info.constant("F_A") == 0x100000000
+    assert info.constant("NOT_AN_ENUMERATOR") is None

@@ -201,11 +201,36 @@ class BtfBlob:
         complete = [i for i in found if ((infos[i] >> 24) & 0x1F) != 7]
         return complete + [i for i in found if i not in complete]
 
+    def constant(self, name: str) -> int | None:
+        """The value of the enumerator ``name`` (ENUM and ENUM64 entries), or None."""
+        wanted = b"\0" + name.encode() + b"\0"
+        at = self.strings.find(wanted)
+        if at < 0:
+            return None
+        offsets = set()
+        while at >= 0:
+            offsets.add(at + 1)
+            at = self.strings.find(wanted, at + 1)
+        e, types, infos = self.endian, self.types, self.infos
+        for type_id, info in enumerate(infos):
+            kind, vlen = (info >> 24) & 0x1F, info & 0xFFFF
+            if kind not in (6, 19):
+                continue
+            data = self.places[type_id] + 12
+            step = 8 if kind == 6 else 12
+            for k in range(vlen):
+                if struct.unpack_from(e + "I", types, data + step * k)[0] in offsets:
+                    if kind == 6:
+                        return struct.unpack_from(e + "i", types, data + step * k + 4)[0]
+                    low, high = struct.unpack_from(e + "II", types, data + step * k + 4)
+                    return (high << 32) | low
+        return None
+
 
 def type_info_from_btf(data: bytes, name: str) -> TypeInfo:
     """A :class:`TypeInfo` over one BTF blob (its pointers as wide as its ``long``)."""
     blob = BtfBlob(data, name)
-    info = TypeInfo(decode=blob.get, find=blob.find, source=name)
+    info = TypeInfo(decode=blob.get, find=blob.find, source=name, constant=blob.constant)
     for tid in blob.find("int", "long int"):
         info.pointer_size = blob.get(tid).size or 8
         break

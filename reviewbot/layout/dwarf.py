@@ -68,8 +68,14 @@ class _Dwarf:
         try:
             self.dwarf = elf.get_dwarf_info()
             self.names: dict[tuple[str, str], list[int]] = {}
+            self.constants: dict[str, int] = {}
             for cu in self.dwarf.iter_CUs():
                 for die in cu.iter_DIEs():
+                    if die.tag == "DW_TAG_enumerator" and "DW_AT_const_value" in die.attributes:
+                        value = die.attributes["DW_AT_const_value"].value
+                        if "DW_AT_name" in die.attributes and isinstance(value, int):
+                            self.constants.setdefault(_text(die.attributes["DW_AT_name"].value), value)
+                        continue
                     kind = _KIND_OF_TAG.get(die.tag)
                     if kind is None or "DW_AT_name" not in die.attributes:
                         continue
@@ -179,4 +185,10 @@ def _text(value: Any) -> str:
 def type_info_from_dwarf(data: bytes, name: str) -> TypeInfo:
     """A :class:`TypeInfo` over the DWARF of the ELF file ``data``."""
     reader = _Dwarf(data, name)
-    return TypeInfo(decode=reader.get, find=reader.find, source=name, pointer_size=reader.pointer_size)
+    return TypeInfo(
+        decode=reader.get,
+        find=reader.find,
+        source=name,
+        pointer_size=reader.pointer_size,
+        constant=reader.constants.get,
+    )

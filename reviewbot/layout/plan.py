@@ -445,14 +445,23 @@ def _explicit_align(code: str, cacheline: int, info: TypeInfo) -> int | None:
 
 
 def _int_expr(text: str, info: TypeInfo) -> int | None:
-    """A constant the map can read: a number, ``sizeof(long)``-like of a known type, or a product/sum of them."""
+    """A constant the map can read: a number, an enumerator the type information has, ``sizeof(long)``-like
+    of a known type, or a product/sum of them."""
     text = re.sub(r"sizeof\s*\(\s*([^()]+?)\s*\)", lambda m: str(_sizeof_text(m.group(1), info)), text)
+    text = re.sub(r"\b(\d+)[uUlL]+\b", r"\1", text)  # 64UL
+    text = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: _constant_text(m.group(0), info), text)
     if not re.fullmatch(r"[\d\s+*()\-]+", text or "x"):
         return None
     try:
         return int(eval(text, {"__builtins__": {}}, {}))  # digits and + - * ( ) only, checked above
     except (SyntaxError, ValueError, TypeError):
         return None
+
+
+def _constant_text(name: str, info: TypeInfo) -> str:
+    """An enumerator's value as text (the type information's own), else the name (then no number)."""
+    value = info.constant(name)
+    return f"({value})" if value is not None else name
 
 
 def _sizeof_text(text: str, info: TypeInfo) -> str:

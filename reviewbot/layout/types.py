@@ -65,6 +65,8 @@ class TypeInfo:
     find: Callable[[str, str], list[int]]
     source: str
     pointer_size: int = 8
+    #: an enumerator's value by name (None: not one the source has): array lengths such as ``[NR_LRU_LISTS]``
+    constant: Callable[[str], int | None] = lambda name: None
     #: types the after-layout needs that the source may not list (a pointer, an array of N of a type), under
     #: negative ids: never one of the source's own
     extra: dict[int, CType] = field(default_factory=dict)
