@@ -80,7 +80,13 @@ def compile_dwarf(tmp: Path, name: str, text: str) -> Path:
 
 
 def places(layout) -> dict[str, tuple[int, int]]:
-    return {m.name: (m.bit_offset if m.bit_offset is not None else m.offset * 8, m.bit_size) for m in layout.flat()}
+    """name -> (bit offset, bit-field width); a named inner struct's members as ``outer.inner`` too."""
+    out = {}
+    for m in layout.flat():
+        out[m.name] = (m.bit_offset if m.bit_offset is not None else m.offset * 8, m.bit_size)
+        for inner in m.members:
+            out[f"{m.name}.{inner.name}"] = (inner.offset * 8, inner.bit_size)
+    return out
 
 
 def git_diff(tmp: Path, old: str, new: str) -> Path:
@@ -176,6 +182,23 @@ CASES = {
         "struct counted {\n\tu8 a;\n\tvoid *p;\n\tu16 w;\n};\nstruct counted v;\n",
         "struct counted {\n\tu8 a;\n\tu16 w;\n\tu32 counts[NR_ITEMS];\n\tu8 pad[2UL * NR_ITEMS];\n\tvoid *p;\n"
         "};\nstruct counted v;\n",
+    ),
+    "inside cache-line aligned anonymous groups, hunk starting in one": (
+        "ring",
+        "struct ring {\n\tstruct {\n\t\tu32 flags;\n\t\tu64 a1;\n\t\tu64 a2;\n\t\tu64 a3;\n\t\tu64 a4;\n"
+        "\t\tu64 a5;\n\t\tvoid *a;\n\t} ____cacheline_aligned;\n\tstruct {\n\t\tspinlock_t lock;\n"
+        "\t\tu32 seq;\n\t\tvoid *c;\n\t} ____cacheline_aligned;\n\tu8 tail;\n};\nstruct ring v;\n",
+        "struct ring {\n\tstruct {\n\t\tu32 flags;\n\t\tu64 a1;\n\t\tu64 a2;\n\t\tu64 a3;\n\t\tu64 a4;\n"
+        "\t\tu64 a5;\n\t\tvoid *c;\n\t\tvoid *a;\n\t} ____cacheline_aligned;\n\tstruct {\n\t\tu32 seq;\n"
+        "\t\tspinlock_t lock;\n\t} ____cacheline_aligned;\n\tu8 tail;\n};\nstruct ring v;\n",
+    ),
+    "a new aligned group and a named inner struct": (
+        "grouped",
+        "struct grouped {\n\tu8 a;\n\tstruct {\n\t\tu64 hits;\n\t\tu32 misses;\n\t} stats;\n\tvoid *p;\n"
+        "\tunion { u64 l; u32 w[3]; } v;\n\tu16 z;\n};\nstruct grouped v;\n",
+        "struct grouped {\n\tu8 a;\n\tstruct {\n\t\tu32 misses;\n\t\tu64 hits;\n\t} stats;\n"
+        "\tunion { u64 l; u32 w[3]; } v;\n\tstruct {\n\t\tvoid *p;\n\t\tu16 z;\n\t} ____cacheline_aligned;\n"
+        "};\nstruct grouped v;\n",
     ),
     "packed struct": (
         "pk",

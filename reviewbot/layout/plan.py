@@ -155,8 +155,9 @@ def _placed_members(info: TypeInfo, t: CType, base: int) -> tuple[Placed, ...]:
         size = info.size_of(m.type_id)
         nested: tuple[Placed, ...] = ()
         kind = ""
-        if not m.name and mt.kind in AGGREGATES:
-            kind, nested = mt.kind, _placed_members(info, mt, offset)
+        direct = info.get(m.type_id)  # not through a typedef: a typedef'd struct is written by its name
+        if direct.kind in AGGREGATES and (not m.name or not direct.name):  # struct { ... } [name];
+            kind, nested = direct.kind, _placed_members(info, direct, offset)
         out.append(
             Placed(
                 m.name,
@@ -177,21 +178,39 @@ def _placed_members(info: TypeInfo, t: CType, base: int) -> tuple[Placed, ...]:
 
 @dataclass
 class _Item:
-    """One top-level entry of the struct on one side of a hunk: a member (one declarator), an anonymous or
-    named nested struct/union (``nested``), or a cache-line group marker. ``code`` is the declaration's line
-    without comments; ``mark`` the line's diff mark (" ", "-", "+")."""
+    """One entry of the struct on one side of a hunk, in source order: a member (one declarator) or a
+    cache-line group marker (``tag`` "member"), the opening of a nested struct/union ("open", ``name`` its
+    kind) or its closing ("close", ``name`` the declarator after it, "" for an anonymous one). ``code`` is
+    the line without comments; ``mark`` the line's diff mark (" ", "-", "+")."""
 
     name: str
     code: str
     mark: str
-    nested: bool = False
+    tag: str = "member"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.tag, self.name)
 
 
 @dataclass
 class _HunkSides:
     old: list[_Item] = field(default_factory=list)
     new: list[_Item] = field(default_factory=list)
-    closing: str = ""  # the struct's closing line when the hunk shows it (its attributes)
+
+
+@dataclass
+class _Before:
+    """An entry of the struct as the type information has it, flattened like :class:`_Item`: ``placed`` is
+    the member, or the nested struct/union an "open"/"close" entry belongs to."""
+
+    tag: str
+    name: str
+    placed: Placed
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.tag, self.name)
 
 
 _GROUP_MARKER_RE = re.compile(r"\b__cacheline_group_(begin|end)(_aligned)?\s*\(\s*(\w+)")
@@ -202,15 +221,46 @@ _ATTR_WORDS = re.compile(
     r"_{2,4}cacheline_aligned\w*|__aligned\s*\([^()]*(?:\([^()]*\))?[^()]*\)|"
     r"__attribute__\s*\(\(.*?\)\))"
 )
+_NESTED_OPEN_RE = re.compile(r"^(struct|union)\b[^;{}]*\{$")
+
+
+def _line_items(code: str, mark: str) -> list[_Item]:
+    """The entries one line of a struct's body holds (none for a blank line, a comment, a directive)."""
+    from reviewbot.cutil import member_names
+
+    if not code or code.startswith("#"):
+        return []
+    if code.startswith("}"):
+        label = re.sub(r"[^\w].*", "", " ".join(_ATTR_WORDS.sub(" ", code[1:]).split()))
+        return [_Item(label, code, mark, tag="close")]
+    opening = _NESTED_OPEN_RE.match(code)
+    if opening:
+        return [_Item(opening.group(1), code, mark, tag="open")]
+    one_line = re.match(r"^(struct|union)\s*\{(.*)\}(.*);$", code)
+    if one_line:  # union { u64 a; u32 b[2]; } name;
+        inner = [part.strip() + ";" for part in one_line.group(2).split(";") if part.strip()]
+        items = [_Item(one_line.group(1), code, mark, tag="open")]
+        for decl in inner:
+            items.extend(_Item(n, decl, mark) for n in member_names(decl) or ())
+        return items + _line_items("}" + one_line.group(3) + ";", mark)
+    if "{" in code or "}" in code:
+        return []
+    marker = _GROUP_MARKER_RE.search(code)
+    if marker:
+        items = [_Item(f"__cacheline_group_{marker.group(1)}__{marker.group(3)}", code, mark)]
+        if marker.group(1) == "end" and marker.group(2):
+            items.append(_Item(f"__cacheline_group_pad__{marker.group(3)}", code, mark))
+        return items
+    return [_Item(n, code, mark) for n in member_names(code) or ()]
 
 
 def _struct_hunks(patch, kind: str, name: str) -> list[_HunkSides]:
-    """The top-level entries of ``kind name`` each hunk shows, per side, in order.
+    """The entries of ``kind name`` each hunk shows, per side, in order (nested structs/unions as their
+    opening and closing entries, so a hunk that starts inside one is read too).
 
     A hunk is in the struct when its header names it (``@@ ... @@ struct foo {``) or it shows the opening
-    line. A line that changes anything inside a nested struct/union raises :class:`Unresolved`: the map
-    does not compute a nested reorder."""
-    from reviewbot.cutil import member_names, scan_lines
+    line; the struct ends at a ``}`` in column 0 (kernel style)."""
+    from reviewbot.cutil import scan_lines
 
     opening = re.compile(rf"^\s*{kind}\s+{re.escape(name)}\b[^;]*\{{")
     out: list[_HunkSides] = []
@@ -224,55 +274,46 @@ def _struct_hunks(patch, kind: str, name: str) -> list[_HunkSides]:
                 continue
             scans = scan_lines([line.text for line in lines])
             sides = _HunkSides()
-            depth = {"-": 1 if inside else 0, "+": 1 if inside else 0}
-            nested: dict[str, list[str]] = {"-": [], "+": []}
+            state = {"-": "in" if inside else "before", "+": "in" if inside else "before"}
             for line, scan in zip(lines, scans):
                 mark = line.kind.value
                 code = scan.code.strip()
                 for side in ("-", "+"):
-                    if mark not in (" ", side):
+                    if mark not in (" ", side) or state[side] == "after":
                         continue
-                    items = sides.old if side == "-" else sides.new
-                    if depth[side] == 0:
+                    if state[side] == "before":
                         if opening.match(line.text):
-                            depth[side] = 1
+                            state[side] = "in"
                         continue
-                    if depth[side] == 1 and code.startswith("}"):
-                        depth[side] = 0
-                        sides.closing = code
+                    if code.startswith("}") and line.text.startswith("}"):
+                        state[side] = "after"  # the struct's own closing line
                         continue
-                    opens, closes = code.count("{"), code.count("}")
-                    if depth[side] == 1 and opens > closes:
-                        depth[side] += opens - closes
-                        nested[side] = [mark]
-                        continue
-                    if depth[side] > 1:
-                        nested[side].append(mark)
-                        depth[side] += opens - closes
-                        if depth[side] == 1:
-                            label = re.sub(r"[^\w].*", "", code.lstrip("}").strip())
-                            marks = set(nested[side])
-                            if len(marks) > 1 or (marks and mark not in marks):
-                                raise Unresolved(
-                                    f"the patch changes lines inside a nested struct/union of {kind} {name}: "
-                                    "the map is computed for top-level moves only"
-                                )
-                            items.append(_Item(label, code, mark, nested=True))
-                        continue
-                    if code.startswith("#"):
-                        continue
-                    marker = _GROUP_MARKER_RE.search(code)
-                    if marker:
-                        items.append(_Item(f"__cacheline_group_{marker.group(1)}__{marker.group(3)}", code, mark))
-                        if marker.group(1) == "end" and marker.group(2):
-                            items.append(_Item(f"__cacheline_group_pad__{marker.group(3)}", code, mark))
-                        continue
-                    names = member_names(code) if code else None
-                    for member in names or ():
-                        items.append(_Item(member, code, mark))
+                    (sides.old if side == "-" else sides.new).extend(_line_items(code, mark))
             if sides.old or sides.new:
                 out.append(sides)
     return out
+
+
+def _flatten(members: tuple[Placed, ...]) -> list[_Before]:
+    out: list[_Before] = []
+    for m in members:
+        if m.kind:
+            out.append(_Before("open", m.kind, m))
+            out.extend(_flatten(m.members))
+            out.append(_Before("close", m.name, m))
+        else:
+            out.append(_Before("member", m.name, m))
+    return out
+
+
+@dataclass
+class _Group:
+    """A nested struct/union of the after-layout: its entries, its opening and closing entries."""
+
+    kind: str
+    opening: _Before | _Item
+    closing: _Before | _Item
+    entries: list
 
 
 def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
@@ -282,42 +323,71 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
     hunks = _struct_hunks(patch, kind, name)
     if not hunks:
         raise Unresolved(f"the patch does not change {before.struct}")
-    old_names = [m.name for m in before.members]
-    order: list[Placed | _Item] = list(before.members)
-    moved_from = {it.name: it for h in hunks for it in h.old if it.mark == "-"}
-    by_name = {m.name: m for m in before.members if m.name}
+    flat: list[_Before | _Item] = list(_flatten(before.members))
+    moved_from = {it.name: it for h in hunks for it in h.old if it.mark == "-" and it.tag == "member"}
+    by_name = {b.name: b.placed for b in flat if isinstance(b, _Before) and b.tag == "member" and b.name}
     at = 0
     for h in hunks:
-        start = _match(old_names, [it.name for it in h.old], at)
+        start = _match([e.key for e in flat], [it.key for it in h.old], at)
         if start is None:
-            shown = ", ".join(it.name or "(anonymous)" for it in h.old[:6])
+            shown = ", ".join(_shown(it) for it in h.old[:6])
             raise Unresolved(
                 f"the patch's lines of {before.struct} ({shown}) are not in that order in {before.source}'s "
                 f"{before.struct} (another kernel version or configuration)"
             )
-        old_slice = order[start : start + len(h.old)]
+        old_slice = flat[start : start + len(h.old)]
         context = iter(old_slice[k] for k, it in enumerate(h.old) if it.mark == " ")
-        new_part: list[Placed | _Item] = []
+        new_part: list[_Before | _Item] = []
         for it in h.new:
             if it.mark == " ":
                 same = next(context, None)
-                if same is None or same.name != it.name:
+                if same is None or same.key != it.key:
                     raise Unresolved(f"the hunk's unchanged lines of {before.struct} differ between its two sides")
                 new_part.append(same)
             else:  # a moved member (its type from the type information) or a new one: see _added()
                 new_part.append(it)
-        order[start : start + len(h.old)] = new_part
-        old_names[start : start + len(h.old)] = [p.name for p in new_part]
+        flat[start : start + len(h.old)] = new_part
         at = start + len(new_part)
-    return _lay_out(before, info, order, by_name, moved_from)
+    entries = _tree(flat, before.struct)
+    placed, size, align = _lay_out(before, info, entries, kind, by_name, moved_from, packed=before.packed)
+    return Layout(
+        before.struct, size, before.cacheline, placed, align=align, packed=before.packed, source=before.source
+    )
 
 
-def _match(names: list[str], wanted: list[str], start: int) -> int | None:
-    """Where ``wanted`` (anonymous entries as "") runs in ``names``, at or after ``start``."""
+def _shown(it: _Item) -> str:
+    if it.tag == "open":
+        return f"{it.name} {{"
+    if it.tag == "close":
+        return f"}} {it.name}".rstrip()
+    return it.name
+
+
+def _tree(flat: list, struct: str) -> list:
+    """The flattened entries as a tree: :class:`_Group` for each nested struct/union."""
+    stack: list[tuple[_Before | _Item | None, list]] = [(None, [])]
+    for e in flat:
+        if e.tag == "open":
+            stack.append((e, []))
+        elif e.tag == "close":
+            if len(stack) == 1:
+                raise Unresolved(f"the patch closes a nested struct/union of {struct} it does not open")
+            opening, entries = stack.pop()
+            assert opening is not None
+            stack[-1][1].append(_Group(opening.name, opening, e, entries))
+        else:
+            stack[-1][1].append(e)
+    if len(stack) != 1:
+        raise Unresolved(f"the patch opens a nested struct/union of {struct} it does not close")
+    return stack[0][1]
+
+
+def _match(keys: list, wanted: list, start: int) -> int | None:
+    """Where ``wanted`` runs in ``keys``, at or after ``start``."""
     if not wanted:
         return start
-    for k in range(start, len(names) - len(wanted) + 1):
-        if names[k : k + len(wanted)] == wanted:
+    for k in range(start, len(keys) - len(wanted) + 1):
+        if keys[k : k + len(wanted)] == wanted:
             return k
     return None
 
@@ -325,24 +395,38 @@ def _match(names: list[str], wanted: list[str], start: int) -> int | None:
 def _lay_out(
     before: Layout,
     info: TypeInfo,
-    order: list[Placed | _Item],
+    entries: list,
+    kind: str,
     by_name: dict[str, Placed],
     moved_from: dict[str, _Item],
-) -> Layout:
+    packed: bool = False,
+) -> tuple[tuple[Placed, ...], int, int]:
+    """Entries laid out from offset 0 with the C rules: (placed members, size, alignment)."""
     cacheline = before.cacheline
-    is_union = before.struct.startswith("union ")
+    is_union = kind == "union"
     bits = 0
     biggest = 1
     placed: list[Placed] = []
     template: Placed | None
-    for entry in order:
-        if isinstance(entry, Placed):  # an unchanged line: the member as it was, its alignment as it showed
-            size, align, bit_size, type_id, template = entry.size, entry.align, entry.bit_size, entry.type_id, entry
-            if entry.bit_offset is not None:
-                size = info.size_of(entry.type_id)
+    for entry in entries:
+        nested: tuple[Placed, ...] = ()
+        if isinstance(entry, _Group):
+            nested, size, align = _lay_out(before, info, entry.entries, entry.kind, by_name, moved_from)
+            closing = entry.closing
+            if isinstance(closing, _Before):  # the closing line unchanged: its alignment as the offsets showed
+                align = max(align, closing.placed.align)
+            else:
+                align = max(align, _explicit_align(closing.code, cacheline, info) or 1)
+            size = -(-size // align) * align
+            bit_size, type_id, template = 0, 0, None
+        elif isinstance(entry, _Before):  # an unchanged line: the member as it was, its alignment as it showed
+            p0 = entry.placed
+            size, align, bit_size, type_id, template = p0.size, p0.align, p0.bit_size, p0.type_id, p0
+            if p0.bit_offset is not None:
+                size = info.size_of(p0.type_id)
         else:
             size, align, bit_size, type_id, template = _added(before, info, entry, by_name, moved_from)
-        if before.packed and not _explicit_align(entry.code if isinstance(entry, _Item) else "", cacheline, info):
+        if packed and not _explicit_align(entry.code if isinstance(entry, _Item) else "", cacheline, info):
             align = 1
         biggest = max(biggest, align)
         if is_union:
@@ -350,23 +434,34 @@ def _lay_out(
         elif bit_size:
             unit = max(1, align) * 8
             start_bits = bits
-            if not before.packed and (start_bits % unit) + bit_size > size * 8:
+            if not packed and (start_bits % unit) + bit_size > size * 8:
                 start_bits = _round_up_bits(bits, unit)
         else:
             start_bits = _round_up_bits(bits, max(1, align) * 8)
         offset = start_bits // 8
-        if template is not None:
-            delta = offset - template.offset
-            p = template.shifted(delta) if not bit_size else template
-            p = replace(p, align=align)
+        if isinstance(entry, _Group):
+            label = entry.closing.name
+            p = Placed(
+                label,
+                f"{entry.kind} {{...}}",
+                offset,
+                size,
+                align=align,
+                kind=entry.kind,
+                members=tuple(m.shifted(offset) for m in nested),
+            )
+        elif template is not None:
             if bit_size:
                 p = replace(
-                    p,
+                    template,
                     offset=offset,
                     size=(start_bits % 8 + bit_size + 7) // 8,
                     bit_offset=start_bits,
                     bit_size=bit_size,
+                    align=align,
                 )
+            else:
+                p = replace(template, offset=offset, align=align)
         else:
             assert isinstance(entry, _Item)
             p = Placed(
@@ -382,10 +477,8 @@ def _lay_out(
         placed.append(p)
         end_bits = start_bits + (bit_size if bit_size else size * 8)
         bits = end_bits if not is_union else max(bits, end_bits)
-    size = -(-((bits + 7) // 8) // biggest) * biggest if not before.packed else (bits + 7) // 8
-    return Layout(
-        before.struct, size, cacheline, tuple(placed), align=biggest, packed=before.packed, source=before.source
-    )
+    end = (bits + 7) // 8
+    return tuple(placed), (end if packed else -(-end // biggest) * biggest), biggest
 
 
 def _round_up_bits(bits: int, unit: int) -> int:
@@ -413,8 +506,6 @@ def _added(
             align = max(natural, explicit or 1)
         size = info.size_of(was.type_id) if was.type_id else was.size
         return size, align, was.bit_size, was.type_id, was
-    if item.nested:
-        raise Unresolved(f"the patch adds a nested struct/union to {before.struct}: its layout is not computed")
     type_id, bit_size = _declared_type(info, item)
     natural = info.align_of(type_id)
     return info.size_of(type_id), max(natural, explicit or 1), bit_size, type_id, None
