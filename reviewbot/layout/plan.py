@@ -197,6 +197,9 @@ class _Item:
 class _HunkSides:
     old: list[_Item] = field(default_factory=list)
     new: list[_Item] = field(default_factory=list)
+    #: the struct's opening line when the patch writes it anew (an alignment attribute between the
+    #: struct keyword and its name applies to the struct)
+    new_opening: str = ""
 
 
 @dataclass
@@ -262,7 +265,8 @@ def _struct_hunks(patch, kind: str, name: str) -> list[_HunkSides]:
     line; the struct ends at a ``}`` in column 0 (kernel style)."""
     from reviewbot.cutil import scan_lines
 
-    opening = re.compile(rf"^\s*{kind}\s+{re.escape(name)}\b[^;]*\{{")
+    # struct foo {, struct ____cacheline_aligned foo {, ____cacheline_aligned struct foo {
+    opening = re.compile(rf"^[^;{{}}]*\b{kind}\s+(?:\w+(?:\s*\([^()]*\))?\s+)*{re.escape(name)}\s*\{{")
     out: list[_HunkSides] = []
     for fd in patch.files:
         if not fd.path.endswith((".h", ".c")):
@@ -284,6 +288,8 @@ def _struct_hunks(patch, kind: str, name: str) -> list[_HunkSides]:
                     if state[side] == "before":
                         if opening.match(line.text):
                             state[side] = "in"
+                            if mark == "+":
+                                sides.new_opening = scan.code
                         continue
                     if code.startswith("}") and line.text.startswith("}"):
                         state[side] = "after"  # the struct's own closing line
@@ -336,6 +342,8 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
                 f"{before.struct} (another kernel version or configuration)"
             )
         old_slice = flat[start : start + len(h.old)]
+        if sum(it.mark == " " for it in h.old) != sum(it.mark == " " for it in h.new):
+            raise Unresolved(f"the hunk's unchanged lines of {before.struct} differ between its two sides")
         context = iter(old_slice[k] for k, it in enumerate(h.old) if it.mark == " ")
         new_part: list[_Before | _Item] = []
         for it in h.new:
@@ -350,6 +358,15 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
         at = start + len(new_part)
     entries = _tree(flat, before.struct)
     placed, size, align = _lay_out(before, info, entries, kind, by_name, moved_from, packed=before.packed)
+    # the struct's own alignment attribute (} ____cacheline_aligned;) is on a line the patch keeps: the
+    # alignment before beyond its members' is kept
+    own = before.align if before.align > max((m.align for m in before.members), default=1) else 1
+    for h in hunks:
+        written = re.search(rf"\b{kind}\s+(.*?)\b{re.escape(name)}\s*\{{", h.new_opening)
+        if written and written.group(1).strip():
+            own = max(own, _explicit_align(written.group(1), before.cacheline, info) or 1)
+    if own > align:
+        align, size = own, -(-size // own) * own
     return Layout(
         before.struct, size, before.cacheline, placed, align=align, packed=before.packed, source=before.source
     )
