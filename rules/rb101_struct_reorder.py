@@ -116,6 +116,11 @@ a later reply is not seen. A ``____cacheline_aligned`` annotation is accepted
 with any comment of three words or more, whether or not it explains the
 cache-line grouping.
 
+The cache-line map needs type information of the tree the patch is written against: where the
+struct's unchanged lines are not in the type information's order (another kernel version or
+configuration), a member's array length or bit-field width is a ``#define``, or the struct is in a
+module whose BTF is not given, the finding says nothing about layout.
+
 References
 ----------
 * Documentation/process/maintainer-netdev.rst (``__cacheline_group`` markers)
