@@ -118,7 +118,14 @@ def test_check_shows_the_map_under_the_finding(tmp_path, types):
     without = CliRunner().invoke(main, ["check", str(mail)])
     assert with_map.exit_code == without.exit_code == 1
     assert "ring moves from line 1 to line 0" in with_map.output
-    assert "  line 1 after:  owner, flags, cold, tail" in with_map.output
+    shown = with_map.output.splitlines()
+    at = shown.index("cache lines (foo.o) that change:")
+    assert shown[at + 1 : at + 5] == [
+        "  line 0 before: stats .. depth, owner",
+        "  line 0 after:  stats .. depth, ring",
+        "  line 1 before: flags, cold, ring, tail",
+        "  line 1 after:  owner, flags, cold, tail",
+    ]
     assert "line 0" not in without.output
 
 
