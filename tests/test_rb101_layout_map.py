@@ -6,6 +6,7 @@ word for word what it was."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 import shutil
 import subprocess
 from pathlib import Path
@@ -65,7 +66,10 @@ def make_patch(tmp: Path, old: str, new: str, subject: str, changelog: str) -> P
         (tmp / side / "include").mkdir(parents=True, exist_ok=True)
         (tmp / side / "include" / "foo.h").write_text(text)
     diff = subprocess.run(
-        ["git", "diff", "--no-index", "a/include/foo.h", "b/include/foo.h"], cwd=tmp, capture_output=True, text=True
+        ["git", "diff", "--no-index", "--no-prefix", "a/include/foo.h", "b/include/foo.h"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
     ).stdout
     mail = tmp / "patch.eml"
     mail.write_text(MAIL.format(subject=subject, mid=abs(hash(new)), changelog=changelog, diff=diff))
@@ -169,3 +173,36 @@ def test_config_btf_gives_check_the_map(tmp_path, types, monkeypatch):
     [finding] = [f for f in json.loads(result.output)["findings"] if f["rule"] == "RB101"]
     assert finding["details"]["layout_source"] == "foo.o"
     assert "ring moves from line 1 to line 0" in finding["message"]
+
+
+def test_the_draft_mail_quotes_the_map(tmp_path, types):
+    """Stored, drafted as the cron job drafts: the mail carries the sentence and the map lines as they are."""
+    import dataclasses
+
+    from helpers import draft_fixed
+    from reviewbot.engine import check_patch
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.registry import load_rules
+    from reviewbot.store import Store
+
+    mail = make_patch(
+        tmp_path, BEFORE, HOT_MOVE, "keep ring next to depth",
+        "The ring pointer is read with depth on every submission; keep them in the same cache line.",
+    )  # fmt: skip
+    msg = dataclasses.replace(parse_rfc822(mail.read_bytes(), str(mail)), list_name="linux-kernel")
+    rules = [r for r in load_rules(entry_points=False) if r.meta.id == "RB101"]
+    store = Store(tmp_path / "reviewbot.db")
+    with store.transaction():
+        store.put_message(msg, thread_id=msg.message_id)
+    patch = parse_patch(msg)
+    store.put_patch(patch)
+    report = check_patch(patch, rules, RuleContext(options={"btf": str(types)}))
+    store.replace_findings(msg.message_id, report.findings, report.failures, now=datetime(2025, 3, 20, 8, 30))
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    store.close()
+    assert summary.drafts == 1
+    [draft] = list((tmp_path / "outbox").rglob("*.eml"))
+    body = draft.read_text()
+    moved = "ring moves from line 1 to line 0, next to depth; owner moves from line 0 to line 1, next to flags."
+    assert f"From foo.o: {moved}" in " ".join(body.split())  # a paragraph of prose: wrapped
+    assert "\n  line 0 before: stats .. depth, owner\n  line 0 after:  stats .. depth, ring\n" in body
