@@ -240,6 +240,7 @@ def test_cli_before_and_after_json_and_text(tmp_path):
     after = {m["name"]: m for m in doc["after"]["members"]}
     assert (before["bd_inode"]["offset"], before["bd_inode"]["line"]) == (64, 1)
     assert (after["bd_inode"]["offset"], after["bd_inode"]["line"]) == (56, 0)
+    assert doc["moves"][0] == {"name": "bd_inode", "before": 1, "after": 0, "beside": ["bd_dev"]}
     text = CliRunner().invoke(main, ["layout", "--btf", str(obj), "--patch", str(patch), "block_device"]).output
     moved = [line for line in text.splitlines() if "<< moved line" in line]
     assert [line.split()[0] for line in moved] == ["bd_inode", "bd_openers", "bd_size_lock"]

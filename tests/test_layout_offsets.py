@@ -137,6 +137,7 @@ def test_text_output_like_pahole(built, tmp_path):
     ("args", "words"),
     [
         (["no_such_struct"], "struct no_such_struct is not in"),
+        (["struct 9x"], "is not a struct name"),
         (["--btf", "{missing}", "s01_plain"], "no such file"),
         (["--btf", "{text}", "s01_plain"], "not BTF"),
         (["--btf", "{truncated}", "s01_plain"], "truncated BTF"),

@@ -30,7 +30,7 @@ def command(struct: str, btf_path: Path | None, patch_path: str | None, cachelin
     """Show STRUCT's members grouped by cache line (offset, size, holes), before and after --patch."""
     from reviewbot.config import load_settings
     from reviewbot.layout import Unresolved
-    from reviewbot.layout.plan import after_patch, layout_of
+    from reviewbot.layout.plan import after_patch, layout_of, moves
     from reviewbot.layout.render import side_by_side, to_json, to_text
     from reviewbot.layout.source import load
 
@@ -50,6 +50,11 @@ def command(struct: str, btf_path: Path | None, patch_path: str | None, cachelin
         fail("layout", exc)
     if fmt == "json":
         data = to_json(before) if after is None else {"before": to_json(before), "after": to_json(after)}
+        if after is not None:  # the members that change cache line, as RB101 names them
+            data["moves"] = [
+                {"name": mv.name, "before": mv.before, "after": mv.after, "beside": list(mv.beside)}
+                for mv in moves(before, after)
+            ]
         click.echo(json.dumps(data, indent=2))
     elif after is None:
         click.echo(to_text(before))

@@ -102,7 +102,7 @@ class Layout:
 def split_struct_name(name: str) -> tuple[str, str]:
     """``"struct foo"``, ``"union foo"`` or ``"foo"`` (a struct) as (kind, name)."""
     words = name.split()
-    if len(words) == 2 and words[0] in AGGREGATES:
+    if len(words) == 2 and words[0] in AGGREGATES and re.fullmatch(r"[A-Za-z_]\w*", words[1]):
         return words[0], words[1]
     if len(words) == 1 and re.fullmatch(r"[A-Za-z_]\w*", words[0]):
         return "struct", words[0]
