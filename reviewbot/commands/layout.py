@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -49,7 +50,9 @@ def command(struct: str, btf_path: Path | None, patch_path: str | None, cachelin
     except ReviewbotError as exc:
         fail("layout", exc)
     if fmt == "json":
-        data = to_json(before) if after is None else {"before": to_json(before), "after": to_json(after)}
+        data: dict[str, Any] = (
+            to_json(before) if after is None else {"before": to_json(before), "after": to_json(after)}
+        )
         if after is not None:  # the members that change cache line, as RB101 names them
             data["moves"] = [
                 {"name": mv.name, "before": mv.before, "after": mv.after, "beside": list(mv.beside)}
