@@ -206,3 +206,10 @@ def test_the_draft_mail_quotes_the_map(tmp_path, types):
     moved = "ring moves from line 1 to line 0, next to depth; owner moves from line 0 to line 1, next to flags."
     assert f"From foo.o: {moved}" in " ".join(body.split())  # a paragraph of prose: wrapped
     assert "\n  line 0 before: stats .. depth, owner\n  line 0 after:  stats .. depth, ring\n" in body
+
+
+def test_check_refuses_a_missing_btf_file(tmp_path):
+    mail = make_patch(tmp_path, BEFORE, HOT_MOVE, "keep ring next to depth", "Hot members in one cache line.")
+    result = CliRunner().invoke(main, ["check", "--btf", str(tmp_path / "nope.btf"), str(mail)])
+    assert result.exit_code == 2
+    assert "nope.btf" in result.output and "no such file" in result.output and "Traceback" not in result.output

@@ -177,6 +177,8 @@ def _check(
             rules_dirs=(*settings.rules_dirs, *rules_dirs) if rules_dirs else None,
             btf=btf,
         )
+        if settings.btf is not None and not settings.btf.is_file():  # RB101's type information (issue 25)
+            raise UsageError(f"btf = {str(settings.btf)!r}: no such file (a BTF blob, or a vmlinux/.o)")
         threshold = parse_threshold(settings.fail_on)
         if settings.strict and fail_on is None and settings.fail_on == "warning":
             # --strict prints CHECK findings too; the exit status follows what is printed
