@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "rules": "rules",
     "explain": "explain",
     "eval": "evaluate",
+    "layout": "layout",
 }
 
 

@@ -114,6 +114,7 @@ class Settings:
     per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rules_dirs: tuple[Path, ...] = ()
     lore_url: str = DEFAULT_LORE_URL  # public-inbox host for real addresses and --source lore ("": off)
+    btf: Path | None = None  # type information for RB101's cache-line maps (a BTF blob or vmlinux/.o); None: no map
 
     @property
     def user_agent(self) -> str:
@@ -206,7 +207,7 @@ def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
     raise UsageError(f"{key.replace('_', '-')} = {value!r}: expected a list of strings", subject=origin)
 
 
-_PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers"}
+_PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers", "btf"}
 _TUPLE_FIELDS = {"select", "ignore"}
 
 

@@ -343,6 +343,9 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
             if where:
                 block.append(where)
             block.extend(offending_lines(f, cp))
+            if f.details.get("layout_map"):  # RB101's cache lines that change (issue 25)
+                block.append(f"cache lines ({f.details.get('layout_source')}) that change:")
+                block.extend(f.details["layout_map"])
             block.append("")
         for fail in cp.failures:
             block.append(f"ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")

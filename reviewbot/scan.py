@@ -329,6 +329,7 @@ class _Scanner:
                 strict=self.settings.strict,
                 per_path_ignores=self.settings.per_path_ignores,
                 threads=thread_of,
+                options={"btf": str(self.settings.btf)} if self.settings.btf else None,  # RB101's maps
             )
             arrival = {mid: i for i, mid in enumerate(patches)}
             # stored in arrival order (one finding fingerprint, one row: the last patch that has it keeps it)

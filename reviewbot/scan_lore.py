@@ -127,7 +127,10 @@ def scan_lore(
     clock = clock or system_clock
     list_name = validate_list_name(list_name)
     inbox = lore.inbox_for(list_name)
-    mirror = mirror or lore.InboxMirror(settings, inbox)
+    if mirror is None:
+        from reviewbot.fetch.lore_local import open_inbox  # a folder here (file:///DIR or a path), or a host
+
+        mirror = open_inbox(settings, inbox)
     own_store = store is None
     store = store if store is not None else Store(settings.db_path)
     errors: dict[str, str] = {}

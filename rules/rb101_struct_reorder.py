@@ -65,6 +65,14 @@ gets one only when the changelog gives a cache reason. When it does, the reply
 quotes the reason back ("to avoid spanning cachelines", ``_cache_reason``)
 and names every moved member up to five, "and N more" beyond.
 
+With type information configured (``btf = "PATH"`` in the config, ``reviewbot check --btf FILE``: a BTF
+blob such as ``/sys/kernel/btf/vmlinux``, or a vmlinux/.o with DWARF), the finding says which members
+change cache line ("bd_inode moves from line 1 to line 0, next to bd_dev"), from the struct's layout
+before and the one computed after the patch (:mod:`reviewbot.layout`), and its draft quotes the lines
+that change; a reorder that moves no member across a line and only fills holes is packing (CHECK).
+Where the type information lacks the struct, or the patch's struct is another version of it, nothing
+is said about layout.
+
 Why it matters
 --------------
 A member order chosen for cache lines is invisible in the code: the next
@@ -107,6 +115,11 @@ read from English wording (the word lists above); a cache reason given only in
 a later reply is not seen. A ``____cacheline_aligned`` annotation is accepted
 with any comment of three words or more, whether or not it explains the
 cache-line grouping.
+
+The cache-line map needs type information of the tree the patch is written against: where the
+struct's unchanged lines are not in the type information's order (another kernel version or
+configuration), a member's array length or bit-field width is a ``#define``, or the struct is in a
+module whose BTF is not given, the finding says nothing about layout.
 
 References
 ----------
@@ -1041,7 +1054,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
-        finding = _finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed)
+        severity, this_motive = _severity(motive), motive
+        mapped = _layout_map(ctx, patch, side, named)
+        if mapped is not None and mapped.packing:
+            severity, this_motive = Severity.CHECK, "packing"  # the map shows it: no member changes line
+        finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
+        if mapped is not None:
+            finding = _with_map(finding, mapped)
         later = _documented_later_in_series(patch, ctx, path, side.name)
         if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
             finding = replace(
@@ -1049,6 +1068,48 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             )
         findings.append(finding)
     return findings
+
+
+def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):
+    """Step 5, only with type information configured (``btf``): which members the reorder moves across a
+    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`). None
+    when nothing is configured or the type information does not have the struct as the patch shows it: the
+    finding then says nothing about layout."""
+    btf = ctx.options.get("btf") if ctx.options else None
+    if not btf:
+        return None
+    from reviewbot.layout.review import reorder_map
+
+    names = tuple(n for member in named for n in member.split(","))
+    return reorder_map(str(btf), f"{side.kind} {side.name}", patch, names)
+
+
+def _with_map(finding: Finding, mapped) -> Finding:
+    """The finding naming what moved across which line, with the short map of the lines that change."""
+    if mapped.packing:
+        message = finding.message + "; no member changes cache line, the new order only fills holes"
+    elif mapped.sentence:
+        message = f"{finding.message} ({mapped.sentence})"
+    else:
+        message = finding.message
+    details = {
+        **finding.details,
+        "layout_moves": mapped.sentence,
+        "layout_map": list(mapped.lines),
+        "layout_source": mapped.source,
+    }
+    return replace(finding, message=message, details=details)
+
+
+def _map_paragraph(findings: Sequence[Finding]) -> str:
+    """The map a reply quotes: from the first finding that has one ("" when none has)."""
+    for f in findings:
+        lines = f.details.get("layout_map")
+        if lines:
+            sentence = f.details.get("layout_moves")
+            head = f"From {f.details.get('layout_source')}" + (f": {sentence}." if sentence else ":")
+            return head + "\n\n" + "\n".join(lines)
+    return ""
 
 
 #: Userspace code in the kernel tree (selftests, perf, bpftool, ...): a struct there has no kernel
@@ -1491,6 +1552,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
                 "with CONFIG_RANDSTRUCT_NONE; maybe worth mentioning in the changelog."
             )
+        layout = _map_paragraph([f])
+        if layout:
+            text += "\n\n" + layout
         if text not in parts:  # several structs moved for the same reason: say it once
             parts.append(text)
     return "\n\n".join(parts)
@@ -1564,5 +1628,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so this order only holds with "
                 "CONFIG_RANDSTRUCT_NONE; maybe worth saying in the changelog."
             )
+        layout = _map_paragraph(fs)
+        if layout:
+            text += "\n\n" + layout
         parts.append(text)
     return "\n\n".join(parts)

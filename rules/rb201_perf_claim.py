@@ -2987,6 +2987,9 @@ THREAD_WORDS = ThreadWords(
         "hackbench",
         "flame graph",
         "cycles",
+        "quantitative",
+        "expensive",
+        "costly",
     ),
     asks=(
         "numbers, please",
@@ -3009,6 +3012,10 @@ THREAD_WORDS = ThreadWords(
         "did you measure",
         "have you measured",
         "any benchmark",
+        # asked in other words: "please provide quantitative data", "what is so expensive about X?"
+        "quantitative",
+        "so expensive about",
+        "so costly about",
     ),
     evidence=(
         r"\b\d+(?:[.,]\d+)?\s*(?:%|percent|ns|us|µs|usec|ms|msec|s\b|sec|MB/s|GB/s|MiB/s|GiB/s|[KM]?IOPS|"

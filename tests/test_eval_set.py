@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from reviewbot.checking import run_check
 from reviewbot.cli import main
-from reviewbot.commands.evaluate import SET_COLUMNS, SET_RULES, read_set, run_set, wilson
+from reviewbot.commands.evaluate import SET_COLUMNS, SET_RULES, read_set, run_set, short_list_name, wilson
 from reviewbot.config import Settings
 from reviewbot.errors import ReviewbotError
 from reviewbot.models import Severity
@@ -176,3 +176,59 @@ def test_replies_in_the_set_are_the_thread(data_dir: Path, tmp_path: Path) -> No
     for reply in (bare / "mail").glob("*.reply*.eml"):
         reply.unlink()
     assert run_set(bare, rb201).scores["RB201"].fp == 1  # EX001 asked for numbers it has in the thread
+
+
+def test_per_list_counts_add_up_and_match_each_list_alone(shared_dir: Path, tmp_path: Path) -> None:
+    """``--by-list``: each list's counts are what the list's rows alone score, and they add up to the set's."""
+    evalset = shared_dir / "evalset"
+    rows = _rows(evalset)
+    lists = sorted({r["list"] for r in rows})[:2]
+    picked = [r for r in rows if r["list"] in lists and r["RB201"] in ("0", "1")][:40]
+    whole = run_set(_write_set(tmp_path / "two", picked, evalset), RULES)
+    assert sorted(whole.by_list) == sorted(short_list_name(n) for n in lists)
+    for name in lists:
+        alone = run_set(
+            _write_set(tmp_path / name.replace("/", "_"), [r for r in picked if r["list"] == name], evalset), RULES
+        )
+        assert _scores_of(whole.by_list[short_list_name(name)]) == _scores_of(alone.scores)
+    for rule_id, total in whole.scores.items():
+        parts = [whole.by_list[n][rule_id] for n in whole.by_list]
+        assert (total.tp, total.fp, total.fn) == tuple(sum(getattr(p, k) for p in parts) for k in ("tp", "fp", "fn"))
+    out = CliRunner().invoke(main, ["eval", "--set", str(tmp_path / "two"), "--by-list"])
+    assert out.exit_code == 0 and "per list:" in out.output
+    shown = {tuple(ln.split()[:5]) for ln in out.output.split("per list:")[1].split("disagreements")[0].splitlines()}
+    want = {
+        (name, rule_id, str(s.tp), str(s.fp), str(s.fn))
+        for name, scores in whole.by_list.items()
+        for rule_id, s in scores.items()
+        if s.tp or s.fp or s.fn
+    }
+    assert want and want <= shown
+
+
+def test_check_level_label_c_is_no_warning_and_a_check_with_strict(shared_dir: Path, tmp_path: Path) -> None:
+    """RB101 ``c`` (packing, CHECK level at most): a WARNING on it is a false alarm; with --strict it is expected."""
+    fresh = shared_dir / "evalset-fresh"
+    rows = [r for r in _rows(fresh) if r["RB101"] == "c"]
+    assert rows
+    root = _write_set(tmp_path / "c", rows, fresh)
+    plain, strict = run_set(root, RULES), run_set(root, RULES, strict=True)
+    assert plain.scores["RB101"].tp == 0 and plain.scores["RB101"].fn == 0  # never expected as a WARNING
+    assert strict.scores["RB101"].fp == 0  # with --strict a 'c' row expects a finding: none can be a false alarm
+    assert strict.scores["RB101"].tp + strict.scores["RB101"].fn == len(rows)
+    bad = tmp_path / "bad"
+    _write_set(bad, [dict(rows[0], RB102="c")], fresh)
+    with pytest.raises(ReviewbotError, match="RB101 also c"):
+        read_set(bad)
+
+
+def test_list_names_are_the_lists_own() -> None:
+    assert short_list_name("linux-mailinglist-archives/kvm.vger.kernel.org.0") == "kvm"
+    assert short_list_name("linux-mailinglist-archives/xen-devel.lists.xenproject.org.0") == "xen-devel"
+    assert short_list_name("linux-mailinglist-archives/kasan-dev.googlegroups.com.0") == "kasan-dev"
+    assert short_list_name("kvm") == "kvm" and short_list_name("") == "-"
+    assert short_list_name("linux-mailinglist-archives/linux-stm32.st-md-mailman.stormreply.com.0") == "linux-stm32"
+
+
+def _scores_of(scores: dict) -> dict[str, tuple[int, int, int]]:
+    return {r: (s.tp, s.fp, s.fn) for r, s in scores.items()}

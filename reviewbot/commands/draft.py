@@ -102,6 +102,10 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
         parts.append(f"{summary.withdrawn} skipped as the author withdrew the patch")
     if getattr(summary, "rejected", 0):
         parts.append(f"{summary.rejected} skipped as a maintainer or reviewer rejected the patch")
+    if getattr(summary, "unsure", 0):
+        parts.append(f"{summary.unsure} kept, not drafted: the thread may be settled (the reason is in `show`)")
+    if getattr(summary, "moot", 0):
+        parts.append(f"{summary.moot} skipped as the thread says it is already fixed elsewhere")
     if getattr(summary, "reviewed", 0):
         parts.append(f"{summary.reviewed} skipped as another person already reviewed the patch")
     if summary.backports:

@@ -319,13 +319,20 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None
 
 @dataclass(frozen=True)
 class SetRow:
-    """One labelled patch of a set: its labels per rule (``1``, ``0`` or ``?``) and the labeller's reason."""
+    """One labelled patch of a set: its labels per rule (``1``, ``0``, ``?`` or, for RB101, ``c``), the labeller's reason.
+
+    ``c`` is a packing or layout change that is CHECK level at most: no WARNING
+    expected, and with ``--strict`` (CHECK findings counted) a finding expected.
+    ``list`` is the list the patch was read from, short (``kvm``, not the mirror's
+    ``linux-mailinglist-archives/kvm.vger.kernel.org.0``); ``-`` when the set has no list column.
+    """
 
     id: str
     message_id: str
     subject: str
     labels: dict[str, str]
     reason: str
+    list: str = "-"
 
 
 @dataclass(frozen=True)
@@ -350,6 +357,20 @@ class SetResult:
     disagreements: list[SetDisagreement] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: the same counts per list the patches were read from: list -> rule -> score
+    by_list: dict[str, dict[str, RuleScore]] = field(default_factory=dict)
+
+
+#: Labels a set may hold per rule; ``c`` (CHECK level at most) only where a rule has a CHECK level.
+SET_LABELS = {"RB101": ("1", "0", "?", "c")}
+
+
+def short_list_name(name: str) -> str:
+    """``kvm`` for ``linux-mailinglist-archives/kvm.vger.kernel.org.0`` (and for ``kvm``): the list's own name.
+
+    A mirror is named list.host.epoch; a list's own name has no dot.
+    """
+    return name.strip().rpartition("/")[2].partition(".")[0] or "-"
 
 
 def read_set(root: Path) -> list[SetRow]:
@@ -371,9 +392,12 @@ def read_set(root: Path) -> list[SetRow]:
         rows = []
         for n, row in enumerate(reader, 2):
             labels = {r: (row.get(r) or "").strip() for r in SET_RULES if row.get(r) is not None}
-            bad = {r: v for r, v in labels.items() if v not in ("1", "0", "?")}
+            bad = {r: v for r, v in labels.items() if v not in SET_LABELS.get(r, ("1", "0", "?"))}
             if bad:
-                raise InputError(f"line {n}: labels must be 1, 0 or ?, not {bad}", subject=str(path))
+                raise InputError(
+                    f"line {n}: labels must be 1, 0 or ? (RB101 also c: CHECK level at most), not {bad}",
+                    subject=str(path),
+                )
             rows.append(
                 SetRow(
                     row["id"].strip(),
@@ -381,6 +405,7 @@ def read_set(root: Path) -> list[SetRow]:
                     row.get("subject") or "",
                     labels,
                     row.get("reason") or "",
+                    short_list_name(row.get("list") or "-"),
                 )
             )
     return rows
@@ -436,12 +461,16 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
             if f.severity is Severity.CHECK and not strict:
                 continue
             said.setdefault(f.rule_id, f.message)
+        per_list = result.by_list.setdefault(row.list, {r: RuleScore() for r in scored})
         for rule_id in scored:
             label = row.labels.get(rule_id, "?")
             if label == "?":
                 continue
+            if label == "c":  # CHECK level at most: a WARNING is wrong, a CHECK (counted with --strict) is right
+                label = "1" if strict else "0"
             fired = rule_id in said
             score = result.scores[rule_id]
+            _count(per_list[rule_id], fired, label == "1")
             if fired and label == "1":
                 score.tp += 1
             elif fired:
@@ -458,6 +487,17 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     return result
 
 
+def _count(score: RuleScore, fired: bool, expected: bool) -> None:
+    if fired and expected:
+        score.tp += 1
+    elif fired:
+        score.fp += 1
+    elif expected:
+        score.fn += 1
+    else:
+        score.tn += 1
+
+
 def _ratio(k: int, n: int) -> str:
     ci = wilson(k, n)
     if ci is None:
@@ -465,7 +505,19 @@ def _ratio(k: int, n: int) -> str:
     return f"{k / n:4.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def format_set(result: SetResult) -> Iterable[str]:
+def format_by_list(result: SetResult) -> Iterable[str]:
+    """Per list and rule: TP/FP/FN, precision and recall (a rule a list has no positive or finding for shows ``-``)."""
+    yield f"{'list':24} {'rule':6} {'TP':>3} {'FP':>3} {'FN':>3} {'prec':>5} {'recall':>6}"
+    for name in sorted(result.by_list):
+        for rule_id, s in result.by_list[name].items():
+            if not (s.tp or s.fp or s.fn):
+                continue
+            prec = f"{s.precision:5.2f}" if s.tp + s.fp else f"{'-':>5}"
+            rec = f"{s.recall:6.2f}" if s.tp + s.fn else f"{'-':>6}"
+            yield f"{name:24} {rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d} {prec} {rec}"
+
+
+def format_set(result: SetResult, *, by_list: bool = False) -> Iterable[str]:
     """Lines of the report for a labelled set: per rule TP/FP/FN, precision and recall (95% Wilson), disagreements."""
     yield (
         f"set: {result.path}: {result.rows} labelled patches checked in {result.seconds:.1f} s "
@@ -478,6 +530,9 @@ def format_set(result: SetResult) -> Iterable[str]:
         yield (
             f"{rule_id:6} {s.tp:3d} {s.fp:3d} {s.fn:3d}  {_ratio(s.tp, s.tp + s.fp):18}  {_ratio(s.tp, s.tp + s.fn):18}"
         )
+    if by_list:
+        yield "per list:"
+        yield from (f"  {line}" for line in format_by_list(result))
     if not result.disagreements:
         yield "disagreements: none"
         return
@@ -544,11 +599,19 @@ def format_result(result: EvalResult) -> Iterable[str]:
     help="A labelled set in the evalset layout (DIR/labels.tsv, DIR/mail/ID.eml, DIR/mail/ID.cover.eml).",
 )
 @click.option("--strict", is_flag=True, help="Count CHECK-level findings too.")
+@click.option("--by-list", is_flag=True, help="With --set: also the counts per list the patches come from.")
 @click.option("--rules-dir", "rules_dirs", multiple=True, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--select", multiple=True, help="Rule ids, prefixes or names to run.")
 @click.option("--ignore", multiple=True, help="Rule ids, prefixes or names to skip.")
 def command(
-    mbox: Path | None, labels: Path | None, set_dir: Path | None, strict: bool, rules_dirs, select, ignore
+    mbox: Path | None,
+    labels: Path | None,
+    set_dir: Path | None,
+    strict: bool,
+    by_list: bool,
+    rules_dirs,
+    select,
+    ignore,
 ) -> None:
     """Run all rules over real mail and compare with hand-checked labels (precision, recall, speed).
 
@@ -559,6 +622,8 @@ def command(
     """
     from reviewbot.registry import load_rules
 
+    if by_list and set_dir is None:
+        raise click.UsageError("--by-list needs --set DIR (the corpus labels carry no list)")
     if set_dir is not None:
         if mbox is not None or labels is not None:
             raise click.UsageError("--set DIR replaces --mbox/--labels: give one or the other")
@@ -567,7 +632,7 @@ def command(
             set_result = run_set(set_dir, rules, strict=strict)
         except ReviewbotError as exc:
             fail("eval", exc)
-        for line in format_set(set_result):
+        for line in format_set(set_result, by_list=by_list):
             click.echo(line)
         return
 

@@ -187,13 +187,25 @@ def about_patch(msg: Message, patch: Patch) -> bool:
     """True when ``msg`` (another message of the thread) is about ``patch``.
 
     It is when it replies below the patch (In-Reply-To/References), replies to
-    the series' cover letter (0/N), or, for archive messages, which carry no
+    the series' cover letter (0/N, or the message a numbered patch answers when the reply's own
+    subject carries no number), or, for archive messages, which carry no
     In-Reply-To/References, when it has the patch's subject title. Used by
     rules and drafting alike to ignore replies to other patches of a series.
     """
     if patch.message_id and (patch.message_id == msg.in_reply_to or patch.message_id in msg.references):
         return True
     if msg.subject.index == 0:
+        return True
+    parent = patch.message.in_reply_to
+    if (
+        parent
+        and patch.subject.index is not None
+        and msg.in_reply_to == parent
+        and msg.subject.index is None
+        and not msg.subject.is_patch
+    ):
+        # a reply to the cover letter the patch answers, when the cover's subject has no 0/N
+        # ("[PATCH v2] x: series title"): b4's "Applied, thanks! [08/13] ..." or "for all: Reviewed-by"
         return True
     if msg.in_reply_to or msg.references:
         return False  # threaded mail that replies elsewhere in the series

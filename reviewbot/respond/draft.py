@@ -824,6 +824,35 @@ def _without_restated_quote(text: str, quotes: Sequence[str]) -> str:
     return wrap_paragraphs(flat[m.end() :])
 
 
+#: A point made at more places of one patch than this is made at the first ones only (:data:`KEPT_PLACES`),
+#: and the others are named in one sentence: a reviewer makes the one or two points that matter and says
+#: "the same for the others", not a dozen quoted barriers in a 200-line reply.
+MAX_PLACES = 3
+KEPT_PLACES = 2
+
+
+def _first_places(group: list[Finding]) -> tuple[list[Finding], str]:
+    """The findings of a point to quote and word, and a sentence naming the places left out ("" when none)."""
+    places = _places(group)
+    if len(places) <= MAX_PLACES:
+        return group, ""
+    kept = [f for place in places[:KEPT_PLACES] for f in place]
+    lines: dict[tuple[str, str], list[int]] = {}  # (what, file) -> lines: "the smp_wmb() in a.c at lines 3, 9"
+    for f in (f for place in places[KEPT_PLACES:] for f in place):
+        what = (f.symbol or "").split("@")[0]  # a rule's symbol: "smp_wmb@<hunk section>", "struct foo"
+        what = f"{what}()" if re.fullmatch(r"[A-Za-z_]\w*", what) else what
+        at = lines.setdefault((what, f.path or "the commit message"), [])
+        for n in (f.line,) if f.line is not None else ():
+            if n not in at:
+                at.append(n)
+    named = []
+    for (what, path), at in lines.items():
+        spot = f"{path} at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}" if at else path
+        named.append(f"the {what} in {spot}" if what else spot)
+    count = len(places) - KEPT_PLACES
+    return kept, f"The same goes for the other {count} places of this patch: {'; '.join(named)}."
+
+
 def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: Address, intro: str = "") -> str:
     """The reply text (``\\n`` line ends, ending with a newline): attribution, quotes + comments, closing.
 
@@ -832,7 +861,8 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
     paragraph (a series-level point says which patches it is about)."""
     parts = [f"On {_date_as_sent(patch.message)}, {_author_name(patch.message)} wrote:"]
     seen: set[str] = set()
-    for group in _groups(findings):
+    for whole in _groups(findings):
+        group, others = _first_places(whole)
         text = _without_repeats(_paragraph(group, patch, rules), seen)
         if not text:
             continue
@@ -842,6 +872,9 @@ def build_body(patch: Patch, findings: Sequence[Finding], rules: Any, identity: 
         parts.append("")
         parts.append(text)
         parts.append("")
+        if others:
+            parts.append(wrap_paragraphs(others))
+            parts.append("")
         if intro:  # after the point it is about: "The same goes for patches 1/4 and 3/4."
             parts.append(wrap_paragraphs(intro))
             parts.append("")
@@ -983,6 +1016,9 @@ _APPLIED_LINE = re.compile(
     re.IGNORECASE,
 )
 _THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
+# "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
+# comma or a full stop (not "... before it got applied", not "applied on top of x and tested")
+_LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*\s*$", re.IGNORECASE)
 _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
 # b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
 _TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(\S.*)$")  # group 3 is compared after norm_title
@@ -1019,7 +1055,8 @@ def applied_in_thread(
             continue
         lines = _own_text(msg).split("\n")
         if not any(
-            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line)) and not _TESTER_WORDS.search(line)
+            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line) or _LAST_CLAUSE_APPLIED_LINE.match(line))
+            and not _TESTER_WORDS.search(line)
             for line in lines
         ):
             continue
@@ -1087,6 +1124,14 @@ REJECTED_WORDS = (
     "i don't agree with the approach",
     "i do not agree with the approach",
     "i don't like this approach",
+    # a maintainer's own words for "no": "this is unacceptable, because ...", "your patches make no
+    # sense to me", "let's not second-guess the compiler"
+    "unacceptable",
+    "make no sense to me",
+    "makes no sense to me",
+    "not second-guess the compiler",
+    "not second guess the compiler",
+    "don't second-guess the compiler",
 )
 #: Plain words of an author taking the patch back: matched lower-cased in an own line of the
 #: author's reply about the patch.
@@ -1124,6 +1169,23 @@ WITHDRAWN_WORDS = (
     "i will rework the patch",
     "i will rework the series",
     "will drop it",
+    # "this patch will be dropped in the next version"
+    "this patch will be dropped",
+    "this patch can be dropped",
+    "this one will be dropped",
+    "this one can be dropped",
+)
+#: Words that make a patch moot, from anyone: the problem it fixes is already fixed elsewhere.
+MOOT_WORDS = (
+    "already fixed upstream",
+    "already been fixed upstream",
+    "already fixed in mainline",
+    "already been fixed in mainline",
+    "already fixed in linus",
+    "is already fixed by",
+    "was already fixed by",
+    "has already been fixed by",
+    "already fixed in stable",
 )
 #: Words that turn a line into its opposite ("not applied", "can't be queued").
 _NEGATIONS = re.compile(r"\b(?:not|n't|never|no longer|won't|cannot|can't|before|until|if|when)\b")
@@ -1178,8 +1240,8 @@ def said_in_thread(
     *,
     identity: Address | None = None,
 ) -> tuple[str, str] | None:
-    """``("applied"|"rejected"|"withdrawn", reason)`` when a later reply about ``patch`` says so in
-    plain words.
+    """``("applied"|"rejected"|"withdrawn"|"moot", reason)`` when a later reply about ``patch`` says so
+    in plain words.
 
     Applied: someone other than the author writes a phrase of :data:`APPLIED_WORDS`
     ("I already applied the 1st patch", "Now queued up, thanks", "I'll go stick this in
@@ -1187,7 +1249,8 @@ def said_in_thread(
     ("Applied patches 1-5 to ..."). Rejected: someone other than the author writes one of
     :data:`REJECTED_WORDS` ("NAK", "And this kills it"). Withdrawn: the author writes one of
     :data:`WITHDRAWN_WORDS` ("please ignore this patch", "Maybe I'll drop it", "I will send a
-    patch to revert that change"). When the line names patch numbers ("the 1st patch",
+    patch to revert that change"). Moot: anyone writes one of :data:`MOOT_WORDS` ("already fixed
+    upstream and stable"). When the line names patch numbers ("the 1st patch",
     "patches 1 and 4", "patches 1-5"), this patch's number must be among them; a reply to the
     cover letter naming no number covers the series.
     """
@@ -1198,21 +1261,75 @@ def said_in_thread(
         by_author = _same_person(msg.from_addr, author)
         lists: tuple[tuple[Sequence[str], str, bool], ...]
         if by_author:
-            lists = ((WITHDRAWN_WORDS, "withdrawn", False), (AUTHOR_APPLIED_WORDS, "applied", False))
+            lists = (
+                (WITHDRAWN_WORDS, "withdrawn", False),
+                (AUTHOR_APPLIED_WORDS, "applied", False),
+                (MOOT_WORDS, "moot", False),
+            )
         else:
-            lists = ((APPLIED_WORDS, "applied", False), (REJECTED_WORDS, "rejected", True))
+            lists = ((APPLIED_WORDS, "applied", False), (REJECTED_WORDS, "rejected", True), (MOOT_WORDS, "moot", False))
         for line in _own_text(msg).split("\n"):
             low = " ".join(line.lower().replace("\u2019", "'").split())
             for words, state, whole in lists:
                 phrase = _says(low, words, whole_words=whole)
                 if phrase is None:
                     continue
+                if state == "moot" and re.match(r"[^.!?]*\?", low[low.find(phrase) :]):
+                    continue  # "is this already fixed upstream?" asks, it does not tell
                 named = _numbers_named(low)
                 if named and (patch.subject.index or 1) not in named:
                     continue  # "applied the 1st patch" on patch 2
                 name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else ""
                 who = f"the author ({name})" if by_author and name else "the author" if by_author else name or "a reply"
                 return state, f'{state}: {who} wrote "{line.strip()[:80]}" in <{msg.message_id}>'
+    return None
+
+
+#: Words of the author announcing the next version: a reviewer waits for it rather than review this one.
+NEXT_VERSION_WORDS = re.compile(
+    r"\b(?:i'll|i will|will|going to|plan to|am going to)\s+(?:send|post|spin|respin|submit)\s+(?:out\s+)?"
+    r"(?:a\s+|the\s+)?(?:v\d+|new version|next version|new revision|updated version|updated series|respin)\b|"
+    r"\bin (?:the\s+)?(?:next|new) (?:version|revision|spin|iteration)\b|\bin v\d+\b"
+)
+#: Words in a reply by someone else that may say the patch went into a tree, in forms the sure
+#: patterns above do not read ("applied to for-next with a few tweaks", "merged, thanks").
+MAYBE_APPLIED_WORDS = re.compile(
+    r"^(?:(?:ok|okay|thanks|thank you|thx|great|nice|cool)[,.!]*\s+)*(?:the\s+)?"
+    r"(?:(?:whole\s+)?series\s+|patch(?:es)?\s+|both\s+|all\s+|now\s+)?(?:applied|queued|merged|picked up|pulled|taken)\b"
+)
+
+
+def unsure_settled(patch: Patch, thread: Sequence[Message], *, identity: Address | None = None) -> str | None:
+    """Why the thread may already be settled without saying so in words read for sure (None when it
+    does not look so): the author announces a next version ("will send v2", "fixed in the next
+    version"), or someone else opens a paragraph with a line that may say it was applied ("Merged
+    into for-next with the comment reworded", "OK, queued with small changes"), not a question. Precision first: such a
+    finding is kept, not drafted, with this reason."""
+    from reviewbot.rule import later_replies
+
+    author = patch.message.from_addr
+    for msg in later_replies(patch, thread, identity=identity):
+        if msg.subject.is_patch:
+            continue
+        by_author = _same_person(msg.from_addr, author)
+        lines = _own_text(msg).split("\n")
+        if any(_TY_ITEM.match(line) for line in lines):
+            continue  # b4 ty lists what it applied: read for sure by applied_in_thread
+        previous = ""
+        for line in lines:
+            low = " ".join(line.lower().replace("\u2019", "'").split())
+            opens, previous = not previous.strip(), line  # a paragraph's first line, not a wrapped one
+            if not low or low.endswith("?"):
+                continue
+            if by_author:
+                m = NEXT_VERSION_WORDS.search(low)
+                if m and not _NEGATIONS.search(low[: m.start()][-40:]):
+                    return f'unsure: the author announced a new version ("{line.strip()[:80]}") in <{msg.message_id}>'
+                continue
+            m = MAYBE_APPLIED_WORDS.search(low) if opens else None
+            if m and not _TESTER_WORDS.search(low):
+                name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else "a reply"
+                return f'unsure: {name} may have applied it ("{line.strip()[:80]}") in <{msg.message_id}>'
     return None
 
 

@@ -40,6 +40,7 @@ from reviewbot.respond.draft import (
     said_in_thread,
     stable_backport,
     thread_state,
+    unsure_settled,
 )
 from reviewbot.respond.render import (
     OutputError,
@@ -59,6 +60,8 @@ SKIP_SUPERSEDED = "superseded"  # a newer revision of the patch is in the store:
 SKIP_EARLIER = "earlier-revision"  # drafted or dismissed on an earlier revision, the code unchanged
 SKIP_WITHDRAWN = "withdrawn"  # the author took the patch back ("please ignore this patch")
 SKIP_REJECTED = "rejected"  # a maintainer or reviewer turned the patch down ("NAK", "this kills it")
+SKIP_UNSURE = "unsure"  # the thread may be settled (a next version announced, "merged"): kept, not drafted
+SKIP_MOOT = "moot"  # the thread says the problem is already fixed elsewhere ("already fixed upstream")
 SKIP_REVIEWED = (
     "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of the rule (its QUIET_AFTER_REVIEW)
 )
@@ -154,6 +157,8 @@ class DraftRunSummary:
     applied: int = 0
     withdrawn: int = 0  # the author took the patch back in the thread
     rejected: int = 0  # a maintainer or reviewer turned the patch down in the thread
+    moot: int = 0  # the thread says the problem is already fixed elsewhere
+    unsure: int = 0  # the thread may be settled and the drafter cannot tell for sure: kept, not drafted
     reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (rules with a QUIET_AFTER_REVIEW)
     backports: int = 0  # stable backports: they must match upstream
     superseded: int = 0
@@ -179,6 +184,8 @@ class DraftRunSummary:
             + self.applied
             + self.withdrawn
             + self.rejected
+            + self.moot
+            + self.unsure
             + self.reviewed
             + self.backports
             + self.superseded
@@ -529,6 +536,163 @@ def newer_series_posting(store: Any, message_id: str) -> str | None:
     mine = row.version or 1
     later = [r for r in store.revisions_of(cover.message_id) if (r.version or 1) > mine and (r.index or 0) == 0]
     return str(later[-1].message_id) if later else None
+
+
+#: Mail hosts anyone can use: two people there are no colleagues.
+PUBLIC_MAIL_HOSTS = (
+    "gmail.com",
+    "googlemail.com",
+    "outlook.com",
+    "hotmail.com",
+    "live.com",
+    "yahoo.com",
+    "icloud.com",
+    "qq.com",
+    "163.com",
+    "126.com",
+    "foxmail.com",
+    "gmx.de",
+    "gmx.net",
+    "web.de",
+    "proton.me",
+    "protonmail.com",
+    "pm.me",
+    "yandex.ru",
+    "mail.ru",
+    "aol.com",
+    "kernel.org",
+    "linux.dev",
+)
+
+
+def _colleague(a: Address, b: Address) -> bool:
+    """Two different people with mail at the same company domain (an obfuscated domain counts as seen)."""
+    from reviewbot.rule import same_person
+
+    da, db = a.email.rpartition("@")[2].lower(), b.email.rpartition("@")[2].lower()
+    if not da or da != db or same_person(a, b):
+        return False
+    # the archive hides three characters after the "@": gmail.com shows as ...il.com
+    return not any(da in (host, "..." + host[3:]) for host in PUBLIC_MAIL_HOSTS)
+
+
+def _as_reply_to(msg: Message, patch: Patch, body: str | None = None) -> Message:
+    """``msg`` read as a reply to ``patch`` (what a reviewer reading the whole series does with it)."""
+    return dataclasses.replace(
+        msg,
+        in_reply_to=patch.message_id,
+        references=(patch.message_id,),
+        subject=dataclasses.replace(msg.subject, is_reply=True),
+        date=patch.message.date,
+        body=msg.body if body is None else body,
+    )
+
+
+def _series_messages(store: Any, patch: Patch, thread: Sequence[Message]) -> list[tuple[Message, str]]:
+    """What else a reviewer reads before asking about the changelog of ``patch``, each with where it is:
+    the other patches of its series (their changelogs) and the replies to them, and every reply on its
+    earlier revisions (and their cover letters)."""
+    from reviewbot.parse.threads import about_patch
+
+    out: list[tuple[Message, str]] = []
+    for msg in thread:
+        if msg.message_id == patch.message_id or about_patch(msg, patch):
+            continue  # the patch's own branch and its cover letter's replies: read by the thread check
+        if msg.subject.is_patch:
+            if msg.subject.index == 0:
+                continue  # the cover letter itself: its numbers are the rule's to grade
+            row = store.patch_row(msg.message_id)
+            text = row.commit_message if row is not None else ""
+            if text:
+                out.append((_as_reply_to(msg, patch, text), f"patch {msg.subject.index or '?'} of the series"))
+            continue
+        out.append((_as_reply_to(msg, patch), "another patch of the series"))
+    author = patch.message.from_addr
+    for msg in thread:  # a colleague of the author (same company mail domain) answering on the thread
+        if msg.subject.is_patch or author is None or not about_patch(msg, patch):
+            continue
+        if msg.from_addr is not None and _colleague(msg.from_addr, author):
+            out.append((dataclasses.replace(_as_reply_to(msg, patch), from_addr=author), "a colleague's reply"))
+    for sub in store.revisions_of(patch.message_id):
+        if sub.message_id == patch.message_id:
+            break  # revisions come oldest first: only the earlier ones
+        try:
+            old, old_thread_id = _load_patch(store, sub.message_id)
+        except ReviewbotError:
+            continue
+        for msg in thread_of(store, old.message, old_thread_id):
+            if not msg.subject.is_patch and about_patch(msg, old):
+                out.append((_as_reply_to(msg, patch), f"the earlier revision <{old.message_id}>"))
+    return out
+
+
+def elsewhere_in_series(
+    store: Any,
+    patch: Patch,
+    finding: Finding,
+    thread: Sequence[Message],
+    *,
+    identity: Address,
+    rules: Any,
+    memo: dict[str, list[tuple[Message, str]]] | None = None,
+) -> tuple[FindingState, str]:
+    """A point on the changelog (numbers for a claim) that the rest of the series already settles:
+    ``answered`` when the author gave the numbers in another patch of the series, in a reply to another
+    patch, or in a reply on an earlier revision; ``raised`` when a reviewer asked there already (in the
+    rule's words). Each message is judged by the rule's own thread check as if it answered this patch.
+    ``(open, "")`` when nothing settles it, and for points on the code (a barrier, a struct), which are
+    about their own lines."""
+    if finding.hunk is not None or finding.path:
+        return FindingState.OPEN, ""
+    if memo is None or patch.message_id not in memo:
+        found = _series_messages(store, patch, thread)
+        if memo is None:
+            memo = {}
+        memo[patch.message_id] = found
+    for msg, where in memo[patch.message_id]:
+        state, reason = thread_state(finding, patch, [msg], identity=identity, rules=rules)
+        if state in (FindingState.ANSWERED, FindingState.RAISED):
+            return state, f"{reason} (on {where})"
+    return FindingState.OPEN, ""
+
+
+#: A line naming an earlier posting as an earlier version of the same work ("v1: https://lore...",
+#: "Changes since RFC v1 (<id>)", "Link to v1:", "previous version"), not as something it builds on.
+_VERSION_WORDS = re.compile(
+    r"\b(?:v\d+|rfc|previous|prior|earlier|older|version|revision|changes|changelog|since|supersede[sd]?)\b",
+    re.IGNORECASE,
+)
+_BUILDS_ON_WORDS = re.compile(r"\b(?:depend|based on|on top of|prerequisite|requires?|needs|applies)", re.IGNORECASE)
+
+
+def later_version_naming(store: Any, patch: Patch, thread_id: str | None) -> tuple[str, str] | None:
+    """(Message-ID, why) of a later posting by the same author, with a higher version number, whose text
+    names this patch or its cover letter as its earlier version (b4's "Link to v1:", a changelog's
+    "since RFC v1 (<id>)"): an RFC replaced by an RFC v2 under a new title. None when there is none,
+    or when the line naming it says the new posting builds on it ("depends on", "based on")."""
+    sender = patch.message.from_addr
+    if sender is None or not sender.email:
+        return None
+    ids = [patch.message_id]
+    if thread_id and thread_id != patch.message_id:
+        ids.append(thread_id)
+    version = patch.subject.version or 1
+    for row in store.postings_naming(sender.email, ids):
+        later = row.message
+        if (later.subject.version or 1) <= version:
+            continue
+        if patch.message.date and later.date and later.date <= patch.message.date:
+            continue
+        for line in later.body.split("\n"):
+            if not any(mid in line for mid in ids):
+                continue
+            if line.lstrip().startswith(">"):
+                continue
+            if _VERSION_WORDS.search(line) and not _BUILDS_ON_WORDS.search(line):
+                title = " ".join(later.subject.raw.split())[:80]
+                why = f"a later version by the author names this posting as its earlier one: <{later.message_id}> ({title})"
+                return later.message_id, why
+    return None
 
 
 def newer_revision(store: Any, message_id: str) -> str | None:
@@ -895,6 +1059,10 @@ def _sort_findings(
     if newer is None:  # the patch's own next version may be missing from the archive, its series' is not
         newer = newer_series_posting(store, message_id)
         newer_why = f"a newer version of its series is in the store: <{newer}>"
+    if newer is None:  # an RFC replaced by an RFC v2 under a new title: the v2 names this posting
+        named = later_version_naming(store, patch, thread_id)
+        if named is not None:
+            newer, newer_why = named
     thread = thread_of(store, patch.message, thread_id)
     if newer is not None:  # only the newest revision in the store gets a draft
         # ... but a point a reviewer raised (or the author answered) on this revision is settled for
@@ -914,11 +1082,21 @@ def _sort_findings(
     applied = applied_in_thread(patch, thread, identity=identity)
     said = said_in_thread(patch, thread, identity=identity) if applied is None else None
     backport = stable_backport(patch) if applied is None and said is None else None
+    unsure = unsure_settled(patch, thread, identity=identity) if not (applied or said or backport) else None
+    if unsure is not None:  # precision first: a draft on a settled thread costs more than a missed one
+        with store.transaction():
+            for finding in findings:
+                store.record_skip(finding, SKIP_UNSURE, unsure)
+        summary.unsure += len(findings)
+        log.info("<%s>: %s, no draft", message_id, unsure)
+        return None
     if applied is not None or said is not None or backport is not None:  # no review point to send
         if applied is not None:
             skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
         elif said is not None:
-            skip = {"withdrawn": SKIP_WITHDRAWN, "rejected": SKIP_REJECTED}.get(said[0], SKIP_APPLIED)
+            skip = {"withdrawn": SKIP_WITHDRAWN, "rejected": SKIP_REJECTED, "moot": SKIP_MOOT}.get(
+                said[0], SKIP_APPLIED
+            )
             reason = said[1]
         else:
             skip, reason = SKIP_STABLE, str(backport)
@@ -931,6 +1109,8 @@ def _sort_findings(
             summary.withdrawn += len(findings)
         elif skip == SKIP_REJECTED:
             summary.rejected += len(findings)
+        elif skip == SKIP_MOOT:
+            summary.moot += len(findings)
         else:
             summary.backports += len(findings)
         log.info("<%s>: %s, no draft", message_id, reason)
@@ -942,6 +1122,7 @@ def _sort_findings(
         else None
     )
     keep: list[Finding] = []
+    elsewhere: dict[str, list[tuple[Message, str]]] = {}
     with store.transaction():
         for finding in findings:
             if finding.fingerprint in earlier:
@@ -949,6 +1130,10 @@ def _sort_findings(
                 summary.superseded += 1
                 continue
             state, reason = thread_state(finding, patch, thread, identity=identity, rules=rules)
+            if state is FindingState.OPEN:  # numbers or the question may be elsewhere in the series
+                state, reason = elsewhere_in_series(
+                    store, patch, finding, thread, identity=identity, rules=rules, memo=elsewhere
+                )
             late = quiet_after_review(rules, finding.rule_id) if reviewed is not None else ""
             if state is FindingState.OPEN and late:
                 store.record_skip(finding, SKIP_REVIEWED, f"{reviewed}; {late}")

@@ -147,6 +147,20 @@ class MessageStore(StoreBase):
         out.sort(key=lambda r: (r["day"] or "", r["seq"] or 0, r["message_id"]))
         return [stored_message_from_row(r) for r in out]
 
+    def postings_naming(self, from_email: str, message_ids: Sequence[str]) -> list[StoredMessage]:
+        """Patch mails (cover letters included, not replies) sent from ``from_email`` whose text names one
+        of ``message_ids`` (a lore link to an earlier posting, "v1: <id>"), in arrival order."""
+        ids = [m for m in message_ids if m]
+        if not from_email or not ids:
+            return []
+        named = " OR ".join("instr(body, ?) > 0" for _ in ids)
+        rows = self._rows(
+            f"SELECT * FROM messages WHERE from_email = ? COLLATE NOCASE AND is_patch = 1 AND ({named}) "
+            "ORDER BY day, seq, message_id",
+            [from_email, *ids],
+        )
+        return [stored_message_from_row(r) for r in rows if r["message_id"] not in ids]
+
     def thread_members(self, thread_id: str) -> list[StoredMessage]:
         """Every stored message of a thread, in archive (arrival) order."""
         rows = self._rows("SELECT * FROM messages WHERE thread_id = ? ORDER BY day, seq, message_id", [thread_id])
