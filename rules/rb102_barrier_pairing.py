@@ -2642,26 +2642,27 @@ def _series_barriers(patch: Patch, ctx: RuleContext) -> list[_SeriesBarrier]:
 def _other_side_in_series(use: _Use, own: str, barriers: Sequence[_SeriesBarrier]) -> str:
     """Step 9e: a commented SMP barrier whose other side the series adds with a comment too: a read barrier in
     one patch ("ensure any stopping CPU's memory accesses are visible") and write barriers in the others
-    ("ensure the saved regs are visible before going offline"), in other functions, the comments speaking of
-    the same thing. A reviewer reads the pair from the two comments; the draft would only ask for the words
-    "pairs with"."""
+    ("ensure the saved regs are visible before going offline"), in other functions. A reviewer reads the pair
+    from the two comments; the draft would only ask for the words "pairs with". Only when it is plain which:
+    the commented barriers of the other kind all speak of what this comment speaks of (a word in common), or
+    there is one of them and it does."""
     side = _barrier_side(use.name)
     if side in ("full", "device") or len(_WORD_RE.findall(own)) < 4:
         return ""
     wanted = _COMPLEMENT[side]
     func = _function_name(use) or ""
     mine = _content_words(own)
-    for b in barriers:
-        if _barrier_side(b.barrier) not in wanted or (
-            not b.patch and (b.where == (use.path, use.new_no) or b.func == func)
-        ):
-            continue
-        if b.patch and b.func == func:
-            continue
-        if mine & _content_words(b.comment):
-            there = f"the {b.barrier}()" + (f" in {b.func}()" if b.func else "") + (f" of {b.patch}" if b.patch else "")
-            return f'the other side is {there}, with a comment ("{b.comment[:80]}")'
-    return ""
+    others = [
+        b
+        for b in barriers
+        if _barrier_side(b.barrier) in wanted and b.func != func and b.where != (use.path, use.new_no)
+    ]
+    alike = [b for b in others if mine & _content_words(b.comment)]
+    if not alike or len(alike) < len(others):
+        return ""
+    b = alike[0]
+    there = f"the {b.barrier}()" + (f" in {b.func}()" if b.func else "") + (f" of {b.patch}" if b.patch else "")
+    return f'the other side is {there}, with a comment ("{b.comment[:80]}")'
 
 
 def _same_point_earlier(use: _Use, op: str, ctx: RuleContext, patch: Patch) -> str:

@@ -280,6 +280,26 @@ def test_the_other_side_commented_in_the_series_is_not_asked_on_either_patch() -
     assert next(f for f in alone if f.details["barrier"] == "smp_wmb").not_asked == ""
 
 
+def test_another_commented_barrier_of_the_other_kind_about_something_else_leaves_it_asked() -> None:
+    """Two read barriers in the series, one about the stopping CPUs and one about a statistics counter: which of
+    them pairs with the smp_wmb() is no longer plain, so the draft asks."""
+    other = [
+        " static u64 qux_read_stats(struct qux_stats *st)",
+        " {",
+        "+	/* read the counter generation before the counter values themselves */",
+        "+	smp_rmb();",
+        " 	return st->packets;",
+        " }",
+    ]
+    series, (one, two) = _series()
+    three = parse_patch(
+        parse_rfc822(_mail("[PATCH 3/3] qux: stats", "Stats.", "kernel/qux_stats.c", "", other, 3).encode(), "3")
+    )
+    ctx = RuleContext(series=Series(version=1, total=3, cover=None, patches=(one, two, three)))
+    wmb = next(f for f in check_patch(two, _RULES, ctx).findings if f.details["barrier"] == "smp_wmb")
+    assert wmb.not_asked == ""
+
+
 def test_the_same_atomic_set_point_is_drafted_once_per_series() -> None:
     series, (one, two) = _series()
     ctx = RuleContext(series=series)
