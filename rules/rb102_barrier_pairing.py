@@ -212,6 +212,11 @@ as a device barrier: a comment saying what it orders is enough (outside SMP and
 hotplug code the draft still gives a device example). Two sides of one field
 are matched by member names only: two structs with a member of the same name
 can be taken for one field.
+Step 9 judges from the hunk's lines and the series' added comments: a device
+barrier's handover is recognised by its form (a flag bit set, an MMIO or
+register write), not by knowing the device; a pointer comment ("See above") is
+not followed; two comments of the series are taken for one pair by a word in
+common. A wrong guess there costs a draft, never a finding.
 
 References
 ----------
