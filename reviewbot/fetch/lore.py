@@ -58,7 +58,7 @@ from urllib.parse import quote, urlsplit
 
 from reviewbot.config import Settings, default_cache_root
 from reviewbot.errors import FetchError, HostUnreachable, ParseError, UsageError
-from reviewbot.models import Message, RawMessage
+from reviewbot.models import Address, Message, RawMessage
 
 log = logging.getLogger(__name__)
 
@@ -333,22 +333,30 @@ class AddressCompleter:
             return self._keep(message, False, "not archived on lore")
         from reviewbot.parse.mail import parse_rfc822
 
-        reasons = []
-        for data in found:
+        reasons: list[str] = []
+        agreeing: list[Message] = []
+        for data in found[:MAX_COPIES]:
             try:
                 real = parse_rfc822(data, raw_url(self.lookup.lore_url, inbox, mid))
             except ParseError as exc:
                 reasons.append(f"lore's copy cannot be parsed: {exc.message}")
                 continue
-            if real.message_id != mid:
-                reasons.append(f"lore's copy has Message-ID <{real.message_id}>")
+            why = _disagreement(message, real)
+            if why:
+                reasons.append(f"lore's copy {why}")
                 continue
-            if not _subject_matches(message.subject.raw, real.subject.raw):
-                reasons.append(f"lore's copy has another subject ({_norm_subject(real.subject.raw)[:60]!r})")
-                continue
-            if real.from_addr is None:
-                reasons.append("lore's copy has no From")
-                continue
+            agreeing.append(real)
+        if len(found) > MAX_COPIES:
+            reasons.append(f"lore holds {len(found)} copies; only the first {MAX_COPIES} were read")
+        kinds = {_address_key(real) for real in agreeing}
+        if len(kinds) > 1:
+            # two copies both fit what the archive shows but name other people: not certain which is real
+            return self._keep(
+                message, False, f"lore holds {len(agreeing)} copies that fit the archive with other addresses"
+            )
+        if agreeing:
+            real = agreeing[0]
+            assert real.from_addr is not None
             done = replace(
                 message,
                 from_addr=real.from_addr,
@@ -358,7 +366,14 @@ class AddressCompleter:
                 in_reply_to=real.in_reply_to or message.in_reply_to,
             )
             return self._keep(done, True)
-        return self._keep(message, False, "; ".join(reasons) or "no usable copy on lore")
+        return self._keep(message, False, "; ".join(dict.fromkeys(reasons)) or "no usable copy on lore")
+
+    def refused(self, message_id: str) -> str:
+        """Why lore's copy of ``message_id`` was not taken (empty when it was, or was not asked)."""
+        for r in reversed(self.results):
+            if r.message_id == message_id:
+                return "" if r.completed else r.reason
+        return ""
 
     def _keep(self, message: Message, completed: bool, reason: str = "") -> Message:
         self.results.append(Completion(message.message_id, completed, reason))
@@ -387,6 +402,70 @@ class AddressCompleter:
 
     def close(self) -> None:
         self.lookup.close()
+
+
+#: Copies of one Message-ID read from a ``raw`` answer (public-inbox keeps each mail that came with it).
+MAX_COPIES = 20
+
+
+def _address_agrees(shown: Address | None, real: Address | None) -> bool:
+    """True when ``real`` is what the archive shows as ``shown``: the same mailbox (all the archive
+    shows of it: the local part, the domain's visible tail and its length) and, when the archive
+    shows a display name, the same name."""
+    from reviewbot.respond.draft import same_mailbox
+
+    if shown is None or not shown.email:
+        return True  # the archive shows nothing to compare
+    if real is None or not same_mailbox(shown, real):
+        return False
+    name = " ".join(shown.name.replace('"', " ").split()).casefold()
+    if not name or "@" in name:
+        return True
+    return " ".join(real.name.replace('"', " ").split()).casefold() == name
+
+
+def _list_agrees(shown: Sequence[Address], real: Sequence[Address]) -> str:
+    """Empty when every address of ``real`` is one the archive shows in ``shown`` and the other way
+    round; else which address does not agree."""
+    left = [a for a in real]
+    for addr in shown:
+        hit = next((i for i, r in enumerate(left) if _address_agrees(addr, r)), None)
+        if hit is None:
+            return f"has no address that fits {addr.email}"
+        del left[hit]
+    if left and shown:
+        return f"names {left[0].email}, which the archive does not show"
+    return ""
+
+
+def _disagreement(archived: Message, real: Message) -> str:
+    """Why lore's copy ``real`` is not the archived message (empty when it agrees with everything the
+    archive shows): Message-ID, subject, From, To and Cc, and a bounded number of recipients."""
+    if real.message_id != archived.message_id:
+        return f"has Message-ID <{real.message_id}>"
+    if not _subject_matches(archived.subject.raw, real.subject.raw):
+        return f"has another subject ({_norm_subject(real.subject.raw)[:60]!r})"
+    if real.from_addr is None or not real.from_addr.email:
+        return "has no From"
+    if not _address_agrees(archived.from_addr, real.from_addr):
+        shown = archived.from_addr.email if archived.from_addr else ""
+        return f"is from {real.from_addr.email}, which does not fit the archive's {shown}"
+    from reviewbot.respond.draft import MAX_DRAFT_RECIPIENTS
+
+    count = len(real.to) + len(real.cc)
+    if count > MAX_DRAFT_RECIPIENTS:  # a forged copy named 3,000
+        return f"names {count} recipients in To/Cc (a draft carries at most {MAX_DRAFT_RECIPIENTS})"
+    for header, shown_list, real_list in (("To", archived.to, real.to), ("Cc", archived.cc, real.cc)):
+        why = _list_agrees(shown_list, real_list)
+        if why:
+            return f"{header} {why}"
+    return ""
+
+
+def _address_key(message: Message) -> tuple[str, ...]:
+    """The mailboxes a copy names, to tell copies that differ in who gets the reply."""
+    addrs = [a for a in (message.from_addr, *message.to, *message.cc) if a is not None]
+    return tuple(sorted(a.email.lower() for a in addrs))
 
 
 def _needs_real_addresses(message: Message) -> bool:
