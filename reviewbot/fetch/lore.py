@@ -40,20 +40,21 @@ Layout of the cache (the URL paths, under ``~/.cache/reviewbot/archive/HOST``)::
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import quote, urlsplit
 
 from reviewbot.config import Settings, default_cache_root
@@ -87,8 +88,31 @@ ALL_INBOX = "all"
 #: before the range may still hold some of it.
 EPOCH_SLACK = timedelta(days=7)
 
+#: Bounds on what a public-inbox host may hand us (issue 24: a hostile or broken host). The manifest
+#: inflated: lore's per-inbox manifests are a few kilobytes; an 8 MB gzip bomb inflated to 8 GiB.
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+#: Epochs of one inbox: LKML has about 20 (each a gigabyte or so); a manifest listing 100,000 had a run
+#: clone them one a second for a day.
+MAX_EPOCHS = 500
+#: The largest epoch number taken (numbers count up from 0; LKML's newest is about 20).
+MAX_EPOCH_NUMBER = 99_999
+#: The largest message read from an epoch: vger takes mails of up to 10 MiB, blists cuts at 10 MiB. A
+#: larger one is passed and named in the run's errors (a 2 GB message was read whole: MemoryError).
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+#: Time for lore's network work in one run (clones, fetches, probes): the epochs not reached are named
+#: in the run's errors and the next run goes on from there. One git operation gets at most this too.
+RUN_SECONDS = 3 * 3600.0
+#: A git transfer slower than this many bytes a second over ``timeout`` seconds is given up (then
+#: retried like any transient failure): a host dripping a byte a second held a clone for 600 s.
+LOW_SPEED_BYTES = 1024
+#: Temporary clones (``.N.git-PID-*``) of runs that died are removed by the next run; ones made by the
+#: older naming (no PID) once they are this old.
+STALE_CLONE_SECONDS = 24 * 3600.0
+
 _INBOX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
-_EPOCH_KEY_RE = re.compile(r"^/(?P<inbox>[^/]+)/git/(?P<n>\d+)\.git$")
+_EPOCH_KEY_RE = re.compile(r"^/(?P<inbox>[^/]+)/git/(?P<n>\d{1,9})\.git$")
+_FINGERPRINT_RE = re.compile(r"^[0-9a-f]{40}$")
+_TEMP_CLONE_RE = re.compile(r"^\.(?P<n>\d+)\.git-(?:(?P<pid>\d+)-)?")
 
 
 def inbox_for(list_name: str) -> str:
@@ -542,7 +566,7 @@ _UNREACHABLE = (
 )
 _TRANSIENT = re.compile(
     r"error: (429|5\d\d)|rpc failed|early eof|the remote end hung up|"
-    r"operation timed out|transfer closed|gnutls|ssl",
+    r"operation timed out|operation too slow|transfer closed|gnutls|ssl",
     re.IGNORECASE,
 )
 _NOT_FOUND = re.compile(r"not found|error: 40[34]|repository .* does not exist", re.IGNORECASE)
@@ -579,6 +603,10 @@ class InboxMirror:
         self.git_operations = 0
         self.git_new_objects = 0
         self.unreachable: str | None = None
+        self.started = time.monotonic()
+        self.run_seconds = RUN_SECONDS
+        self.passed: list[tuple[str, str]] = []  # (message, why) of messages not read (too large)
+        self._cleaned = False
 
     # -- where things are
     def path(self, number: int) -> Path:
@@ -613,13 +641,15 @@ class InboxMirror:
         except HostUnreachable as exc:
             self.unreachable = exc.message
             raise
+        except BadManifest:
+            raise  # the host answered, with something no run should follow: the clones here are read
         except FetchError as exc:
             log.info("%s: no manifest (%s); probing the epochs", self.lore_url, exc.message)
             found = []
         if found:
             return found
         probed: list[Epoch] = []
-        for n in range(0, 1000):
+        for n in range(0, MAX_EPOCHS):
             try:
                 self._git_network(["ls-remote", "--heads", self.clone_url(n)], url=self.clone_url(n))
             except GitFailed as exc:
@@ -640,30 +670,58 @@ class InboxMirror:
             self._session = PoliteSession(self.settings)
         url = f"{self.lore_url}/{self.inbox}/manifest.js.gz"
         page = self._session.get(url)
-        body = page.body
         try:
-            if body[:2] == b"\x1f\x8b":
-                body = gzip.decompress(body)
-            manifest = json.loads(body.decode("utf-8"))
-        except (OSError, EOFError, ValueError) as exc:
-            raise FetchError(f"manifest cannot be read: {exc}", url=url) from exc
+            manifest = json.loads(_inflate(page.body, url).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise BadManifest(f"manifest cannot be read: {exc}", url=url) from exc
         out = []
+        passed: list[str] = []
         for key, info in manifest.items() if isinstance(manifest, dict) else ():
-            m = _EPOCH_KEY_RE.match(key)
-            if not m or m.group("inbox") != self.inbox or not isinstance(info, dict):
+            m = _EPOCH_KEY_RE.match(key) if isinstance(key, str) else None
+            if m is None or m.group("inbox") != self.inbox or not isinstance(info, dict):
+                if isinstance(key, str) and key.startswith(f"/{self.inbox}/git/"):
+                    passed.append(key[:80])
                 continue
-            modified = info.get("modified")
-            fingerprint = info.get("fingerprint")
             n = int(m.group("n"))
-            out.append(
-                Epoch(
-                    n,
-                    self.clone_url(n),
-                    int(modified) if isinstance(modified, (int, float)) else None,
-                    fingerprint if isinstance(fingerprint, str) else None,
-                )
+            if n > MAX_EPOCH_NUMBER:
+                passed.append(key[:80])
+                continue
+            out.append(Epoch(n, self.clone_url(n), _unix_time(info.get("modified")), _fingerprint(info)))
+            if len(out) > MAX_EPOCHS:
+                raise BadManifest(f"manifest lists more than {MAX_EPOCHS} epochs of {self.inbox}", url=url)
+        if passed:
+            log.warning(
+                "%s: %d epoch entries passed (not an epoch number up to %d): %s",
+                url,
+                len(passed),
+                MAX_EPOCH_NUMBER,
+                ", ".join(passed[:3]),
             )
         return sorted(out, key=lambda e: e.number)
+
+    def clean_temporary(self) -> list[Path]:
+        """Remove the temporary clones (``.N.git-PID-*``) of runs that died (killed during a first clone);
+        those of the older naming without a PID once :data:`STALE_CLONE_SECONDS` old. Returns what was removed."""
+        removed: list[Path] = []
+        try:
+            entries = list(self.root.iterdir()) if self.root.is_dir() else []
+        except OSError:
+            return removed
+        now = time.time()
+        for entry in entries:
+            m = _TEMP_CLONE_RE.match(entry.name)
+            if m is None or not entry.is_dir() or entry.is_symlink():
+                continue
+            pid = int(m.group("pid")) if m.group("pid") else None
+            try:
+                stale = (not _pid_alive(pid)) if pid is not None else now - entry.stat().st_mtime > STALE_CLONE_SECONDS
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+                log.info("%s: temporary clone of a run that stopped, removed", entry)
+        return removed
 
     # -- clone / fetch
     def fingerprint(self, number: int) -> str | None:
@@ -689,9 +747,20 @@ class InboxMirror:
             return False
         if before is None:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{epoch.number}.git-"))
+            if not self._cleaned:
+                self._cleaned = True
+                self.clean_temporary()
+            # the PID in the name tells the next run whether the clone's run is still alive
+            tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{epoch.number}.git-{os.getpid()}-"))
+
+            def empty_tmp() -> None:  # each attempt clones into an empty folder (a timed-out one left objects)
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(exist_ok=True)
+
             try:
-                self._git_network(["clone", "--mirror", "--quiet", epoch.url, str(tmp)], url=epoch.url)
+                self._git_network(
+                    ["clone", "--mirror", "--quiet", epoch.url, str(tmp)], url=epoch.url, prepare=empty_tmp
+                )
                 if dest.exists():
                     shutil.rmtree(dest)
                 os.replace(tmp, dest)
@@ -734,7 +803,13 @@ class InboxMirror:
         """(commit, the message in its ``m``) for each commit; commits without ``m`` (purges) skipped."""
         with _CatFile(self.path(number)) as cat:
             for commit in commits:
-                data = cat.read(f"{commit.oid}:m")
+                try:
+                    data = cat.read(f"{commit.oid}:m")
+                except _TooLarge as exc:
+                    why = f"message of {exc.size} bytes, more than {MAX_MESSAGE_BYTES} (not read)"
+                    log.warning("%s epoch %d commit %s: %s", self.inbox, number, commit.oid, why)
+                    self.passed.append((f"{self.clone_url(number)}@{commit.oid}", why))
+                    continue
                 if data is not None:
                     yield commit, data
 
@@ -752,7 +827,7 @@ class InboxMirror:
             "-c",
             f"http.userAgent={self.settings.user_agent}",
             "-c",
-            "http.lowSpeedLimit=1",
+            f"http.lowSpeedLimit={LOW_SPEED_BYTES}",
             "-c",
             f"http.lowSpeedTime={max(1, int(self.settings.timeout))}",
         ]
@@ -760,20 +835,56 @@ class InboxMirror:
             cmd += ["--git-dir", str(git_dir)]
         cmd += list(args)
         try:
-            return subprocess.run(cmd, capture_output=True, env=self._env(), timeout=timeout, check=False)
+            # its own process group: on a timeout git's helpers (git-remote-http) are stopped with it
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env(),
+                start_new_session=True,
+            )
         except FileNotFoundError as exc:
             raise UsageError("git is not installed (needed to read lore's epochs)", subject="git") from exc
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:  # a timeout, or the run interrupted: no git process outlives it
+            _kill_group(proc)
+            raise
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
-    def _git_network(self, args: Sequence[str], *, url: str, git_dir: Path | None = None) -> None:
-        """One git operation over the network: rate-limited, retried on failures that may pass."""
+    def time_left(self) -> float:
+        """Seconds left of the run's time for lore's network work (:data:`RUN_SECONDS`)."""
+        return self.run_seconds - (time.monotonic() - self.started)
+
+    def _git_network(
+        self,
+        args: Sequence[str],
+        *,
+        url: str,
+        git_dir: Path | None = None,
+        prepare: Callable[[], None] | None = None,
+    ) -> None:
+        """One git operation over the network: rate-limited, retried on failures that may pass, within
+        the run's time (``prepare`` is called before each attempt)."""
         retries = max(0, int(self.settings.retries))
         for attempt in range(1, retries + 2):
+            left = self.time_left()
+            if left <= 0:
+                raise GitFailed(
+                    f"git {args[0]}: not tried, the run's {self.run_seconds:.0f}s for lore are used up "
+                    "(the next run goes on)",
+                    url=url,
+                    attempts=attempt - 1,
+                )
             self.limiter.wait()
             self.git_operations += 1
             log.info("git %s %s", args[0], url)
+            if prepare is not None:
+                prepare()
             timed_out = False
             try:
-                done = self._git(args, git_dir=git_dir, timeout=max(60.0, self.settings.timeout * 20))
+                done = self._git(args, git_dir=git_dir, timeout=min(max(60.0, self.settings.timeout * 20), left))
             except subprocess.TimeoutExpired:
                 timed_out = True
                 err = "timed out"
@@ -789,7 +900,7 @@ class InboxMirror:
                 raise GitFailed(f"git {args[0]}: not found", url=url, attempts=attempt, not_found=True)
             if attempt > retries or not (_TRANSIENT.search(err) or timed_out):
                 raise GitFailed(f"git {args[0]} failed after {attempt} attempt(s): {err}", url=url, attempts=attempt)
-            pause = min(self.settings.backoff * (2 ** (attempt - 1)), 120.0)
+            pause = max(0.0, min(self.settings.backoff * (2 ** (attempt - 1)), 120.0, self.time_left()))
             log.warning("git %s %s: %s; retrying in %.0fs", args[0], url, err, pause)
             time.sleep(pause)
 
@@ -798,16 +909,99 @@ class InboxMirror:
             self._session.close()
 
 
+class _TooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class BadManifest(FetchError):
+    """The host's manifest is one no run should follow (too large inflated, too many epochs, unreadable)."""
+
+
+def _inflate(body: bytes, url: str) -> bytes:
+    """``body`` gunzipped when it is gzip, never past :data:`MAX_MANIFEST_BYTES` (a gzip bomb stops there)."""
+    if body[:2] != b"\x1f\x8b":
+        if len(body) > MAX_MANIFEST_BYTES:
+            raise BadManifest(f"manifest larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not read", url=url)
+        return body
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(body, MAX_MANIFEST_BYTES + 1)
+    except zlib.error as exc:
+        raise BadManifest(f"manifest cannot be read: {exc}", url=url) from exc
+    if len(out) > MAX_MANIFEST_BYTES:
+        raise BadManifest(f"manifest inflates past {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not read", url=url)
+    return out
+
+
+def _unix_time(value: object) -> int | None:
+    """A manifest's ``modified``: a unix time in a sane range, else None (treated as unknown)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not (0 <= value < 2**40):  # also NaN and infinities (json reads "Infinity")
+        return None
+    return int(value)
+
+
+def _fingerprint(info: dict[str, Any]) -> str | None:
+    value = info.get("fingerprint")
+    return value if isinstance(value, str) and _FINGERPRINT_RE.match(value) else None
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, someone else's
+        return True
+    return True
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop ``proc`` and every process of its group (it was started in a session of its own), and reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        pass
+
+
 class _CatFile:
     """One ``git cat-file --batch`` process: objects read one at a time over its pipes."""
 
     def __init__(self, git_dir: Path) -> None:
-        self.proc = subprocess.Popen(
-            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        self.git_dir = git_dir
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            ["git", "--git-dir", str(self.git_dir), "cat-file", "--batch"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+
+    def restart(self) -> None:
+        """A new process in place of this one (whose answer is not to be read)."""
+        self.proc.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.proc = self._start()
 
     def read(self, spec: str) -> bytes | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -818,7 +1012,13 @@ class _CatFile:
             raise FetchError("git cat-file stopped", url=spec)
         if header.rstrip().endswith(b" missing"):
             return None
-        size = int(header.split()[-1])
+        try:
+            size = int(header.split()[-1])
+        except (ValueError, IndexError) as exc:
+            raise FetchError(f"git cat-file: unreadable answer {header[:80]!r}", url=spec) from exc
+        if size > MAX_MESSAGE_BYTES:
+            self.restart()  # not read: the object is dropped with the process that holds it
+            raise _TooLarge(size)
         data = self.proc.stdout.read(size)
         self.proc.stdout.read(1)  # the LF after each object
         if len(data) != size:
