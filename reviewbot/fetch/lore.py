@@ -112,6 +112,7 @@ STALE_CLONE_SECONDS = 24 * 3600.0
 _INBOX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
 _EPOCH_KEY_RE = re.compile(r"^/(?P<inbox>[^/]+)/git/(?P<n>\d{1,9})\.git$")
 _FINGERPRINT_RE = re.compile(r"^[0-9a-f]{40}$")
+_LAST_TIME = 253402300799  # 9999-12-31T23:59:59Z, the last second a datetime holds
 _TEMP_CLONE_RE = re.compile(r"^\.(?P<n>\d+)\.git-(?:(?P<pid>\d+)-)?")
 
 
@@ -794,9 +795,15 @@ class InboxMirror:
                 f"git log failed: {done.stderr.decode(errors='replace').strip()}", url=str(self.path(number))
             )
         out = []
-        for line in done.stdout.decode().splitlines():
-            oid, at, ct = line.split()
-            out.append(Commit(oid, int(at), int(ct)))
+        for line in done.stdout.decode(errors="replace").splitlines():
+            parts = line.split()
+            times = [int(t) for t in parts[1:] if t.isdigit()]
+            if len(parts) != 3 or len(times) != 2 or not all(0 <= t <= _LAST_TIME for t in times):
+                # a date no message can have (year 3170843 was a ValueError): passed, named
+                what = f"{self.clone_url(number)}@{parts[0] if parts else '?'}"
+                self.passed.append((what, f"commit time out of range ({' '.join(parts[1:])[:40]})"))
+                continue
+            out.append(Commit(parts[0], times[0], times[1]))
         return out
 
     def read(self, number: int, commits: Iterable[Commit]) -> Iterator[tuple[Commit, bytes]]:
