@@ -164,9 +164,12 @@ def test_a_message_naming_thousands_is_drafted_to_a_bounded_few(data_dir) -> Non
     many = tuple(Address("", f"person{i}@many.example") for i in range(3000))
     import dataclasses
 
-    message = dataclasses.replace(archived, cc=many, obfuscated=False, from_addr=Address("A", "a@example.org"))
+    lists = (Address("", "linux-kernel@vger.kernel.org"),)
+    message = dataclasses.replace(archived, cc=many + lists, obfuscated=False, from_addr=Address("A", "a@example.org"))
     patch = dataclasses.replace(parse_patch(archived), message=message)
     draft = build_draft(patch, [_finding(patch)], {}, identity=ME, list_address="linux-kernel@vger.kernel.org")
     assert len(draft.to) + len(draft.cc) == MAX_DRAFT_RECIPIENTS
     assert not draft.recipients_complete
-    assert "2701 more recipients" in " ".join(draft.body.split())
+    # the author and 3,001 Cc (the obfuscated To of the archive is left out, named in the note)
+    assert "2702 more recipients" in " ".join(draft.body.split())
+    assert "linux-kernel@vger.kernel.org" in _emails(draft.cc)  # the list stays, the last people go

@@ -459,9 +459,13 @@ def resolve_recipients(
             lists[0] if lists else Address("", list_address)
         )
         to, cc = [first], [a for a in cc if a != first]
-    dropped = max(0, len(to) + len(cc) - MAX_DRAFT_RECIPIENTS)
-    if dropped:
-        cc = cc[: len(cc) - dropped]
+    dropped = 0
+    if len(to) + len(cc) > MAX_DRAFT_RECIPIENTS:  # the lists stay (the reply belongs on them), then the first people
+        before = len(cc)
+        room = max(0, MAX_DRAFT_RECIPIENTS - len(to) - sum(1 for a in cc if is_list_address(a)))
+        people = {id(a) for a in [a for a in cc if not is_list_address(a)][:room]}
+        cc = [a for a in cc if is_list_address(a) or id(a) in people][: max(0, MAX_DRAFT_RECIPIENTS - len(to))]
+        dropped = before - len(cc)
     return RecipientResult(
         tuple(to), tuple(cc), not unresolved and not dropped, tuple(unresolved), tuple(missing), dropped
     )
