@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
 
 _WORD_RE = re.compile(r"\w+")
+#: Up to this many hunks a patch is read hunk by hunk for a word (:meth:`PatchView.hunks_naming`), beyond it
+#: through an index of its words.
+SMALL_PATCH_HUNKS = 64
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.rule import RuleContext
@@ -282,10 +285,17 @@ class PatchView:
                     out.setdefault(word, []).append(hv)
         return out
 
+    @once
+    def _all_hunks(self) -> list[HunkView]:
+        return [hv for fv in self.files for hv in fv.hunks]
+
     def hunks_naming(self, word: str) -> list[HunkView]:
-        """The hunks (in patch order) whose lines, of any kind, hold ``word`` (an identifier) as a whole word:
-        an index made once per check, so asking it for each barrier or member of a patch costs what the
-        answer holds, not the patch's number of hunks."""
+        """The hunks (in patch order) whose lines, of any kind, may hold ``word`` (an identifier): in a patch of
+        many hunks those holding it as a whole word, from an index made once per check, so asking it for each
+        barrier or member costs what the answer holds, not the patch's number of hunks; in a small patch simply
+        every hunk (no index to make). Callers still look for the word in each hunk given."""
+        if len(self._all_hunks) <= SMALL_PATCH_HUNKS:
+            return self._all_hunks
         return self._hunks_by_word.get(word, [])
 
     def files_at(self, path: str | None) -> tuple[FileView, ...]:
