@@ -97,7 +97,7 @@ MAX_EPOCHS = 500
 #: The largest epoch number taken (numbers count up from 0; LKML's newest is about 20).
 MAX_EPOCH_NUMBER = 99_999
 #: The largest message read from an epoch: vger takes mails of up to 10 MiB, blists cuts at 10 MiB. A
-#: larger one is passed and named in the run's errors (a 2 GB message was read whole: MemoryError).
+#: larger one is passed and named in the run's ``passed`` (a 2 GB message was read whole: MemoryError).
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 #: Time for lore's network work in one run (clones, fetches, probes): the epochs not reached are named
 #: in the run's errors and the next run goes on from there. One git operation gets at most this too.
@@ -742,15 +742,15 @@ class InboxMirror:
         never leaves half a repository. Raises HostUnreachable / GitFailed.
         """
         dest = self.path(epoch.number)
+        if not self._cleaned:  # once a run: what runs killed during a first clone left
+            self._cleaned = True
+            self.clean_temporary()
         before = self.fingerprint(epoch.number)
         if before is not None and epoch.fingerprint is not None and before == epoch.fingerprint:
             log.debug("%s: up to date (fingerprint %s)", epoch.url, before)
             return False
         if before is None:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            if not self._cleaned:
-                self._cleaned = True
-                self.clean_temporary()
             # the PID in the name tells the next run whether the clone's run is still alive
             tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{epoch.number}.git-{os.getpid()}-"))
 
