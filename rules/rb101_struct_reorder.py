@@ -133,7 +133,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import AbstractSet as Set, Iterable, Iterator, Sequence
+from typing import AbstractSet as Set, Any, Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, LazyScans, member_names, scan_lines
@@ -655,6 +655,21 @@ def _removes_and_adds(fd: FileDiff) -> bool:
     return any(h.removed_count for h in fd.hunks) and any(h.added_count for h in fd.hunks)
 
 
+_FILES_AT: list[Any] = [None, {}]  # the last patch asked about, and its files by path
+
+
+def _files_at(patch: Patch, path: str) -> list[FileDiff]:
+    """The patch's files at ``path`` (usually one), from an index made once per patch: the steps run for each
+    moved member look up its file, and going over every file of the patch each time made a patch of 2,000
+    files each moving a member quadratic."""
+    if _FILES_AT[0] is not patch:
+        index: dict[str, list[FileDiff]] = {}
+        for fd in patch.files:
+            index.setdefault(fd.path, []).append(fd)
+        _FILES_AT[:] = [patch, index]
+    return _FILES_AT[1].get(path, [])
+
+
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
     """Added comment lines above the struct's opening line, when the hunk shows them.
 
@@ -662,7 +677,7 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
     belong to it) do not separate them.
     """
     out: list[str] = []
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -695,7 +710,7 @@ _DEFINE_LINE_RE = lazyre.compile(r"^\s*#\s*define\b")
 
 def _member_comments(patch: Patch, path: str, added: DiffLine) -> list[str]:
     """Comments added on a member's line or in the comment block right above it."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -857,7 +872,7 @@ def _show_removal(
         return hunk, []
     same_text = " ".join(added.text.split()) == " ".join(removed.text.split())
     home = None
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path == path:
             home = next((h for h in fd.hunks if any(d is removed for d in h.lines)), None)
     if home is None or (home is hunk and same_text):
@@ -926,7 +941,7 @@ def _new_comments(patch: Patch, path: str, side: _StructSide) -> list[str]:
 def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
     """True when the nearest unchanged line above the added member ``added`` (added lines, removed lines and
     blank lines skipped) is an existing comment saying why the members below it sit there."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -947,7 +962,7 @@ def _in_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
     ____cacheline_aligned_in_smp;`` group (its closing line is unchanged context): the struct is already split
     into cache-line groups ("/* submission data */ struct {", io_ring_ctx's SQ and CQ groups), and those
     groups are the layout's documentation. The group may close in a later hunk."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         at = _place_of(fd, added)
@@ -1139,7 +1154,7 @@ def _kernel_test(path: str) -> bool:
 def _group_close(patch: Patch, path: str, line: DiffLine, skip: LineKind) -> DiffLine | None:
     """The closing context line of the existing ``struct { ... } ____cacheline_aligned_in_smp;`` group that
     ``line`` sits in on its side (``skip``: the other side's kind), or None when it sits in no such group."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         at = _place_of(fd, line)
@@ -1213,7 +1228,7 @@ _COLD_SECTION_RE = lazyre.compile("|".join(COLD_SECTION_PHRASES), re.IGNORECASE)
 
 
 def _file_lines(patch: Patch, path: str) -> list[DiffLine]:
-    return [d for fd in patch.files if fd.path == path for h in fd.hunks for d in h.lines]
+    return [d for fd in _files_at(patch, path) for h in fd.hunks for d in h.lines]
 
 
 def _documented_by_context(patch: Patch, path: str, side: _StructSide, member: str) -> bool:
@@ -1385,7 +1400,7 @@ def _finding(
     if side.randomized:
         message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
     hunk = None
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path == path:
             for h in fd.hunks:
                 if any(d is first for d in h.lines):

@@ -230,7 +230,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
@@ -1371,11 +1371,25 @@ def _copied_from_context(use: _Use, view: PatchView) -> bool:
     if not before or not after:
         return False
     want = (" ".join(before.split()), " ".join(use.code.split()), " ".join(after.split()))
-    for fd in view.files:
-        if fd.path != use.path:
-            continue
+    return want in _context_triples(view, use.path, use.name)
+
+
+_TRIPLES: list[Any] = [None, {}]  # the last patch view asked about, and its context triples by (path, barrier)
+
+
+def _context_triples(view: PatchView, path: str, name: str) -> set[tuple[str, ...]]:
+    """Every three consecutive code lines (blanks and lone braces left out) of the unchanged runs of ``path``'s
+    hunks whose context names the barrier ``name``: read once per file and barrier, so a file of thousands of
+    hunks, each adding a barrier, is not read again for each one."""
+    if _TRIPLES[0] is not view:
+        _TRIPLES[:] = [view, {}]
+    found: set[tuple[str, ...]] | None = _TRIPLES[1].get((path, name))
+    if found is not None:
+        return found
+    found = set()
+    for fd in view.files_at(path):
         for hv in fd.hunks:
-            if use.name not in hv.context_text:
+            if name not in hv.context_text:
                 continue  # a copy of this barrier's lines needs the barrier among the hunk's context lines
             run: list[str] = []
             for dl in hv.hunk.lines + (None,):
@@ -1385,10 +1399,10 @@ def _copied_from_context(use: _Use, view: PatchView) -> bool:
                 if len(run) >= 3:
                     codes = [" ".join(sc.code.split()) for sc in scan_lines(run, starts_in_comment(run))]
                     codes = [c for c in codes if c and c not in ("{", "}")]
-                    if any(tuple(codes[k : k + 3]) == want for k in range(len(codes) - 2)):
-                        return True
+                    found.update(tuple(codes[k : k + 3]) for k in range(len(codes) - 2))
                 run = []
-    return False
+    _TRIPLES[1][(path, name)] = found
+    return found
 
 
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
@@ -1981,19 +1995,21 @@ def _unread_store(view: PatchView, use: _Use) -> str:
     # the store's own line, by its index in its hunk's body (the lines of ``diff_text``)
     store_line = use.view.new_in_body[store_idx] if store_idx is not None else None
     declarations = 0
-    for fd in view.files:
-        for hv in fd.hunks:
-            if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
-                continue  # no line of the hunk names it
-            body = hv.hunk.body
-            for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
-                kind, text = body[k][0], body[k][1:]
-                if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
-                    continue
-                if kind == "+" and declared.match(scan_line(text).code):
-                    declarations += 1
-                    continue
-                return ""  # named elsewhere in the patch: maybe read there
+    # only the hunks naming it (the patch's index of words, made once per check: a patch of 20,000 files each
+    # adding a barrier must not go over every hunk for each barrier)
+    naming = view.hunks_naming(name) if name.isidentifier() else [h for f in view.files for h in f.hunks]
+    for hv in naming:
+        if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
+            continue  # no line of the hunk names it
+        body = hv.hunk.body
+        for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
+            kind, text = body[k][0], body[k][1:]
+            if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
+                continue
+            if kind == "+" and declared.match(scan_line(text).code):
+                declarations += 1
+                continue
+            return ""  # named elsewhere in the patch: maybe read there
     return name if declarations == 1 else ""
 
 
@@ -2145,15 +2161,16 @@ class _OtherSides:
         """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
         only a hunk whose added lines name it can."""
         found = None
-        for fd in self.view.files:
-            if not _is_c(fd.path) or name not in fd.added_text:
-                continue  # no added line of the file names it
-            for hunk in fd.hunks:
-                if name in hunk.added_text:
-                    bodies = self._bodies.get(hunk)
-                    if bodies is None:
-                        bodies = self._bodies[hunk] = _function_bodies(hunk)
-                    found = bodies.get(name, found)
+        if name.isidentifier():  # only the hunks naming it, from the patch's index of words (made once)
+            hunks = [h for h in self.view.hunks_naming(name) if _is_c(h.path)]
+        else:
+            hunks = [h for fd in self.view.files if _is_c(fd.path) and name in fd.added_text for h in fd.hunks]
+        for hunk in hunks:
+            if name in hunk.added_text:
+                bodies = self._bodies.get(hunk)
+                if bodies is None:
+                    bodies = self._bodies[hunk] = _function_bodies(hunk)
+                found = bodies.get(name, found)
         return found
 
     @once

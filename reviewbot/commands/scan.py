@@ -266,6 +266,8 @@ def lore_summary_lines(summary) -> list[str]:
         out.append(f"note: {summary.lore_url} could not be reached; the clones already here were read")
     for what, why in summary.errors:
         out.append(f"error: {what}: {why}")
+    for what, why in getattr(summary, "passed", ()):
+        out.append(f"passed: {what}: {why}")
     return out
 
 

@@ -40,7 +40,7 @@ from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
 from reviewbot.respond.quote import claim_quote, quote_finding, subject_quote
-from reviewbot.textsafe import shown
+from reviewbot import textsafe
 
 log = logging.getLogger(__name__)
 
@@ -349,6 +349,13 @@ class RecipientResult:
     complete: bool
     unresolved: tuple[str, ...] = ()
     missing: tuple[Address, ...] = ()
+    dropped: int = 0  # recipients past MAX_DRAFT_RECIPIENTS, left out
+
+
+#: At most this many addresses in a draft's To and Cc (the largest Cc list of the corpus names 191):
+#: more are left out and the draft is marked incomplete, so a message naming thousands never becomes
+#: a reply to all of them.
+MAX_DRAFT_RECIPIENTS = 300
 
 
 def same_mailbox(a: Address | None, b: Address | None) -> bool:
@@ -453,16 +460,26 @@ def resolve_recipients(
             lists[0] if lists else Address("", list_address)
         )
         to, cc = [first], [a for a in cc if a != first]
-    return RecipientResult(tuple(to), tuple(cc), not unresolved, tuple(unresolved), tuple(missing))
+    dropped = 0
+    if len(to) + len(cc) > MAX_DRAFT_RECIPIENTS:  # the lists stay (the reply belongs on them), then the first people
+        before = len(cc)
+        room = max(0, MAX_DRAFT_RECIPIENTS - len(to) - sum(1 for a in cc if is_list_address(a)))
+        people = {id(a) for a in [a for a in cc if not is_list_address(a)][:room]}
+        cc = [a for a in cc if is_list_address(a) or id(a) in people][: max(0, MAX_DRAFT_RECIPIENTS - len(to))]
+        dropped = before - len(cc)
+    return RecipientResult(
+        tuple(to), tuple(cc), not unresolved and not dropped, tuple(unresolved), tuple(missing), dropped
+    )
 
 
 #: First words of the note on top of a draft whose recipients are incomplete (tools look for it).
 MISSING_NOTE = "[Before sending:"
 
 
-def missing_note(rcpt: RecipientResult) -> str:
+def missing_note(rcpt: RecipientResult, lore_said: str = "") -> str:
     """The note on top of an incomplete draft, naming who is left out and why, to be deleted by hand
-    before sending; empty when the recipients are complete."""
+    before sending; empty when the recipients are complete. ``lore_said``: why lore's copy of the
+    message was not taken (it disagreed with the archive), told too."""
     if rcpt.complete:
         return ""
     hidden, bare = [], []
@@ -489,8 +506,15 @@ def missing_note(rcpt: RecipientResult) -> str:
         )
     for name in bare:
         said.append(f'the patch\'s author "{name}" has no e-mail address, so is not in To.')
-    if not hidden and not bare:
+    if not hidden and not bare and not rcpt.dropped:
         said.append("the patch has no From, so its author is not in To.")
+    if rcpt.dropped:
+        said.append(
+            f"the patch names {rcpt.dropped} more recipients than a draft carries ({MAX_DRAFT_RECIPIENTS}): "
+            "they are left out."
+        )
+    if lore_said:
+        said.append(f"lore's copy of the patch was not used for the addresses: {lore_said}.")
     what = "the addresses" if len(hidden) + len(bare) > 1 else "the address"
     return wrap_paragraphs(f"{MISSING_NOTE} {' '.join(said)} Add {what} by hand, then delete this note.]")
 
@@ -1463,13 +1487,21 @@ def build_draft(
         known.extend(parse_maintainers(Path(maintainers)))
     elif maintainers:
         known.extend(maintainers)
-    message = real_headers(patch.message) if real_headers is not None else patch.message
+    message = patch.message
+    if real_headers is not None:
+        # lore's copy is compared with what the archive shows of the header From (the sender), not
+        # with an in-body author's
+        shown = replace(message, from_addr=sender) if sender is not None else message
+        completed = real_headers(shown)
+        message = completed if completed is not shown else message
     if message is not patch.message and message.from_addr is not None:
         # lore's real headers: their From is the sender; an in-body From: (another author) stays the author
         sender = message.from_addr
         if patch.message.from_addr is not None and not same_mailbox(patch.message.from_addr, sender):
             message = replace(message, from_addr=patch.message.from_addr)
     rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known, sender=sender)
+    refused = getattr(real_headers, "refused", None)
+    lore_said = refused(message.message_id) if callable(refused) and message is patch.message else ""
     now = (clock or (lambda: datetime.now(timezone.utc)))()
     domain = identity.email.rpartition("@")[2]
     fingerprints = tuple(dict.fromkeys(f.fingerprint for f in findings if f.fingerprint))
@@ -1487,7 +1519,9 @@ def build_draft(
         to=rcpt.to,
         cc=rcpt.cc,
         # the patch's text quoted here (subject, diff lines, names) must carry no ESC or BEL to a mail reader
-        body=shown(_with_note(missing_note(rcpt), build_body(patch, findings, rules, identity, intro)), keep="\n\t"),
+        body=textsafe.shown(
+            _with_note(missing_note(rcpt, lore_said), build_body(patch, findings, rules, identity, intro)), keep="\n\t"
+        ),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,

@@ -80,9 +80,16 @@ def msgid_problem(msgid: str) -> str | None:
                 else ("a control character" if ord(ch) < 32 or ord(ch) == 127 else "a non-ASCII character")
             )
             return f"Message-ID holds {what} (U+{ord(ch):04X})"
-        if ch in "<>":
+        if ch in "<>" and not _reads_back_whole(msgid):
             return "Message-ID holds an angle bracket"
     return None
+
+
+def _reads_back_whole(msgid: str) -> bool:
+    """True when ``<msgid>`` in a header is read back as ``msgid`` (a quoted id may hold ``>``)."""
+    from reviewbot.parse.mail import msgid_list
+
+    return msgid_list(f"<{msgid}>") == (msgid,)
 
 
 MAX_NAME_CHARS = 200  # a display name longer than this is cut (one address must fit a header line)
