@@ -227,6 +227,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import replace
@@ -2541,12 +2542,14 @@ def _not_cpu_pairing(patch: Patch, use: _Use, own: str) -> str:
     return ""
 
 
-def _kept_barrier_pairs(view: PatchView, path: str) -> set[tuple[str, str]]:
-    """Two consecutive code lines of the file's new side, one of them an unchanged (context) barrier line."""
+@functools.lru_cache(maxsize=8)
+def _kept_barrier_pairs(view: PatchView, path: str) -> frozenset[tuple[str, str]]:
+    """Two consecutive code lines of the file's new side, one of them an unchanged (context) barrier line.
+
+    Worked out once per file of a check (cached on the view, which lives for one check): every barrier of the
+    file asks it, so reading the file's hunks each time made a file of thousands of hunks quadratic."""
     out: set[tuple[str, str]] = set()
-    for fd in view.files:
-        if fd.path != path:
-            continue
+    for fd in view.files_at(path):
         for hv in fd.hunks:
             if not BARRIER_RE.search(hv.context_text):
                 continue
@@ -2559,20 +2562,20 @@ def _kept_barrier_pairs(view: PatchView, path: str) -> set[tuple[str, str]]:
                     kb is LineKind.CONTEXT and BARRIER_RE.search(b)
                 ):
                     out.add((a, b))
-    return out
+    return frozenset(out)
 
 
-def _commented_context_barriers(view: PatchView, path: str) -> set[str]:
-    """The unchanged barrier lines of the file in the patch that carry a comment, whitespace-normalised."""
+@functools.lru_cache(maxsize=8)
+def _commented_context_barriers(view: PatchView, path: str) -> frozenset[str]:
+    """The unchanged barrier lines of the file in the patch that carry a comment, whitespace-normalised (once
+    per file of a check, as :func:`_kept_barrier_pairs`)."""
     out: set[str] = set()
-    for fd in view.files:
-        if fd.path != path:
-            continue
+    for fd in view.files_at(path):
         for hv in fd.hunks:
             for dl in hv.hunk.lines:
                 if dl.kind is LineKind.CONTEXT and BARRIER_RE.search(dl.text) and scan_line(dl.text).comment.strip():
                     out.add(" ".join(dl.text.split()))
-    return out
+    return frozenset(out)
 
 
 def _copy_of_kept_code(use: _Use, view: PatchView) -> str:
