@@ -58,14 +58,19 @@ def default_cache_root() -> Path:
     return _xdg("XDG_CACHE_HOME", ".cache") / "reviewbot" / "archive"
 
 
-def sample_cache_dir() -> Path | None:
-    """The read-only sample pages shipped in the checkout's ``archive_cache/``, if present.
+def shipped_cache_dir() -> Path | None:
+    """The read-only copy of archive pages shipped with reviewbot (``archive_cache/``), if present.
 
-    They stand in for the live site when it cannot be reached (a fresh machine
-    without network still gets findings from the main job).
+    Real pages of lists.openwall.net (June 2023, see ``archive_cache/README.md``): when the host cannot be
+    reached they stand in like any cache, so a fresh machine without network still scans that month. In a
+    checkout (or an editable install) the folder beside the package; in an installed wheel, the copy inside
+    the package (``reviewbot/archive_cache``, see pyproject.toml).
     """
-    here = Path(__file__).resolve().parent.parent / "archive_cache"
-    return here if here.is_dir() else None
+    package = Path(__file__).resolve().parent
+    for here in (package.parent / "archive_cache", package / "archive_cache"):
+        if (here / "lists.openwall.net").is_dir():
+            return here
+    return None
 
 
 def require_cache_dir(cache_dir: Path | None, offline: bool) -> None:

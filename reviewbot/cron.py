@@ -181,7 +181,7 @@ def _scan_by_day(
                 "rule_failures",
                 "pages_recovered",
                 "threads_followed",
-                "pages_from_sample",
+                "pages_from_shipped",
             )
         },
     )

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from reviewbot.config import sample_cache_dir
+from reviewbot.config import shipped_cache_dir
 
-pytestmark = pytest.mark.skipif(sample_cache_dir() is None, reason="needs the checkout's archive_cache/")
+pytestmark = pytest.mark.skipif(shipped_cache_dir() is None, reason="needs the checkout's archive_cache/")
 
 CRON_ENV = ["PATH=/usr/bin:/bin", "SHELL=/bin/sh", "LOGNAME=cron"]  # what cron sets, besides HOME
 
@@ -34,7 +34,7 @@ def test_printed_crontab_line_runs_in_crons_environment(tmp_path: Path) -> None:
     (home / ".config" / "reviewbot" / "config.toml").write_text(
         '[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
     )
-    copy = sample_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
+    copy = shipped_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
     args = ["--offline", "--no-lore", "--since", "2023-06-01", "--cache-dir", str(copy)]
     args += ["--db", "db.sqlite", "--outbox", "outbox"]  # relative here; cron starts in HOME
     printed = subprocess.run(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.config import sample_cache_dir
+from reviewbot.config import shipped_cache_dir
 
 BARRIER_C = "int ready, value;\n\nvoid publish(int v)\n{\n\tvalue = v;\n\tready = 1;\n}\n"
 
@@ -113,7 +113,7 @@ def test_a_config_above_the_repository_is_not_its_own(tmp_path: Path) -> None:
     assert res.returncode == 1 and b"RB102" in res.stdout and not marker.exists()
 
 
-@pytest.mark.skipif(sample_cache_dir() is None, reason="needs the checkout's archive_cache/")
+@pytest.mark.skipif(shipped_cache_dir() is None, reason="needs the checkout's archive_cache/")
 def test_scan_reads_no_project_config(tmp_path: Path) -> None:
     """`reviewbot scan` inside a tree with a planted config: its database, rules and hosts are the user's."""
     repo = tmp_path / "linux"
@@ -122,7 +122,7 @@ def test_scan_reads_no_project_config(tmp_path: Path) -> None:
     rules = _planted_rule(tmp_path / "planted-rules", marker)
     planted_db = tmp_path / "planted.db"
     (repo / ".reviewbot.toml").write_text(f'db-path = "{planted_db}"\nrules-dirs = ["{rules}"]\n')
-    cache = sample_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
+    cache = shipped_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
     env = _env(tmp_path)
     res = _reviewbot(
         [

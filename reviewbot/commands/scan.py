@@ -169,7 +169,7 @@ def command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from reviewbot.cli import console
-    from reviewbot.scan import demo_scan, scan
+    from reviewbot.scan import scan
 
     err = console(stderr=True)
     progress = Progress(
@@ -196,18 +196,12 @@ def command(
             summary = scan(
                 settings, list_name, first, last, fetch_all=fetch_all, offline=offline, progress=on_day, clock=clock
             )
-            # the offline demo: what the made-up sample holds, scanned into a temporary database
-            demo = (
-                demo_scan(settings, list_name, first, last, fetch_all=fetch_all, clock=clock)
-                if summary.pages_in_sample
-                else None
-            )
     except KeyboardInterrupt as exc:
         _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
         _fail(exc)
 
-    _print_summary(summary, settings, demo)
+    _print_summary(summary, settings)
     if not summary.ok:
         click.echo(
             f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
@@ -271,7 +265,7 @@ def lore_summary_lines(summary) -> list[str]:
     return out
 
 
-def _print_summary(summary, settings, demo=None) -> None:
+def _print_summary(summary, settings) -> None:
     from rich.table import Table
 
     from reviewbot.cli import console
@@ -306,18 +300,16 @@ def _print_summary(summary, settings, demo=None) -> None:
             _print_findings(out, store.findings_in_range(summary.list_name, summary.since, summary.until))
     # an unreachable host is said once, by the warning when it was found ("... continuing from the cache
     # only"); the pages it left unread are counted in one line below (error_lines)
-    if demo is not None:
-        shown, rows = demo
+    if summary.pages_from_shipped:
         why = "host unreachable" if summary.host_unreachable else "offline"
         out.print(
-            f"note: the made-up sample in archive_cache/ holds {summary.pages_in_sample} of the pages that "
-            f"could not be read ({why}). A demo, not the real list: scanned into a temporary database "
-            f"(deleted; {settings.db_path} holds none of it), {shown.pages_from_sample} sample pages "
-            f"give {shown.patches} patches and {shown.findings} findings",
+            f"note: {summary.pages_from_shipped} of the pages from cache were read ({why}) from the copy of "
+            "lists.openwall.net shipped with reviewbot in archive_cache/ (real pages of June 2023, see its "
+            f"README.md); their messages and findings are in {settings.db_path} like any others, marked as "
+            "read from that copy",
             highlight=False,
             soft_wrap=True,
         )
-        _print_findings(out, rows, title="findings of the demo (made-up sample)")
     for line in error_lines(summary.errors):
         out.print(line, highlight=False, soft_wrap=True)
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)

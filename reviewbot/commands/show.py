@@ -49,6 +49,8 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
     click.echo(f"Date: {safe(message.date_raw or (message.date.isoformat() if message.date else ''))}")
     if message.archive_url:
         click.echo(f"Archive: {safe(message.archive_url)}")
+    if stored.shipped:
+        click.echo("Read from: archive_cache/, the copy of real archive pages shipped with reviewbot (offline)")
     if stored.thread_id:
         click.echo(f"Thread: {safe(stored.thread_id)}")
     click.echo("")
