@@ -1040,6 +1040,16 @@ _APPLIED_LINE = re.compile(
     re.IGNORECASE,
 )
 _THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
+# A bot's or a maintainer's report of what went in: "This patch was applied to netdev/net-next.git (master)",
+# "This series was applied to ...", "Patches 1, 2 and 4-8, applied to powerpc next, thanks." (the numbers
+# are read by _numbers_named).
+_REPORTED_APPLIED_LINE = re.compile(
+    r"^\s*(?:(?:this|the)\s+(?:patch|series|patchset)\s+(?:was|has\s+been)\s+applied\s+to\s+\S"
+    r"|patch(?:es)?\s+[\d\s,#&-]+(?:and\s+[\d\s#-]+)?,?\s*applied\b)",
+    re.IGNORECASE,
+)
+#: Words in an applied line that make it about the whole series, wherever in the series it was sent.
+_WHOLE_SERIES_RE = re.compile(r"\b(?:series|patchset|all\s+(?:of\s+them|patches)|whole\s+thing)\b", re.IGNORECASE)
 # "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
 # comma or a full stop (not "... before it got applied", not "applied on top of x and tested")
 _LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*\s*$", re.IGNORECASE)
@@ -1075,20 +1085,50 @@ def applied_in_thread(
             continue
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
-        if not about_patch(msg, patch):
+        about = about_patch(msg, patch)
+        if not about and not _in_same_series(msg, patch):
             continue
         lines = _own_text(msg).split("\n")
-        if not any(
-            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line) or _LAST_CLAUSE_APPLIED_LINE.match(line))
-            and not _TESTER_WORDS.search(line)
+        said = [
+            line
             for line in lines
-        ):
+            if (
+                _APPLIED_LINE.match(line)
+                or _THANKS_APPLIED_LINE.match(line)
+                or _LAST_CLAUSE_APPLIED_LINE.match(line)
+                or _REPORTED_APPLIED_LINE.match(line)
+            )
+            and not _TESTER_WORDS.search(line)
+        ]
+        if not said:
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
-        if listed and title and not any(item == title or item.endswith(title) for item in listed):
-            continue  # b4 ty listing other patches of the series
-        return msg.message_id
+        if listed and title:
+            if not any(item == title or item.endswith(title) for item in listed):
+                continue  # b4 ty listing other patches of the series
+            return msg.message_id
+        named = set().union(*(_numbers_named(line.lower()) for line in said))
+        if named:
+            if (patch.subject.index or 1) in named:
+                return msg.message_id  # "Patches 1, 2 and 4-8 applied": this one among them
+            continue
+        if about or any(_WHOLE_SERIES_RE.search(line) for line in said):
+            # on this patch (or its cover letter); or "Series applied to powerpc next" under another patch
+            return msg.message_id
     return None
+
+
+def _in_same_series(msg: Message, patch: Patch) -> bool:
+    """Is ``msg`` a reply within ``patch``'s series (under the cover letter or another patch of it)?
+
+    A maintainer often answers the first patch with "Series applied to ..., thanks": the
+    series is the messages whose thread root (first Reference, else In-Reply-To) is the patch's."""
+    if patch.subject.index is None:
+        return False
+    root = patch.message.references[0] if patch.message.references else patch.message.in_reply_to
+    if not root:
+        return False
+    return root == msg.in_reply_to or root in msg.references
 
 
 #: Plain words a maintainer (or a stable maintainer's bot) uses for "it is in my tree", beside
@@ -1134,6 +1174,12 @@ AUTHOR_APPLIED_WORDS = (
     "applied patches",
     "applied the series to",
     "applied this series to",
+)
+#: The author, maintaining the tree, saying in a sentence that the patch or series went into a named tree or
+#: branch: "I've applied this to the dma-mapping for-next tree now." (not "I applied it on top of v6.8").
+_AUTHOR_TREE_APPLIED_RE = re.compile(
+    r"\b(?:i've|i have|i)\s+(?:now\s+)?(?:applied|queued|pushed|merged)\s+(?:this|it|them|these|the\s+series|the\s+patch(?:es)?)"
+    r"\s+(?:to|into|in)\s+(?:the\s+|my\s+)?[\w./-]*(?:\s+[\w./-]+)?\s*(?:tree|branch|for-next|-next\b)"
 )
 #: Words of a maintainer or reviewer turning the patch down: matched lower-cased, as whole words,
 #: in an own line of a reply about the patch by someone other than its author. A review point on a
@@ -1232,11 +1278,20 @@ _RANGE_RE = re.compile(r"\bpatch(?:es)?\s*#?(\d+)\s*(?:-|to|through|until)\s*#?(
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b")
 
 
+# A list of patch numbers after "patches": "Patches 1, 2 and 4-8", "patches #3, #5 & 7-9".
+_LIST_RE = re.compile(r"\bpatch(?:es)?\s+(#?\d+(?:\s*(?:-|,|and|&)\s*#?\d+)+)")
+
+
 def _numbers_named(line: str) -> set[int]:
     """Patch numbers ``line`` names (empty when it names none); a range names every number in it."""
     out = {int(n) for m in _NUMBER_RE.finditer(line) for n in m.groups() if n}
-    for m in _RANGE_RE.finditer(line):
-        lo, hi = int(m.group(1)), int(m.group(2))
+    ranges = [(int(m.group(1)), int(m.group(2))) for m in _RANGE_RE.finditer(line)]
+    for m in _LIST_RE.finditer(line):  # "patches 1, 2 and 4-8": every number and range of the list
+        for part in re.split(r"\s*(?:,|and|&)\s*", m.group(1)):
+            lo, _, hi = part.replace("#", "").partition("-")
+            if lo.strip().isdigit():
+                ranges.append((int(lo), int(hi) if hi.strip().isdigit() else int(lo)))
+    for lo, hi in ranges:
         if lo <= hi <= lo + 100:  # "patches 1-5"; not a date or a version
             out |= set(range(lo, hi + 1))
     if "patch" in line:
@@ -1296,6 +1351,9 @@ def said_in_thread(
             low = " ".join(line.lower().replace("\u2019", "'").split())
             for words, state, whole in lists:
                 phrase = _says(low, words, whole_words=whole)
+                if phrase is None and by_author and state == "applied":
+                    m = _AUTHOR_TREE_APPLIED_RE.search(low)
+                    phrase = m.group(0) if m and not _NEGATIONS.search(low[: m.start()][-40:]) else None
                 if phrase is None:
                     continue
                 if state == "moot" and re.match(r"[^.!?]*\?", low[low.find(phrase) :]):
