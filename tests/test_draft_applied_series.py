@@ -78,3 +78,16 @@ def test_the_author_applies_the_series_to_their_tree() -> None:
     # not an apply: testing on top of a tree, or a plan
     for body in ("I applied it on top of v5.3-rc4 and it boots.", "I haven't applied this to the tree yet."):
         assert said_in_thread(_patch(3, author=author), [_reply(body, to=COVER, sender=author, n=4)]) is None, body
+
+
+def test_series_applied_under_a_sibling_that_names_only_itself() -> None:
+    """patchwork's reply to the first patch carries only that patch in In-Reply-To/References."""
+    raw = (
+        f"From: Mick Maint <mick@example.net>\nMessage-ID: <pw1@example.net>\nIn-Reply-To: <{FIRST}>\n"
+        f"References: <{FIRST}>\nSubject: Re: [PATCH 1/8] powerpc/x: step 1\nDate: Tue, 10 Sep 2019 10:00:00 +0000\n\n"
+        "Series applied to powerpc next, thanks.\n"
+    )
+    reply = parse_rfc822(raw.encode(), "test")
+    thread = [_patch(1).message, reply]
+    assert applied_in_thread(_patch(5), thread) == "pw1@example.net"
+    assert applied_in_thread(_patch(5), [reply]) is None  # without the sibling in the thread: not known

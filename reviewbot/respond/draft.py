@@ -1086,7 +1086,7 @@ def applied_in_thread(
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
         about = about_patch(msg, patch)
-        if not about and not _in_same_series(msg, patch):
+        if not about and not _in_same_series(msg, patch, thread):
             continue
         lines = _own_text(msg).split("\n")
         said = [
@@ -1118,17 +1118,21 @@ def applied_in_thread(
     return None
 
 
-def _in_same_series(msg: Message, patch: Patch) -> bool:
+def _in_same_series(msg: Message, patch: Patch, thread: Sequence[Message]) -> bool:
     """Is ``msg`` a reply within ``patch``'s series (under the cover letter or another patch of it)?
 
-    A maintainer often answers the first patch with "Series applied to ..., thanks": the
-    series is the messages whose thread root (first Reference, else In-Reply-To) is the patch's."""
+    A maintainer often answers the first patch with "Series applied to ..., thanks", and a patchwork
+    reply names only that patch in its References: the series is the patch's thread root (first Reference,
+    else In-Reply-To) and the messages sent in reply to it; ``msg`` answers one of them."""
     if patch.subject.index is None:
         return False
     root = patch.message.references[0] if patch.message.references else patch.message.in_reply_to
     if not root:
         return False
-    return root == msg.in_reply_to or root in msg.references
+    if root == msg.in_reply_to or root in msg.references:
+        return True
+    siblings = {m.message_id for m in thread if m.in_reply_to == root and m.subject.is_patch}
+    return msg.in_reply_to in siblings
 
 
 #: Plain words a maintainer (or a stable maintainer's bot) uses for "it is in my tree", beside
