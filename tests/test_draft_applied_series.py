@@ -91,3 +91,12 @@ def test_series_applied_under_a_sibling_that_names_only_itself() -> None:
     thread = [_patch(1).message, reply]
     assert applied_in_thread(_patch(5), thread) == "pw1@example.net"
     assert applied_in_thread(_patch(5), [reply]) is None  # without the sibling in the thread: not known
+
+
+def test_applied_as_a_later_sentence_of_a_line() -> None:
+    body = "OK, I can live with that.  Applied, let's see if it passes smoke tests in -next."
+    assert applied_in_thread(_patch(1), [_reply(body, to=FIRST)]) == "r1@example.net"
+    # a tester applying it locally is no apply: "Applied, and it builds and boots here."
+    assert (
+        applied_in_thread(_patch(1), [_reply("Looks fine. Applied, and it builds and boots here.", to=FIRST)]) is None
+    )

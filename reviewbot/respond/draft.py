@@ -1039,7 +1039,11 @@ _APPLIED_LINE = re.compile(
     r"(?:\s+(?:to|into)\s+\S.*|\s*(?:[,.!]+\s*)?(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
     re.IGNORECASE,
 )
-_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
+_THANKS_APPLIED_LINE = re.compile(
+    # "Thanks, applied." / "Applied, let's see if it passes smoke tests" (a sentence opening with "Applied,")
+    r"^\s*(?:thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b|applied\s*[,;:]\s+\w).*$",
+    re.IGNORECASE,
+)
 # A bot's or a maintainer's report of what went in: "This patch was applied to netdev/net-next.git (master)",
 # "This series was applied to ...", "Patches 1, 2 and 4-8, applied to powerpc next, thanks." (the numbers
 # are read by _numbers_named).
@@ -1091,7 +1095,7 @@ def applied_in_thread(
         lines = _own_text(msg).split("\n")
         said = [
             line
-            for line in lines
+            for line in _sentences(lines)
             if (
                 _APPLIED_LINE.match(line)
                 or _THANKS_APPLIED_LINE.match(line)
@@ -1116,6 +1120,15 @@ def applied_in_thread(
             # on this patch (or its cover letter); or "Series applied to powerpc next" under another patch
             return msg.message_id
     return None
+
+
+def _sentences(lines: Sequence[str]) -> list[str]:
+    """Each line, then each later sentence of it on its own: "OK, I can live with that.  Applied, let's see
+    if it passes smoke tests" holds its applied sentence after another one."""
+    out = list(lines)
+    for line in lines:
+        out += re.split(r"(?<=[.!?])\s+", line.strip())[1:]
+    return out
 
 
 def _in_same_series(msg: Message, patch: Patch, thread: Sequence[Message]) -> bool:
