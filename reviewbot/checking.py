@@ -1223,6 +1223,7 @@ def run_check(
         strict=settings.strict,
         per_path_ignores=settings.per_path_ignores,
         problems=problems,
+        options={"btf": str(settings.btf)} if settings.btf else None,  # RB101's cache-line maps
     )
 
 

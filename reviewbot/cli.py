@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "rules": "rules",
     "explain": "explain",
     "eval": "evaluate",
+    "layout": "layout",
 }
 
 
@@ -37,9 +38,9 @@ def terminal_safe(text: str, keep: str = "") -> str:
     """``text`` with control characters (ESC, BEL, CR...) shown escaped (``\\x1b``), for printing
     archive text to a terminal: a page must not move the cursor or change colours. ``keep``: characters
     left as they are (``"\\n\\t"`` for a message body)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch in keep else ascii(ch)[1:-1] for ch in text)
+    from reviewbot.textsafe import shown
+
+    return shown(text, keep)
 
 
 def environment_error(exc: BaseException) -> str | None:
@@ -162,7 +163,21 @@ def main(ctx: click.Context, verbose: int) -> None:
     ctx.obj["verbose"] = verbose
 
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"  # -v and -vv: when and where, for debugging
+PLAIN_FORMAT = "reviewbot: %(levelname)s: %(message)s"  # the default: a warning is a line for a person
+
+
+class _PlainFormatter:
+    """``reviewbot: warning: ...``: the level in lower case, like every other line reviewbot prints."""
+
+    def __init__(self) -> None:
+        import logging
+
+        self._inner = logging.Formatter("%(message)s")
+
+    def format(self, record: Any) -> str:
+        return f"reviewbot: {record.levelname.lower()}: {self._inner.format(record)}"
+
 
 #: Subcommands that log only through :mod:`reviewbot.lazylog` and load no library that logs (a test
 #: watches ``sys.modules`` for ``check``): at the default verbosity their logging is configured when
@@ -173,7 +188,8 @@ LAZY_LOGGING = frozenset({"check"})
 def set_verbosity(verbose: int, *, lazily: bool = False) -> None:
     """Configure logging for ``verbose`` (0: warnings, 1: info such as each request, 2+: debug).
 
-    Lines carry a local timestamp with milliseconds (so a request rate can be
+    At the default verbosity a warning is one plain line (``reviewbot: warning: ...``); with ``-v``
+    lines carry a local timestamp with milliseconds and the logger's name (so a request rate can be
     checked from ``-v`` output). Subcommands that take ``-v`` themselves call this again
     with the larger of the two counts. ``lazily`` (see :data:`LAZY_LOGGING`): at verbosity 0,
     while nothing has loaded logging, leave the configuration to the first record kept.
@@ -188,6 +204,12 @@ def set_verbosity(verbose: int, *, lazily: bool = False) -> None:
     root = logging.getLogger()
     if not root.handlers:
         logging.basicConfig(level=level, format=LOG_FORMAT)
+        root.handlers[0].reviewbot = True  # type: ignore[attr-defined]  # ours: its format follows -v
+    for handler in root.handlers:
+        if getattr(handler, "reviewbot", False):
+            handler.setFormatter(
+                logging.Formatter(LOG_FORMAT) if verbose > 0 else _PlainFormatter()  # type: ignore[arg-type]
+            )
     root.setLevel(level)
     # urllib3 logs each retry of a dead host as a raw WARNING; our own messages say it better
     logging.getLogger("urllib3").setLevel(logging.DEBUG if verbose >= 2 else logging.ERROR)

@@ -5,16 +5,20 @@ Order of precedence (later wins):
 1. the defaults of :class:`Settings` below;
 2. the user config ``$XDG_CONFIG_HOME/reviewbot/config.toml`` (or the file
    named by ``$REVIEWBOT_CONFIG``);
-3. the project config found upward from the current directory:
-   ``.reviewbot.toml``, or the ``[tool.reviewbot]`` table of ``pyproject.toml``
-   (the nearest directory holding either wins);
+3. for ``reviewbot check`` only, the project config of the repository being checked:
+   ``.reviewbot.toml``, or the ``[tool.reviewbot]`` table of ``pyproject.toml``, found upward from
+   the current directory up to the repository's top (the folder holding ``.git``), never above it.
+   Anyone can leave such a file in a tree (a clone, a shared /tmp), so it may only say how the tree's
+   own patches are checked (:data:`PROJECT_KEYS`); any other key (rules-dirs would run its Python;
+   identity, hosts and paths would send drafts and data elsewhere) is named in a warning and not obeyed;
 4. environment variables ``REVIEWBOT_DB``, ``REVIEWBOT_CACHE_DIR``,
    ``REVIEWBOT_CONTACT``, ``REVIEWBOT_BASE_URL``, ``REVIEWBOT_LORE_URL`` (``off``: no lore);
 5. command-line flags (applied by the commands with :func:`dataclasses.replace`).
 
 Config keys are the field names below, with ``-`` or ``_`` (``base-url`` or
 ``base_url``). ``[identity]`` may hold ``name`` and ``email``; ``[per-path-ignores]``
-maps a glob to a list of rule ids or names.
+maps a glob to a list of rule ids or names. A value of the wrong type is an error naming
+the file and the key; an unknown key is a warning naming both (a newer version's key, or a typo).
 """
 
 from __future__ import annotations
@@ -54,14 +58,29 @@ def default_cache_root() -> Path:
     return _xdg("XDG_CACHE_HOME", ".cache") / "reviewbot" / "archive"
 
 
-def sample_cache_dir() -> Path | None:
-    """The read-only sample pages shipped in the checkout's ``archive_cache/``, if present.
+def shipped_cache_dir() -> Path | None:
+    """The read-only copy of archive pages shipped with reviewbot (``archive_cache/``), if present.
 
-    They stand in for the live site when it cannot be reached (a fresh machine
-    without network still gets findings from the main job).
+    Real pages of lists.openwall.net (June 2023, see ``archive_cache/README.md``): when the host cannot be
+    reached they stand in like any cache, so a fresh machine without network still scans that month. In a
+    checkout (or an editable install) the folder beside the package; in an installed wheel, the copy inside
+    the package (``reviewbot/archive_cache``, see pyproject.toml).
     """
-    here = Path(__file__).resolve().parent.parent / "archive_cache"
-    return here if here.is_dir() else None
+    package = Path(__file__).resolve().parent
+    for here in (package.parent / "archive_cache", package / "archive_cache"):
+        if (here / "lists.openwall.net").is_dir():
+            return here
+    return None
+
+
+def require_cache_dir(cache_dir: Path | None, offline: bool) -> None:
+    """Offline, pages come from the cache alone: a cache folder that is named but not there (a typo) is
+    an error naming it, not a scan whose every page is recorded as failed. UsageError."""
+    if offline and cache_dir is not None and not cache_dir.is_dir():
+        raise UsageError(
+            "no such folder; offline, the pages come from it alone (the folder holding LIST/YYYY/...)",
+            subject=f"--cache-dir {cache_dir}",
+        )
 
 
 # eq=False: never compared (nor hashable by value: per_path_ignores is a dict); the generated __eq__ and
@@ -100,6 +119,7 @@ class Settings:
     per_path_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rules_dirs: tuple[Path, ...] = ()
     lore_url: str = DEFAULT_LORE_URL  # public-inbox host for real addresses and --source lore ("": off)
+    btf: Path | None = None  # type information for RB101's cache-line maps (a BTF blob or vmlinux/.o); None: no map
 
     @property
     def user_agent(self) -> str:
@@ -144,7 +164,11 @@ _RANGES: dict[str, tuple[type, float, float, str]] = {
     "mutable_days": (int, 0, 366, "days"),
 }
 _BOOL_FIELDS = {"obey_robots", "strict"}
-_STR_FIELDS = {"base_url", "list_name", "contact", "list_address", "identity_name", "identity_email"}
+_STR_FIELDS = {"base_url", "list_name", "contact", "list_address", "identity_name", "identity_email", "lore_url"}
+
+#: The keys a project config may set: how the repository's own patches are checked, nothing that
+#: runs code, names who the drafts come from, which hosts are asked or where files are written.
+PROJECT_KEYS = frozenset({"select", "ignore", "strict", "fail_on", "per_path_ignores"})
 _FAIL_ON = ("error", "warning", "check")
 
 
@@ -188,8 +212,30 @@ def _str_list(key: str, value: Any, origin: str) -> tuple[str, ...]:
     raise UsageError(f"{key.replace('_', '-')} = {value!r}: expected a list of strings", subject=origin)
 
 
-_PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers"}
+_PATH_FIELDS = {"db_path", "cache_dir", "outbox_dir", "maildir", "maintainers", "btf"}
 _TUPLE_FIELDS = {"select", "ignore"}
+
+
+def _warn(origin: str, message: str) -> None:
+    from reviewbot.lazylog import get_logger  # lazily: `reviewbot check` loads no logging for a clean run
+
+    get_logger(__name__).warning("%s: %s", origin, message)
+
+
+def _project_only(table: Mapping[str, Any], origin: str) -> dict[str, Any]:
+    """The keys of a project config it may set (:data:`PROJECT_KEYS`); a warning names each other key."""
+    allowed = ", ".join(sorted(k.replace("_", "-") for k in PROJECT_KEYS))
+    kept: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        if raw_key.replace("-", "_") in PROJECT_KEYS:
+            kept[raw_key] = value
+        else:
+            _warn(
+                origin,
+                f"{raw_key!r} not obeyed: a project config may only say how its patches are checked "
+                f"({allowed}); set it in your own config ({user_config_path()}), the environment or a flag",
+            )
+    return kept
 
 
 def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Settings:
@@ -197,12 +243,16 @@ def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Setting
     changes: dict[str, Any] = {}
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
-        if key == "identity" and isinstance(value, Mapping):
-            for part in ("name", "email"):
-                if part in value:
-                    if not isinstance(value[part], str):
-                        raise UsageError(f"identity.{part} = {value[part]!r}: expected a string", subject=origin)
-                    changes[f"identity_{part}"] = value[part]
+        if key == "identity":
+            if not isinstance(value, Mapping):
+                raise UsageError(f"{raw_key} = {value!r}: expected a table of name and email", subject=origin)
+            for part, part_value in value.items():
+                if part not in ("name", "email"):
+                    _warn(origin, f"unknown setting 'identity.{part}' ignored (identity has name and email)")
+                    continue
+                if not isinstance(part_value, str):
+                    raise UsageError(f"identity.{part} = {part_value!r}: expected a string", subject=origin)
+                changes[f"identity_{part}"] = part_value
             continue
         if key == "per_path_ignores":
             if not isinstance(value, Mapping):
@@ -213,7 +263,8 @@ def _apply(settings: Settings, table: Mapping[str, Any], origin: str) -> Setting
             changes[key] = tuple(Path(p).expanduser() for p in _str_list(key, value, origin))
             continue
         if key not in known:
-            raise UsageError(f"unknown setting {raw_key!r}", subject=origin)
+            _warn(origin, f"unknown setting {raw_key!r} ignored")
+            continue
         if key in _RANGES:
             value = _checked(key, value, origin)
         elif key in _BOOL_FIELDS:
@@ -250,37 +301,56 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise UsageError(f"cannot read config: {exc.strerror}", subject=str(path)) from exc
 
 
+def repository_top(start: Path | None = None) -> Path | None:
+    """The top of the git repository holding ``start`` (the nearest folder with a ``.git``), or None."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        if (directory / ".git").exists():  # a folder, or a file in a worktree or submodule
+            return directory
+    return None
+
+
 def find_project_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
-    """Find ``.reviewbot.toml`` or ``pyproject.toml`` with ``[tool.reviewbot]``, upward from ``start``.
+    """Find ``.reviewbot.toml`` or ``pyproject.toml`` with ``[tool.reviewbot]``, upward from ``start``
+    to the top of its git repository (a file above the repository, or outside any, is not its own).
 
     Returns (path, table) or None.
     """
     here = (start or Path.cwd()).resolve()
+    top = repository_top(here)
+    if top is None:
+        return None
     for directory in (here, *here.parents):
+        if directory != top and top not in directory.parents:
+            break
         dotfile = directory / ".reviewbot.toml"
         if dotfile.is_file():
             return dotfile, _read_toml(dotfile)
         pyproject = directory / "pyproject.toml"
         if pyproject.is_file():
-            table = _read_toml(pyproject).get("tool", {}).get("reviewbot")
+            tool = _read_toml(pyproject).get("tool")
+            table = tool.get("reviewbot") if isinstance(tool, dict) else None
             if isinstance(table, dict):
                 return pyproject, table
     return None
 
 
-def load_settings(start: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-    """Build Settings from defaults, user config, project config and environment.
+def load_settings(
+    start: Path | None = None, environ: Mapping[str, str] | None = None, *, project: bool = False
+) -> Settings:
+    """Build Settings from defaults, user config, project config (``project``: ``reviewbot check``
+    only, and only :data:`PROJECT_KEYS`) and environment.
 
-    Raises UsageError naming the file for unreadable or unknown settings.
+    Raises UsageError naming the file for unreadable settings or values of the wrong type.
     """
     env = os.environ if environ is None else environ
     settings = Settings()
     user = user_config_path()
     if user.is_file():
         settings = _apply(settings, _read_toml(user), str(user))
-    found = find_project_config(start)
+    found = find_project_config(start) if project else None
     if found:
-        settings = _apply(settings, found[1], str(found[0]))
+        settings = _apply(settings, _project_only(found[1], str(found[0])), str(found[0]))
     env_map = {
         "REVIEWBOT_DB": "db_path",
         "REVIEWBOT_CACHE_DIR": "cache_dir",

@@ -60,9 +60,11 @@ def lock_path(settings: Settings) -> Path:
 
 
 @contextmanager
-def run_lock(path: Path) -> Iterator[bool]:
-    """Hold an exclusive non-blocking flock on ``path``; yields False when another process holds it.
+def run_lock(path: Path, on_wait: Callable[[], None] | None = None) -> Iterator[bool]:
+    """Hold an exclusive flock on ``path``; yields False when another process holds it.
 
+    ``on_wait``: instead of giving up, call it (to say so) and wait until the other process lets go
+    (``reviewbot draft`` waits for a cron run: two drafting runs at once wrote the same drafts twice).
     The lock is released when the process ends, however it ends (SIGKILL
     included): the kernel drops flock locks with the file descriptor.
     """
@@ -72,10 +74,13 @@ def run_lock(path: Path) -> Iterator[bool]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise
+            if on_wait is None:
                 yield False
                 return
-            raise
+            on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         try:
@@ -176,7 +181,7 @@ def _scan_by_day(
                 "rule_failures",
                 "pages_recovered",
                 "threads_followed",
-                "pages_from_sample",
+                "pages_from_shipped",
             )
         },
     )
@@ -198,6 +203,7 @@ def run_cron(
     scan_fn: Callable[..., Any] | None = None,
     addresses_from: Sequence[Path] = (),
     real_headers: Callable[..., Any] | None = None,
+    draft_progress: Callable[[str], None] | None = None,
 ) -> CronResult:
     """Scan ``list_name`` from the stored cursor (or ``since``) to today, then draft. Returns counts.
 
@@ -211,7 +217,7 @@ def run_cron(
     ``scan_fn(settings, list_name, start, today, **kwargs)``.
     ``addresses_from``: local mail files whose full addresses may complete
     obfuscated ones; ``real_headers``: lore's AddressCompleter (real headers
-    of archived messages).
+    of archived messages); ``draft_progress``: told what drafting is doing.
     """
     from reviewbot.store import Store
 
@@ -252,5 +258,6 @@ def run_cron(
                 make_msgid=make_msgid,
                 addresses_from=addresses_from,
                 real_headers=real_headers,
+                progress=draft_progress,
             )
         return result

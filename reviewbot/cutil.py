@@ -127,6 +127,7 @@ def _scan_comments(text: str, in_comment: bool) -> LineScan:
     code: list[str] = []
     comment: list[str] = []
     pos = 0
+    line = -2  # where the next "//" is, looked for again only once a comment has passed it (else quadratic)
     while True:
         if in_comment:
             end = text.find("*/", pos)
@@ -139,7 +140,8 @@ def _scan_comments(text: str, in_comment: bool) -> LineScan:
             in_comment = False
             continue
         block = text.find("/*", pos)
-        line = text.find("//", pos)
+        if line == -2 or 0 <= line < pos:
+            line = text.find("//", pos)
         if line >= 0 and (block < 0 or line < block):  # a // comment runs to the end of the line
             code.append(text[pos:line])
             comment.append(text[line + 2 :])

@@ -82,6 +82,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from reviewbot import __version__
 from reviewbot.models import Finding, LineKind, Severity
+from reviewbot.textsafe import shown
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.checking import CheckedPatch, CheckRun
@@ -342,6 +343,9 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
             if where:
                 block.append(where)
             block.extend(offending_lines(f, cp))
+            if f.details.get("layout_map"):  # RB101's cache lines that change (issue 25)
+                block.append(f"cache lines ({f.details.get('layout_source')}) that change:")
+                block.extend(f.details["layout_map"])
             block.append("")
         for fail in cp.failures:
             block.append(f"ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")
@@ -372,7 +376,9 @@ def format_text(run: "CheckRun", *, quiet: bool = False) -> str:
         line = skipped_line(run)
         if line:
             out.append(line)
-    return "\n\n".join(out) + ("\n" if out else "")
+    # subjects, messages and diff lines are the patch author's text: no ESC, BEL or bidi override reaches
+    # the terminal (tabs of the diff lines kept)
+    return shown("\n\n".join(out) + ("\n" if out else ""), keep="\n\t")
 
 
 def skipped_line(run: "CheckRun") -> str:
@@ -415,7 +421,7 @@ def format_terse(run: "CheckRun", *, quiet: bool = False) -> str:
             lines.append(f"{cp.input}:{n}: {f.severity.value}:{f.rule_id}: {f.message}")
         for fail in cp.failures:
             lines.append(f"{cp.input}:0: ERROR:{fail.rule_id}: rule crashed on this patch: {fail.error}")
-    return "".join(line + "\n" for line in lines)
+    return "".join(shown(line, keep="\t") + "\n" for line in lines)
 
 
 # ------------------------------------------------------------------ json

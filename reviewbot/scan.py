@@ -45,7 +45,7 @@ from reviewbot.context import Clock, system_clock
 from reviewbot.errors import ParseError
 from reviewbot.fetch.walk import ArchiveWalk, open_archive
 from reviewbot.models import Message, Patch
-from reviewbot.store import FindingLine, Store, StoredMessage, patch_from_row
+from reviewbot.store import Store, StoredMessage, patch_from_row
 
 log = logging.getLogger(__name__)
 
@@ -77,12 +77,10 @@ class ScanSummary:
     ``findings_by_rule`` rule id -> findings of the range; ``rule_failures``
     rules that crashed on a patch; ``pages_recovered`` pages of an earlier
     failed run fetched now; ``host_unreachable`` when the archive host could
-    not be reached and the cache stood in; ``pages_from_sample`` pages (of
-    ``pages_from_cache``) read from the made-up sample in ``archive_cache/``
-    (only the offline demo, :func:`demo_scan`, reads them, into a database of
-    its own); ``pages_in_sample``: pages of ``errors`` that could not be read
-    without the network but the made-up sample holds (``reviewbot scan`` then
-    runs the demo).
+    not be reached and the cache stood in; ``pages_from_shipped`` pages (of
+    ``pages_from_cache``) read from the copy of real pages shipped in
+    ``archive_cache/`` (the default cache's fallback without network); their
+    messages are stored like any others, marked ``shipped``.
     """
 
     list_name: str
@@ -103,8 +101,7 @@ class ScanSummary:
     pages_recovered: int = 0
     threads_followed: int = 0
     host_unreachable: bool = False
-    pages_from_sample: int = 0
-    pages_in_sample: int = 0
+    pages_from_shipped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -209,7 +206,7 @@ class _Scanner:
                 log.warning("%s: patch not parsed: %s", url, exc)
         seen_before = bool(message.message_id) and self.store.has_message(message.message_id)
         with self.store.transaction():
-            key = self.store.put_message(message)
+            key = self.store.put_message(message, shipped=url in self.walk.shipped_urls)
             if patch is not None:
                 self.store.put_patch(patch)
             self.store.page_ok(url)
@@ -329,6 +326,7 @@ class _Scanner:
                 strict=self.settings.strict,
                 per_path_ignores=self.settings.per_path_ignores,
                 threads=thread_of,
+                options={"btf": str(self.settings.btf)} if self.settings.btf else None,  # RB101's maps
             )
             arrival = {mid: i for i, mid in enumerate(patches)}
             # stored in arrival order (one finding fingerprint, one row: the last patch that has it keeps it)
@@ -400,9 +398,11 @@ class _Scanner:
                 self.assign_thread_ids()
         checked, _failures, _with = self.check()
         # cursor: the last final day of a range scanned without failure
-        if not self.walk.errors and self.set_cursor:
+        # and never past a day whose pages were not read (an offline copy that ends months ago)
+        read_through = self.walk.read_through
+        if not self.walk.errors and self.set_cursor and read_through is not None and read_through >= self.since:
             last_final = self.clock().astimezone(timezone.utc).date() - timedelta(days=self.settings.mutable_days)
-            self.store.set_cursor(self.list_name, min(self.until, last_final))
+            self.store.set_cursor(self.list_name, min(self.until, last_final, read_through))
         stats = getattr(self.archive, "stats", None)
         requests = int(getattr(stats, "requests", 0)) if stats is not None else 0
         rf = self.store.rule_failure_count(self.list_name, self.since, self.until)
@@ -425,8 +425,7 @@ class _Scanner:
             pages_recovered=self.walk.recovered,
             threads_followed=self.threads_followed,
             host_unreachable=getattr(self.archive, "unreachable", None) is not None,
-            pages_from_sample=len(self.walk.sample_urls),
-            pages_in_sample=self.walk.failed_in_sample(),
+            pages_from_shipped=len(self.walk.shipped_urls),
         )
 
     def close(self) -> None:
@@ -490,51 +489,6 @@ def scan(
         return scanner.run()
     finally:
         scanner.close()
-
-
-def demo_scan(
-    settings: Settings,
-    list_name: str,
-    since: date,
-    until: date,
-    *,
-    fetch_all: bool = False,
-    progress: ProgressFn | None = None,
-    clock: Clock | None = None,
-    rules: Sequence[Any] | None = None,
-) -> tuple[ScanSummary, list[FindingLine]]:
-    """The offline demo: scan the range from the cache and the made-up sample pages of ``archive_cache/``
-    into a temporary database, deleted afterwards, so that no real database ever holds a made-up message.
-
-    ``reviewbot scan`` runs it when pages it could not read without the network are in the sample
-    (``ScanSummary.pages_in_sample``). Returns the demo's summary and its findings.
-    """
-    import tempfile
-    from pathlib import Path
-
-    from reviewbot.fetch.archive import Archive
-
-    with tempfile.TemporaryDirectory(prefix="reviewbot-demo-") as tmp:
-        demo = settings.with_(db_path=Path(tmp) / "demo.sqlite")
-        with Store(demo.db_path) as store:
-            archive = Archive(demo, offline=True, clock=clock, sample=True)
-            summary = scan(
-                demo,
-                list_name,
-                since,
-                until,
-                fetch_all=fetch_all,
-                offline=True,
-                progress=progress,
-                clock=clock,
-                store=store,
-                archive=archive,
-                rules=rules,
-                set_cursor=False,
-                retry_failed=False,
-            )
-            rows = store.findings_in_range(list_name, since, until)
-    return summary, rows
 
 
 def review_range(

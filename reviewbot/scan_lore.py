@@ -69,6 +69,7 @@ class LoreScanSummary:
     rule_failures: int = 0
     errors: tuple[tuple[str, str], ...] = ()
     host_unreachable: bool = False
+    passed: tuple[tuple[str, str], ...] = ()  # (message, why) of messages not read (too large); the cursor moves on
 
     @property
     def pages_failed(self) -> int:
@@ -153,6 +154,9 @@ def scan_lore(
                 except FetchError as exc:
                     errors[exc.url] = exc.message
                     log.warning("%s: %s", exc.url, exc.message)
+                except OSError as exc:  # the cache's disk: full, or not writable
+                    errors[epoch.url] = f"cannot write the clone: {exc.strerror or exc}"
+                    log.warning("%s: %s", epoch.url, errors[epoch.url])
             tip = mirror.head(epoch.number)
             if tip is None:
                 continue
@@ -189,6 +193,7 @@ def scan_lore(
             rule_failures=store.rule_failure_count(list_name, since, last),
             errors=tuple(sorted(errors.items())),
             host_unreachable=mirror.unreachable is not None,
+            passed=tuple(mirror.passed),
         )
     finally:
         mirror.close()

@@ -15,9 +15,15 @@ A rule called on its own (a test, a benchmark) gets a fresh view from
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from reviewbot.models import DiffLine, FileDiff, Hunk, LineKind, Patch
+
+_WORD_RE = re.compile(r"\w+")
+#: Up to this many hunks a patch is read hunk by hunk for a word (:meth:`PatchView.hunks_naming`), beyond it
+#: through an index of its words.
+SMALL_PATCH_HUNKS = 64
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reviewbot.rule import RuleContext
@@ -262,6 +268,40 @@ class PatchView:
     def __init__(self, patch: Patch) -> None:
         self.patch = patch
         self.files = tuple(FileView(fd) for fd in patch.files)
+
+    @once
+    def _by_path(self) -> dict[str, tuple[FileView, ...]]:
+        out: dict[str, list[FileView]] = {}
+        for fv in self.files:
+            out.setdefault(fv.path, []).append(fv)
+        return {path: tuple(views) for path, views in out.items()}
+
+    @once
+    def _hunks_by_word(self) -> dict[str, list[HunkView]]:
+        out: dict[str, list[HunkView]] = {}
+        for fv in self.files:
+            for hv in fv.hunks:
+                for word in set(_WORD_RE.findall(hv.diff_text)):
+                    out.setdefault(word, []).append(hv)
+        return out
+
+    @once
+    def _all_hunks(self) -> list[HunkView]:
+        return [hv for fv in self.files for hv in fv.hunks]
+
+    def hunks_naming(self, word: str) -> list[HunkView]:
+        """The hunks (in patch order) whose lines, of any kind, may hold ``word`` (an identifier): in a patch of
+        many hunks those holding it as a whole word, from an index made once per check, so asking it for each
+        barrier or member costs what the answer holds, not the patch's number of hunks; in a small patch simply
+        every hunk (no index to make). Callers still look for the word in each hunk given."""
+        if len(self._all_hunks) <= SMALL_PATCH_HUNKS:
+            return self._all_hunks
+        return self._hunks_by_word.get(word, [])
+
+    def files_at(self, path: str | None) -> tuple[FileView, ...]:
+        """The views of the patch's files at ``path`` (usually one), found without going over every file:
+        a step run once per barrier or member must not cost the patch's number of files each time."""
+        return self._by_path.get(path, ()) if path is not None else ()
 
 
 def patch_view(patch: Patch, ctx: "RuleContext | None" = None) -> PatchView:

@@ -65,6 +65,14 @@ gets one only when the changelog gives a cache reason. When it does, the reply
 quotes the reason back ("to avoid spanning cachelines", ``_cache_reason``)
 and names every moved member up to five, "and N more" beyond.
 
+With type information configured (``btf = "PATH"`` in the config, ``reviewbot check --btf FILE``: a BTF
+blob such as ``/sys/kernel/btf/vmlinux``, or a vmlinux/.o with DWARF), the finding says which members
+change cache line ("bd_inode moves from line 1 to line 0, next to bd_dev"), from the struct's layout
+before and the one computed after the patch (:mod:`reviewbot.layout`), and its draft quotes the lines
+that change; a reorder that moves no member across a line and only fills holes is packing (CHECK).
+Where the type information lacks the struct, or the patch's struct is another version of it, nothing
+is said about layout.
+
 Why it matters
 --------------
 A member order chosen for cache lines is invisible in the code: the next
@@ -108,6 +116,11 @@ a later reply is not seen. A ``____cacheline_aligned`` annotation is accepted
 with any comment of three words or more, whether or not it explains the
 cache-line grouping.
 
+The cache-line map needs type information of the tree the patch is written against: where the
+struct's unchanged lines are not in the type information's order (another kernel version or
+configuration), a member's array length or bit-field width is a ``#define``, or the struct is in a
+module whose BTF is not given, the finding says nothing about layout.
+
 References
 ----------
 * Documentation/process/maintainer-netdev.rst (``__cacheline_group`` markers)
@@ -120,7 +133,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import AbstractSet as Set, Iterable, Iterator, Sequence
+from typing import AbstractSet as Set, Any, Iterable, Iterator, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, LazyScans, member_names, scan_lines
@@ -642,6 +655,21 @@ def _removes_and_adds(fd: FileDiff) -> bool:
     return any(h.removed_count for h in fd.hunks) and any(h.added_count for h in fd.hunks)
 
 
+_FILES_AT: list[Any] = [None, {}]  # the last patch asked about, and its files by path
+
+
+def _files_at(patch: Patch, path: str) -> list[FileDiff]:
+    """The patch's files at ``path`` (usually one), from an index made once per patch: the steps run for each
+    moved member look up its file, and going over every file of the patch each time made a patch of 2,000
+    files each moving a member quadratic."""
+    if _FILES_AT[0] is not patch:
+        index: dict[str, list[FileDiff]] = {}
+        for fd in patch.files:
+            index.setdefault(fd.path, []).append(fd)
+        _FILES_AT[:] = [patch, index]
+    return _FILES_AT[1].get(path, [])
+
+
 def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[str]:
     """Added comment lines above the struct's opening line, when the hunk shows them.
 
@@ -649,7 +677,7 @@ def _comment_above_struct(patch: Patch, path: str, side: _StructSide) -> list[st
     belong to it) do not separate them.
     """
     out: list[str] = []
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -682,7 +710,7 @@ _DEFINE_LINE_RE = lazyre.compile(r"^\s*#\s*define\b")
 
 def _member_comments(patch: Patch, path: str, added: DiffLine) -> list[str]:
     """Comments added on a member's line or in the comment block right above it."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -844,7 +872,7 @@ def _show_removal(
         return hunk, []
     same_text = " ".join(added.text.split()) == " ".join(removed.text.split())
     home = None
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path == path:
             home = next((h for h in fd.hunks if any(d is removed for d in h.lines)), None)
     if home is None or (home is hunk and same_text):
@@ -913,7 +941,7 @@ def _new_comments(patch: Patch, path: str, side: _StructSide) -> list[str]:
 def _under_layout_comment(patch: Patch, path: str, added: DiffLine) -> bool:
     """True when the nearest unchanged line above the added member ``added`` (added lines, removed lines and
     blank lines skipped) is an existing comment saying why the members below it sit there."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         for hunk in fd.hunks:
@@ -934,7 +962,7 @@ def _in_aligned_group(patch: Patch, path: str, added: DiffLine) -> bool:
     ____cacheline_aligned_in_smp;`` group (its closing line is unchanged context): the struct is already split
     into cache-line groups ("/* submission data */ struct {", io_ring_ctx's SQ and CQ groups), and those
     groups are the layout's documentation. The group may close in a later hunk."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         at = _place_of(fd, added)
@@ -1041,7 +1069,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 motive = "group"  # moved into a struct_group() to be cleared together: CHECK
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
-        finding = _finding(patch, path, side, moved, _severity(motive), motive, named=named, placed=placed)
+        severity, this_motive = _severity(motive), motive
+        mapped = _layout_map(ctx, patch, side, named)
+        if mapped is not None and mapped.packing:
+            severity, this_motive = Severity.CHECK, "packing"  # the map shows it: no member changes line
+        finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
+        if mapped is not None:
+            finding = _with_map(finding, mapped)
         later = _documented_later_in_series(patch, ctx, path, side.name)
         if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
             finding = replace(
@@ -1049,6 +1083,48 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             )
         findings.append(finding)
     return findings
+
+
+def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):
+    """Step 5, only with type information configured (``btf``): which members the reorder moves across a
+    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`). None
+    when nothing is configured or the type information does not have the struct as the patch shows it: the
+    finding then says nothing about layout."""
+    btf = ctx.options.get("btf") if ctx.options else None
+    if not btf:
+        return None
+    from reviewbot.layout.review import reorder_map
+
+    names = tuple(n for member in named for n in member.split(","))
+    return reorder_map(str(btf), f"{side.kind} {side.name}", patch, names)
+
+
+def _with_map(finding: Finding, mapped) -> Finding:
+    """The finding naming what moved across which line, with the short map of the lines that change."""
+    if mapped.packing:
+        message = finding.message + "; no member changes cache line, the new order only fills holes"
+    elif mapped.sentence:
+        message = f"{finding.message} ({mapped.sentence})"
+    else:
+        message = finding.message
+    details = {
+        **finding.details,
+        "layout_moves": mapped.sentence,
+        "layout_map": list(mapped.lines),
+        "layout_source": mapped.source,
+    }
+    return replace(finding, message=message, details=details)
+
+
+def _map_paragraph(findings: Sequence[Finding]) -> str:
+    """The map a reply quotes: from the first finding that has one ("" when none has)."""
+    for f in findings:
+        lines = f.details.get("layout_map")
+        if lines:
+            sentence = f.details.get("layout_moves")
+            head = f"From {f.details.get('layout_source')}" + (f": {sentence}." if sentence else ":")
+            return head + "\n\n" + "\n".join(lines)
+    return ""
 
 
 #: Userspace code in the kernel tree (selftests, perf, bpftool, ...): a struct there has no kernel
@@ -1078,7 +1154,7 @@ def _kernel_test(path: str) -> bool:
 def _group_close(patch: Patch, path: str, line: DiffLine, skip: LineKind) -> DiffLine | None:
     """The closing context line of the existing ``struct { ... } ____cacheline_aligned_in_smp;`` group that
     ``line`` sits in on its side (``skip``: the other side's kind), or None when it sits in no such group."""
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path != path:
             continue
         at = _place_of(fd, line)
@@ -1152,7 +1228,7 @@ _COLD_SECTION_RE = lazyre.compile("|".join(COLD_SECTION_PHRASES), re.IGNORECASE)
 
 
 def _file_lines(patch: Patch, path: str) -> list[DiffLine]:
-    return [d for fd in patch.files if fd.path == path for h in fd.hunks for d in h.lines]
+    return [d for fd in _files_at(patch, path) for h in fd.hunks for d in h.lines]
 
 
 def _documented_by_context(patch: Patch, path: str, side: _StructSide, member: str) -> bool:
@@ -1324,7 +1400,7 @@ def _finding(
     if side.randomized:
         message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
     hunk = None
-    for fd in patch.files:
+    for fd in _files_at(patch, path):
         if fd.path == path:
             for h in fd.hunks:
                 if any(d is first for d in h.lines):
@@ -1491,6 +1567,9 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
                 "with CONFIG_RANDSTRUCT_NONE; maybe worth mentioning in the changelog."
             )
+        layout = _map_paragraph([f])
+        if layout:
+            text += "\n\n" + layout
         if text not in parts:  # several structs moved for the same reason: say it once
             parts.append(text)
     return "\n\n".join(parts)
@@ -1564,5 +1643,8 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f" Also, {struct} is __randomize_layout, so this order only holds with "
                 "CONFIG_RANDSTRUCT_NONE; maybe worth saying in the changelog."
             )
+        layout = _map_paragraph(fs)
+        if layout:
+            text += "\n\n" + layout
         parts.append(text)
     return "\n\n".join(parts)

@@ -111,6 +111,34 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    that side; if it has no barrier nor an operation documented to imply one
    (value-returning atomics, ``test_and_set_bit``, ``xchg``/``cmpxchg``, lock
    acquire/release, ``wake_up``), it reports that the other side is missing.
+9. Would a reviewer ask? The finding stays (the labels count the barrier), and
+   ``details["not_asked"]`` says why a draft does not ask it (the drafter's
+   skip ``not-asked``): ``_ordering_in_view``: a ``dma_wmb()``/``wmb()``
+   without a comment between writes to memory (a store to a member or array
+   element, a ``memcpy()``) and, within ``HANDOVER_LINES`` code lines, the
+   write that hands them over (a store setting a flag bit, ``|= BD_DONE`` or
+   ``= x | valid``; an MMIO write; a driver's ``*write*()`` given a register
+   constant), as in memory-barriers.txt's ``dma_wmb()`` example, or right
+   before the store of a flag constant; ``_points_elsewhere``: a comment
+   that sends the reader to another ("See above"); ``_not_cpu_pairing``: an
+   SMP barrier working around a CPU erratum named in the comment or the
+   changelog, or ordering data before instructions are patched in
+   (``INSTRUCTION_WORDS``): no barrier on another CPU to name;
+   ``_copy_of_kept_code``: the barrier with the code line beside it copies
+   two lines around an unchanged barrier of the same file (a function split
+   in two), or sits in a new function that copies an unchanged commented
+   barrier line of the file (a new handler made from an old one);
+   ``_other_side_in_series``: a commented SMP barrier whose complementary
+   side the patch (in another function) or its series adds with a comment
+   speaking of the same thing (a word in common beyond
+   ``COMMON_COMMENT_WORDS``); ``_same_point_earlier``: the same
+   ``smp_mb__after_atomic()`` next to the same plain access in an earlier
+   patch of the series (one draft per series). A ``wmb()``/``dma_wmb()``
+   right before a ``writel()`` (not relaxed) is asked "is it needed?"
+   (``_right_before_ordered_mmio``: ``writel()`` already orders earlier
+   writes to memory), and a device barrier's question names what follows it
+   (``_what_follows``: "before udma_sync_for_device() and
+   k3_ringacc_ring_push()") instead of a stock example.
 
 Drafts name the other side whenever the patch shows one, as a question: an
 acquire or release against a fully ordered RMW atomic on the same object in
@@ -184,6 +212,11 @@ as a device barrier: a comment saying what it orders is enough (outside SMP and
 hotplug code the draft still gives a device example). Two sides of one field
 are matched by member names only: two structs with a member of the same name
 can be taken for one field.
+Step 9 judges from the hunk's lines and the series' added comments: a device
+barrier's handover is recognised by its form (a flag bit set, an MMIO or
+register write), not by knowing the device; a pointer comment ("See above") is
+not followed; two comments of the series are taken for one pair by a word in
+common. A wrong guess there costs a draft, never a finding.
 
 References
 ----------
@@ -194,14 +227,16 @@ References
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from dataclasses import replace
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
 from reviewbot.view import FileView, HunkView, PatchView, once, patch_view
-from reviewbot.models import Finding, FindingState, Hunk, LineKind, Message, Patch
+from reviewbot.models import NOT_ASKED_KEY, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -545,9 +580,13 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
 
 def _says_what_it_orders(text: str) -> bool:
     """Does a comment say in a few words what a barrier orders ("the descriptor writes before the doorbell",
-    "make sure SQ entry isn't read before tail")?"""
+    "make sure SQ entry isn't read before tail", "prevent out-of-order reads of the CQE", "ensure that PTEs
+    cleared by the current CPU are visible beforehand")?"""
     return len(_WORD_RE.findall(text)) >= 3 and bool(
-        _ORDERED_THING_RE.search(text) or _IDENT_RE.search(text) or _ORDERED_AGAINST_RE.search(text)
+        _ORDERED_THING_RE.search(text)
+        or _IDENT_RE.search(text)
+        or _ORDERED_AGAINST_RE.search(text)
+        or _ORDERED_ACCESS_RE.search(text)
     )
 
 
@@ -572,7 +611,15 @@ def _names_awaited_store(text: str, name: str) -> bool:
 
 
 #: "... before the cpu parks", "after reading the status": the comment names the other access or event.
-_ORDERED_AGAINST_RE = lazyre.compile(r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+", re.IGNORECASE)
+_ORDERED_AGAINST_RE = lazyre.compile(
+    r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+|\bvisible\s+(?:beforehand|first)\b", re.IGNORECASE
+)
+#: "reads of the CQE", "writes to the ring": the comment names the accesses by what they reach ("all write ops"
+#: names nothing).
+_ORDERED_ACCESS_RE = lazyre.compile(
+    r"\b(?:reads?|writes?|loads?|stores?|accesses|updates?)\s+(?:of|to|from|into)\s+(?:the\s+|this\s+|that\s+)?\w+",
+    re.IGNORECASE,
+)
 
 
 #: What a device barrier's comment names as the things it orders ("the descriptor writes before the
@@ -641,7 +688,7 @@ ORDERED_THINGS = (
     "iowrite\\d*",
     "ioread\\d*",
 )
-_ORDERED_THING_RE = lazyre.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")\b", re.IGNORECASE)
+_ORDERED_THING_RE = lazyre.compile(r"\b(?:" + "|".join(ORDERED_THINGS) + r")s?\b", re.IGNORECASE)  # PTEs, TLBs
 
 
 _IDENT_RE = lazyre.compile(r"(?<![.>\w])[A-Za-z_]\w*_\w*\b")  # a code name (has an underscore), not a member
@@ -1325,11 +1372,25 @@ def _copied_from_context(use: _Use, view: PatchView) -> bool:
     if not before or not after:
         return False
     want = (" ".join(before.split()), " ".join(use.code.split()), " ".join(after.split()))
-    for fd in view.files:
-        if fd.path != use.path:
-            continue
+    return want in _context_triples(view, use.path, use.name)
+
+
+_TRIPLES: list[Any] = [None, {}]  # the last patch view asked about, and its context triples by (path, barrier)
+
+
+def _context_triples(view: PatchView, path: str, name: str) -> set[tuple[str, ...]]:
+    """Every three consecutive code lines (blanks and lone braces left out) of the unchanged runs of ``path``'s
+    hunks whose context names the barrier ``name``: read once per file and barrier, so a file of thousands of
+    hunks, each adding a barrier, is not read again for each one."""
+    if _TRIPLES[0] is not view:
+        _TRIPLES[:] = [view, {}]
+    found: set[tuple[str, ...]] | None = _TRIPLES[1].get((path, name))
+    if found is not None:
+        return found
+    found = set()
+    for fd in view.files_at(path):
         for hv in fd.hunks:
-            if use.name not in hv.context_text:
+            if name not in hv.context_text:
                 continue  # a copy of this barrier's lines needs the barrier among the hunk's context lines
             run: list[str] = []
             for dl in hv.hunk.lines + (None,):
@@ -1339,10 +1400,10 @@ def _copied_from_context(use: _Use, view: PatchView) -> bool:
                 if len(run) >= 3:
                     codes = [" ".join(sc.code.split()) for sc in scan_lines(run, starts_in_comment(run))]
                     codes = [c for c in codes if c and c not in ("{", "}")]
-                    if any(tuple(codes[k : k + 3]) == want for k in range(len(codes) - 2)):
-                        return True
+                    found.update(tuple(codes[k : k + 3]) for k in range(len(codes) - 2))
                 run = []
-    return False
+    _TRIPLES[1][(path, name)] = found
+    return found
 
 
 #: Old barrier spellings a patch may rename to the kernel's (``read_barrier()`` -> ``smp_rmb()`` in a
@@ -1935,19 +1996,21 @@ def _unread_store(view: PatchView, use: _Use) -> str:
     # the store's own line, by its index in its hunk's body (the lines of ``diff_text``)
     store_line = use.view.new_in_body[store_idx] if store_idx is not None else None
     declarations = 0
-    for fd in view.files:
-        for hv in fd.hunks:
-            if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
-                continue  # no line of the hunk names it
-            body = hv.hunk.body
-            for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
-                kind, text = body[k][0], body[k][1:]
-                if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
-                    continue
-                if kind == "+" and declared.match(scan_line(text).code):
-                    declarations += 1
-                    continue
-                return ""  # named elsewhere in the patch: maybe read there
+    # only the hunks naming it (the patch's index of words, made once per check: a patch of 20,000 files each
+    # adding a barrier must not go over every hunk for each barrier)
+    naming = view.hunks_naming(name) if name.isidentifier() else [h for f in view.files for h in f.hunks]
+    for hv in naming:
+        if name not in hv.diff_text:  # the hunk's text, joined once per check for all the barriers asked about
+            continue  # no line of the hunk names it
+        body = hv.hunk.body
+        for k in _lines_holding(hv.diff_text, (name,)):  # only the lines holding the name, read from the body
+            kind, text = body[k][0], body[k][1:]
+            if kind == "-" or not named.search(text) or (hv is use.view and k == store_line):
+                continue
+            if kind == "+" and declared.match(scan_line(text).code):
+                declarations += 1
+                continue
+            return ""  # named elsewhere in the patch: maybe read there
     return name if declarations == 1 else ""
 
 
@@ -1967,6 +2030,48 @@ def _block_comment(use: _Use) -> str:
         if not code.endswith(";") or scans[j].comment:
             return ""
     return ""
+
+
+#: MMIO writes ordered after earlier writes to memory (Documentation/memory-barriers.txt, "Kernel I/O barrier
+#: effects"): a write barrier right before one orders nothing more. Not the relaxed or raw forms, and not a
+#: driver's own wrapper, which may be either.
+_ORDERED_MMIO_WRITE_RE = lazyre.compile(r"^(?:write[bwlq]|iowrite(?:8|16|32|64)(?:be)?)\s*\(")
+
+
+def _right_before_ordered_mmio(use: _Use) -> str:
+    """Step 7b: a ``wmb()``/``dma_wmb()`` whose next statement is a ``writel()`` (not relaxed): ``writel()``
+    already orders the earlier writes to memory before the device sees its write, so a reviewer asks whether
+    the barrier is needed. Returns the MMIO write's name, "" when not so."""
+    if use.name not in ("wmb", "dma_wmb"):
+        return ""
+    after = _code_lines(use, 1, 1)
+    m = _ORDERED_MMIO_WRITE_RE.match(after[0]) if after else None
+    return m.group(0).rstrip("( \t") if m else ""
+
+
+#: Calls too plain to name as what a barrier orders against.
+PLAIN_CALLS = frozenset({"spin_lock", "spin_unlock", "spin_lock_irqsave", "spin_unlock_irqrestore"})
+_STATEMENT_CALL_RE = lazyre.compile(r"^(?:[\w.\->\[\]]+\s*=\s*)?([A-Za-z_]\w*)\s*\(")
+_STATEMENT_STORE_RE = lazyre.compile(r"^([\w.\->\[\]]*(?:->|\.|\])[\w\[\]]*)\s*(?:[|&+\-^]?=)(?!=)")
+
+
+def _what_follows(use: _Use) -> list[str]:
+    """What the two code lines after a device barrier do, as a draft names it: the function each calls
+    (``udma_sync_for_device()``, ``k3_ringacc_ring_push()``), or the store to memory that comes first ("the
+    store to d->flags"), where the walk stops. What the barrier's writes must precede, instead of a stock
+    example."""
+    out: list[str] = []
+    for code in _code_lines(use, 1, 2):
+        store = _STATEMENT_STORE_RE.match(code)
+        if store:
+            out.append(f"the store to {store.group(1)}")
+            break
+        call = _STATEMENT_CALL_RE.match(code)
+        if call is None or call.group(1) in _NOT_FUNCS or BARRIER_RE.match(code[call.start(1) :]):
+            break
+        if call.group(1) not in PLAIN_CALLS:
+            out.append(f"{call.group(1)}()")
+    return list(dict.fromkeys(out))
 
 
 def _comment_finding(
@@ -1992,6 +2097,13 @@ def _comment_finding(
         details["bit_test"] = True
     if not smp and _cpu_ordering(use):
         details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
+    if not smp:
+        redundant = _right_before_ordered_mmio(use)
+        if redundant:
+            details["redundant_before"] = redundant  # the draft asks "is it needed?", not what it orders
+        then = _what_follows(use)
+        if then:
+            details["then"] = then  # the draft names what comes after it, not a stock example
     ring = _userspace_ring_index(use) if smp and partner is None else ""
     if ring:
         if text.strip() and _says_what_it_orders(text):
@@ -2050,15 +2162,16 @@ class _OtherSides:
         """The body of the function ``name`` if the patch adds it whole (the last one, if it adds several);
         only a hunk whose added lines name it can."""
         found = None
-        for fd in self.view.files:
-            if not _is_c(fd.path) or name not in fd.added_text:
-                continue  # no added line of the file names it
-            for hunk in fd.hunks:
-                if name in hunk.added_text:
-                    bodies = self._bodies.get(hunk)
-                    if bodies is None:
-                        bodies = self._bodies[hunk] = _function_bodies(hunk)
-                    found = bodies.get(name, found)
+        if name.isidentifier():  # only the hunks naming it, from the patch's index of words (made once)
+            hunks = [h for h in self.view.hunks_naming(name) if _is_c(h.path)]
+        else:
+            hunks = [h for fd in self.view.files if _is_c(fd.path) and name in fd.added_text for h in fd.hunks]
+        for hunk in hunks:
+            if name in hunk.added_text:
+                bodies = self._bodies.get(hunk)
+                if bodies is None:
+                    bodies = self._bodies[hunk] = _function_bodies(hunk)
+                found = bodies.get(name, found)
         return found
 
     @once
@@ -2300,6 +2413,337 @@ def _mmio_finding(patch: Patch, use: _Use, mmio: str) -> Finding | None:
     )
 
 
+# ---------------------------------------------------------------- step 9: would a reviewer ask it?
+#
+# The finding stays (the labels count the barrier), but a draft asks only what a careful reviewer would ask:
+# ``details["not_asked"]`` says why not, and the drafter records the skip ``not-asked`` with that reason.
+
+
+def _code_lines(use: _Use, step: int, count: int) -> list[str]:
+    """Up to ``count`` code lines of the barrier's function from the barrier in direction ``step`` (blank
+    and comment-only lines and lone braces skipped; the function's closing brace or header ends the walk)."""
+    out: list[str] = []
+    j = use.idx + step
+    while 0 <= j < len(use.scans) and len(out) < count:
+        text = use.texts[j]
+        if text.startswith("}") or (step < 0 and j == use.header):
+            break
+        code = " ".join(use.scans[j].code.split())
+        if code and code not in ("{", "}", "};"):
+            out.append(code)
+        j += step
+    return out
+
+
+_CONSTANT_RE = lazyre.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*\b")  # BD_DONE, QBMAN_CINH_SWP_EQCR_PI
+#: A store: the left-hand side (up to the first assignment operator), the operator and the value.
+_ASSIGNMENT_RE = lazyre.compile(r"^((?:->|[^=;!<>])+?)\s*(\|=|[&+\-^]?=)(?!=)\s*(.*?);?$")
+_TO_MEMORY_RE = lazyre.compile(r"->|\.|\]|^\s*\*")
+_BIT_OR_RE = lazyre.compile(r"(?<![|])\|(?![|=])")
+
+
+def _flag_store(code: str) -> bool:
+    """A store that sets a bit in memory (``bd->mode.status |= BD_DONE``, ``p[0] = cl[0] | vb``), or stores a
+    constant (``desc->status = cpu_to_le32(DESC_OWN)``): what hands a descriptor over to its owner."""
+    m = _ASSIGNMENT_RE.match(code)
+    if m is None or not _TO_MEMORY_RE.search(m.group(1)):
+        return False
+    op, value = m.group(2), m.group(3)
+    if op == "|=":
+        return True
+    return op == "=" and bool(
+        _BIT_OR_RE.search(value) or re.fullmatch(r"(?:\w+\()?\s*[A-Z][A-Z0-9]*_[A-Z0-9_]*\s*\)?", value)
+    )
+
+
+_COPY_CALL_RE = lazyre.compile(r"(?<![\w.>])(?:mem(?:cpy|set|move)\w*|copy_\w+)\s*\(")
+
+
+def _memory_store(code: str) -> bool:
+    """A store to memory: to a member, an array element or through a pointer, or a copy into a buffer."""
+    m = _ASSIGNMENT_RE.match(code)
+    return bool(m and _TO_MEMORY_RE.search(m.group(1))) or _COPY_CALL_RE.search(code) is not None
+
+
+_WRITE_CALL_RE = lazyre.compile(r"(?<![\w.>])(\w*write\w*)\s*\(")
+#: How many code lines after a device write barrier its handover may be (a loop setting each entry's valid bit).
+HANDOVER_LINES = 5
+#: How many code lines before it the writes it orders may be.
+ORDERED_WRITE_LINES = 8
+
+
+def _handover(code: str) -> str:
+    """The write that hands memory over to a device: an MMIO write, a driver's register write (a call named
+    ``*write*`` given a register constant, ``qbman_write_register(s, QBMAN_CINH_SWP_EQCR_PI, ...)``), or a store
+    setting a flag bit; "" for anything else."""
+    m = _MMIO_WRITE_RE.search(code)
+    if m:
+        return m.group(0).rstrip("( \t") + "()"
+    m = _WRITE_CALL_RE.search(code)
+    if m and _CONSTANT_RE.search(code[m.end() :]):
+        return m.group(1) + "()"
+    if _flag_store(code):
+        return "the store " + code.rstrip(";").strip()
+    return ""
+
+
+def _ordering_in_view(use: _Use) -> str:
+    """A device write barrier between writes to memory and the write that hands them to the device, all in the
+    hunk (``memcpy()`` into the ring entry, ``dma_wmb()``, the entry's valid bit; or ``dma_wmb()`` right
+    before ``bd->status |= BD_DONE``): the barrier says what it orders by where it stands, as in
+    Documentation/memory-barriers.txt's ``dma_wmb()`` example. Returns the reason, "" when not so."""
+    if use.name not in ("dma_wmb", "wmb"):
+        return ""
+    after = _code_lines(use, 1, HANDOVER_LINES)
+    hand = next((h for h in map(_handover, after) if h), "")
+    if not hand:
+        return ""
+    before = [c for c in _code_lines(use, -1, ORDERED_WRITE_LINES) if _memory_store(c)]
+    flag_next = bool(after) and _flag_store(after[0]) and _CONSTANT_RE.search(after[0]) is not None
+    if not before and not flag_next:
+        return ""
+    return f"the {use.name}() stands between the writes it orders and {hand}, which hands them over: in plain view"
+
+
+#: A comment that sends the reader to another comment ("See above", "as above", "NOTE: see below").
+_POINTER_COMMENT_RE = lazyre.compile(
+    r"^\W*(?:note:?\s*)?(?:see|as|same\s+as)\s+(?:the\s+comment\s+)?(?:above|below|earlier)\W*$", re.IGNORECASE
+)
+
+
+def _points_elsewhere(own: str) -> str:
+    """Step 9b: the barrier's comment is a pointer to another comment ("See above"): saying it does not say what
+    it orders would be false, and the comment it points to is not checked here."""
+    text = own.strip()
+    if _POINTER_COMMENT_RE.match(text):
+        return f'its comment ("{text}") points to another comment for what it orders'
+    return ""
+
+
+#: Words that show a barrier orders against instruction fetch (code patching, I-cache maintenance): there is
+#: no reader-side barrier on another CPU to name.
+INSTRUCTION_WORDS = (r"instructions?", r"insns?", r"i-?cache", r"\w*_icache\w*", r"\w*insn\w*", r"text_poke\w*")
+_INSTRUCTION_RE = lazyre.compile(
+    r"\b(?:" + "|".join(INSTRUCTION_WORDS) + r")\b|\bpatch(?:ing|ed)?\s+in\b", re.IGNORECASE
+)
+_ERRATUM_RE = lazyre.compile(r"\berrat(?:um|a)\b", re.IGNORECASE)
+
+
+def _not_cpu_pairing(patch: Patch, use: _Use, own: str) -> str:
+    """Step 9c: an SMP barrier that orders against something other than a barrier on another CPU: a CPU
+    erratum workaround (the comment or the changelog names the erratum), or data written before instructions
+    are patched in (the comment, or the code right after it, speaks of instructions or the I-cache)."""
+    if not _is_smp(use.name):
+        return ""
+    if _ERRATUM_RE.search(own) or _ERRATUM_RE.search(patch.commit_message or ""):
+        return f"the {use.name}() works around a CPU erratum the patch names: it pairs with no barrier"
+    if _INSTRUCTION_RE.search(own) or any(_INSTRUCTION_RE.search(c) for c in _code_lines(use, 1, 2)):
+        return f"the {use.name}() orders writes before instructions are patched in or fetched: no barrier pairs with it"
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_barrier_pairs(view: PatchView, path: str) -> frozenset[tuple[str, str]]:
+    """Two consecutive code lines of the file's new side, one of them an unchanged (context) barrier line.
+
+    Worked out once per file of a check (cached on the view, which lives for one check): every barrier of the
+    file asks it, so reading the file's hunks each time made a file of thousands of hunks quadratic."""
+    out: set[tuple[str, str]] = set()
+    for fd in view.files_at(path):
+        for hv in fd.hunks:
+            if not BARRIER_RE.search(hv.context_text):
+                continue
+            lines = [dl for dl in hv.hunk.lines if dl.kind is not LineKind.REMOVED]
+            scans = scan_lines([dl.text for dl in lines], False)
+            codes = [(" ".join(sc.code.split()), dl.kind) for sc, dl in zip(scans, lines)]
+            codes = [(c, k) for c, k in codes if c and c not in ("{", "}")]
+            for (a, ka), (b, kb) in zip(codes, codes[1:]):
+                if (ka is LineKind.CONTEXT and BARRIER_RE.search(a)) or (
+                    kb is LineKind.CONTEXT and BARRIER_RE.search(b)
+                ):
+                    out.add((a, b))
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _commented_context_barriers(view: PatchView, path: str) -> frozenset[str]:
+    """The unchanged barrier lines of the file in the patch that carry a comment, whitespace-normalised (once
+    per file of a check, as :func:`_kept_barrier_pairs`)."""
+    out: set[str] = set()
+    for fd in view.files_at(path):
+        for hv in fd.hunks:
+            for dl in hv.hunk.lines:
+                if dl.kind is LineKind.CONTEXT and BARRIER_RE.search(dl.text) and scan_line(dl.text).comment.strip():
+                    out.add(" ".join(dl.text.split()))
+    return frozenset(out)
+
+
+def _copy_of_kept_code(use: _Use, view: PatchView) -> str:
+    """Step 9d: a barrier that copies existing code the patch keeps: with the code line above or below it, two
+    lines beside an unchanged barrier of the same file (a function split in two, each half keeping the
+    barrier); or in a new function that copies, comment and all, an unchanged barrier line of the file (a new
+    handler made from an old one). The question belongs to the original."""
+    code = " ".join(use.code.split())
+    above, below = _code_lines(use, -1, 1), _code_lines(use, 1, 1)
+    pairs = _kept_barrier_pairs(view, use.path)
+    if (above and (above[0], code) in pairs) or (below and (code, below[0]) in pairs):
+        return f"the {use.name}() and the line beside it copy an unchanged barrier of the same file"
+    header = use.header
+    if header is None or not all(use.view.new_added[header : use.idx + 1]):
+        return ""  # not in a function the patch adds
+    kept = _commented_context_barriers(view, use.path)
+    if not kept:
+        return ""
+    j = header
+    while j < len(use.texts) and use.view.new_added[j] and not use.texts[j].startswith("}"):
+        if j != use.idx and " ".join(use.texts[j].split()) in kept:
+            return f"the new function copies an unchanged barrier of the file, comment and all ({use.texts[j].strip()})"
+        j += 1
+    return ""
+
+
+class _SeriesBarrier(NamedTuple):
+    """A barrier added with a comment in the patch or its series: what a reviewer reads as the other side."""
+
+    barrier: str
+    func: str
+    patch: str  # "01/12"; "" for this patch
+    comment: str
+    where: tuple[str, int | None]
+
+
+#: Words too common in barrier comments to tie two of them together.
+COMMON_COMMENT_WORDS = frozenset(
+    "ensure ensures make makes sure that this with from before after barrier barriers order ordering ordered "
+    "memory here there them they will when then also".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.lower().rstrip("s") for w in _WORD_RE.findall(text) if len(w) >= 4} - COMMON_COMMENT_WORDS
+
+
+def _series_barriers(patch: Patch, ctx: RuleContext) -> list[_SeriesBarrier]:
+    """Every SMP barrier added with a comment by the patch and the other patches of its series."""
+    out: list[_SeriesBarrier] = []
+    patches: list[tuple[Patch, str]] = [(patch, "")]
+    if ctx.series is not None:
+        for other in ctx.series.patches:
+            if other is not patch and other.message_id != patch.message_id:
+                s = other.subject
+                patches.append(
+                    (other, f"{s.index:02d}/{s.total}" if s.index is not None and s.total else "another patch")
+                )
+    for p, label in patches:
+        for fd in p.files:
+            if not _is_c(fd.path):
+                continue
+            for h in fd.hunks:
+                if not any(line[:1] == "+" and _ADDED_BARRIER_RE.search(line) for line in h.body):
+                    continue
+                lines = [dl for dl in h.lines if dl.kind is not LineKind.REMOVED]
+                scans = LazyScans([dl.text for dl in lines])
+                for j, dl in enumerate(lines):
+                    if dl.kind is not LineKind.ADDED or not _ADDED_BARRIER_RE.search(dl.text):
+                        continue
+                    m = _ADDED_BARRIER_RE.search(scans[j].code)
+                    if not m or not _is_smp(m.group(1)):
+                        continue
+                    comment = " ".join(c for c in (scans[j].comment, comment_above(scans, j) or "") if c).strip()
+                    if len(_WORD_RE.findall(comment)) >= 4:
+                        index = h.lines.index(dl)
+                        out.append(
+                            _SeriesBarrier(
+                                m.group(1),
+                                _function_named(h, index),
+                                label,
+                                " ".join(comment.split()),
+                                (fd.path, dl.new_no),
+                            )
+                        )
+    return out
+
+
+def _other_side_in_series(use: _Use, own: str, barriers: Sequence[_SeriesBarrier]) -> str:
+    """Step 9e: a commented SMP barrier whose other side the series adds with a comment too: a read barrier in
+    one patch ("ensure any stopping CPU's memory accesses are visible") and write barriers in the others
+    ("ensure the saved regs are visible before going offline"), in other functions. A reviewer reads the pair
+    from the two comments; the draft would only ask for the words "pairs with". Only when it is plain which:
+    the commented barriers of the other kind all speak of what this comment speaks of (a word in common), or
+    there is one of them and it does."""
+    side = _barrier_side(use.name)
+    if side in ("full", "device") or len(_WORD_RE.findall(own)) < 4:
+        return ""
+    wanted = _COMPLEMENT[side]
+    func = _function_name(use) or ""
+    mine = _content_words(own)
+    others = [
+        b
+        for b in barriers
+        if _barrier_side(b.barrier) in wanted and b.func != func and b.where != (use.path, use.new_no)
+    ]
+    alike = [b for b in others if mine & _content_words(b.comment)]
+    if not alike or len(alike) < len(others):
+        return ""
+    b = alike[0]
+    there = f"the {b.barrier}()" + (f" in {b.func}()" if b.func else "") + (f" of {b.patch}" if b.patch else "")
+    return f'the other side is {there}, with a comment ("{b.comment[:80]}")'
+
+
+def _same_point_earlier(use: _Use, op: str, ctx: RuleContext, patch: Patch) -> str:
+    """Step 9f: the same ``smp_mb__*_atomic()`` next to the same plain access is added by an earlier patch of
+    the series: one draft (on that patch) makes the point for the series."""
+    series = ctx.series
+    mine = patch.subject.index
+    if series is None or mine is None:
+        return ""
+    step = -1 if use.name == "smp_mb__after_atomic" else 1
+    for other in series.patches:
+        index = other.subject.index
+        if index is None or index >= mine:
+            continue
+        for fd in other.files:
+            if not _is_c(fd.path):
+                continue
+            for h in fd.hunks:
+                new = [dl for dl in h.lines if dl.kind is not LineKind.REMOVED]
+                for j, dl in enumerate(new):
+                    if dl.kind is not LineKind.ADDED or f"{use.name}(" not in dl.text:
+                        continue
+                    k = j + step
+                    while 0 <= k < len(new) and not scan_line(new[k].text).code.strip():
+                        k += step
+                    if 0 <= k < len(new) and re.search(rf"\b{re.escape(op)}\s*\(", new[k].text):
+                        s = other.subject
+                        return (
+                            f"the same point ({use.name}() next to {op}()) is on {s.index:02d}/{s.total} of this series"
+                        )
+    return ""
+
+
+def _not_asked(finding: Finding, reason: str) -> Finding:
+    """The finding kept, saying why no draft asks it (the drafter's skip ``not-asked``) when there is a reason."""
+    return replace(finding, details={**finding.details, NOT_ASKED_KEY: reason}) if reason else finding
+
+
+def _why_not_asked(
+    patch: Patch, view: PatchView, use: _Use, own: str, series: Sequence[_SeriesBarrier], finding: Finding
+) -> str:
+    """Step 9 for a barrier without a (good) comment, in order: the ordering in plain view; a comment that
+    points to another; no barrier on another CPU to pair with; a copy of code the patch keeps; the other side
+    commented in the series. "" when a reviewer would ask."""
+    if not own.strip() and not finding.details.get("redundant_before"):  # a redundant barrier is asked about
+        reason = _ordering_in_view(use)
+        if reason:
+            return reason
+    return (
+        _points_elsewhere(own)
+        or _not_cpu_pairing(patch, use, own)
+        or _copy_of_kept_code(use, view)
+        or (_other_side_in_series(use, own, series) if series else "")
+    )
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report added barriers without a (good) comment, and named other sides lacking a barrier."""
     if not patch.files:
@@ -2312,6 +2756,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     pairs: _PatchPairs | None = None
     known: _PatchFunctions | None = None
     elsewhere: _Elsewhere | None = None
+    series_barriers: list[_SeriesBarrier] | None = None
     sides = _OtherSides(view)
     for use in _barrier_uses(view):
         if _is_definition(use) or _is_primitive_or_lock(use):
@@ -2329,7 +2774,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue  # a copy of the unchanged code beside it: asked about there, if anywhere
         finding = _non_rmw_finding(patch, use)  # also for a barrier changed in type: the change may be the bug
         if finding is not None:
-            findings.append(finding)
+            findings.append(_not_asked(finding, _same_point_earlier(use, str(finding.details["op"]), ctx, patch)))
             continue
         if _renamed_in_place(use, moves):
             continue
@@ -2354,7 +2799,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 told = field.as_details("field") if field is not None else None
             finding = _comment_finding(patch, view, use, text, known, pairs.partner(use), told)
             if finding is not None:
-                findings.append(finding)
+                if series_barriers is None:
+                    series_barriers = _series_barriers(patch, ctx) if _is_smp(use.name) and own.strip() else None
+                findings.append(
+                    _not_asked(finding, _why_not_asked(patch, view, use, own, series_barriers or (), finding))
+                )
                 continue
         if not _is_smp(use.name):
             continue
@@ -2362,6 +2811,25 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if finding is not None:
             findings.append(finding)
     return findings
+
+
+def _then_named(fs: Sequence[Finding]) -> str:
+    """The calls after one device barrier (``details["then"]``) as a draft names them ("udma_sync_for_device()
+    and k3_ringacc_ring_push()"); "" for several barriers or none known."""
+    if len(fs) != 1 or not fs[0].details.get("then"):
+        return ""
+    items = [str(c) for c in fs[0].details["then"]]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
+def _redundant_paragraph(f: Finding) -> str:
+    """The question for a ``wmb()`` right before a ``writel()`` (``details["redundant_before"]``)."""
+    barrier, mmio = f.details.get("barrier", "wmb"), f.details["redundant_before"]
+    return (
+        f"The {barrier}() right before {mmio}() looks redundant to me: as far as I understand "
+        f"Documentation/memory-barriers.txt, {mmio}() already orders earlier writes to memory before the "
+        f"device sees its write. Is the {barrier}() needed here? If it is, could a comment say what it orders?"
+    )
 
 
 def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
@@ -2374,6 +2842,12 @@ def _weak_paragraph(weak: Sequence[Finding], names: str, hint: str = "") -> str:
             "CPU that writes it)?"
         )
     if not any(f.details.get("smp") for f in weak):  # device barriers: what they order, not what they pair with
+        then = _then_named(weak)
+        if then:  # what follows the barrier, named: no stock example
+            return (
+                f"The comment at {names} does not say what it orders. Could it name the writes that must be "
+                f"visible before {then} below it?"
+            )
         return (
             f"The comment at {names} does not say what it orders. Could it name the accesses, e.g. the "
             "descriptor or ring writes that must be visible before the doorbell or register write?"
@@ -2497,8 +2971,10 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             + (
                 f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair)?"
                 if all(f.details.get("paired") for f in non_rmw)
-                else f"Should {this} be smp_mb() (or an RMW atomic / a release-acquire pair), and could the "
-                f"comment{'s' if several else ''} say what {'they pair' if several else 'it pairs'} with?"
+                # no pairing named: whether any barrier is needed is the question, not which one
+                else f"So {this} order{'' if several else 's'} nothing here: is a barrier needed at all? If "
+                f"another CPU reads what is stored here, which barrier on that side {'do they' if several else 'does it'} "
+                "pair with?"
             )
         )
 
@@ -3377,6 +3853,10 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     )
     ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
     smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
+    redundant = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("redundant_before")]
+    parts.extend(dict.fromkeys(_redundant_paragraph(f) for f in redundant))
+    by["no-comment"] = [f for f in by["no-comment"] if f not in redundant]
+    by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if f not in redundant]
     device = [f for f in by["no-comment"] if not f.details.get("smp") and not f.details.get("cpu_ordering")]
     cpu = [f for f in by["no-comment"] if not f.details.get("smp") and f.details.get("cpu_ordering")]
     if ring:
@@ -3495,6 +3975,9 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 "the doorbell write)"
             )
         each = "each" if len(device) > 1 and "," not in names(device) else "the"
+        then = _then_named(device)
+        if then and all("wmb" in k for k in kinds):  # what follows the barrier, named: no stock example
+            what = [f"which writes must be visible before {then} below it"]
         parts.append(
             f"Could you add a short comment to {each} {names(device)} saying what it orders: "
             + "; ".join(what)

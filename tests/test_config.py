@@ -1,13 +1,18 @@
-"""Settings precedence: defaults < user config < project config < environment."""
+"""Settings precedence: defaults < user config < project config (``check`` only) < environment."""
 
 from __future__ import annotations
 
+import logging
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from reviewbot.config import Settings, load_settings
-from reviewbot.errors import UsageError
+
+
+def _git_init(path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
 
 
 def test_defaults_are_polite(isolated_env: Path) -> None:
@@ -19,27 +24,41 @@ def test_defaults_are_polite(isolated_env: Path) -> None:
 
 
 def test_precedence(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _git_init(isolated_env)
     user = isolated_env / "xdg_config_home" / "reviewbot"
     user.mkdir(parents=True)
-    (user / "config.toml").write_text('rate = 0.5\ncontact = "user@example.org"\nstrict = true\n')
-    (isolated_env / "pyproject.toml").write_text('[tool.reviewbot]\nrate = 2.0\nignore = ["RB201"]\n')
+    (user / "config.toml").write_text('rate = 0.5\ncontact = "user@example.org"\nstrict = true\nignore = ["RB1"]\n')
+    (isolated_env / "pyproject.toml").write_text('[tool.reviewbot]\nstrict = false\nignore = ["RB201"]\n')
     monkeypatch.setenv("REVIEWBOT_CONTACT", "env@example.org")
+    s = load_settings(project=True)
+    assert (s.rate, s.contact, s.strict, s.ignore) == (0.5, "env@example.org", False, ("RB201",))
+    # every command but check: the user's config alone
     s = load_settings()
-    assert (s.rate, s.contact, s.strict, s.ignore) == (2.0, "env@example.org", True, ("RB201",))
+    assert (s.rate, s.contact, s.strict, s.ignore) == (0.5, "env@example.org", True, ("RB1",))
 
 
 def test_dotfile_wins_over_pyproject_in_same_dir(isolated_env: Path) -> None:
-    (isolated_env / "pyproject.toml").write_text("[tool.reviewbot]\nrate = 2.0\n")
-    (isolated_env / ".reviewbot.toml").write_text("rate = 3.0\n[identity]\nname = 'Ada'\nemail = 'ada@example.org'\n")
-    s = load_settings()
-    assert (s.rate, s.identity_name, s.identity_email) == (3.0, "Ada", "ada@example.org")
+    _git_init(isolated_env)
+    (isolated_env / "pyproject.toml").write_text('[tool.reviewbot]\nselect = ["RB1"]\n')
+    (isolated_env / ".reviewbot.toml").write_text('select = ["RB2"]\n')
+    assert load_settings(project=True).select == ("RB2",)
 
 
-def test_unknown_key_names_the_file(isolated_env: Path) -> None:
-    (isolated_env / ".reviewbot.toml").write_text("rats = 3\n")
-    with pytest.raises(UsageError) as exc:
-        load_settings()
-    assert ".reviewbot.toml" in str(exc.value) and "rats" in str(exc.value)
+def test_unknown_key_is_a_warning_naming_the_file(
+    isolated_env: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo or a newer version's key is said, with the file, and left out; the rest is read."""
+    user = isolated_env / "config.toml"
+    user.write_text("rats = 3\nrate = 2\n[identity]\nnmae = 'Ada'\n")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(user))
+    with caplog.at_level(logging.WARNING):
+        s = load_settings()
+    assert s.rate == 2.0 and s.identity_name is None
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        f"{user}: unknown setting 'rats' ignored",
+        f"{user}: unknown setting 'identity.nmae' ignored (identity has name and email)",
+    ]
 
 
 def test_with_ignores_none() -> None:

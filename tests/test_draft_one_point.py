@@ -96,13 +96,13 @@ def test_barriers_after_plain_atomics_make_one_paragraph() -> None:
     assert text == (
         "As far as I understand Documentation/atomic_t.txt, smp_mb__after_atomic() and "
         "smp_mb__before_atomic() only order against a read-modify-write atomic, and atomic_set() and "
-        "atomic_read() are plain accesses. Should these be smp_mb() (or an RMW atomic / a "
-        "release-acquire pair), and could the comments say what they pair with?"
+        "atomic_read() are plain accesses. So these order nothing here: is a barrier needed at all? If "
+        "another CPU reads what is stored here, which barrier on that side do they pair with?"
     )
     one = reply([f("smp_mb__after_atomic", "atomic_set", 1950)], None)
     assert one.endswith(
-        "and atomic_set() is a plain store. Should this be smp_mb() (or an RMW atomic / a "
-        "release-acquire pair), and could the comment say what it pairs with?"
+        "and atomic_set() is a plain store. So this orders nothing here: is a barrier needed at all? If "
+        "another CPU reads what is stored here, which barrier on that side does it pair with?"
     )
 
 

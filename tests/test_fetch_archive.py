@@ -188,23 +188,22 @@ def test_foreign_urls_are_refused_before_any_request(data_mirror_server, tmp_pat
     assert data_mirror_server.requests == []
 
 
-def test_default_cache_offline_falls_back_to_the_shipped_sample(isolated_env):
-    from reviewbot.config import sample_cache_dir
+def test_default_cache_offline_falls_back_to_the_shipped_copy(isolated_env, tmp_path):
+    from reviewbot.config import shipped_cache_dir
 
-    sample = sample_cache_dir()
-    if sample is None or not (sample / "lists.openwall.net").is_dir():
-        pytest.skip("no archive_cache/ sample in this checkout")
-    # only the offline demo asks for the sample; a scan's own Archive never reads it
-    assert Archive(Settings(), offline=True).cache.fallbacks == ()
-    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc), sample=True)
-    assert archive.cache.fallbacks == (sample / "lists.openwall.net",)
+    shipped = shipped_cache_dir()
+    assert shipped is not None and (shipped / "lists.openwall.net/linux-kernel/2023/06/index.html").is_file()
+    # the default cache of the default host has the real pages of archive_cache/ behind it
+    archive = Archive(Settings(), offline=True, clock=lambda: datetime(2026, 11, 30, tzinfo=timezone.utc))
+    assert archive.cache.fallbacks == (shipped / "lists.openwall.net",)
     assert archive.cache.readonly
     url = ow.month_url("https://lists.openwall.net", LK, 2023, 6)
     page = archive.fetch(url)
-    assert page.from_cache and ow.parse_month_page(page.body, url)
-    # another host never gets the sample
-    other = Archive(Settings(base_url="http://127.0.0.1:9"), offline=True, sample=True)
-    assert other.cache.fallbacks == ()
+    assert page.from_cache and page.shipped and archive.stats.from_shipped == 1
+    assert ow.parse_month_page(page.body, url)[0] == date(2023, 6, 1)
+    # a --cache-dir is read alone, and another host never gets the shipped pages
+    assert Archive(Settings(cache_dir=tmp_path / "mine"), offline=True).cache.fallbacks == ()
+    assert Archive(Settings(base_url="http://127.0.0.1:9"), offline=True).cache.fallbacks == ()
 
 
 def test_concurrent_fetches_share_one_connection_and_count_exactly(data_mirror_server, tmp_path):

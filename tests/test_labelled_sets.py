@@ -129,7 +129,9 @@ def test_row_is_complete(item: tuple[Path, dict[str, str]]) -> None:
     assert None not in row.values(), f"{row['id']}: wrong number of columns"
     for rule in RULES:
         assert row[rule] in (RB101_LABELS if rule == "RB101" else LABELS), f"{row['id']} {rule}={row[rule]!r}"
-    assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), row["commit"]
+    # the mirror commit, or (evalset-first1: mirrors over the fetch limit, read through the search index) the
+    # index's id of the same file ``m``
+    assert re.fullmatch(r"[0-9a-f]{40}|idx:\d+", row["commit"]), row["commit"]
     assert row["list"].startswith("linux-mailinglist-archives/")
     assert not any(f"/{name}." in row["list"] for name in KEPT_OUT_LISTS), row["list"]
     # every decision that is not trivially 0 carries a reason naming the rule
@@ -156,7 +158,7 @@ def test_cover_letter_present_exactly_when_named(item: tuple[Path, dict[str, str
     if row["cover_commit"] == "-":
         assert not cover.exists(), f"{cover.name} exists but cover_commit is '-'"
         return
-    assert re.fullmatch(r"[0-9a-f]{40}", row["cover_commit"])
+    assert re.fullmatch(r"[0-9a-f]{40}|idx:\d+", row["cover_commit"])
     assert cover.is_file(), f"missing {cover.name}"
     cover_msg = _message(cover)
     patch_msg = _message(root / "mail" / f"{row['id']}.eml")

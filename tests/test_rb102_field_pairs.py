@@ -127,4 +127,9 @@ def test_mb_beside_a_device_access_keeps_the_device_wording() -> None:
 def test_mb_in_a_driver_keeps_the_device_wording() -> None:
     findings, text = reply_for("bad-device-barrier.patch")
     assert not any(f.details.get("cpu_ordering") for f in findings)
-    assert "doorbell" in text and "other CPU" not in text
+    assert "other CPU" not in text
+    # the access after the barrier named (issue 26 kind 4), not the stock descriptor/doorbell example
+    assert "which writes must be visible before the store to d->flags below it" in text
+    assert "doorbell" not in text
+    # and a draft would not ask it: the address store, the barrier and the OWN flag store are all in view
+    assert [f.details.get("not_asked", "").endswith("in plain view") for f in findings] == [True]

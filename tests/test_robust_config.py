@@ -1,6 +1,6 @@
 """Issue 13: config and command-line values are typed and range-checked with one clear line.
 
-Real config files in a temporary project folder, read by ``load_settings`` and
+Real config files (the user config, named by ``REVIEWBOT_CONFIG``), read by ``load_settings`` and
 by the ``scan`` command (exit status 2, the file and the setting named, no traceback).
 """
 
@@ -27,6 +27,8 @@ BAD = {
     'obey-robots = "no"': "obey-robots = 'no': expected true or false",
     "db-path = 3": "db-path = 3: expected a path",
     'fail-on = "sometimes"': "expected one of error, warning, check",
+    "lore-url = 5": "lore-url = 5: expected a string",  # was a traceback later, in the lore client
+    'identity = "ada"': "identity = 'ada': expected a table of name and email",
 }
 
 
@@ -37,6 +39,7 @@ def project(tmp_path: Path, monkeypatch) -> Path:
     for var in ("REVIEWBOT_CONFIG", "REVIEWBOT_DB", "REVIEWBOT_BASE_URL", "REVIEWBOT_CACHE_DIR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(tmp_path / ".reviewbot.toml"))  # the user's own config, named
     return tmp_path
 
 

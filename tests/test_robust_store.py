@@ -78,6 +78,7 @@ def test_locked_database_waits_then_says_so(tmp_path: Path, monkeypatch) -> None
 def test_scan_takes_the_run_lock(tmp_path: Path, monkeypatch) -> None:
     cli_env(tmp_path, monkeypatch)
     db = tmp_path / "reviewbot.db"
+    (tmp_path / "c").mkdir()  # an (empty) copy of the archive: offline, a missing one is refused first
     with run_lock(lock_path(Settings(db_path=db))) as held:
         assert held
         result = CliRunner().invoke(

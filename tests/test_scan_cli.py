@@ -1,4 +1,4 @@
-"""The ``reviewbot scan`` command: arguments, list-name validation, the shipped sample, summary and exit codes."""
+"""The ``reviewbot scan`` command: arguments, list-name validation, the shipped pages, summary and exit codes."""
 
 from __future__ import annotations
 
@@ -11,14 +11,18 @@ from click.testing import CliRunner
 
 from reviewbot.cli import main
 from reviewbot.commands.scan import parse_day
-from reviewbot.config import Settings, sample_cache_dir
+from reviewbot.config import Settings, shipped_cache_dir
 from reviewbot.fetch.openwall import day_counts_from_year_page
-from reviewbot.scan import demo_scan, scan
+from reviewbot.scan import scan
 from reviewbot.status import ExitStatus
 from reviewbot.store import Store
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
-SAMPLE_HOST = sample_cache_dir() / "lists.openwall.net"
+SHIPPED_HOST = shipped_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
+RB102_LINE = (
+    "RB102 WARNING undrafted  [PATCH 5/6] io_uring: add support for futex wake and wait  "
+    "io_uring/futex.c:129  smp_store_release() at line 129 added without a comment saying what it pairs with"
+)
 
 
 def test_parse_day_accepts_months_and_days() -> None:
@@ -31,10 +35,12 @@ def test_parse_day_accepts_months_and_days() -> None:
             parse_day(bad, end=False)
 
 
-def test_year_page_counts_from_the_sample() -> None:
-    body = (SAMPLE_HOST / "linux-kernel/2023/index.html").read_bytes()
+def test_year_page_counts_from_the_shipped_copy() -> None:
+    body = (SHIPPED_HOST / "linux-kernel/2023/index.html").read_bytes()
     counts = day_counts_from_year_page(body, 2023)
-    assert counts == {date(2023, 6, 5): 2, date(2023, 6, 6): 3, date(2023, 6, 7): 2, date(2023, 6, 8): 3}
+    june = {d.day: n for d, n in counts.items() if d.month == 6 and d.year == 2023}
+    assert june == {1: 1, 9: 2, 12: 3, 13: 3, 14: 4, 23: 4, 25: 2, 27: 5, 28: 8, 29: 5}
+    assert sum(june.values()) == 37 and len(counts) == 148
 
 
 @pytest.mark.parametrize("name", ["Linux-Kernel", "../etc", "linux kernel", "a/b", "", "lkml;rm -rf /"])
@@ -60,41 +66,52 @@ def test_bad_ranges_are_usage_errors(isolated_env: Path, args: list[str]) -> Non
     assert result.exit_code == ExitStatus.USAGE, result.output
 
 
-def test_sample_pages_as_a_cache_give_findings_offline(isolated_env: Path) -> None:
-    """The sample's pages given as the cache (--cache-dir) are read like any cached pages."""
-    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SAMPLE_HOST, rate=0.0)
+def test_shipped_pages_as_a_cache_give_findings_offline(isolated_env: Path) -> None:
+    """The shipped pages given as the cache (--cache-dir) are read like any cached pages: June 2023's
+    10 days, its patches and the one thread with a finding (RB102 in Jens Axboe's io_uring futex patch)."""
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SHIPPED_HOST, rate=0.0)
     summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), offline=True, clock=lambda: NOW)
     assert summary.ok and summary.requests == 0
-    assert summary.days == 4
-    assert summary.pages_from_cache == 1 + 4 + 7 + 1 + 2  # year, days, patch pages, attachment, replies
-    assert summary.pages_from_sample == summary.pages_in_sample == 0  # the user's cache, not the demo
-    assert {"RB101", "RB102", "RB201", "RB202"} <= set(summary.findings_by_rule)
+    assert summary.days == 10
+    assert summary.pages_from_cache == 37 and summary.patches == 13 and summary.threads_followed == 1
+    assert summary.pages_from_shipped == 0  # named as --cache-dir: the user's own cache, read as such
+    assert dict(summary.findings_by_rule) == {"RB102": 1}
     with Store(settings.db_path) as store:
-        subjects = [r.message.subject.raw for r in store.messages("linux-kernel")]
-        assert "Question about sample_pool per-CPU cache sizing" not in subjects  # not a patch, no thread
-        attached = store.patch_row("20230608150000.31337-1-chen.example@example.net")
-        assert attached is not None and "lib/sample_hash.c" in [f.path for f in attached.files]
+        [row] = store.findings_in_range("linux-kernel", date(2023, 6, 1), date(2023, 6, 30))
+        assert row.message_id == "20230609183125.673140-6-axboe@kernel.dk"
+        assert (row.path, row.line) == ("io_uring/futex.c", 129)
+        assert store.conn.execute("SELECT COUNT(*) FROM messages WHERE shipped = 1").fetchone()[0] == 0
 
 
-def test_offline_demo_runs_in_a_database_of_its_own(isolated_env: Path) -> None:
-    """Offline on a fresh machine the scan stores nothing made up: the pages it cannot read are failed
-    (and retried next run); the demo reads them from the sample into a temporary database."""
-    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "cache", rate=0.0)
+def test_offline_scan_reads_the_shipped_copy_into_the_database(isolated_env: Path) -> None:
+    """Offline on a fresh machine (empty default cache) the pages come from the copy shipped in
+    archive_cache/: real messages, stored in the database given like any others and marked shipped."""
+    settings = Settings(db_path=isolated_env / "db.sqlite", rate=0.0)
     june = (date(2023, 6, 1), date(2023, 6, 30))
     summary = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)
-    assert summary.errors == (("https://lists.openwall.net/linux-kernel/2023/", "not in the cache (offline)"),)
-    assert summary.pages_in_sample == 1 and summary.pages_from_sample == 0 and summary.findings == 0
+    assert summary.ok and summary.requests == 0 and summary.days == 10
+    assert summary.pages_from_shipped == summary.pages_from_cache == 37
+    assert dict(summary.findings_by_rule) == {"RB102": 1}
     with Store(settings.db_path) as store:
-        assert store.count("messages") == 0 and store.count("findings") == 0
-        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
-    demo, rows = demo_scan(settings, "linux-kernel", *june, clock=lambda: NOW)
-    assert demo.ok and demo.requests == 0 and demo.days == 4
-    assert demo.pages_from_sample == demo.pages_from_cache == 1 + 4 + 7 + 1 + 2
-    assert {"RB101", "RB102", "RB201", "RB202"} <= set(demo.findings_by_rule)
-    assert len(rows) == demo.findings and {r.rule_id for r in rows} == set(demo.findings_by_rule)
-    with Store(settings.db_path) as store:  # the real database is as the scan left it
-        assert store.count("messages") == 0 and len(store.failed_pages()) == 1
-    assert not (isolated_env / "cache").exists()  # offline: nothing written
+        assert store.count("messages") == summary.messages_stored == 26
+        assert store.conn.execute("SELECT COUNT(*) FROM messages WHERE shipped = 1").fetchone()[0] == 26
+        assert store.failed_pages() == []
+        stored = store.message_row("20230609183125.673140-6-axboe@kernel.dk")
+        assert stored is not None and stored.shipped
+        assert stored.message.archive_url == "https://lists.openwall.net/linux-kernel/2023/06/09/2"
+    assert not settings.host_cache_dir().exists()  # offline: nothing written, the shipped copy only read
+
+
+def test_an_empty_cache_dir_given_reads_nothing_shipped(isolated_env: Path) -> None:
+    """--cache-dir names the one folder to read: the shipped copy is the default cache's fallback only."""
+    empty = isolated_env / "cache"
+    empty.mkdir()
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=empty, rate=0.0)
+    summary = scan(settings, "linux-kernel", date(2023, 6, 1), date(2023, 6, 30), offline=True, clock=lambda: NOW)
+    assert summary.errors == (("https://lists.openwall.net/linux-kernel/2023/", "not in the cache (offline)"),)
+    assert summary.pages_from_shipped == 0 and summary.findings == 0
+    with Store(settings.db_path) as store:
+        assert store.count("messages") == 0
 
 
 def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,7 +128,7 @@ def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.Monk
         "--db",
         str(isolated_env / "db.sqlite"),
         "--cache-dir",
-        str(SAMPLE_HOST),
+        str(SHIPPED_HOST),
     ]
     first = CliRunner().invoke(main, args)
     assert first.exit_code == ExitStatus.OK, first.output
@@ -121,7 +138,7 @@ def test_cli_summary_and_second_run(isolated_env: Path, monkeypatch: pytest.Monk
     assert second.exit_code == ExitStatus.OK
     assert "messages already stored" in second.output
     with Store(isolated_env / "db.sqlite") as store:
-        assert store.count("messages") == 10
+        assert store.count("messages") == 37  # --all: every message of June 2023 on the shipped pages
 
 
 def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,41 +157,51 @@ def test_offline_missing_pages_exit_3_and_are_recorded(isolated_env: Path, monke
             "--db",
             str(db),
             "--cache-dir",
-            str(SAMPLE_HOST),
+            str(SHIPPED_HOST),
         ],
     )
     assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
-    assert "https://lists.openwall.net/linux-kernel/2024/" in result.output
+    assert "108 pages could not be read: offline and not cached" in result.output  # one line for all
+    # the shipped copy holds June 2023 only: its year page lists later days whose pages it has not
+    year = day_counts_from_year_page((SHIPPED_HOST / "linux-kernel/2023/index.html").read_bytes(), 2023)
+    later = sorted(d for d in year if d > date(2023, 6, 30))
+    assert (later[0], later[-1], len(later)) == (date(2023, 7, 5), date(2023, 12, 31), 107)
+    base = "https://lists.openwall.net/linux-kernel/"
     with Store(db) as store:
-        [row] = store.failed_pages("linux-kernel")
-        assert row.url == "https://lists.openwall.net/linux-kernel/2024/" and row.kind == "year"
+        rows = store.failed_pages("linux-kernel")
+        assert {(r.url, r.kind) for r in rows} == {(base + "2024/", "year")} | {
+            (f"{base}{d:%Y/%m/%d}/", "day") for d in later
+        }
         assert store.get_cursor("linux-kernel") is None
 
 
-def test_sample_pages_follow_the_blists_format() -> None:
-    """Every shipped sample page passes the archive's completeness check and the page parsers."""
+def test_shipped_pages_follow_the_blists_format() -> None:
+    """Every shipped page passes the archive's completeness check and the page parsers."""
     from reviewbot.fetch import openwall as ow
     from reviewbot.fetch.archive import check_page
     from reviewbot.fetch.cache import ArchiveCache
 
     base = "https://lists.openwall.net/linux-kernel/"
-    cache = ArchiveCache(SAMPLE_HOST, readonly=True)
-    pages = sorted(SAMPLE_HOST.rglob("*.html"))
-    assert len(pages) == 17
+    cache = ArchiveCache(SHIPPED_HOST, readonly=True)
+    pages = sorted(SHIPPED_HOST.rglob("*.html"))
+    assert len(pages) == 1 + 1 + 1 + 10 + 37  # list, year, month, days, messages
     for path in pages:
-        rel = path.relative_to(SAMPLE_HOST).as_posix()
+        rel = path.relative_to(SHIPPED_HOST).as_posix()
         url = "https://lists.openwall.net/" + (rel[: -len("index.html")] if path.name == "index.html" else rel[:-5])
         check_page(cache.info(url), path.read_bytes(), url)
-    assert ow.parse_list_page((SAMPLE_HOST / "linux-kernel/index.html").read_bytes(), base) == [(2023, 6)]
-    days = ow.parse_month_page((SAMPLE_HOST / "linux-kernel/2023/06/index.html").read_bytes(), base + "2023/06/")
-    assert days == [date(2023, 6, d) for d in (5, 6, 7, 8)]
-    refs = ow.parse_day_page((SAMPLE_HOST / "linux-kernel/2023/06/06/index.html").read_bytes(), base + "2023/06/06/")
-    assert [r.subject for r in refs][1] == "[PATCH v2 1/2] ringbuf: publish entries with smp_wmb()"
+    assert (2023, 6) in ow.parse_list_page((SHIPPED_HOST / "linux-kernel/index.html").read_bytes(), base)
+    days = ow.parse_month_page((SHIPPED_HOST / "linux-kernel/2023/06/index.html").read_bytes(), base + "2023/06/")
+    assert days == [date(2023, 6, d) for d in (1, 9, 12, 13, 14, 23, 25, 27, 28, 29)]
+    refs = ow.parse_day_page((SHIPPED_HOST / "linux-kernel/2023/06/09/index.html").read_bytes(), base + "2023/06/09/")
+    assert [r.subject for r in refs] == [
+        "[PATCHSET RFC 0/6] Add io_uring support for futex wait/wake",
+        "[PATCH 5/6] io_uring: add support for futex wake and wait",
+    ]
     raw = ow.parse_message_page(
-        (SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes(), base + "2023/06/06/2", "linux-kernel"
+        (SHIPPED_HOST / "linux-kernel/2023/06/09/2.html").read_bytes(), base + "2023/06/09/2", "linux-kernel"
     )
-    assert dict(raw.header_lines)["Message-ID"] == "<20230606080000.777-1-chen.example@example.net>"
-    assert raw.thread_prev_url == base + "2023/06/06/1" and raw.thread_next_url == base + "2023/06/06/3"
+    assert dict(raw.header_lines)["Message-ID"] == "<20230609183125.673140-6-axboe@kernel.dk>"
+    assert raw.thread_prev_url == base + "2023/06/09/1" and raw.thread_next_url == base + "2023/06/12/1"
 
 
 def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,15 +220,12 @@ def test_findings_print_as_plain_lines_when_not_a_terminal(isolated_env: Path, m
             "--db",
             str(isolated_env / "db.sqlite"),
             "--cache-dir",
-            str(SAMPLE_HOST),
+            str(SHIPPED_HOST),
         ],
     )
     assert result.exit_code == ExitStatus.OK, result.output
     lines = result.output.splitlines()
-    assert (
-        "RB102 WARNING undrafted  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
-        "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
-    ) in lines
+    assert RB102_LINE in lines
     assert not any("┃" in line or "│ RB" in line for line in lines)
 
 
@@ -229,7 +253,7 @@ def test_scan_and_cron_take_verbose(isolated_env: Path, monkeypatch: pytest.Monk
                 "--db",
                 str(isolated_env / "db.sqlite"),
                 "--cache-dir",
-                str(SAMPLE_HOST),
+                str(SHIPPED_HOST),
                 flag,
             ],
         )
@@ -254,64 +278,84 @@ def test_unreachable_missing_pages_are_said_once() -> None:
     ]
 
 
-def test_offline_demo_prints_findings_and_stores_nothing(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's offline demo: the made-up sample's findings are printed as a demo, the database
-    given holds none of its messages (the unread page is failed, exit 3), so `reviewbot draft` has
-    nothing to draft."""
+def test_offline_newcomer_run_stores_real_findings_for_draft_and_show(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's main job offline on a fresh machine: the shipped June 2023 pages give the real
+    finding, stored in the database given, so `findings`, `draft` and `show` work on it; the days after
+    June are not shipped: failed (exit 3), retried by the next run."""
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     config = isolated_env / "config.toml"
     config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     db = isolated_env / "db.sqlite"
-    result = CliRunner().invoke(
-        main, ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--db", str(db)]
-    )
+    result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--offline", "--db", str(db)])
     assert result.exit_code == ExitStatus.PARTIAL_FAILURE, result.output
+    lines = result.output.splitlines()
+    assert RB102_LINE in lines
     assert (
-        "note: the made-up sample in archive_cache/ holds 1 of the pages that could not be read (offline). "
-        "A demo, not the real list: scanned into a temporary database"
+        "note: 37 of the pages from cache were read (offline) from the copy of lists.openwall.net shipped "
+        "with reviewbot in archive_cache/"
     ) in result.output
-    assert "15 sample pages give 6 patches and 5 findings" in result.output
-    assert (
-        "RB102 WARNING undrafted  [PATCH v2 1/2] ringbuf: publish entries with smp_wmb()  "
-        "lib/sample_ringbuf.c:45  smp_wmb() at line 45 added without a comment saying what it pairs with"
-    ) in result.output.splitlines()
+    year = day_counts_from_year_page((SHIPPED_HOST / "linux-kernel/2023/index.html").read_bytes(), 2023)
+    later_days = sum(1 for d in year if d > date(2023, 6, 30))
+    unread = later_days + 3  # the day pages of July to December 2023, the year pages 2024 to 2026
+    assert f"{unread} pages could not be read: offline and not cached" in result.output
     with Store(db) as store:
-        assert store.count("messages") == store.count("findings") == 0
-        assert store.known_urls("linux-kernel") == {}
-        assert [r.url for r in store.failed_pages()] == ["https://lists.openwall.net/linux-kernel/2023/"]
+        assert store.count("messages") == 26 and store.count("findings") == 1
+        assert len(store.failed_pages()) == unread
+    listed = CliRunner().invoke(main, ["findings", "--db", str(db)])
+    assert listed.exit_code == 0, listed.output
+    assert "[PATCH 5/6] io_uring: add support for futex wake and wait  (io_uring/futex.c:129)" in listed.output
     outbox = isolated_env / "outbox"
     drafted = CliRunner().invoke(main, ["draft", "--db", str(db), "--outbox", str(outbox)])
     assert drafted.exit_code == 0, drafted.output
-    assert not outbox.exists() or not list(outbox.glob("*.eml"))
-    with Store(db) as store:
-        assert store.count("drafts") == 0
+    [eml] = outbox.glob("*.eml")
+    text = eml.read_text(encoding="utf-8")
+    assert "Subject: Re: [PATCH 5/6] io_uring: add support for futex wake and wait" in text
+    assert "In-Reply-To: <20230609183125.673140-6-axboe@kernel.dk>" in text
+    shown = CliRunner().invoke(main, ["show", "--db", str(db), "20230609183125.673140-6-axboe@kernel.dk"])
+    assert shown.exit_code == 0, shown.output
+    assert "Archive: https://lists.openwall.net/linux-kernel/2023/06/09/2" in shown.output
+    assert "Read from: archive_cache/" in shown.output
+    assert "state: drafted" in shown.output
 
 
-def test_cache_pages_are_not_samples(isolated_env: Path) -> None:
-    """A page of the user's own cache is real; only the shipped sample root marks pages as samples."""
+def test_offline_month_of_the_shipped_copy_exits_0(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--until 2023-06`: every page of the range is shipped, so the offline scan is complete (exit 0)."""
+    monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
+    db = isolated_env / "db.sqlite"
+    args = ["scan", "linux-kernel", "--since", "2023-06", "--until", "2023-06", "--offline", "--db", str(db)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == ExitStatus.OK, result.output
+    assert RB102_LINE in result.output.splitlines()
+    assert "pages could not be read" not in result.output
+
+
+def test_cache_pages_are_not_shipped(isolated_env: Path) -> None:
+    """A page of the user's own cache is the user's; only the shipped root marks pages as shipped."""
     from reviewbot.fetch.archive import Archive
     from reviewbot.fetch.cache import ArchiveCache
 
-    url = "https://lists.openwall.net/linux-kernel/2023/06/06/2"
+    url = "https://lists.openwall.net/linux-kernel/2023/06/09/2"
     own = isolated_env / "own-cache"
-    own_copy = own / "linux-kernel/2023/06/06/2.html"
+    own_copy = own / "linux-kernel/2023/06/09/2.html"
     own_copy.parent.mkdir(parents=True)
-    own_copy.write_bytes((SAMPLE_HOST / "linux-kernel/2023/06/06/2.html").read_bytes())
-    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=isolated_env / "empty", rate=0.0)
-    sampled = Archive(settings, offline=True, clock=lambda: NOW, sample=True).fetch(url)
-    assert sampled.sample and sampled.from_cache
+    own_copy.write_bytes((SHIPPED_HOST / "linux-kernel/2023/06/09/2.html").read_bytes())
+    settings = Settings(db_path=isolated_env / "db.sqlite", rate=0.0)
+    shipped = Archive(settings, offline=True, clock=lambda: NOW).fetch(url)
+    assert shipped.shipped and shipped.from_cache
     mine = Archive(
-        settings, offline=True, clock=lambda: NOW, cache=ArchiveCache(own, readonly=True, fallbacks=(SAMPLE_HOST,))
+        settings, offline=True, clock=lambda: NOW, cache=ArchiveCache(own, readonly=True, fallbacks=(SHIPPED_HOST,))
     ).fetch(url)
-    assert mine.from_cache and not mine.sample and mine.body == sampled.body
+    assert mine.from_cache and not mine.shipped and mine.body == shipped.body
 
 
 def test_second_scan_counts_as_already_stored_what_the_first_stored(isolated_env: Path) -> None:
     """ "messages stored (new)" of a first scan and "messages already stored" of the second count the same
     messages: the replies reached through the threads followed count in both (they were left out of the
     second count, so 9 new messages became 7 already stored)."""
-    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SAMPLE_HOST, rate=0.0)
+    settings = Settings(db_path=isolated_env / "db.sqlite", cache_dir=SHIPPED_HOST, rate=0.0)
     june = (date(2023, 6, 1), date(2023, 6, 30))
     first = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)
     second = scan(settings, "linux-kernel", *june, offline=True, clock=lambda: NOW)

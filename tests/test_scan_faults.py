@@ -93,7 +93,8 @@ def test_scan_under_faults_then_clean_rerun_equals_fault_free(tmp_path: Path, mo
         work = tmp_path / "faulty"
         faulty = _settings(work, server.base_url)
         (work).mkdir()
-        (work / ".reviewbot.toml").write_text("retries = 2\nbackoff = 0.0\ntimeout = 1.0\nmax-retry-after = 5.0\n")
+        (work / "config.toml").write_text("retries = 2\nbackoff = 0.0\ntimeout = 1.0\nmax-retry-after = 5.0\n")
+        monkeypatch.setenv("REVIEWBOT_CONFIG", str(work / "config.toml"))  # how to fetch: the user's config
         monkeypatch.chdir(work)
         monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
         for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):

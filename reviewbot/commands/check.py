@@ -33,9 +33,9 @@ def _split_ids(values: tuple[str, ...]) -> tuple[str, ...] | None:
 def _one_line(message: str) -> str:
     """``message`` with control characters (a NUL, a vertical tab or CR from a hostile input) escaped,
     so every problem stays one line on the terminal."""
-    if message.isprintable():
-        return message
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in message)
+    from reviewbot.textsafe import shown
+
+    return shown(message)
 
 
 def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
@@ -78,6 +78,12 @@ def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
 )
 @click.option("-q", "--quiet", is_flag=True, help="No notes and verdicts; print nothing for a clean patch.")
 @click.option(
+    "--btf",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Type information (BTF blob, vmlinux/.o) for RB101's cache-line maps [config btf; default: no map].",
+)
+@click.option(
     "-v", "--verbose", count=True, help="Log more (-vv: debug, and an internal error's traceback); as `reviewbot -v`."
 )
 @click.pass_context
@@ -92,6 +98,7 @@ def command(
     ignore: tuple[str, ...],
     rules_dirs: tuple[Path, ...],
     quiet: bool,
+    btf: Path | None,
     verbose: int,
 ) -> None:
     """Check patch files, a directory of them, an mbox series, stdin (-) or a git range.
@@ -123,7 +130,7 @@ def command(
     if not paths and not git_range:
         _fail("nothing to check: give patch files, a directory, '-' for stdin, or --git REV-RANGE")
     try:
-        _check(paths, git_range, fmt, fail_on, strict, select, ignore, rules_dirs, quiet)
+        _check(paths, git_range, fmt, fail_on, strict, select, ignore, rules_dirs, quiet, btf)
     except (SystemExit, KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
         raise
     except BrokenPipeError:  # `reviewbot check ... | head`: the reader left; reviewbot.cli ends it quietly
@@ -149,6 +156,7 @@ def _check(
     ignore: tuple[str, ...],
     rules_dirs: tuple[Path, ...],
     quiet: bool,
+    btf: Path | None = None,
 ) -> None:
     from reviewbot.checking import parse_threshold, run_check
     from reviewbot.config import load_settings
@@ -156,7 +164,7 @@ def _check(
     from reviewbot.report import render
 
     try:
-        settings = load_settings()
+        settings = load_settings(project=True)  # the checked repository's own select/ignore/strict
         selected = _split_ids(select)
         ignored = _split_ids(ignore)
         if selected is not None and ignored is None:
@@ -167,7 +175,10 @@ def _check(
             select=selected,
             ignore=ignored,
             rules_dirs=(*settings.rules_dirs, *rules_dirs) if rules_dirs else None,
+            btf=btf,
         )
+        if settings.btf is not None and not settings.btf.is_file():  # RB101's type information (issue 25)
+            raise UsageError(f"btf = {str(settings.btf)!r}: no such file (a BTF blob, or a vmlinux/.o)")
         threshold = parse_threshold(settings.fail_on)
         if settings.strict and fail_on is None and settings.fail_on == "warning":
             # --strict prints CHECK findings too; the exit status follows what is printed

@@ -11,6 +11,7 @@ Exit status 3 when some archive pages failed (they are retried next run).
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
@@ -22,10 +23,48 @@ from reviewbot.commands.draft import (
     lore_completer,
     lore_options,
     now_from_env,
+    progress_printer,
     settings_from,
     summary_lines,
 )
 from reviewbot.status import ExitStatus, exit_status_for
+
+
+CRONTAB_TIME = "17 * * * *"  # once an hour, off the full hour most jobs start at
+
+
+def executable() -> list[str]:
+    """How to start this install of reviewbot with no PATH: the ``reviewbot`` script beside the running
+    Python (a venv's bin/), else that Python with ``-m reviewbot``."""
+    import sys
+
+    python = Path(sys.executable)
+    script = python.parent / "reviewbot"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script.absolute())]
+    return [str(python.absolute()), "-m", "reviewbot"]
+
+
+def crontab_line(ctx: click.Context) -> str:
+    """The crontab line that runs this very command from cron's bare environment (PATH=/usr/bin:/bin, no
+    venv): the full path of the install, LIST and every option given (paths absolute), quoted for sh."""
+    import shlex
+
+    words = [*executable(), "cron", ctx.params["list_name"]]
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in ("print_crontab", "verbose"):
+            continue
+        value = ctx.params.get(param.name or "")
+        if value is None or value is False or value == () or value == param.default:
+            continue
+        flag = max(param.opts, key=len)
+        if param.is_flag:
+            words.append(flag)
+            continue
+        for item in value if param.multiple else (value,):
+            words += [flag, str(Path(item).expanduser().absolute()) if isinstance(item, Path) else str(item)]
+    # cron reads an unescaped % as the end of the command
+    return f"{CRONTAB_TIME}  {shlex.join(words)}".replace("%", "\\%")
 
 
 @click.command("cron")
@@ -72,6 +111,12 @@ from reviewbot.status import ExitStatus, exit_status_for
 )
 @lore_options
 @click.option("-v", "--verbose", count=True, help="Log more (-v: each request, -vv: debug); as `reviewbot -v`.")
+@click.option(
+    "--print-crontab",
+    is_flag=True,
+    help="Print the crontab line for this command instead of running it: this install's full path (cron's "
+    "PATH has no venv) and the other options as given, paths made absolute.",
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -90,8 +135,12 @@ def command(
     lore_url: str | None,
     no_lore: bool,
     verbose: int,
+    print_crontab: bool,
 ) -> None:
     """Scan LIST from the stored cursor to today, then draft replies (for crontab)."""
+    if print_crontab:
+        click.echo(crontab_line(ctx))
+        return
     from reviewbot.cli import set_verbosity
     from reviewbot.cron import run_cron
 
@@ -110,6 +159,9 @@ def command(
     try:
         settings = settings_from(db, outbox, maildir, maintainers, base_url=base_url, list_name=list_name)
         settings = settings.with_(cache_dir=cache_dir, rate=rate)
+        from reviewbot.config import require_cache_dir
+
+        require_cache_dir(settings.cache_dir, offline)
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         lore = lore_completer(settings, lore_url, no_lore)
@@ -137,6 +189,7 @@ def command(
             addresses_from=addresses_from,
             real_headers=lore,
             scan_fn=scan_fn,
+            draft_progress=progress_printer("cron"),
         )
     except KeyboardInterrupt as exc:
         fail(
@@ -147,7 +200,7 @@ def command(
         )
     except ReviewbotError as exc:
         fail("cron", exc)
-    lore_lines = lore.lines() if lore is not None else []
+    lore_lines = lore.lines(result.drafts.incomplete) if lore is not None else []
     if lore is not None:
         lore.close()
     if result.locked:

@@ -90,7 +90,8 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
             if w.draft.recipients_complete
             else f"  [recipients incomplete: {_missing_count(w.draft)} to add by hand, named at the top of the draft]"
         )
-        out.append(f"draft: {w.path}{mark}")
+        points = f" ({'; '.join(w.points)})" if getattr(w, "points", ()) else ""
+        out.append(f"draft: {w.path}{points}{mark}")
     parts = [
         f"{summary.drafted} drafted now",
         f"{summary.raised} skipped as already raised in the thread",
@@ -125,10 +126,17 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
         f"{summary.drafts} draft(s) written for the {summary.drafted} finding(s) drafted now, "
         f"{summary.incomplete} with incomplete recipients"
     )
+    if getattr(summary, "sent", 0):
+        out.append(
+            f"{summary.sent} drafted finding(s) marked sent: your reply to the patch is in the thread "
+            "(`reviewbot findings --state sent`)"
+        )
     for err in summary.errors:
         out.append(f"error: {err}")
     # page text (subjects, Message-IDs in errors) must not reach the terminal as control characters
-    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in out]
+    from reviewbot.textsafe import shown
+
+    return [shown(line) for line in out]
 
 
 def finding_label(f: Any) -> str:
@@ -206,13 +214,17 @@ def why_no_draft(
             out.append(f"<{message_id}>: {finding_label(f)}: no draft, {state_and_reason(skip.state, skip.reason)}")
     if not out and fallback:
         out.append(f"<{message_id}>: no finding to draft (see `reviewbot show {arg}`)")
-    return out
+    from reviewbot.textsafe import shown
+
+    return [shown(line, keep="\n\t") for line in out]  # a draft file printed whole keeps its lines
 
 
 def summary_lines_dry(summary: Any) -> list[str]:
     """--dry-run: each finding's decision, then the errors (nothing is recorded)."""
     lines = decision_lines(summary.decisions) + [f"error: {err}" for err in summary.errors]
-    return ["".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in line) for line in lines]
+    from reviewbot.textsafe import shown
+
+    return [shown(line) for line in lines]
 
 
 def lore_options(func: Any) -> Any:
@@ -241,6 +253,53 @@ def lore_completer(settings: Any, lore_url: str | None, no_lore: bool) -> Any:
     elif lore_enabled(settings):
         check_lore_url(settings.lore_url)
     return AddressCompleter.from_settings(settings)
+
+
+def _check_rule_ids(rule_ids: tuple[str, ...], rules: Any) -> None:
+    """``--rule`` names loaded rules: an unknown id (a typo) drafted nothing and exited 0."""
+    from reviewbot.errors import UsageError
+
+    known = sorted({r.meta.id for r in rules})
+    for rule_id in rule_ids:
+        if rule_id.upper() not in known:
+            raise UsageError(
+                f"no such rule (the rules: {', '.join(known)}; `reviewbot rules` lists them)",
+                subject=f"--rule {rule_id}",
+            )
+
+
+def progress_printer(command: str) -> Any:
+    """Lines on stderr saying what drafting is doing while it works, when a person watches (stderr is a
+    terminal); None under cron and in pipes, where output is mailed or read as the result."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+    from reviewbot.textsafe import shown
+
+    return lambda line: click.echo(f"reviewbot {command}: {shown(line)}", err=True)
+
+
+def drafting_lock(settings: Any, dry_run: bool = False, command: str = "draft") -> Any:
+    """The database's run lock while drafts are written or removed (none for --dry-run, which writes
+    nothing): a cron run or another draft holding it is waited for, saying so, so no two runs write the
+    same drafts."""
+    import contextlib
+
+    if dry_run:
+        return contextlib.nullcontext(True)
+    from reviewbot.cron import lock_path, run_lock
+
+    lock = lock_path(settings)
+
+    def waiting() -> None:
+        click.echo(
+            f"reviewbot {command}: another scan, cron or draft run holds {lock}; waiting for it to end "
+            "(Ctrl-C to stop)",
+            err=True,
+        )
+
+    return run_lock(lock, on_wait=waiting)
 
 
 def _date(value: str | None) -> date | None:
@@ -317,9 +376,10 @@ def command(
         db_path = existing_db(settings.db_path)  # a mistyped --db is named before a missing identity
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
+        _check_rule_ids(rule_ids, rules)
         now = now_from_env()
         lore = lore_completer(settings, lore_url, no_lore)
-        with Store(db_path) as store:
+        with drafting_lock(settings, dry_run), Store(db_path) as store:
             only = None
             for key in (again, msgid):
                 if key is None:
@@ -351,6 +411,7 @@ def command(
                 rule_ids=rule_ids,
                 dry_run=dry_run,
                 real_headers=lore,
+                progress=progress_printer("draft"),
             )
     except ReviewbotError as exc:
         fail("draft", exc)
@@ -373,6 +434,6 @@ def command(
     for line in summary_lines(summary):
         click.echo(line)
     if lore is not None:
-        for line in lore.lines():
+        for line in lore.lines(summary.incomplete):
             click.echo(line)
         lore.close()

@@ -11,7 +11,12 @@ import click
 from reviewbot.commands import fail
 from reviewbot.commands.draft import settings_from, state_and_reason
 
-STATES = ("open", "drafted", "raised", "answered", "applied", "dismissed", "superseded", "earlier-revision")
+from reviewbot.models import FindingState
+from reviewbot.respond.runner import SKIP_STATES
+
+#: every state the listing prints (the finding's own, drafted, and each a draft run records), so each
+#: can be asked for
+STATES = tuple(dict.fromkeys((*(s.value for s in FindingState), "drafted", *SKIP_STATES)))
 
 
 @click.command("findings")
@@ -64,14 +69,19 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
     if fmt == "json":
         click.echo(json.dumps([{k: getattr(r, k) for k in keys} for r in rows], indent=1, ensure_ascii=False))
         return
+    from reviewbot.textsafe import shown  # a subject or Message-ID is the mail author's text: no ESC, BEL
+
     for r in rows:
         click.echo(
-            f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} <{r.message_id}>  {r.fingerprint}"
+            shown(
+                f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} <{r.message_id}>  "
+                f"{r.fingerprint}"
+            )
         )
-        click.echo(f"    {r.subject}  ({r.where})")
+        click.echo(shown(f"    {r.subject}  ({r.where})"))
         if r.draft:
-            click.echo(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)"))
+            click.echo(shown(f"    draft: {r.draft}" + ("" if Path(r.draft).exists() else " (file deleted)")))
         if r.skip_reason and (not r.draft or r.status == "dismissed"):
             # why it gets no draft; a dismissal's reason also when a draft was written before it
-            click.echo(f"    {state_and_reason(r.skip_state or r.status, r.skip_reason)}")
+            click.echo(shown(f"    {state_and_reason(r.skip_state or r.status, r.skip_reason)}"))
     click.echo(f"{len(rows)} finding(s)")

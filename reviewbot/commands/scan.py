@@ -133,7 +133,7 @@ def command(
     were made and a summary; exits 3 when some pages failed.
     """
     from reviewbot.cli import set_verbosity
-    from reviewbot.config import load_settings
+    from reviewbot.config import load_settings, require_cache_dir
     from reviewbot.context import clock_from_env
     from reviewbot.errors import ReviewbotError, UsageError
 
@@ -152,6 +152,7 @@ def command(
             list_name=list_name,
             lore_url=lore_url.rstrip("/") if lore_url else None,
         )
+        require_cache_dir(settings.cache_dir, offline)
         if source == "lore":
             _scan_lore(
                 settings, list_name, first, parse_day(until, end=True) if until else None, offline=offline, clock=clock
@@ -168,7 +169,7 @@ def command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from reviewbot.cli import console
-    from reviewbot.scan import demo_scan, scan
+    from reviewbot.scan import scan
 
     err = console(stderr=True)
     progress = Progress(
@@ -195,18 +196,12 @@ def command(
             summary = scan(
                 settings, list_name, first, last, fetch_all=fetch_all, offline=offline, progress=on_day, clock=clock
             )
-            # the offline demo: what the made-up sample holds, scanned into a temporary database
-            demo = (
-                demo_scan(settings, list_name, first, last, fetch_all=fetch_all, clock=clock)
-                if summary.pages_in_sample
-                else None
-            )
     except KeyboardInterrupt as exc:
         _fail("interrupted; what was stored stays, the next run resumes", exit_status_for(exc))
     except ReviewbotError as exc:
         _fail(exc)
 
-    _print_summary(summary, settings, demo)
+    _print_summary(summary, settings)
     if not summary.ok:
         click.echo(
             f"reviewbot scan: {summary.pages_failed} page(s) failed; they are recorded in "
@@ -265,10 +260,12 @@ def lore_summary_lines(summary) -> list[str]:
         out.append(f"note: {summary.lore_url} could not be reached; the clones already here were read")
     for what, why in summary.errors:
         out.append(f"error: {what}: {why}")
+    for what, why in getattr(summary, "passed", ()):
+        out.append(f"passed: {what}: {why}")
     return out
 
 
-def _print_summary(summary, settings, demo=None) -> None:
+def _print_summary(summary, settings) -> None:
     from rich.table import Table
 
     from reviewbot.cli import console
@@ -303,18 +300,16 @@ def _print_summary(summary, settings, demo=None) -> None:
             _print_findings(out, store.findings_in_range(summary.list_name, summary.since, summary.until))
     # an unreachable host is said once, by the warning when it was found ("... continuing from the cache
     # only"); the pages it left unread are counted in one line below (error_lines)
-    if demo is not None:
-        shown, rows = demo
+    if summary.pages_from_shipped:
         why = "host unreachable" if summary.host_unreachable else "offline"
         out.print(
-            f"note: the made-up sample in archive_cache/ holds {summary.pages_in_sample} of the pages that "
-            f"could not be read ({why}). A demo, not the real list: scanned into a temporary database "
-            f"(deleted; {settings.db_path} holds none of it), {shown.pages_from_sample} sample pages "
-            f"give {shown.patches} patches and {shown.findings} findings",
+            f"note: {summary.pages_from_shipped} of the pages from cache were read ({why}) from the copy of "
+            "lists.openwall.net shipped with reviewbot in archive_cache/ (real pages of June 2023, see its "
+            f"README.md); their messages and findings are in {settings.db_path} like any others, marked as "
+            "read from that copy",
             highlight=False,
             soft_wrap=True,
         )
-        _print_findings(out, rows, title="findings of the demo (made-up sample)")
     for line in error_lines(summary.errors):
         out.print(line, highlight=False, soft_wrap=True)
     out.print(f"{summary.requests} HTTP requests; database {settings.db_path}", highlight=False)
@@ -380,8 +375,6 @@ def _print_findings(out, rows, title: str = "findings") -> None:
     ``rows``: FindingLine values, as ``Store.findings_in_range`` gives them; the state is
     :func:`scan_state`'s, with a line saying what :data:`UNDRAFTED` means when one is listed.
     """
-    from rich.table import Table
-
     if not rows:
         return
     listed = rows[:MAX_LISTED_FINDINGS]
@@ -391,25 +384,31 @@ def _print_findings(out, rows, title: str = "findings") -> None:
         else None
     )
     note = UNDRAFTED_NOTE if any(scan_state(row) == UNDRAFTED for row in listed) else None
+    from rich.text import Text
+
+    from reviewbot.textsafe import shown
+
+    def cells(row) -> tuple[str, ...]:
+        # a subject is the mail author's text: no ESC or BEL reaches the terminal, no [markup] is obeyed
+        subject = shown(row.subject or row.message_id)
+        return (f"{row.rule_id} {row.severity}", scan_state(row), subject, shown(row.where), shown(row.message))
+
     if not out.is_terminal:
         # pipes, files, cron mail: one plain line per finding, never wrapped or split inside words
         for row in listed:
-            click.echo(
-                f"{row.rule_id} {row.severity} {scan_state(row)}  {row.subject or row.message_id}  "
-                f"{row.where}  {row.message}"
-            )
+            rule, state, subject, where, message = cells(row)
+            click.echo(f"{rule} {state}  {subject}  {where}  {message}")
         for line in (more, note):
             if line:
                 click.echo(line)
         return
-    table = Table(title=title, show_lines=False)
-    for name in ("rule", "state", "patch", "where", "finding"):
-        table.add_column(name, overflow="fold")
+    # a terminal: one finding per paragraph, wrapped between words (a table of five columns in 80 left each
+    # a few characters and broke words and paths mid-way)
+    out.print(Text(title, style="bold"))
     for row in listed:
-        table.add_row(
-            f"{row.rule_id} {row.severity}", scan_state(row), row.subject or row.message_id, row.where, row.message
-        )
-    out.print(table)
+        rule, state, subject, where, message = cells(row)
+        out.print(Text(f"{rule} {state}  {subject}"))
+        out.print(Text(f"    {where}: {message}"))
     for line in (more, note):
         if line:
-            out.print(line, highlight=False, soft_wrap=True)
+            out.print(Text(line))

@@ -48,9 +48,11 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
     click.echo(f"From: {sender} <{email}>" if sender else f"From: {email}")
     click.echo(f"Date: {safe(message.date_raw or (message.date.isoformat() if message.date else ''))}")
     if message.archive_url:
-        click.echo(f"Archive: {message.archive_url}")
+        click.echo(f"Archive: {safe(message.archive_url)}")
+    if stored.shipped:
+        click.echo("Read from: archive_cache/, the copy of real archive pages shipped with reviewbot (offline)")
     if stored.thread_id:
-        click.echo(f"Thread: {stored.thread_id}")
+        click.echo(f"Thread: {safe(stored.thread_id)}")
     click.echo("")
     if not findings:
         click.echo("No findings.")
@@ -60,11 +62,11 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
         skip = skips.get(f.fingerprint)
         if skip is not None:
             state = state_and_reason(skip.state, skip.reason)
-        click.echo(f"{f.rule_id} {f.severity.value} {where}: {f.message}")
+        click.echo(safe(f"{f.rule_id} {f.severity.value} {where}: {f.message}"))  # the finding quotes the mail
         draft = covering.get(f.fingerprint)
         if draft is not None and skip is None and f.state.value == "open":
             state = "drafted"  # as `reviewbot findings` says: a draft covers it
-        click.echo(f"  state: {state}")
+        click.echo(f"  state: {safe(state)}")
         if draft is not None:
             click.echo(f"  draft: {draft.path}{_gone(draft)}")
     undecided = [

@@ -6,8 +6,8 @@ is ``settings.mutable_days`` days old in UTC, a month/year page once its last
 day is, the list page never), fetches through :class:`PoliteSession`, refuses
 blists error pages and cut-off pages (never cached), and stores good pages in
 the :class:`ArchiveCache`. When the host cannot be reached at all it says so
-once and goes on from the cache only (and, for the offline demo alone, the
-shipped sample pages).
+once and goes on from the cache only (the default cache with the copy of real pages shipped in
+``archive_cache/`` behind it).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from reviewbot.config import DEFAULT_BASE_URL, Settings, sample_cache_dir
+from reviewbot.config import DEFAULT_BASE_URL, Settings, shipped_cache_dir
 from reviewbot.errors import FetchError, HostUnreachable
 from reviewbot.fetch.cache import ArchiveCache
 from reviewbot.fetch.http import ArchivePage, PoliteSession
@@ -36,32 +36,33 @@ from reviewbot.fetch.openwall import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Archive", "FetchStats", "check_page", "sample_root"]
+__all__ = ["Archive", "FetchStats", "check_page", "shipped_root"]
 
 
 @dataclass
 class FetchStats:
     """Counters of one Archive: HTTP ``requests`` (retries and robots.txt included),
-    pages ``fetched`` from the network, pages served ``from_cache`` (the sample
-    fallback included), pages ``failed``, and ``from_sample``: pages of
-    ``from_cache`` that came from the made-up sample fallback."""
+    pages ``fetched`` from the network, pages served ``from_cache`` (the shipped
+    copy included), pages ``failed``, and ``from_shipped``: pages of
+    ``from_cache`` read from the copy shipped in ``archive_cache/``."""
 
     requests: int = 0
     fetched: int = 0
     from_cache: int = 0
     failed: int = 0
-    from_sample: int = 0
+    from_shipped: int = 0
 
 
-def sample_root(settings: Settings) -> Path | None:
-    """The made-up sample pages shipped in ``archive_cache/`` for ``settings``' host, or None.
+def shipped_root(settings: Settings) -> Path | None:
+    """The real pages shipped in ``archive_cache/`` as a fallback of ``settings``' default cache, or None.
 
-    Only the default host has them (the pages are of lists.openwall.net).
+    Only the default host has them (the pages are of lists.openwall.net), and only its default cache:
+    a ``--cache-dir`` names the one folder to read.
     """
-    sample = sample_cache_dir()
-    if sample is None or settings.base_url.rstrip("/") != DEFAULT_BASE_URL:
+    shipped = shipped_cache_dir()
+    if shipped is None or settings.cache_dir is not None or settings.base_url.rstrip("/") != DEFAULT_BASE_URL:
         return None
-    host_dir = sample / (urlsplit(DEFAULT_BASE_URL).hostname or "")
+    host_dir = shipped / (urlsplit(DEFAULT_BASE_URL).hostname or "")
     return host_dir if host_dir.is_dir() else None
 
 
@@ -103,9 +104,8 @@ class Archive:
     ``offline``: never use the network (missing pages raise FetchError).
     ``clock``: returns the current time as an aware datetime (tests pass a fixed one).
     ``cache``: an ArchiveCache (default: ``settings.host_cache_dir()``, read-only when
-    offline). ``sample``: the default cache gets the shipped made-up sample pages as a
-    read-only fallback (for the default host; only the offline demo asks for it, and
-    fallbacks are used only when the network is not, so sample pages never mask the live site).
+    offline; for the default host and cache, the real pages shipped in ``archive_cache/`` are its
+    read-only fallback, used only when the network is not, so they never mask the live site).
     ``session``: a PoliteSession (default: built from settings on first use).
     ``reuse_mutable``: serve an index page that can still change from this
     object's own earlier fetch (one fetch per run, for cron's day-by-day scans).
@@ -122,14 +122,13 @@ class Archive:
         cache: ArchiveCache | None = None,
         session: PoliteSession | None = None,
         reuse_mutable: bool = False,
-        sample: bool = False,
     ) -> None:
         self.settings = settings
         self.reuse_mutable = reuse_mutable
         self.offline = offline
         self.clock = clock or _utc_now
         if cache is None:
-            host_dir = sample_root(settings) if sample else None
+            host_dir = shipped_root(settings)
             fallbacks: tuple[Path, ...] = (host_dir,) if host_dir is not None else ()
             cache = ArchiveCache(
                 settings.host_cache_dir(), base_url=settings.base_url, readonly=offline, fallbacks=fallbacks
@@ -273,9 +272,9 @@ class Archive:
             log.warning("%s: ignoring bad cached copy %s: %s", url, path, exc.message)
             return None
         self._count("from_cache")
-        from_sample = self.cache.is_fallback(path)
-        if from_sample:
-            self._count("from_sample")
+        from_shipped = self.cache.is_fallback(path)
+        if from_shipped:
+            self._count("from_shipped")
         content_type = None
         if info.kind == "attachment":
             content_type = self.cache.headers(url).get("Content-Type")
@@ -288,7 +287,7 @@ class Archive:
             from_cache=True,
             fetched_at=datetime.fromtimestamp(path.stat().st_mtime, timezone.utc),
             content_type=content_type,
-            sample=from_sample,
+            shipped=from_shipped,
         )
 
     def _from_network(self, info: ArchiveURL, url: str) -> ArchivePage:

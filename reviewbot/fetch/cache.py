@@ -52,8 +52,8 @@ class ArchiveCache:
     whose pages these are (``https://lists.openwall.net``); URLs of any other
     scheme/host/port are refused. ``readonly``: never write (``put`` is a no-op),
     e.g. for ``--offline --cache-dir ../shared/openwall-mirror``. ``fallbacks``:
-    more read-only roots, consulted after ``root`` (the shipped sample pages;
-    pages found there are samples, see :meth:`is_fallback`).
+    more read-only roots, consulted after ``root`` (the pages shipped in
+    ``archive_cache/``; see :meth:`is_fallback`).
     """
 
     def __init__(
@@ -136,7 +136,7 @@ class ArchiveCache:
         return None
 
     def is_fallback(self, path: Path) -> bool:
-        """True when ``path`` (from :meth:`locate`) lies in a fallback root (the shipped sample), not the main root."""
+        """True when ``path`` (from :meth:`locate`) lies in a fallback root (the shipped copy), not the main root."""
         here = os.path.abspath(path)
         for root in self.fallbacks:
             top = os.path.abspath(root)

@@ -76,9 +76,9 @@ class ArchivePage:
     """One page of the archive as fetched or read from the cache.
 
     ``url`` is absolute; ``body`` the raw bytes (decode with errors="replace");
-    ``from_cache`` tells whether a request was made. ``sample``: the page came
-    from a read-only sample fallback (the made-up pages shipped in
-    ``archive_cache/``), not from the archive or a cache of it.
+    ``from_cache`` tells whether a request was made. ``shipped``: the page came
+    from the read-only copy of real pages shipped in ``archive_cache/``, not
+    from the network or the user's cache.
     """
 
     url: str
@@ -87,7 +87,7 @@ class ArchivePage:
     from_cache: bool
     fetched_at: datetime | None = None
     content_type: str | None = None
-    sample: bool = False
+    shipped: bool = False
 
 
 class _TrackedHTTPConnection(urllib3.connection.HTTPConnection):

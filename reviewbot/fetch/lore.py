@@ -40,25 +40,26 @@ Layout of the cache (the URL paths, under ``~/.cache/reviewbot/archive/HOST``)::
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 from urllib.parse import quote, urlsplit
 
 from reviewbot.config import Settings, default_cache_root
 from reviewbot.errors import FetchError, HostUnreachable, ParseError, UsageError
-from reviewbot.models import Message, RawMessage
+from reviewbot.models import Address, Message, RawMessage
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +88,32 @@ ALL_INBOX = "all"
 #: before the range may still hold some of it.
 EPOCH_SLACK = timedelta(days=7)
 
+#: Bounds on what a public-inbox host may hand us (issue 24: a hostile or broken host). The manifest
+#: inflated: lore's per-inbox manifests are a few kilobytes; an 8 MB gzip bomb inflated to 8 GiB.
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+#: Epochs of one inbox: LKML has about 20 (each a gigabyte or so); a manifest listing 100,000 had a run
+#: clone them one a second for a day.
+MAX_EPOCHS = 500
+#: The largest epoch number taken (numbers count up from 0; LKML's newest is about 20).
+MAX_EPOCH_NUMBER = 99_999
+#: The largest message read from an epoch: vger takes mails of up to 10 MiB, blists cuts at 10 MiB. A
+#: larger one is passed and named in the run's ``passed`` (a 2 GB message was read whole: MemoryError).
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+#: Time for lore's network work in one run (clones, fetches, probes): the epochs not reached are named
+#: in the run's errors and the next run goes on from there. One git operation gets at most this too.
+RUN_SECONDS = 3 * 3600.0
+#: A git transfer slower than this many bytes a second over ``timeout`` seconds is given up (then
+#: retried like any transient failure): a host dripping a byte a second held a clone for 600 s.
+LOW_SPEED_BYTES = 1024
+#: Temporary clones (``.N.git-PID-*``) of runs that died are removed by the next run; ones made by the
+#: older naming (no PID) once they are this old.
+STALE_CLONE_SECONDS = 24 * 3600.0
+
 _INBOX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
-_EPOCH_KEY_RE = re.compile(r"^/(?P<inbox>[^/]+)/git/(?P<n>\d+)\.git$")
+_EPOCH_KEY_RE = re.compile(r"^/(?P<inbox>[^/]+)/git/(?P<n>\d{1,9})\.git$")
+_FINGERPRINT_RE = re.compile(r"^[0-9a-f]{40}$")
+_LAST_TIME = 253402300799  # 9999-12-31T23:59:59Z, the last second a datetime holds
+_TEMP_CLONE_RE = re.compile(r"^\.(?P<n>\d+)\.git-(?:(?P<pid>\d+)-)?")
 
 
 def inbox_for(list_name: str) -> str:
@@ -333,22 +358,30 @@ class AddressCompleter:
             return self._keep(message, False, "not archived on lore")
         from reviewbot.parse.mail import parse_rfc822
 
-        reasons = []
-        for data in found:
+        reasons: list[str] = []
+        agreeing: list[Message] = []
+        for data in found[:MAX_COPIES]:
             try:
                 real = parse_rfc822(data, raw_url(self.lookup.lore_url, inbox, mid))
             except ParseError as exc:
                 reasons.append(f"lore's copy cannot be parsed: {exc.message}")
                 continue
-            if real.message_id != mid:
-                reasons.append(f"lore's copy has Message-ID <{real.message_id}>")
+            why = _disagreement(message, real)
+            if why:
+                reasons.append(f"lore's copy {why}")
                 continue
-            if not _subject_matches(message.subject.raw, real.subject.raw):
-                reasons.append(f"lore's copy has another subject ({_norm_subject(real.subject.raw)[:60]!r})")
-                continue
-            if real.from_addr is None:
-                reasons.append("lore's copy has no From")
-                continue
+            agreeing.append(real)
+        if len(found) > MAX_COPIES:
+            reasons.append(f"lore holds {len(found)} copies; only the first {MAX_COPIES} were read")
+        kinds = {_address_key(real) for real in agreeing}
+        if len(kinds) > 1:
+            # two copies both fit what the archive shows but name other people: not certain which is real
+            return self._keep(
+                message, False, f"lore holds {len(agreeing)} copies that fit the archive with other addresses"
+            )
+        if agreeing:
+            real = agreeing[0]
+            assert real.from_addr is not None
             done = replace(
                 message,
                 from_addr=real.from_addr,
@@ -358,7 +391,14 @@ class AddressCompleter:
                 in_reply_to=real.in_reply_to or message.in_reply_to,
             )
             return self._keep(done, True)
-        return self._keep(message, False, "; ".join(reasons) or "no usable copy on lore")
+        return self._keep(message, False, "; ".join(dict.fromkeys(reasons)) or "no usable copy on lore")
+
+    def refused(self, message_id: str) -> str:
+        """Why lore's copy of ``message_id`` was not taken (empty when it was, or was not asked)."""
+        for r in reversed(self.results):
+            if r.message_id == message_id:
+                return "" if r.completed else r.reason
+        return ""
 
     def _keep(self, message: Message, completed: bool, reason: str = "") -> Message:
         self.results.append(Completion(message.message_id, completed, reason))
@@ -366,8 +406,11 @@ class AddressCompleter:
             log.info("<%s>: addresses not completed from lore: %s", message.message_id, reason)
         return message
 
-    def lines(self) -> list[str]:
-        """Human lines for the command's output: lookups made, and why some did not complete."""
+    def lines(self, incomplete: int | None = None) -> list[str]:
+        """Human lines for the command's output: lookups made, and why some did not complete.
+
+        ``incomplete``: how many drafts the run marked incomplete (the summary's count), so an
+        unreachable lore is said with the same number: drafts completed otherwise are not incomplete."""
         if not self.results:
             return []
         done = sum(1 for r in self.results if r.completed)
@@ -375,7 +418,17 @@ class AddressCompleter:
             f"lore ({self.lookup.lore_url}): real addresses for {done} of {len(self.results)} draft(s) "
             f"({self.lookup.requests} HTTP requests, {self.lookup.from_cache} raw message(s) from the cache)"
         ]
-        if self.unreachable:
+        if self.unreachable and incomplete == 0:
+            out.append(
+                f"lore could not be reached ({self.unreachable}); the other sources completed every address, "
+                "no draft is marked incomplete"
+            )
+        elif self.unreachable and incomplete is not None:
+            out.append(
+                f"lore could not be reached ({self.unreachable}): the {incomplete} draft(s) with incomplete "
+                "recipients name the addresses left out at their top"
+            )
+        elif self.unreachable:
             out.append(
                 f"lore could not be reached ({self.unreachable}): those drafts name the addresses left out, "
                 "marked incomplete"
@@ -387,6 +440,70 @@ class AddressCompleter:
 
     def close(self) -> None:
         self.lookup.close()
+
+
+#: Copies of one Message-ID read from a ``raw`` answer (public-inbox keeps each mail that came with it).
+MAX_COPIES = 20
+
+
+def _address_agrees(shown: Address | None, real: Address | None) -> bool:
+    """True when ``real`` is what the archive shows as ``shown``: the same mailbox (all the archive
+    shows of it: the local part, the domain's visible tail and its length) and, when the archive
+    shows a display name, the same name."""
+    from reviewbot.respond.draft import same_mailbox
+
+    if shown is None or not shown.email:
+        return True  # the archive shows nothing to compare
+    if real is None or not same_mailbox(shown, real):
+        return False
+    name = " ".join(shown.name.replace('"', " ").split()).casefold()
+    if not name or "@" in name:
+        return True
+    return " ".join(real.name.replace('"', " ").split()).casefold() == name
+
+
+def _list_agrees(shown: Sequence[Address], real: Sequence[Address]) -> str:
+    """Empty when every address of ``real`` is one the archive shows in ``shown`` and the other way
+    round; else which address does not agree."""
+    left = [a for a in real]
+    for addr in shown:
+        hit = next((i for i, r in enumerate(left) if _address_agrees(addr, r)), None)
+        if hit is None:
+            return f"has no address that fits {addr.email}"
+        del left[hit]
+    if left and shown:
+        return f"names {left[0].email}, which the archive does not show"
+    return ""
+
+
+def _disagreement(archived: Message, real: Message) -> str:
+    """Why lore's copy ``real`` is not the archived message (empty when it agrees with everything the
+    archive shows): Message-ID, subject, From, To and Cc, and a bounded number of recipients."""
+    if real.message_id != archived.message_id:
+        return f"has Message-ID <{real.message_id}>"
+    if not _subject_matches(archived.subject.raw, real.subject.raw):
+        return f"has another subject ({_norm_subject(real.subject.raw)[:60]!r})"
+    if real.from_addr is None or not real.from_addr.email:
+        return "has no From"
+    if not _address_agrees(archived.from_addr, real.from_addr):
+        shown = archived.from_addr.email if archived.from_addr else ""
+        return f"is from {real.from_addr.email}, which does not fit the archive's {shown}"
+    from reviewbot.respond.draft import MAX_DRAFT_RECIPIENTS
+
+    count = len(real.to) + len(real.cc)
+    if count > MAX_DRAFT_RECIPIENTS:  # a forged copy named 3,000
+        return f"names {count} recipients in To/Cc (a draft carries at most {MAX_DRAFT_RECIPIENTS})"
+    for header, shown_list, real_list in (("To", archived.to, real.to), ("Cc", archived.cc, real.cc)):
+        why = _list_agrees(shown_list, real_list)
+        if why:
+            return f"{header} {why}"
+    return ""
+
+
+def _address_key(message: Message) -> tuple[str, ...]:
+    """The mailboxes a copy names, to tell copies that differ in who gets the reply."""
+    addrs = [a for a in (message.from_addr, *message.to, *message.cc) if a is not None]
+    return tuple(sorted(a.email.lower() for a in addrs))
 
 
 def _needs_real_addresses(message: Message) -> bool:
@@ -463,7 +580,7 @@ _UNREACHABLE = (
 )
 _TRANSIENT = re.compile(
     r"error: (429|5\d\d)|rpc failed|early eof|the remote end hung up|"
-    r"operation timed out|transfer closed|gnutls|ssl",
+    r"operation timed out|operation too slow|transfer closed|gnutls|ssl",
     re.IGNORECASE,
 )
 _NOT_FOUND = re.compile(r"not found|error: 40[34]|repository .* does not exist", re.IGNORECASE)
@@ -500,6 +617,10 @@ class InboxMirror:
         self.git_operations = 0
         self.git_new_objects = 0
         self.unreachable: str | None = None
+        self.started = time.monotonic()
+        self.run_seconds = RUN_SECONDS
+        self.passed: list[tuple[str, str]] = []  # (message, why) of messages not read (too large)
+        self._cleaned = False
 
     # -- where things are
     def path(self, number: int) -> Path:
@@ -534,13 +655,15 @@ class InboxMirror:
         except HostUnreachable as exc:
             self.unreachable = exc.message
             raise
+        except BadManifest:
+            raise  # the host answered, with something no run should follow: the clones here are read
         except FetchError as exc:
             log.info("%s: no manifest (%s); probing the epochs", self.lore_url, exc.message)
             found = []
         if found:
             return found
         probed: list[Epoch] = []
-        for n in range(0, 1000):
+        for n in range(0, MAX_EPOCHS):
             try:
                 self._git_network(["ls-remote", "--heads", self.clone_url(n)], url=self.clone_url(n))
             except GitFailed as exc:
@@ -561,30 +684,58 @@ class InboxMirror:
             self._session = PoliteSession(self.settings)
         url = f"{self.lore_url}/{self.inbox}/manifest.js.gz"
         page = self._session.get(url)
-        body = page.body
         try:
-            if body[:2] == b"\x1f\x8b":
-                body = gzip.decompress(body)
-            manifest = json.loads(body.decode("utf-8"))
-        except (OSError, EOFError, ValueError) as exc:
-            raise FetchError(f"manifest cannot be read: {exc}", url=url) from exc
+            manifest = json.loads(_inflate(page.body, url).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise BadManifest(f"manifest cannot be read: {exc}", url=url) from exc
         out = []
+        passed: list[str] = []
         for key, info in manifest.items() if isinstance(manifest, dict) else ():
-            m = _EPOCH_KEY_RE.match(key)
-            if not m or m.group("inbox") != self.inbox or not isinstance(info, dict):
+            m = _EPOCH_KEY_RE.match(key) if isinstance(key, str) else None
+            if m is None or m.group("inbox") != self.inbox or not isinstance(info, dict):
+                if isinstance(key, str) and key.startswith(f"/{self.inbox}/git/"):
+                    passed.append(key[:80])
                 continue
-            modified = info.get("modified")
-            fingerprint = info.get("fingerprint")
             n = int(m.group("n"))
-            out.append(
-                Epoch(
-                    n,
-                    self.clone_url(n),
-                    int(modified) if isinstance(modified, (int, float)) else None,
-                    fingerprint if isinstance(fingerprint, str) else None,
-                )
+            if n > MAX_EPOCH_NUMBER:
+                passed.append(key[:80])
+                continue
+            out.append(Epoch(n, self.clone_url(n), _unix_time(info.get("modified")), _fingerprint(info)))
+            if len(out) > MAX_EPOCHS:
+                raise BadManifest(f"manifest lists more than {MAX_EPOCHS} epochs of {self.inbox}", url=url)
+        if passed:
+            log.warning(
+                "%s: %d epoch entries passed (not an epoch number up to %d): %s",
+                url,
+                len(passed),
+                MAX_EPOCH_NUMBER,
+                ", ".join(passed[:3]),
             )
         return sorted(out, key=lambda e: e.number)
+
+    def clean_temporary(self) -> list[Path]:
+        """Remove the temporary clones (``.N.git-PID-*``) of runs that died (killed during a first clone);
+        those of the older naming without a PID once :data:`STALE_CLONE_SECONDS` old. Returns what was removed."""
+        removed: list[Path] = []
+        try:
+            entries = list(self.root.iterdir()) if self.root.is_dir() else []
+        except OSError:
+            return removed
+        now = time.time()
+        for entry in entries:
+            m = _TEMP_CLONE_RE.match(entry.name)
+            if m is None or not entry.is_dir() or entry.is_symlink():
+                continue
+            pid = int(m.group("pid")) if m.group("pid") else None
+            try:
+                stale = (not _pid_alive(pid)) if pid is not None else now - entry.stat().st_mtime > STALE_CLONE_SECONDS
+            except OSError:
+                continue
+            if stale:
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry)
+                log.info("%s: temporary clone of a run that stopped, removed", entry)
+        return removed
 
     # -- clone / fetch
     def fingerprint(self, number: int) -> str | None:
@@ -604,15 +755,26 @@ class InboxMirror:
         never leaves half a repository. Raises HostUnreachable / GitFailed.
         """
         dest = self.path(epoch.number)
+        if not self._cleaned:  # once a run: what runs killed during a first clone left
+            self._cleaned = True
+            self.clean_temporary()
         before = self.fingerprint(epoch.number)
         if before is not None and epoch.fingerprint is not None and before == epoch.fingerprint:
             log.debug("%s: up to date (fingerprint %s)", epoch.url, before)
             return False
         if before is None:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{epoch.number}.git-"))
+            # the PID in the name tells the next run whether the clone's run is still alive
+            tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{epoch.number}.git-{os.getpid()}-"))
+
+            def empty_tmp() -> None:  # each attempt clones into an empty folder (a timed-out one left objects)
+                shutil.rmtree(tmp, ignore_errors=True)
+                tmp.mkdir(exist_ok=True)
+
             try:
-                self._git_network(["clone", "--mirror", "--quiet", epoch.url, str(tmp)], url=epoch.url)
+                self._git_network(
+                    ["clone", "--mirror", "--quiet", epoch.url, str(tmp)], url=epoch.url, prepare=empty_tmp
+                )
                 if dest.exists():
                     shutil.rmtree(dest)
                 os.replace(tmp, dest)
@@ -646,16 +808,28 @@ class InboxMirror:
                 f"git log failed: {done.stderr.decode(errors='replace').strip()}", url=str(self.path(number))
             )
         out = []
-        for line in done.stdout.decode().splitlines():
-            oid, at, ct = line.split()
-            out.append(Commit(oid, int(at), int(ct)))
+        for line in done.stdout.decode(errors="replace").splitlines():
+            parts = line.split()
+            times = [int(t) for t in parts[1:] if t.isdigit()]
+            if len(parts) != 3 or len(times) != 2 or not all(0 <= t <= _LAST_TIME for t in times):
+                # a date no message can have (year 3170843 was a ValueError): passed, named
+                what = f"{self.clone_url(number)}@{parts[0] if parts else '?'}"
+                self.passed.append((what, f"commit time out of range ({' '.join(parts[1:])[:40]})"))
+                continue
+            out.append(Commit(parts[0], times[0], times[1]))
         return out
 
     def read(self, number: int, commits: Iterable[Commit]) -> Iterator[tuple[Commit, bytes]]:
         """(commit, the message in its ``m``) for each commit; commits without ``m`` (purges) skipped."""
         with _CatFile(self.path(number)) as cat:
             for commit in commits:
-                data = cat.read(f"{commit.oid}:m")
+                try:
+                    data = cat.read(f"{commit.oid}:m")
+                except _TooLarge as exc:
+                    why = f"message of {exc.size} bytes, more than {MAX_MESSAGE_BYTES} (not read)"
+                    log.warning("%s epoch %d commit %s: %s", self.inbox, number, commit.oid, why)
+                    self.passed.append((f"{self.clone_url(number)}@{commit.oid}", why))
+                    continue
                 if data is not None:
                     yield commit, data
 
@@ -673,7 +847,7 @@ class InboxMirror:
             "-c",
             f"http.userAgent={self.settings.user_agent}",
             "-c",
-            "http.lowSpeedLimit=1",
+            f"http.lowSpeedLimit={LOW_SPEED_BYTES}",
             "-c",
             f"http.lowSpeedTime={max(1, int(self.settings.timeout))}",
         ]
@@ -681,20 +855,56 @@ class InboxMirror:
             cmd += ["--git-dir", str(git_dir)]
         cmd += list(args)
         try:
-            return subprocess.run(cmd, capture_output=True, env=self._env(), timeout=timeout, check=False)
+            # its own process group: on a timeout git's helpers (git-remote-http) are stopped with it
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env(),
+                start_new_session=True,
+            )
         except FileNotFoundError as exc:
             raise UsageError("git is not installed (needed to read lore's epochs)", subject="git") from exc
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except BaseException:  # a timeout, or the run interrupted: no git process outlives it
+            _kill_group(proc)
+            raise
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
-    def _git_network(self, args: Sequence[str], *, url: str, git_dir: Path | None = None) -> None:
-        """One git operation over the network: rate-limited, retried on failures that may pass."""
+    def time_left(self) -> float:
+        """Seconds left of the run's time for lore's network work (:data:`RUN_SECONDS`)."""
+        return self.run_seconds - (time.monotonic() - self.started)
+
+    def _git_network(
+        self,
+        args: Sequence[str],
+        *,
+        url: str,
+        git_dir: Path | None = None,
+        prepare: Callable[[], None] | None = None,
+    ) -> None:
+        """One git operation over the network: rate-limited, retried on failures that may pass, within
+        the run's time (``prepare`` is called before each attempt)."""
         retries = max(0, int(self.settings.retries))
         for attempt in range(1, retries + 2):
+            left = self.time_left()
+            if left <= 0:
+                raise GitFailed(
+                    f"git {args[0]}: not tried, the run's {self.run_seconds:.0f}s for lore are used up "
+                    "(the next run goes on)",
+                    url=url,
+                    attempts=attempt - 1,
+                )
             self.limiter.wait()
             self.git_operations += 1
             log.info("git %s %s", args[0], url)
+            if prepare is not None:
+                prepare()
             timed_out = False
             try:
-                done = self._git(args, git_dir=git_dir, timeout=max(60.0, self.settings.timeout * 20))
+                done = self._git(args, git_dir=git_dir, timeout=min(max(60.0, self.settings.timeout * 20), left))
             except subprocess.TimeoutExpired:
                 timed_out = True
                 err = "timed out"
@@ -710,7 +920,7 @@ class InboxMirror:
                 raise GitFailed(f"git {args[0]}: not found", url=url, attempts=attempt, not_found=True)
             if attempt > retries or not (_TRANSIENT.search(err) or timed_out):
                 raise GitFailed(f"git {args[0]} failed after {attempt} attempt(s): {err}", url=url, attempts=attempt)
-            pause = min(self.settings.backoff * (2 ** (attempt - 1)), 120.0)
+            pause = max(0.0, min(self.settings.backoff * (2 ** (attempt - 1)), 120.0, self.time_left()))
             log.warning("git %s %s: %s; retrying in %.0fs", args[0], url, err, pause)
             time.sleep(pause)
 
@@ -719,16 +929,99 @@ class InboxMirror:
             self._session.close()
 
 
+class _TooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class BadManifest(FetchError):
+    """The host's manifest is one no run should follow (too large inflated, too many epochs, unreadable)."""
+
+
+def _inflate(body: bytes, url: str) -> bytes:
+    """``body`` gunzipped when it is gzip, never past :data:`MAX_MANIFEST_BYTES` (a gzip bomb stops there)."""
+    if body[:2] != b"\x1f\x8b":
+        if len(body) > MAX_MANIFEST_BYTES:
+            raise BadManifest(f"manifest larger than {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not read", url=url)
+        return body
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(body, MAX_MANIFEST_BYTES + 1)
+    except zlib.error as exc:
+        raise BadManifest(f"manifest cannot be read: {exc}", url=url) from exc
+    if len(out) > MAX_MANIFEST_BYTES:
+        raise BadManifest(f"manifest inflates past {MAX_MANIFEST_BYTES // (1024 * 1024)} MiB; not read", url=url)
+    return out
+
+
+def _unix_time(value: object) -> int | None:
+    """A manifest's ``modified``: a unix time in a sane range, else None (treated as unknown)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not (0 <= value < 2**40):  # also NaN and infinities (json reads "Infinity")
+        return None
+    return int(value)
+
+
+def _fingerprint(info: dict[str, Any]) -> str | None:
+    value = info.get("fingerprint")
+    return value if isinstance(value, str) and _FINGERPRINT_RE.match(value) else None
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, someone else's
+        return True
+    return True
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop ``proc`` and every process of its group (it was started in a session of its own), and reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        proc.kill()
+    except OSError:
+        pass
+    try:
+        proc.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        pass
+
+
 class _CatFile:
     """One ``git cat-file --batch`` process: objects read one at a time over its pipes."""
 
     def __init__(self, git_dir: Path) -> None:
-        self.proc = subprocess.Popen(
-            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        self.git_dir = git_dir
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            ["git", "--git-dir", str(self.git_dir), "cat-file", "--batch"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+
+    def restart(self) -> None:
+        """A new process in place of this one (whose answer is not to be read)."""
+        self.proc.kill()
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.proc = self._start()
 
     def read(self, spec: str) -> bytes | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -739,7 +1032,13 @@ class _CatFile:
             raise FetchError("git cat-file stopped", url=spec)
         if header.rstrip().endswith(b" missing"):
             return None
-        size = int(header.split()[-1])
+        try:
+            size = int(header.split()[-1])
+        except (ValueError, IndexError) as exc:
+            raise FetchError(f"git cat-file: unreadable answer {header[:80]!r}", url=spec) from exc
+        if size > MAX_MESSAGE_BYTES:
+            self.restart()  # not read: the object is dropped with the process that holds it
+            raise _TooLarge(size)
         data = self.proc.stdout.read(size)
         self.proc.stdout.read(1)  # the LF after each object
         if len(data) != size:

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from reviewbot.config import Settings
 from reviewbot.errors import UsageError
-from reviewbot.fetch.lore import Epoch, InboxMirror
+from reviewbot.fetch.lore import RUN_SECONDS, Epoch, InboxMirror
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,12 @@ class LocalInbox(InboxMirror):
         self.git_operations = 0
         self.git_new_objects = 0
         self.unreachable = None
+        # the reading's bounds as for a host (InboxMirror): a message too large is passed and named, git's
+        # time is budgeted; nothing is cloned here, so no temporary clones are ever cleaned in the copy
+        self.started = time.monotonic()
+        self.run_seconds = RUN_SECONDS
+        self.passed: list[tuple[str, str]] = []
+        self._cleaned = True
         self._paths = find_epochs(self.root, inbox)
         if not self._paths:
             raise UsageError(

@@ -17,7 +17,7 @@ import logging
 import re
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import urlsplit
 
@@ -71,7 +71,7 @@ def _is_patch_attachment(att: Any) -> bool:
 
 
 def open_archive(settings: Settings, *, offline: bool = False, clock: Clock | None = None) -> Any:
-    """The Archive for ``settings``: the network and its host's cache (never the made-up sample)."""
+    """The Archive for ``settings``: the network and its host's cache (the shipped copy behind the default one)."""
     from reviewbot.fetch.archive import Archive
 
     return Archive(settings, offline=offline, clock=clock)
@@ -84,7 +84,7 @@ class ArchiveWalk:
     failed pages; ``known``: archive URL -> Message-ID of the messages already stored (the scan adds
     to it; those pages are neither fetched nor fetched ahead). Counters: ``fetched`` (network),
     ``from_cache``, ``recovered`` (pages of an earlier failed run read now), ``errors`` (URL -> why),
-    ``sample_urls`` (pages read from the made-up sample: the demo's).
+    ``shipped_urls`` (pages read from the copy shipped in ``archive_cache/``).
     """
 
     def __init__(
@@ -112,12 +112,14 @@ class ArchiveWalk:
         self.known = known
         self.clock = clock
         self.base = settings.base_url.rstrip("/")
-        self.sample_urls: set[str] = set()  # pages of this run read from the made-up sample (the demo's)
+        self.shipped_urls: set[str] = set()  # pages of this run read from the copy shipped in archive_cache/
         self.errors: dict[str, str] = {}
         self.fetched = 0
         self.from_cache = 0
         self.recovered = 0
         self.failed_before = {r.url for r in fetch_log.failed_pages(self.list_name)}
+        # the last day of the range whose pages were read (see day_plan); the cursor never passes it
+        self.read_through: date | None = None
 
     # ------------------------------------------------------------------ fetching
     def get(self, url: str, kind: str, ahead: Future | None = None, *, empty_ok: bool = False) -> bytes | None:
@@ -142,13 +144,14 @@ class ArchiveWalk:
             self.from_cache += 1
         else:
             self.fetched += 1
-        if getattr(page, "sample", False):
-            self.sample_urls.add(url)
+        if getattr(page, "shipped", False):
+            self.shipped_urls.add(url)
         return page.body
 
     def fail(self, url: str, kind: str, error: str, attempts: int = 1) -> None:
-        # once the host is known to be down, every missing page says the same: keep the log short
-        level = logging.INFO if getattr(self.archive, "unreachable", None) is not None else logging.WARNING
+        # once the host is known to be down (or offline), every missing page says the same: keep the log
+        # short (the summary counts them in one line)
+        level = logging.INFO if not getattr(self.archive, "network", True) else logging.WARNING
         log.log(level, "%s: %s", url, error)
         self.errors[url] = error
         self.fetch_log.page_failed(
@@ -173,7 +176,7 @@ class ArchiveWalk:
         """``url`` (read from the stored page ``page_url``) as a message URL of this scan's base, or None.
 
         A link stored from a page of another base (the live site, a mirror, the
-        sample) that stays on that page's own host is the same message at the
+        shipped copy) that stays on that page's own host is the same message at the
         same path here: it is rebased (what this base's copy of the page links
         to). A link that left its page's host (a crafted page) or the archive
         scheme is not used. Either way only a debug line, never a warning.
@@ -203,20 +206,40 @@ class ArchiveWalk:
 
     # ------------------------------------------------------------------ walking
     def day_plan(self) -> list[tuple[date, int | None]]:
-        """Days with mail in the range and their message counts (None: unknown, read the day page)."""
+        """Days with mail in the range and their message counts (None: unknown, read the day page).
+
+        Sets :attr:`read_through`, how far the year pages say what the range holds: a year page read
+        while the host is used (fetched now, or a copy the cache knows was fetched after the year ended)
+        answers for every day of its year in the range; one read without the host (``--offline``, the host
+        down: a copy of the archive, perhaps made months ago) only up to the last day it lists. A day
+        after that may have mail the copy never saw: the cursor must not pass it.
+        """
         plan: list[tuple[date, int | None]] = []
+        through: date | None = self.since - timedelta(days=1)  # None once a year page failed
         for year in range(self.since.year, self.until.year + 1):
             url = self.ow.year_url(self.base, self.list_name, year)
             body = self.get(url, "year", empty_ok=True)
-            if not body:  # failed, or a year without mail (cron --since before the archive's first year)
+            if body is None:  # failed and recorded
+                through = None
                 continue
-            try:
-                counts = self.ow.day_counts_from_year_page(body, year)
-            except ParseError as exc:
-                self.fail(url, "year", exc.message)
-                continue
-            self.ok(url)
+            counts: dict[date, int | None] = {}
+            if body:  # b"": blists' answer for a year without mail (cron --since before the archive's first year)
+                try:
+                    counts = dict(self.ow.day_counts_from_year_page(body, year))
+                except ParseError as exc:
+                    self.fail(url, "year", exc.message)
+                    through = None
+                    continue
+                self.ok(url)
             plan.extend((d, n) for d, n in sorted(counts.items()) if self.since <= d <= self.until)
+            first, last = max(date(year, 1, 1), self.since), min(date(year, 12, 31), self.until)
+            if through is None or through < first - timedelta(days=1):
+                continue  # a day before this year is not known: nothing after it is either
+            if getattr(self.archive, "network", True) and url not in self.shipped_urls:
+                through = last
+            else:
+                through = max((d for d in counts if first <= d <= last), default=through)
+        self.read_through = through
         return plan
 
     def refs_for_day(self, day: date, count: int | None) -> list[str]:
@@ -322,20 +345,3 @@ class ArchiveWalk:
                 yield entry
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
-
-    def failed_in_sample(self) -> int:
-        """Failed pages the made-up sample holds, when the network was not used (offline or host down)."""
-        from reviewbot.fetch.archive import sample_root
-        from reviewbot.fetch.cache import ArchiveCache
-
-        root = sample_root(self.settings)
-        if root is None or not self.errors or getattr(self.archive, "network", True):
-            return 0
-        sample = ArchiveCache(root, base_url=self.base, readonly=True)
-        held = 0
-        for url in self.errors:
-            try:
-                held += sample.locate(url) is not None
-            except ValueError:  # not an archive URL (BadArchiveURL)
-                continue
-        return held

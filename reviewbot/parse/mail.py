@@ -63,6 +63,7 @@ FLOWED_NOTE = (
 )
 
 _MSGID = lazyre.compile(r"<([^<>\s]+)>")
+_ID_END = lazyre.compile(r">(?=$|[\s<(,])")
 _MSGID_LOOSE = lazyre.compile(r"<([^<>]*[^<>\s][^<>]*)>")  # spaces inside: kept (collapsed) so two such ids stay apart
 _COMMENT = lazyre.compile(r"\([^()]*\)")
 _FOLD = lazyre.compile(r"\r?\n(?=[ \t])")
@@ -491,6 +492,9 @@ def normalize_msgid(value: str) -> str:
     value = _unfold(value).strip()
     if not value:
         return ""
+    if '"' in value:  # an id holding a quote may hold a '>' too: read it as msgid_list does
+        ids = msgid_list(value)
+        return ids[0] if ids else value.strip("<>").strip()
     m = _MSGID.search(value) or _MSGID_LOOSE.search(value)
     if m is not None:
         return " ".join(m.group(1).split())
@@ -527,6 +531,8 @@ def msgid_list(value: str) -> tuple[str, ...]:
     # what _MSGID_LOOSE.findall gives, read by pieces instead of character by character (References
     # lists run long): a "<" opens an id that ends at the next ">", unless another "<" comes first, and
     # that holds more than blanks; blanks inside are collapsed
+    if '"' in stripped:
+        return tuple(dict.fromkeys(_ids_with_quotes(stripped)))
     ids = []
     for piece in stripped.split("<")[1:]:
         close = piece.find(">")
@@ -535,6 +541,39 @@ def msgid_list(value: str) -> tuple[str, ...]:
             if words:
                 ids.append(" ".join(words))
     return tuple(dict.fromkeys(ids))  # each once, in order
+
+
+def _ids_with_quotes(value: str) -> list[str]:
+    """The msg-ids of a header value in which an id holds a quote (``<a"b>c@host>``, a quoted
+    local part may hold ``>``). An id opens at ``<``; it closes at the next ``>`` unless what lies
+    before that ``>`` holds a ``"``: then at the first ``>`` that ends a word (followed by the end,
+    a blank, ``<``, ``(`` or ``,``), so the id is kept whole. Linear in the value's length."""
+    import bisect
+
+    ends = [m.start() for m in _ID_END.finditer(value)]  # each '>' that ends a word
+    out: list[str] = []
+    at = 0
+    while True:
+        start = value.find("<", at)
+        if start < 0:
+            break
+        close = value.find(">", start + 1)
+        if close < 0:
+            break
+        nxt = value.find("<", start + 1)
+        if 0 <= nxt < close:  # '<' again before any '>': the id opens there
+            at = nxt
+            continue
+        if '"' in value[start + 1 : close]:
+            k = bisect.bisect_left(ends, close)
+            after = value.find("<", close)
+            if k < len(ends) and (after < 0 or ends[k] < after):
+                close = ends[k]
+        words = value[start + 1 : close].split()
+        if words:
+            out.append(" ".join(words))
+        at = close + 1
+    return out
 
 
 def parse_addresses(value: str) -> list[Address]:

@@ -40,6 +40,7 @@ from reviewbot.errors import UsageError
 from reviewbot.models import Address, Draft, Finding, FindingState, Message, Patch
 from reviewbot.parse.threads import about_patch, norm_title
 from reviewbot.respond.quote import claim_quote, quote_finding, subject_quote
+from reviewbot import textsafe
 
 log = logging.getLogger(__name__)
 
@@ -348,6 +349,13 @@ class RecipientResult:
     complete: bool
     unresolved: tuple[str, ...] = ()
     missing: tuple[Address, ...] = ()
+    dropped: int = 0  # recipients past MAX_DRAFT_RECIPIENTS, left out
+
+
+#: At most this many addresses in a draft's To and Cc (the largest Cc list of the corpus names 191):
+#: more are left out and the draft is marked incomplete, so a message naming thousands never becomes
+#: a reply to all of them.
+MAX_DRAFT_RECIPIENTS = 300
 
 
 def same_mailbox(a: Address | None, b: Address | None) -> bool:
@@ -452,16 +460,26 @@ def resolve_recipients(
             lists[0] if lists else Address("", list_address)
         )
         to, cc = [first], [a for a in cc if a != first]
-    return RecipientResult(tuple(to), tuple(cc), not unresolved, tuple(unresolved), tuple(missing))
+    dropped = 0
+    if len(to) + len(cc) > MAX_DRAFT_RECIPIENTS:  # the lists stay (the reply belongs on them), then the first people
+        before = len(cc)
+        room = max(0, MAX_DRAFT_RECIPIENTS - len(to) - sum(1 for a in cc if is_list_address(a)))
+        people = {id(a) for a in [a for a in cc if not is_list_address(a)][:room]}
+        cc = [a for a in cc if is_list_address(a) or id(a) in people][: max(0, MAX_DRAFT_RECIPIENTS - len(to))]
+        dropped = before - len(cc)
+    return RecipientResult(
+        tuple(to), tuple(cc), not unresolved and not dropped, tuple(unresolved), tuple(missing), dropped
+    )
 
 
 #: First words of the note on top of a draft whose recipients are incomplete (tools look for it).
 MISSING_NOTE = "[Before sending:"
 
 
-def missing_note(rcpt: RecipientResult) -> str:
+def missing_note(rcpt: RecipientResult, lore_said: str = "") -> str:
     """The note on top of an incomplete draft, naming who is left out and why, to be deleted by hand
-    before sending; empty when the recipients are complete."""
+    before sending; empty when the recipients are complete. ``lore_said``: why lore's copy of the
+    message was not taken (it disagreed with the archive), told too."""
     if rcpt.complete:
         return ""
     hidden, bare = [], []
@@ -488,8 +506,15 @@ def missing_note(rcpt: RecipientResult) -> str:
         )
     for name in bare:
         said.append(f'the patch\'s author "{name}" has no e-mail address, so is not in To.')
-    if not hidden and not bare:
+    if not hidden and not bare and not rcpt.dropped:
         said.append("the patch has no From, so its author is not in To.")
+    if rcpt.dropped:
+        said.append(
+            f"the patch names {rcpt.dropped} more recipients than a draft carries ({MAX_DRAFT_RECIPIENTS}): "
+            "they are left out."
+        )
+    if lore_said:
+        said.append(f"lore's copy of the patch was not used for the addresses: {lore_said}.")
     what = "the addresses" if len(hidden) + len(bare) > 1 else "the address"
     return wrap_paragraphs(f"{MISSING_NOTE} {' '.join(said)} Add {what} by hand, then delete this note.]")
 
@@ -1014,7 +1039,21 @@ _APPLIED_LINE = re.compile(
     r"(?:\s+(?:to|into)\s+\S.*|\s*(?:[,.!]+\s*)?(?:thanks?(?:\s+you)?\b.*|thx\b.*)?)$",
     re.IGNORECASE,
 )
-_THANKS_APPLIED_LINE = re.compile(r"^\s*thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b.*$", re.IGNORECASE)
+_THANKS_APPLIED_LINE = re.compile(
+    # "Thanks, applied." / "Applied, let's see if it passes smoke tests" (a sentence opening with "Applied,")
+    r"^\s*(?:thanks?(?:\s+you)?(?:\s*[,!.])?\s+applied\b|applied\s*[,;:]\s+\w).*$",
+    re.IGNORECASE,
+)
+# A bot's or a maintainer's report of what went in: "This patch was applied to netdev/net-next.git (master)",
+# "This series was applied to ...", "Patches 1, 2 and 4-8, applied to powerpc next, thanks." (the numbers
+# are read by _numbers_named).
+_REPORTED_APPLIED_LINE = re.compile(
+    r"^\s*(?:(?:this|the)\s+(?:patch|series|patchset)\s+(?:was|has\s+been)\s+applied\s+to\s+\S"
+    r"|patch(?:es)?\s+[\d\s,#&-]+(?:and\s+[\d\s#-]+)?,?\s*applied\b)",
+    re.IGNORECASE,
+)
+#: Words in an applied line that make it about the whole series, wherever in the series it was sent.
+_WHOLE_SERIES_RE = re.compile(r"\b(?:series|patchset|all\s+(?:of\s+them|patches)|whole\s+thing)\b", re.IGNORECASE)
 # "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
 # comma or a full stop (not "... before it got applied", not "applied on top of x and tested")
 _LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*\s*$", re.IGNORECASE)
@@ -1050,20 +1089,63 @@ def applied_in_thread(
             continue
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
-        if not about_patch(msg, patch):
+        about = about_patch(msg, patch)
+        if not about and not _in_same_series(msg, patch, thread):
             continue
         lines = _own_text(msg).split("\n")
-        if not any(
-            (_APPLIED_LINE.match(line) or _THANKS_APPLIED_LINE.match(line) or _LAST_CLAUSE_APPLIED_LINE.match(line))
+        said = [
+            line
+            for line in _sentences(lines)
+            if (
+                _APPLIED_LINE.match(line)
+                or _THANKS_APPLIED_LINE.match(line)
+                or _LAST_CLAUSE_APPLIED_LINE.match(line)
+                or _REPORTED_APPLIED_LINE.match(line)
+            )
             and not _TESTER_WORDS.search(line)
-            for line in lines
-        ):
+        ]
+        if not said:
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
-        if listed and title and not any(item == title or item.endswith(title) for item in listed):
-            continue  # b4 ty listing other patches of the series
-        return msg.message_id
+        if listed and title:
+            if not any(item == title or item.endswith(title) for item in listed):
+                continue  # b4 ty listing other patches of the series
+            return msg.message_id
+        named = set().union(*(_numbers_named(line.lower()) for line in said))
+        if named:
+            if (patch.subject.index or 1) in named:
+                return msg.message_id  # "Patches 1, 2 and 4-8 applied": this one among them
+            continue
+        if about or any(_WHOLE_SERIES_RE.search(line) for line in said):
+            # on this patch (or its cover letter); or "Series applied to powerpc next" under another patch
+            return msg.message_id
     return None
+
+
+def _sentences(lines: Sequence[str]) -> list[str]:
+    """Each line, then each later sentence of it on its own: "OK, I can live with that.  Applied, let's see
+    if it passes smoke tests" holds its applied sentence after another one."""
+    out = list(lines)
+    for line in lines:
+        out += re.split(r"(?<=[.!?])\s+", line.strip())[1:]
+    return out
+
+
+def _in_same_series(msg: Message, patch: Patch, thread: Sequence[Message]) -> bool:
+    """Is ``msg`` a reply within ``patch``'s series (under the cover letter or another patch of it)?
+
+    A maintainer often answers the first patch with "Series applied to ..., thanks", and a patchwork
+    reply names only that patch in its References: the series is the patch's thread root (first Reference,
+    else In-Reply-To) and the messages sent in reply to it; ``msg`` answers one of them."""
+    if patch.subject.index is None:
+        return False
+    root = patch.message.references[0] if patch.message.references else patch.message.in_reply_to
+    if not root:
+        return False
+    if root == msg.in_reply_to or root in msg.references:
+        return True
+    siblings = {m.message_id for m in thread if m.in_reply_to == root and m.subject.is_patch}
+    return msg.in_reply_to in siblings
 
 
 #: Plain words a maintainer (or a stable maintainer's bot) uses for "it is in my tree", beside
@@ -1109,6 +1191,12 @@ AUTHOR_APPLIED_WORDS = (
     "applied patches",
     "applied the series to",
     "applied this series to",
+)
+#: The author, maintaining the tree, saying in a sentence that the patch or series went into a named tree or
+#: branch: "I've applied this to the dma-mapping for-next tree now." (not "I applied it on top of v6.8").
+_AUTHOR_TREE_APPLIED_RE = re.compile(
+    r"\b(?:i've|i have|i)\s+(?:now\s+)?(?:applied|queued|pushed|merged)\s+(?:this|it|them|these|the\s+series|the\s+patch(?:es)?)"
+    r"\s+(?:to|into|in)\s+(?:the\s+|my\s+)?[\w./-]*(?:\s+[\w./-]+)?\s*(?:tree|branch|for-next|-next\b)"
 )
 #: Words of a maintainer or reviewer turning the patch down: matched lower-cased, as whole words,
 #: in an own line of a reply about the patch by someone other than its author. A review point on a
@@ -1207,11 +1295,20 @@ _RANGE_RE = re.compile(r"\bpatch(?:es)?\s*#?(\d+)\s*(?:-|to|through|until)\s*#?(
 _ORDINAL_RE = re.compile(r"\b(" + "|".join(_ORDINALS) + r")\b")
 
 
+# A list of patch numbers after "patches": "Patches 1, 2 and 4-8", "patches #3, #5 & 7-9".
+_LIST_RE = re.compile(r"\bpatch(?:es)?\s+(#?\d+(?:\s*(?:-|,|and|&)\s*#?\d+)+)")
+
+
 def _numbers_named(line: str) -> set[int]:
     """Patch numbers ``line`` names (empty when it names none); a range names every number in it."""
     out = {int(n) for m in _NUMBER_RE.finditer(line) for n in m.groups() if n}
-    for m in _RANGE_RE.finditer(line):
-        lo, hi = int(m.group(1)), int(m.group(2))
+    ranges = [(int(m.group(1)), int(m.group(2))) for m in _RANGE_RE.finditer(line)]
+    for m in _LIST_RE.finditer(line):  # "patches 1, 2 and 4-8": every number and range of the list
+        for part in re.split(r"\s*(?:,|and|&)\s*", m.group(1)):
+            lo, _, hi = part.replace("#", "").partition("-")
+            if lo.strip().isdigit():
+                ranges.append((int(lo), int(hi) if hi.strip().isdigit() else int(lo)))
+    for lo, hi in ranges:
         if lo <= hi <= lo + 100:  # "patches 1-5"; not a date or a version
             out |= set(range(lo, hi + 1))
     if "patch" in line:
@@ -1271,6 +1368,9 @@ def said_in_thread(
             low = " ".join(line.lower().replace("\u2019", "'").split())
             for words, state, whole in lists:
                 phrase = _says(low, words, whole_words=whole)
+                if phrase is None and by_author and state == "applied":
+                    m = _AUTHOR_TREE_APPLIED_RE.search(low)
+                    phrase = m.group(0) if m and not _NEGATIONS.search(low[: m.start()][-40:]) else None
                 if phrase is None:
                     continue
                 if state == "moot" and re.match(r"[^.!?]*\?", low[low.find(phrase) :]):
@@ -1462,13 +1562,21 @@ def build_draft(
         known.extend(parse_maintainers(Path(maintainers)))
     elif maintainers:
         known.extend(maintainers)
-    message = real_headers(patch.message) if real_headers is not None else patch.message
+    message = patch.message
+    if real_headers is not None:
+        # lore's copy is compared with what the archive shows of the header From (the sender), not
+        # with an in-body author's
+        shown = replace(message, from_addr=sender) if sender is not None else message
+        completed = real_headers(shown)
+        message = completed if completed is not shown else message
     if message is not patch.message and message.from_addr is not None:
         # lore's real headers: their From is the sender; an in-body From: (another author) stays the author
         sender = message.from_addr
         if patch.message.from_addr is not None and not same_mailbox(patch.message.from_addr, sender):
             message = replace(message, from_addr=patch.message.from_addr)
     rcpt = resolve_recipients(message, identity=identity, list_address=list_address, known=known, sender=sender)
+    refused = getattr(real_headers, "refused", None)
+    lore_said = refused(message.message_id) if callable(refused) and message is patch.message else ""
     now = (clock or (lambda: datetime.now(timezone.utc)))()
     domain = identity.email.rpartition("@")[2]
     fingerprints = tuple(dict.fromkeys(f.fingerprint for f in findings if f.fingerprint))
@@ -1485,7 +1593,10 @@ def build_draft(
         from_addr=identity,
         to=rcpt.to,
         cc=rcpt.cc,
-        body=_with_note(missing_note(rcpt), build_body(patch, findings, rules, identity, intro)),
+        # the patch's text quoted here (subject, diff lines, names) must carry no ESC or BEL to a mail reader
+        body=textsafe.shown(
+            _with_note(missing_note(rcpt, lore_said), build_body(patch, findings, rules, identity, intro)), keep="\n\t"
+        ),
         fingerprints=fingerprints,
         recipients_complete=rcpt.complete,
         message_id=msgid,

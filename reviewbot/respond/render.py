@@ -80,9 +80,16 @@ def msgid_problem(msgid: str) -> str | None:
                 else ("a control character" if ord(ch) < 32 or ord(ch) == 127 else "a non-ASCII character")
             )
             return f"Message-ID holds {what} (U+{ord(ch):04X})"
-        if ch in "<>":
+        if ch in "<>" and not _reads_back_whole(msgid):
             return "Message-ID holds an angle bracket"
     return None
+
+
+def _reads_back_whole(msgid: str) -> bool:
+    """True when ``<msgid>`` in a header is read back as ``msgid`` (a quoted id may hold ``>``)."""
+    from reviewbot.parse.mail import msgid_list
+
+    return msgid_list(f"<{msgid}>") == (msgid,)
 
 
 MAX_NAME_CHARS = 200  # a display name longer than this is cut (one address must fit a header line)
@@ -364,6 +371,20 @@ def _maildir_find(box: mailbox.Maildir, msgid: str) -> str | None:
         if m and m.group(1).decode("ascii", "replace") == msgid:
             return key
     return None
+
+
+def remove_from_maildir(maildir: Path, message_id: str) -> bool:
+    """Take the draft with Message-ID ``message_id`` out of the Maildir folder ``maildir`` (a dismissed
+    point must not stay among the drafts a mail client offers to send); False when it is not there."""
+    maildir = Path(maildir).expanduser()
+    if not (maildir / "cur").is_dir():
+        return False
+    box = mailbox.Maildir(str(maildir), create=False)
+    key = _maildir_find(box, message_id)
+    if key is None:
+        return False
+    box.discard(key)
+    return True
 
 
 class OutputError(UsageError):

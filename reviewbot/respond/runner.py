@@ -70,8 +70,35 @@ SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
 SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
+SKIP_SENT = "sent"  # a drafted point whose reviewer's own reply to the patch is now in the thread: it went out
 
-__all__ = ["SKIP_APPLIED", "SKIP_UNUSABLE_ID", "DraftRunSummary", "WrittenDraft", "draft_pending", "thread_of"]
+#: Every state a draft run records for a finding it writes no draft for (``reviewbot findings --state``)
+SKIP_STATES = (
+    SKIP_APPLIED,
+    SKIP_SUPERSEDED,
+    SKIP_EARLIER,
+    SKIP_WITHDRAWN,
+    SKIP_REJECTED,
+    SKIP_UNSURE,
+    SKIP_MOOT,
+    SKIP_REVIEWED,
+    SKIP_STABLE,
+    SKIP_REPOSTED,
+    SKIP_UNUSABLE_ID,
+    SKIP_NOT_ASKED,
+    SKIP_REPEATED,
+    SKIP_SENT,
+)
+
+__all__ = [
+    "SKIP_APPLIED",
+    "SKIP_STATES",
+    "SKIP_UNUSABLE_ID",
+    "DraftRunSummary",
+    "WrittenDraft",
+    "draft_pending",
+    "thread_of",
+]
 
 
 @dataclass(frozen=True)
@@ -83,6 +110,27 @@ class WrittenDraft:
     maildir_key: str | None
     patch_message_id: str
     subject: str
+    points: tuple[str, ...] = ()  # each point the draft makes, as point_label() names it
+
+
+def point_label(finding: Finding) -> str:
+    """A finding's point in a few words for a report line: ``RB102 smp_wmb() in foo()``, ``RB101 struct
+    foo``, ``RB201 "speeds up"`` (the claim quoted), else the rule and the place."""
+    import re
+
+    what = ""
+    if finding.quote:
+        what = f'"{" ".join(finding.quote.split())[:60]}"'
+    elif "@" in finding.symbol:
+        name, _, where = finding.symbol.partition("@")
+        call = f"{name}()" if finding.message.startswith(f"{name}()") else name  # as the finding writes it
+        functions = re.findall(r"(\w+)\s*\(", where)
+        what = f"{call} in {functions[0]}()" if functions else call
+    elif finding.symbol and " " in finding.symbol:  # a named thing, "struct foo"
+        what = finding.symbol
+    if not what:
+        what = f"{finding.path}:{finding.line}" if finding.path else "commit message"
+    return f"{finding.rule_id} {what}"
 
 
 @dataclass
@@ -121,6 +169,7 @@ class DraftRunSummary:
     unusable: int = 0
     not_asked: int = 0  # the rule says a maintainer would not ask this point (or it is asked on a sibling patch)
     before: int = 0
+    sent: int = 0  # drafted findings of earlier runs marked sent now: the reviewer's reply is in the thread
     errors: list[str] = field(default_factory=list)
     previews: list[bytes] = field(default_factory=list)
     #: --dry-run: what a real run would decide for each finding, in order: (finding, state, reason), the
@@ -266,6 +315,42 @@ def handled_before(store: Any, list_name: str | None, since: date | None) -> int
     return int(store.handled_finding_count(list_name, since))
 
 
+def from_reviewer(addr: Address | None, identity: Address) -> bool:
+    """``addr`` is the reviewer ``identity``: the same address, or the archive's hidden form of it
+    (``zoe@...mple.com`` for zoe@example.com: the same local part, the shown end of the domain)."""
+    if addr is None or not addr.email or not identity.email:
+        return False
+    email, mine = addr.email.lower(), identity.email.lower()
+    if email == mine:
+        return True
+    local, sep, shown_tail = email.partition("@...")
+    my_local, _, my_domain = mine.partition("@")
+    return bool(sep) and local == my_local and bool(shown_tail) and my_domain.endswith(shown_tail)
+
+
+def mark_sent(store: Any, identity: Address, list_name: str | None = None) -> int:
+    """Close the loop after sending: a draft whose patch now has a reply from the reviewer (``identity``,
+    In-Reply-To the patch) went out, so its findings are marked ``sent`` instead of staying open (reviewbot
+    never sends and cannot know otherwise). Dismissed ones stay dismissed. Returns how many were marked."""
+    marked = 0
+    for draft in store.all_drafts():
+        if list_name and draft.list_name and draft.list_name != list_name:
+            continue
+        reply = next((m for m in store.replies_to(draft.in_reply_to) if from_reviewer(m.from_addr, identity)), None)
+        if reply is None:
+            continue
+        for fingerprint in draft.fingerprints:
+            finding = store.finding(fingerprint)
+            skip = store.skip_for(fingerprint)
+            if finding is None or finding.state is FindingState.DISMISSED or (skip and skip.state == SKIP_SENT):
+                continue
+            store.record_skip(
+                finding, SKIP_SENT, f"sent: your reply <{reply.message_id}> to the patch is in the thread"
+            )
+            marked += 1
+    return marked
+
+
 def draft_pending(
     store: Any,
     *,
@@ -284,6 +369,7 @@ def draft_pending(
     only: str | None = None,
     rule_ids: Sequence[str] = (),
     dry_run: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
@@ -298,13 +384,16 @@ def draft_pending(
     checked writable before anything is drafted or recorded. ``only``: draft
     this one patch (Message-ID); ``rule_ids``: only findings of these rules;
     ``dry_run``: build the drafts (``summary.previews``) but write and record
-    nothing. OutputError
+    nothing. ``progress``: told in a line what the run is doing (reading the threads, asking lore,
+    writing each draft), for a person watching a long run. OutputError
     (a UsageError naming the folder) when they cannot be, or when writing a
     draft fails later (the run stops there; that draft leaves no file).
     """
     if not dry_run:
         prepare_outputs(outbox, maildir)
     summary = DraftRunSummary()
+    if not dry_run:
+        summary.sent = mark_sent(store, identity, list_name)
     clock = clock or (lambda: datetime.now(timezone.utc))
     known = store.known_addresses()
     if maintainers is not None:
@@ -322,8 +411,10 @@ def draft_pending(
         store = _ReadOnly(store)
     summary.findings = sum(len(fs) for fs in pending.values())
     summary.before = handled_before(store, list_name, since)
+    say = progress or (lambda _line: None)
     kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
-    for message_id, findings in pending.items():
+    for n, (message_id, findings) in enumerate(pending.items(), 1):
+        say(f"[{n}/{len(pending)}] reading the thread of <{_printable(message_id)}>: raised or answered already?")
         problem = msgid_problem(message_id)
         if problem:  # no reply can name this message: say why once, draft the others
             reason = f"no reply possible: {problem}"
@@ -364,8 +455,11 @@ def draft_pending(
                         summary.not_asked += 1
                 kept[mid] = (patch, thread_id, thread, [f for f in keep if f.fingerprint not in reasons])
     jobs[:0] = [(p, t, th, k, "") for p, t, th, k in kept.values() if k]
-    for patch, thread_id, thread, keep, intro in jobs:
+    for n, (patch, thread_id, thread, keep, intro) in enumerate(jobs, 1):
         message_id = patch.message_id
+        points = "; ".join(dict.fromkeys(point_label(f) for f in keep))
+        asking = " (asking lore for the real addresses)" if real_headers is not None else ""
+        say(f"[{n}/{len(jobs)}] drafting the reply to <{_printable(message_id)}>: {points}{asking}")
         try:
             written = _write_one(
                 store,
@@ -1096,7 +1190,9 @@ def _count_failure(summary: DraftRunSummary, message_id: str, exc: BaseException
 
 def _printable(text: str, limit: int = 200) -> str:
     """``text`` with non-printable characters escaped, cut to ``limit`` characters (for logs and errors)."""
-    out = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:limit])
+    from reviewbot.textsafe import shown
+
+    out = shown(text[:limit])
     return out + ("..." if len(text) > limit else "")
 
 
@@ -1151,6 +1247,7 @@ def _write_one(
             None,
             patch.message_id,
             draft.subject,
+            tuple(dict.fromkeys(point_label(f) for f in keep)),
         )
     usable = tuple(mid for mid in draft.references if not msgid_problem(mid))
     if usable != draft.references:  # an ancestor no header can carry is left out of References
@@ -1180,4 +1277,6 @@ def _write_one(
         recipients_complete=draft.recipients_complete,
         created=draft.date or clock(),
     )
-    return WrittenDraft(draft, path, key, patch.message_id, draft.subject)
+    return WrittenDraft(
+        draft, path, key, patch.message_id, draft.subject, tuple(dict.fromkeys(point_label(f) for f in keep))
+    )

@@ -27,7 +27,13 @@ class MessageStore(StoreBase):
     """Queries of the ``messages`` and ``message_urls`` tables."""
 
     def put_message(
-        self, message: Message, *, thread_id: str | None = None, day: date | None = None, seq: int | None = None
+        self,
+        message: Message,
+        *,
+        thread_id: str | None = None,
+        day: date | None = None,
+        seq: int | None = None,
+        shipped: bool = False,
     ) -> str:
         """Upsert one message (and its archive URL); returns the key used (its Message-ID).
 
@@ -36,6 +42,7 @@ class MessageStore(StoreBase):
         stored keeps the row; both URLs are remembered.
         ``day``/``seq``: the arrival day and order of a message without an archive
         URL (read from lore's git epochs), instead of the ones the URL gives.
+        ``shipped``: the page was read from the copy shipped in ``archive_cache/`` (column ``shipped`` = 1).
         """
         key = message.message_id or message.archive_url or message.source
         if not key:
@@ -68,6 +75,7 @@ class MessageStore(StoreBase):
             "flowed": int(message.flowed),
             "notes_json": _j(list(message.notes)),
             "source": message.source,
+            "shipped": int(shipped),
         }
         if thread_id is not None:
             row["thread_id"] = thread_id
@@ -183,6 +191,14 @@ class MessageStore(StoreBase):
         """
         row = self._message_row(message_id)
         return None if row is None else message_from_row(row, parse_subject)
+
+    def replies_to(self, message_id: str) -> list[Message]:
+        """The stored messages whose In-Reply-To is ``message_id``, in arrival order."""
+        rows = self._rows(
+            "SELECT message_id FROM messages WHERE in_reply_to = ? ORDER BY day, seq, message_id", [message_id]
+        )
+        out = [self.load_message(r["message_id"]) for r in rows]
+        return [m for m in out if m is not None]
 
     def thread_links(self, list_name: str) -> list[tuple[str, str, str | None, str | None]]:
         """(archive_url, message_id, thread_prev_url, thread_id) of every stored message of a list."""

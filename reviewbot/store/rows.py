@@ -182,13 +182,15 @@ def patch_from_row(stored: StoredMessage) -> Patch:
 class StoredMessage:
     """A stored message (a ``messages`` row): the :class:`Message` (its subject parsed) and where the
     store places it: ``thread_id``, the Message-ID of its thread's root (set by scan); ``day`` and
-    ``seq``, its arrival day and order in the archive; ``is_patch`` as stored."""
+    ``seq``, its arrival day and order in the archive; ``is_patch`` as stored; ``shipped``: read from
+    the copy of real pages shipped in ``archive_cache/``, not from the network or the user's cache."""
 
     message: Message
     thread_id: str | None
     day: str | None
     seq: int | None
     is_patch: bool
+    shipped: bool = False
 
     @property
     def message_id(self) -> str:
@@ -292,6 +294,8 @@ def finding_status(state: str, draft: str | None, skip_state: str | None) -> str
     state the rules gave it (``open``: no draft run has decided it yet)."""
     if state == "dismissed":
         return "dismissed"  # a dismissal settles a drafted point
+    if skip_state == "sent":
+        return "sent"  # the reviewer's reply to the patch is in the thread: the draft went out
     if draft:
         return "drafted"
     return skip_state or state
@@ -393,6 +397,7 @@ def stored_message_from_row(row: Mapping[str, Any]) -> StoredMessage:
         day=row.get("day"),
         seq=row.get("seq"),
         is_patch=bool(row.get("is_patch")),
+        shipped=bool(row.get("shipped")),
     )
 
 

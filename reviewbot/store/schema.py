@@ -59,6 +59,7 @@ _SCHEMA: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
             "flowed": int,
             "notes_json": str,
             "source": str,
+            "shipped": int,  # 1: read from the copy of real pages shipped in archive_cache/, not the network
         },
         "message_id",
     ),
@@ -169,8 +170,8 @@ def _has_sample_column(store: "StoreBase") -> bool:
 
 
 def _remove_samples(store: "StoreBase") -> None:
-    # the offline demo now runs in a database of its own: messages an earlier release stored from the
-    # made-up sample pages (sample = 1) are not the list's, so they go, with all that hangs on them
+    # messages an earlier release stored from the made-up sample pages (sample = 1) are not the list's,
+    # so they go, with all that hangs on them
     tables = set(store.db.table_names())
     with store.transaction():
         made_up = [r[0] for r in store.conn.execute("SELECT message_id FROM messages WHERE sample = 1")]
@@ -182,6 +183,14 @@ def _remove_samples(store: "StoreBase") -> None:
             store.conn.execute("ALTER TABLE messages DROP COLUMN sample")
 
 
+def _lacks_shipped_column(store: "StoreBase") -> bool:
+    return "shipped" not in store.db["messages"].columns_dict
+
+
+def _add_shipped_column(store: "StoreBase") -> None:
+    store.conn.execute("ALTER TABLE messages ADD COLUMN shipped INTEGER")
+
+
 #: Named schema changes since the first release, oldest first: (name, needed(store), apply(store)).
 #: Each runs when its check says the database needs it and is recorded in ``meta`` as ``migration:<name>``
 #: (``new`` for a database created with it already); a new column or table is added here, and to
@@ -191,8 +200,10 @@ def _remove_samples(store: "StoreBase") -> None:
 MIGRATIONS: tuple[tuple[str, Any, Any], ...] = (
     # added ``messages.sample`` (1: read from the made-up sample pages); retired by the next one
     ("messages.sample", _never, _nothing),
-    # the demo has its own database (reviewbot.scan.demo_scan): sample rows and the column go
+    # the made-up demo went (it had a database of its own): sample rows and the column go
     ("messages.sample-removed", _has_sample_column, _remove_samples),
+    # ``messages.shipped``: 1 for a message read from the real pages shipped in archive_cache/
+    ("messages.shipped", _lacks_shipped_column, _add_shipped_column),
 )
 
 
