@@ -1413,7 +1413,9 @@ _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE 
 def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
     -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
-    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
+    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper).
+    A removed line that the hunk adds back as it was (only re-indented, as the ``smp_mb();`` lines of a loop
+    body wrapped in a new loop) is kept, not renamed: it is no other barrier's old spelling."""
     line = normalise(use.texts[use.idx])
     mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", line)
     if "BARRIER(" not in mine:
@@ -1421,8 +1423,12 @@ def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     olds = moves.renames.get(use.view)
     if olds is None:  # the hunk's removed lines, each under its form with every barrier call renamed BARRIER
         olds = moves.renames[use.view] = {}
+        back = Counter(normalise(text) for text in use.view.added_texts)
         for text in use.view.removed_texts:
             old = normalise(text)
+            if back[old] > 0:
+                back[old] -= 1  # added back as it was: the same line kept
+                continue
             olds.setdefault(_ANY_BARRIER_CALL_RE.sub("BARRIER(", old), set()).add(old)
     if not any(old != line for old in olds.get(mine, ())):
         return False
