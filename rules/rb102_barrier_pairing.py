@@ -93,7 +93,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
    another barrier; an acquire or read barrier may name instead the store it
-   waits for ("wait for the PG_mte_tagged flag to be set"). Naming only the
+   waits for ("wait for the PG_mte_tagged flag to be set", "orders the stores
+   to the ops structure": a read side's stores are the writer's). Naming only the
    barrier itself ("This virt_wmb() ensures ...") or only the function it sits
    in names no pair. A device barrier
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
@@ -590,9 +591,11 @@ def _says_what_it_orders(text: str) -> bool:
 
 
 #: How a read-side comment names the store it waits for: "wait for the PG_mte_tagged flag to be set",
-#: "once ZED_READY is set", "the keys written by zed_publish()". That store (a release, or a write
-#: barrier before it) is the other side.
+#: "once ZED_READY is set", "the keys written by zed_publish()", or as a noun, "the barrier for ops_ptr
+#: synchronizes the data stores for the ops structure" (a read side orders loads: the stores it speaks
+#: of are the writer's). That store (a release, or a write barrier before it) is the other side.
 AWAITED_STORE_PHRASES = (
+    r"\b(?:stores|writes|updates)\s+(?:to|of|for|into)\b",
     r"\bto\s+be\s+(?:set|cleared|written|published|stored|released|updated)\b",
     r"\b(?:is|are|was|were|has\s+been|have\s+been|gets?|got)\s+(?:set|cleared|written|published|stored|released)\b",
     r"\b(?:set|cleared|written|published|stored|released)\s+by\b",

@@ -1,5 +1,6 @@
 """RB102 recall on lists it never saw (issue 23): a removed ``smp_mb();`` that the hunk adds back re-indented is
-kept, not the old spelling of a new ``smp_wmb()``. The example patches are our own.
+kept, not the old spelling of a new ``smp_wmb()``; an acquire whose comment names the stores it waits for ("the
+stores to the zed_ops structure") names its other side. The example patches are our own.
 """
 
 from __future__ import annotations
@@ -100,3 +101,35 @@ def test_a_barrier_renamed_in_place_stays_quiet() -> None:
         ],
     )
     assert _check(raw) == []
+
+
+# an acquire whose comment names the stores it waits for, the releases naming it
+AWAITED_STORES = _mail(
+    "[PATCH] zed: let clients check for the backend without a lock",
+    "drivers/zed/ops.c",
+    [
+        (
+            "static const struct zed_ops *zed_ops_ptr;",
+            [
+                "+bool zed_available(void)",
+                "+{",
+                "+\t/*",
+                "+\t * The acquire on zed_ops_ptr orders the stores to the ops structure",
+                "+\t * for clients checking in parallel.",
+                "+\t */",
+                "+\treturn !!smp_load_acquire(&zed_ops_ptr);",
+                "+}",
+                "+",
+                "+void zed_ops_register(const struct zed_ops *ops)",
+                "+{",
+                "+\t/* Paired with smp_load_acquire() in zed_available() */",
+                "+\tsmp_store_release(&zed_ops_ptr, ops);",
+                "+}",
+            ],
+        ),
+    ],
+)
+
+
+def test_an_acquire_naming_the_stores_it_waits_for_names_its_other_side() -> None:
+    assert _check(AWAITED_STORES) == []
