@@ -47,9 +47,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    block or the statement beside it moved with it
    (``blktrace_seq++; smp_mb();`` now in ``blk_trace_start()``: it orders
    the same accesses). A barrier only renamed or changed in type on a line
-   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
-   in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
-   ``smp_mb__after_atomic()``, ``wake_up_bit()``), nor one that copies, with
+   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new (a removed
+   line the hunk adds back as it was, re-indented, is kept: it is no other
+   barrier's old spelling), nor one that copies, with
    the code line above and below it, three unchanged context lines of its
    file in the patch (``_copied_from_context``: the original stays as it is).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
@@ -66,8 +66,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ("head is RCU protected, see io_poll_remove_entries() comments" above
    ``rcu_read_lock(); head = smp_load_acquire(&poll->head);``) counts too.
 6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
-   barrier and its function ("Paired with smp_load_acquire() in foo()"), a
-   comment here saying what it orders is enough. When the patch adds both a
+   barrier and its function ("Paired with smp_load_acquire() in foo()"), the
+   barrier's own comment still has to name its pair (the labels count it),
+   but a reviewer would not ask (step 9a). When the patch adds both a
    release and the matching acquire on the same object and this one has no
    comment, the finding names that other side. The draft goes further
    (``_field_pair_in_patch``): a write side (``smp_wmb()``, a release) and a
@@ -81,8 +82,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``_Elsewhere`` reads the pairing comments the patch, and the other patches
    of its series (``RuleContext.series``), add on other barriers: one that
    names this barrier's function ("pairs with cmpxchg in
-   set_data_vio_compression_status") documents the pair at the other end (a
-   comment here saying why is then enough); one that names no function but
+   set_data_vio_compression_status") documents the pair at the other end (with
+   a comment here saying why, the finding is not asked: step 9a); one that names no function but
    sits on a barrier of the same field ("pairs with barriers where state
    field is changed" after ``atomic_read(&vdo->state)`` in 33/39) is named in
    the draft as a question. A release whose statements carry the comment
@@ -114,7 +115,14 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    acquire/release, ``wake_up``), it reports that the other side is missing.
 9. Would a reviewer ask? The finding stays (the labels count the barrier), and
    ``details["not_asked"]`` says why a draft does not ask it (the drafter's
-   skip ``not-asked``): ``_ordering_in_view``: a ``dma_wmb()``/``wmb()``
+   skip ``not-asked``): ``_documented_pattern`` (9a): the
+   ``clear_bit_unlock()``, ``smp_mb__after_atomic()``, ``wake_up_bit()``
+   pattern (``DOCUMENTED_PATTERNS``), whose kernel-doc names the waiter's side;
+   ``_other_end_in_view`` (9a): the barrier says why it is there (its own
+   comment, or the comment above the statements it closes) and the patch shows
+   its other end: a pairing comment elsewhere names it or its function, or the
+   matching acquire/release on the same object is added with a comment too;
+   ``_ordering_in_view``: a ``dma_wmb()``/``wmb()``
    without a comment between writes to memory (a store to a member or array
    element, a ``memcpy()``) and, within ``HANDOVER_LINES`` code lines, the
    write that hands them over (a store setting a flag bit, ``|= BD_DONE`` or
@@ -218,6 +226,10 @@ barrier's handover is recognised by its form (a flag bit set, an MMIO or
 register write), not by knowing the device; a pointer comment ("See above") is
 not followed; two comments of the series are taken for one pair by a word in
 common. A wrong guess there costs a draft, never a finding.
+"See" counts as a pointer wherever it stands: the verb ("threads ... see the
+value before ...") is taken for "see foo()", and such a comment passes. An
+acquire's or read barrier's comment that speaks of "the stores to X" is taken
+for naming the writer's stores, even where it means its own later stores.
 
 References
 ----------
@@ -1292,16 +1304,21 @@ def _code_line(scans, idx: int, step: int) -> str:
     return ""
 
 
-def _documented_pattern(use: _Use) -> bool:
-    """Is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) that says what it pairs with?"""
+def _documented_pattern(use: _Use) -> str:
+    """Step 9a: is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) whose documentation says
+    what it pairs with? Then a reviewer would not ask, though the barrier's own comment (the labels' test)
+    still names no pair. Returns the reason, "" when not so."""
     for barrier, before, after in DOCUMENTED_PATTERNS:
-        if (
-            use.name == barrier
-            and re.search(rf"\b{before}\s*\(", _code_line(use.scans, use.idx, -1))
-            and re.search(rf"\b{after}\s*\(", _code_line(use.scans, use.idx, 1))
-        ):
-            return True
-    return False
+        if use.name != barrier:
+            continue
+        prev = re.search(rf"\b({before})\s*\(", _code_line(use.scans, use.idx, -1))
+        then = re.search(rf"\b({after})\s*\(", _code_line(use.scans, use.idx, 1))
+        if prev and then:
+            return (
+                f"the {barrier}() between {prev.group(1)}() and {then.group(1)}() is the pattern "
+                f"{then.group(1)}()'s documentation gives: its other side is the waiter's check"
+            )
+    return ""
 
 
 class KnownPairing(NamedTuple):
@@ -2727,6 +2744,34 @@ def _same_point_earlier(use: _Use, op: str, ctx: RuleContext, patch: Patch) -> s
     return ""
 
 
+def _other_end_in_view(use: _Use, own: str, pairs: _PatchPairs, naming: _Told | None) -> str:
+    """Step 9a: the barrier's comment says why it is there but not what it pairs with, and the patch shows the
+    other end: a comment added elsewhere names this barrier (or its function) as its pair, or the matching
+    acquire/release on the same object is added with a comment of its own (for a barrier without a comment:
+    the comment above the statements it closes says why). The finding stays (its own comment still names no
+    pair, and a later change to one end cannot find the other), but a reviewer reading the patch sees the pair
+    and would not ask. Returns the reason, "" when not so."""
+    func = _function_name(use) or "its function"
+    says_why = bool(own.strip()) or bool(_statements_comment(use.scans, use.idx).strip())
+    if not says_why:
+        return ""
+    if own.strip() and naming is not None:
+        where = f" (patch {naming.patch})" if naming.patch else ""
+        return (
+            f"the {naming.barrier}() in {naming.func or 'another function'}{where} says it pairs with {func}, "
+            f"and this {use.name}() says why it is there: the pair is in plain view"
+        )
+    if own.strip() and pairs.named_elsewhere(use):
+        return f"a comment the patch adds names this {use.name}() in {func} as its pair: the pair is in plain view"
+    partner = pairs.partner(use)
+    if partner is not None and pairs.partner_commented(use):
+        return (
+            f"the patch adds the matching {partner[0]}() on {partner[1]} with a comment too, and this "
+            f"{use.name}() says why it is there: the pair is in plain view"
+        )
+    return ""
+
+
 def _not_asked(finding: Finding, reason: str) -> Finding:
     """The finding kept, saying why no draft asks it (the drafter's skip ``not-asked``) when there is a reason."""
     return replace(finding, details={**finding.details, NOT_ASKED_KEY: reason}) if reason else finding
@@ -2774,7 +2819,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 if finding is not None:
                     findings.append(finding)
             continue
-        if moves.unchanged(use) or _documented_pattern(use):
+        if moves.unchanged(use):
             continue
         if _copied_from_context(use, view):
             continue  # a copy of the unchanged code beside it: asked about there, if anywhere
@@ -2786,32 +2831,31 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
+        documented = _documented_pattern(use)
+        if documented and text.strip() and _comment_ok(use.name, text):
+            continue  # the pattern says where its other side is, and so does the comment
         if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
             if known is None or pairs is None:
                 known = _PatchFunctions(view)
                 pairs = _PatchPairs(patch, view)
-            if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
-                continue  # the other end names this one, or is plain to see and commented too
-            if not own.strip() and _statements_comment(use.scans, use.idx).strip() and pairs.partner_commented(use):
-                continue  # the comment above its statements says why; the other end is plain to see and says why
             if elsewhere is None:
                 elsewhere = _Elsewhere(patch, ctx)
             naming = elsewhere.naming(use) if _is_smp(use.name) else None
-            if naming is not None and own.strip():
-                continue  # a pairing comment at the other end names this function, and this one says why
             told = naming.as_details("function") if naming is not None else None
             if told is None and _is_smp(use.name):
                 field = elsewhere.same_field(use)
                 told = field.as_details("field") if field is not None else None
             finding = _comment_finding(patch, view, use, text, known, pairs.partner(use), told)
             if finding is not None:
-                if series_barriers is None:
-                    series_barriers = _series_barriers(patch, ctx) if _is_smp(use.name) and own.strip() else None
-                findings.append(
-                    _not_asked(finding, _why_not_asked(patch, view, use, own, series_barriers or (), finding))
-                )
+                # step 9a: a documented pattern, or the other end in plain view; else the reasons a barrier alone gives
+                reason = documented or _other_end_in_view(use, own, pairs, naming)
+                if not reason:
+                    if series_barriers is None:
+                        series_barriers = _series_barriers(patch, ctx) if _is_smp(use.name) and own.strip() else None
+                    reason = _why_not_asked(patch, view, use, own, series_barriers or (), finding)
+                findings.append(_not_asked(finding, reason))
                 continue
-        if not _is_smp(use.name):
+        if documented or not _is_smp(use.name):
             continue
         finding = _other_side_finding(patch, use, text, sides)
         if finding is not None:
