@@ -2751,10 +2751,9 @@ def _other_end_in_view(use: _Use, own: str, pairs: _PatchPairs, naming: _Told | 
     the comment above the statements it closes says why). The finding stays (its own comment still names no
     pair, and a later change to one end cannot find the other), but a reviewer reading the patch sees the pair
     and would not ask. Returns the reason, "" when not so."""
+    if not own.strip() and not _statements_comment(use.scans, use.idx).strip():
+        return ""  # nothing here says why: asked, and the draft names the other end it sees
     func = _function_name(use) or "its function"
-    says_why = bool(own.strip()) or bool(_statements_comment(use.scans, use.idx).strip())
-    if not says_why:
-        return ""
     if own.strip() and naming is not None:
         where = f" (patch {naming.patch})" if naming.patch else ""
         return (
