@@ -2548,7 +2548,19 @@ def _points_elsewhere(own: str) -> str:
 
 #: Words that show a barrier orders against instruction fetch (code patching, I-cache maintenance): there is
 #: no reader-side barrier on another CPU to name.
-INSTRUCTION_WORDS = (r"instructions?", r"insns?", r"i-?cache", r"\w*_icache\w*", r"\w*insn\w*", r"text_poke\w*")
+INSTRUCTION_WORDS = (
+    r"instructions?",
+    r"insns?",
+    r"i-?cache",
+    r"\w*_icache\w*",
+    r"\w*insn\w*",
+    r"text_poke\w*",
+    # the ISA's own I-cache and context synchronisation: powerpc icbi/isync, arm64 "ic ivau", riscv fence.i
+    r"icbi",
+    r"isync",
+    r"ic\s+ivau",
+    r"fence\.i",
+)
 _INSTRUCTION_RE = lazyre.compile(
     r"\b(?:" + "|".join(INSTRUCTION_WORDS) + r")\b|\bpatch(?:ing|ed)?\s+in\b", re.IGNORECASE
 )
@@ -2556,15 +2568,42 @@ _ERRATUM_RE = lazyre.compile(r"\berrat(?:um|a)\b", re.IGNORECASE)
 
 
 def _not_cpu_pairing(patch: Patch, use: _Use, own: str) -> str:
-    """Step 9c: an SMP barrier that orders against something other than a barrier on another CPU: a CPU
-    erratum workaround (the comment or the changelog names the erratum), or data written before instructions
-    are patched in (the comment, or the code right after it, speaks of instructions or the I-cache)."""
-    if not _is_smp(use.name):
-        return ""
-    if _ERRATUM_RE.search(own) or _ERRATUM_RE.search(patch.commit_message or ""):
+    """Step 9c: a barrier that orders against something other than a barrier on another CPU: a CPU erratum
+    workaround (the comment or the changelog names the erratum), or data written before instructions are
+    patched in or fetched (the comment, or the code right before or after it, speaks of instructions, the
+    I-cache or the ISA's I-cache synchronisation: ``mb(); icbi(addr); mb(); isync();``). Mandatory barriers
+    (``mb()``) around I-cache maintenance count as much as SMP ones."""
+    if _ERRATUM_RE.search(own) or (_is_smp(use.name) and _ERRATUM_RE.search(patch.commit_message or "")):
         return f"the {use.name}() works around a CPU erratum the patch names: it pairs with no barrier"
-    if _INSTRUCTION_RE.search(own) or any(_INSTRUCTION_RE.search(c) for c in _code_lines(use, 1, 2)):
+    near = _code_lines(use, 1, 2) + _code_lines(use, -1, 1)
+    if _INSTRUCTION_RE.search(own) or any(_INSTRUCTION_RE.search(c) for c in near):
         return f"the {use.name}() orders writes before instructions are patched in or fetched: no barrier pairs with it"
+    return ""
+
+
+def _moved_in_hunk(use: _Use) -> str:
+    """Step 9e: the same barrier call removed in the same hunk: the patch moves an existing barrier (into both
+    branches of a new ``if``, or below a new early return), it adds no new ordering to explain."""
+    code = " ".join(use.code.split())
+    for dl in use.hunk.lines:
+        if dl.kind is LineKind.REMOVED and " ".join(scan_line(dl.text).code.split()) == code:
+            return f"the {use.name}() moves the one the same hunk removes: not a new barrier"
+    return ""
+
+
+#: A sequence count's read side: ``seq = s->seq;`` / ``mmu_seq = kvm->mmu_notifier_seq;`` then ``smp_rmb()``.
+_SEQ_LOAD_RE = lazyre.compile(r"^\w*seq\w*\s*=\s*(?:READ_ONCE\()?[\w.>-]*seq\w*\)?\s*;$", re.IGNORECASE)
+
+
+def _seqcount_read_side(use: _Use) -> str:
+    """Step 9f: an ``smp_rmb()`` right after loading a sequence count is the read side of the sequence-count
+    protocol (the reader re-checks the count after reading the data; the writer's increment is the other side,
+    as in ``read_seqcount_begin()``): a reviewer reads it as the idiom it is."""
+    if use.name != "smp_rmb":
+        return ""
+    above = _code_lines(use, -1, 1)
+    if above and _SEQ_LOAD_RE.match(above[0]):
+        return "the smp_rmb() after loading a sequence count is the read side of the sequence-count idiom"
     return ""
 
 
@@ -2792,6 +2831,8 @@ def _why_not_asked(
     return (
         _points_elsewhere(own)
         or _not_cpu_pairing(patch, use, own)
+        or _moved_in_hunk(use)
+        or _seqcount_read_side(use)
         or _copy_of_kept_code(use, view)
         or (_other_side_in_series(use, own, series) if series else "")
     )
