@@ -47,9 +47,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    block or the statement beside it moved with it
    (``blktrace_seq++; smp_mb();`` now in ``blk_trace_start()``: it orders
    the same accesses). A barrier only renamed or changed in type on a line
-   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new, nor one
-   in a documented pattern (``DOCUMENTED_PATTERNS``: ``clear_bit_unlock()``,
-   ``smp_mb__after_atomic()``, ``wake_up_bit()``), nor one that copies, with
+   of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new (a removed
+   line the hunk adds back as it was, re-indented, is kept: it is no other
+   barrier's old spelling), nor one that copies, with
    the code line above and below it, three unchanged context lines of its
    file in the patch (``_copied_from_context``: the original stays as it is).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
@@ -66,8 +66,9 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ("head is RCU protected, see io_poll_remove_entries() comments" above
    ``rcu_read_lock(); head = smp_load_acquire(&poll->head);``) counts too.
 6. ``_PatchPairs``: when a comment added elsewhere in the patch names this
-   barrier and its function ("Paired with smp_load_acquire() in foo()"), a
-   comment here saying what it orders is enough. When the patch adds both a
+   barrier and its function ("Paired with smp_load_acquire() in foo()"), the
+   barrier's own comment still has to name its pair (the labels count it),
+   but a reviewer would not ask (step 9a). When the patch adds both a
    release and the matching acquire on the same object and this one has no
    comment, the finding names that other side. The draft goes further
    (``_field_pair_in_patch``): a write side (``smp_wmb()``, a release) and a
@@ -81,8 +82,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    ``_Elsewhere`` reads the pairing comments the patch, and the other patches
    of its series (``RuleContext.series``), add on other barriers: one that
    names this barrier's function ("pairs with cmpxchg in
-   set_data_vio_compression_status") documents the pair at the other end (a
-   comment here saying why is then enough); one that names no function but
+   set_data_vio_compression_status") documents the pair at the other end (with
+   a comment here saying why, the finding is not asked: step 9a); one that names no function but
    sits on a barrier of the same field ("pairs with barriers where state
    field is changed" after ``atomic_read(&vdo->state)`` in 33/39) is named in
    the draft as a question. A release whose statements carry the comment
@@ -93,7 +94,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
    another barrier; an acquire or read barrier may name instead the store it
-   waits for ("wait for the PG_mte_tagged flag to be set"). Naming only the
+   waits for ("wait for the PG_mte_tagged flag to be set", "orders the stores
+   to the ops structure": a read side's stores are the writer's). Naming only the
    barrier itself ("This virt_wmb() ensures ...") or only the function it sits
    in names no pair. A device barrier
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
@@ -113,7 +115,14 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    acquire/release, ``wake_up``), it reports that the other side is missing.
 9. Would a reviewer ask? The finding stays (the labels count the barrier), and
    ``details["not_asked"]`` says why a draft does not ask it (the drafter's
-   skip ``not-asked``): ``_ordering_in_view``: a ``dma_wmb()``/``wmb()``
+   skip ``not-asked``): ``_documented_pattern`` (9a): the
+   ``clear_bit_unlock()``, ``smp_mb__after_atomic()``, ``wake_up_bit()``
+   pattern (``DOCUMENTED_PATTERNS``), whose kernel-doc names the waiter's side;
+   ``_other_end_in_view`` (9a): the barrier says why it is there (its own
+   comment, or the comment above the statements it closes) and the patch shows
+   its other end: a pairing comment elsewhere names it or its function, or the
+   matching acquire/release on the same object is added with a comment too;
+   ``_ordering_in_view``: a ``dma_wmb()``/``wmb()``
    without a comment between writes to memory (a store to a member or array
    element, a ``memcpy()``) and, within ``HANDOVER_LINES`` code lines, the
    write that hands them over (a store setting a flag bit, ``|= BD_DONE`` or
@@ -217,6 +226,10 @@ barrier's handover is recognised by its form (a flag bit set, an MMIO or
 register write), not by knowing the device; a pointer comment ("See above") is
 not followed; two comments of the series are taken for one pair by a word in
 common. A wrong guess there costs a draft, never a finding.
+"See" counts as a pointer wherever it stands: the verb ("threads ... see the
+value before ...") is taken for "see foo()", and such a comment passes. An
+acquire's or read barrier's comment that speaks of "the stores to X" is taken
+for naming the writer's stores, even where it means its own later stores.
 
 References
 ----------
@@ -591,9 +604,11 @@ def _says_what_it_orders(text: str) -> bool:
 
 
 #: How a read-side comment names the store it waits for: "wait for the PG_mte_tagged flag to be set",
-#: "once ZED_READY is set", "the keys written by zed_publish()". That store (a release, or a write
-#: barrier before it) is the other side.
+#: "once ZED_READY is set", "the keys written by zed_publish()", or as a noun, "the barrier for ops_ptr
+#: synchronizes the data stores for the ops structure" (a read side orders loads: the stores it speaks
+#: of are the writer's). That store (a release, or a write barrier before it) is the other side.
 AWAITED_STORE_PHRASES = (
+    r"\b(?:stores|writes|updates)\s+(?:to|of|for|into)\b",
     r"\bto\s+be\s+(?:set|cleared|written|published|stored|released|updated)\b",
     r"\b(?:is|are|was|were|has\s+been|have\s+been|gets?|got)\s+(?:set|cleared|written|published|stored|released)\b",
     r"\b(?:set|cleared|written|published|stored|released)\s+by\b",
@@ -1290,16 +1305,21 @@ def _code_line(scans, idx: int, step: int) -> str:
     return ""
 
 
-def _documented_pattern(use: _Use) -> bool:
-    """Is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) that says what it pairs with?"""
+def _documented_pattern(use: _Use) -> str:
+    """Step 9a: is the barrier part of a documented pattern (``DOCUMENTED_PATTERNS``) whose documentation says
+    what it pairs with? Then a reviewer would not ask, though the barrier's own comment (the labels' test)
+    still names no pair. Returns the reason, "" when not so."""
     for barrier, before, after in DOCUMENTED_PATTERNS:
-        if (
-            use.name == barrier
-            and re.search(rf"\b{before}\s*\(", _code_line(use.scans, use.idx, -1))
-            and re.search(rf"\b{after}\s*\(", _code_line(use.scans, use.idx, 1))
-        ):
-            return True
-    return False
+        if use.name != barrier:
+            continue
+        prev = re.search(rf"\b({before})\s*\(", _code_line(use.scans, use.idx, -1))
+        then = re.search(rf"\b({after})\s*\(", _code_line(use.scans, use.idx, 1))
+        if prev and then:
+            return (
+                f"the {barrier}() between {prev.group(1)}() and {then.group(1)}() is the pattern "
+                f"{then.group(1)}()'s documentation gives: its other side is the waiter's check"
+            )
+    return ""
 
 
 class KnownPairing(NamedTuple):
@@ -1414,7 +1434,9 @@ _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE 
 def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
     -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
-    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper)."""
+    is left to ``_Moves``; a line in a function the patch adds whole is new code (cut out into a helper).
+    A removed line that the hunk adds back as it was (only re-indented, as the ``smp_mb();`` lines of a loop
+    body wrapped in a new loop) is kept, not renamed: it is no other barrier's old spelling."""
     line = normalise(use.texts[use.idx])
     mine = _ANY_BARRIER_CALL_RE.sub("BARRIER(", line)
     if "BARRIER(" not in mine:
@@ -1422,8 +1444,12 @@ def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     olds = moves.renames.get(use.view)
     if olds is None:  # the hunk's removed lines, each under its form with every barrier call renamed BARRIER
         olds = moves.renames[use.view] = {}
+        back = Counter(normalise(text) for text in use.view.added_texts)
         for text in use.view.removed_texts:
             old = normalise(text)
+            if back[old] > 0:
+                back[old] -= 1  # added back as it was: the same line kept
+                continue
             olds.setdefault(_ANY_BARRIER_CALL_RE.sub("BARRIER(", old), set()).add(old)
     if not any(old != line for old in olds.get(mine, ())):
         return False
@@ -2522,7 +2548,19 @@ def _points_elsewhere(own: str) -> str:
 
 #: Words that show a barrier orders against instruction fetch (code patching, I-cache maintenance): there is
 #: no reader-side barrier on another CPU to name.
-INSTRUCTION_WORDS = (r"instructions?", r"insns?", r"i-?cache", r"\w*_icache\w*", r"\w*insn\w*", r"text_poke\w*")
+INSTRUCTION_WORDS = (
+    r"instructions?",
+    r"insns?",
+    r"i-?cache",
+    r"\w*_icache\w*",
+    r"\w*insn\w*",
+    r"text_poke\w*",
+    # the ISA's own I-cache and context synchronisation: powerpc icbi/isync, arm64 "ic ivau", riscv fence.i
+    r"icbi",
+    r"isync",
+    r"ic\s+ivau",
+    r"fence\.i",
+)
 _INSTRUCTION_RE = lazyre.compile(
     r"\b(?:" + "|".join(INSTRUCTION_WORDS) + r")\b|\bpatch(?:ing|ed)?\s+in\b", re.IGNORECASE
 )
@@ -2530,15 +2568,42 @@ _ERRATUM_RE = lazyre.compile(r"\berrat(?:um|a)\b", re.IGNORECASE)
 
 
 def _not_cpu_pairing(patch: Patch, use: _Use, own: str) -> str:
-    """Step 9c: an SMP barrier that orders against something other than a barrier on another CPU: a CPU
-    erratum workaround (the comment or the changelog names the erratum), or data written before instructions
-    are patched in (the comment, or the code right after it, speaks of instructions or the I-cache)."""
-    if not _is_smp(use.name):
-        return ""
-    if _ERRATUM_RE.search(own) or _ERRATUM_RE.search(patch.commit_message or ""):
+    """Step 9c: a barrier that orders against something other than a barrier on another CPU: a CPU erratum
+    workaround (the comment or the changelog names the erratum), or data written before instructions are
+    patched in or fetched (the comment, or the code right before or after it, speaks of instructions, the
+    I-cache or the ISA's I-cache synchronisation: ``mb(); icbi(addr); mb(); isync();``). Mandatory barriers
+    (``mb()``) around I-cache maintenance count as much as SMP ones."""
+    if _ERRATUM_RE.search(own) or (_is_smp(use.name) and _ERRATUM_RE.search(patch.commit_message or "")):
         return f"the {use.name}() works around a CPU erratum the patch names: it pairs with no barrier"
-    if _INSTRUCTION_RE.search(own) or any(_INSTRUCTION_RE.search(c) for c in _code_lines(use, 1, 2)):
+    near = _code_lines(use, 1, 2) + _code_lines(use, -1, 1)
+    if _INSTRUCTION_RE.search(own) or any(_INSTRUCTION_RE.search(c) for c in near):
         return f"the {use.name}() orders writes before instructions are patched in or fetched: no barrier pairs with it"
+    return ""
+
+
+def _moved_in_hunk(use: _Use) -> str:
+    """Step 9e: the same barrier call removed in the same hunk: the patch moves an existing barrier (into both
+    branches of a new ``if``, or below a new early return), it adds no new ordering to explain."""
+    code = " ".join(use.code.split())
+    for dl in use.hunk.lines:
+        if dl.kind is LineKind.REMOVED and " ".join(scan_line(dl.text).code.split()) == code:
+            return f"the {use.name}() moves the one the same hunk removes: not a new barrier"
+    return ""
+
+
+#: A sequence count's read side: ``seq = s->seq;`` / ``mmu_seq = kvm->mmu_notifier_seq;`` then ``smp_rmb()``.
+_SEQ_LOAD_RE = lazyre.compile(r"^\w*seq\w*\s*=\s*(?:READ_ONCE\()?[\w.>-]*seq\w*\)?\s*;$", re.IGNORECASE)
+
+
+def _seqcount_read_side(use: _Use) -> str:
+    """Step 9f: an ``smp_rmb()`` right after loading a sequence count is the read side of the sequence-count
+    protocol (the reader re-checks the count after reading the data; the writer's increment is the other side,
+    as in ``read_seqcount_begin()``): a reviewer reads it as the idiom it is."""
+    if use.name != "smp_rmb":
+        return ""
+    above = _code_lines(use, -1, 1)
+    if above and _SEQ_LOAD_RE.match(above[0]):
+        return "the smp_rmb() after loading a sequence count is the read side of the sequence-count idiom"
     return ""
 
 
@@ -2721,6 +2786,33 @@ def _same_point_earlier(use: _Use, op: str, ctx: RuleContext, patch: Patch) -> s
     return ""
 
 
+def _other_end_in_view(use: _Use, own: str, pairs: _PatchPairs, naming: _Told | None) -> str:
+    """Step 9a: the barrier's comment says why it is there but not what it pairs with, and the patch shows the
+    other end: a comment added elsewhere names this barrier (or its function) as its pair, or the matching
+    acquire/release on the same object is added with a comment of its own (for a barrier without a comment:
+    the comment above the statements it closes says why). The finding stays (its own comment still names no
+    pair, and a later change to one end cannot find the other), but a reviewer reading the patch sees the pair
+    and would not ask. Returns the reason, "" when not so."""
+    if not own.strip() and not _statements_comment(use.scans, use.idx).strip():
+        return ""  # nothing here says why: asked, and the draft names the other end it sees
+    func = _function_name(use) or "its function"
+    if own.strip() and naming is not None:
+        where = f" (patch {naming.patch})" if naming.patch else ""
+        return (
+            f"the {naming.barrier}() in {naming.func or 'another function'}{where} says it pairs with {func}, "
+            f"and this {use.name}() says why it is there: the pair is in plain view"
+        )
+    if own.strip() and pairs.named_elsewhere(use):
+        return f"a comment the patch adds names this {use.name}() in {func} as its pair: the pair is in plain view"
+    partner = pairs.partner(use)
+    if partner is not None and pairs.partner_commented(use):
+        return (
+            f"the patch adds the matching {partner[0]}() on {partner[1]} with a comment too, and this "
+            f"{use.name}() says why it is there: the pair is in plain view"
+        )
+    return ""
+
+
 def _not_asked(finding: Finding, reason: str) -> Finding:
     """The finding kept, saying why no draft asks it (the drafter's skip ``not-asked``) when there is a reason."""
     return replace(finding, details={**finding.details, NOT_ASKED_KEY: reason}) if reason else finding
@@ -2739,6 +2831,8 @@ def _why_not_asked(
     return (
         _points_elsewhere(own)
         or _not_cpu_pairing(patch, use, own)
+        or _moved_in_hunk(use)
+        or _seqcount_read_side(use)
         or _copy_of_kept_code(use, view)
         or (_other_side_in_series(use, own, series) if series else "")
     )
@@ -2768,7 +2862,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 if finding is not None:
                     findings.append(finding)
             continue
-        if moves.unchanged(use) or _documented_pattern(use):
+        if moves.unchanged(use):
             continue
         if _copied_from_context(use, view):
             continue  # a copy of the unchanged code beside it: asked about there, if anywhere
@@ -2780,32 +2874,31 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             continue
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
+        documented = _documented_pattern(use)
+        if documented and text.strip() and _comment_ok(use.name, text):
+            continue  # the pattern says where its other side is, and so does the comment
         if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
             if known is None or pairs is None:
                 known = _PatchFunctions(view)
                 pairs = _PatchPairs(patch, view)
-            if own.strip() and (pairs.named_elsewhere(use) or pairs.partner_commented(use)):
-                continue  # the other end names this one, or is plain to see and commented too
-            if not own.strip() and _statements_comment(use.scans, use.idx).strip() and pairs.partner_commented(use):
-                continue  # the comment above its statements says why; the other end is plain to see and says why
             if elsewhere is None:
                 elsewhere = _Elsewhere(patch, ctx)
             naming = elsewhere.naming(use) if _is_smp(use.name) else None
-            if naming is not None and own.strip():
-                continue  # a pairing comment at the other end names this function, and this one says why
             told = naming.as_details("function") if naming is not None else None
             if told is None and _is_smp(use.name):
                 field = elsewhere.same_field(use)
                 told = field.as_details("field") if field is not None else None
             finding = _comment_finding(patch, view, use, text, known, pairs.partner(use), told)
             if finding is not None:
-                if series_barriers is None:
-                    series_barriers = _series_barriers(patch, ctx) if _is_smp(use.name) and own.strip() else None
-                findings.append(
-                    _not_asked(finding, _why_not_asked(patch, view, use, own, series_barriers or (), finding))
-                )
+                # step 9a: a documented pattern, or the other end in plain view; else the reasons a barrier alone gives
+                reason = documented or _other_end_in_view(use, own, pairs, naming)
+                if not reason:
+                    if series_barriers is None:
+                        series_barriers = _series_barriers(patch, ctx) if _is_smp(use.name) and own.strip() else None
+                    reason = _why_not_asked(patch, view, use, own, series_barriers or (), finding)
+                findings.append(_not_asked(finding, reason))
                 continue
-        if not _is_smp(use.name):
+        if documented or not _is_smp(use.name):
             continue
         finding = _other_side_finding(patch, use, text, sides)
         if finding is not None:

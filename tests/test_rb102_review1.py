@@ -64,11 +64,9 @@ def test_comment_naming_the_pair_is_not_asked_for_again() -> None:
         "good-cond-load-relaxed-orders-nothing.patch",
         "good-barrier-in-test-table.patch",
         "good-userspace-copy-of-ring.patch",
-        "good-wake-up-bit-pattern.patch",
         "good-barrier-only-renamed.patch",
         "good-barrier-moved-with-its-comment.patch",
         "good-function-opening-not-in-hunk.patch",
-        "good-both-ends-say-what-they-order.patch",
     ],
 )
 def test_not_a_new_barrier_use(name: str) -> None:

@@ -1,6 +1,6 @@
 """RB102: a pairing comment at the other end, in this patch or another patch of the series (stream RB102 of
 the draft quality round): the draft names that side instead of asking an open question, and a barrier
-whose function is named there and that says why it is there is not asked about at all."""
+whose function is named there and that says why it is there is kept but not asked."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from reviewbot.rule import RuleContext
 
 RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB102")
 MODULE = sys.modules[RULE.module_name]
-NAMED = RULE.examples_dir / "good-pair-named-at-other-end-by-function.patch"
+NAMED = RULE.examples_dir / "bad-pair-named-at-other-end-by-function.patch"
 
 
 def _patch(text: str):
@@ -27,9 +27,18 @@ def _check(patch, ctx: RuleContext | None = None) -> tuple[list, str]:
     return findings, " ".join(MODULE.reply_point(findings, patch).split())
 
 
-def test_function_named_at_other_end_and_reason_here_is_quiet() -> None:
+def test_function_named_at_other_end_and_reason_here_is_kept_but_not_asked() -> None:
     findings, _ = _check(_patch(NAMED.read_text()))
-    assert findings == []
+    # each barrier's own comment names no pair (the labels count them); the smp_rmb() names their function
+    assert [f.details["barrier"] for f in findings] == ["smp_mb__before_atomic", "smp_mb__after_atomic"]
+    assert all(
+        f.not_asked
+        == (
+            f"the smp_rmb() in zork_get_job_status says it pairs with zork_set_job_status, and this "
+            f"{f.details['barrier']}() says why it is there: the pair is in plain view"
+        )
+        for f in findings
+    )
 
 
 def test_function_named_at_other_end_without_comment_here_names_that_side() -> None:
