@@ -147,7 +147,9 @@ def test_mail_file_is_the_labelled_message(item: tuple[Path, dict[str, str]]) ->
     assert path.is_file(), f"missing {path.name}"
     msg = _message(path)
     assert " ".join(str(msg["Message-ID"]).split()) == row["message_id"]
-    assert "\ndiff --git " in path.read_bytes().decode("utf-8", "replace"), f"{row['id']} has no patch"
+    text = path.read_bytes().decode("utf-8", "replace")
+    # git's "diff --git" header, or a plain unified diff (quilt and Xen's tools send "--- a/x" "+++ b/x" alone)
+    assert "\ndiff --git " in text or re.search(r"\n--- \S+.*\n\+\+\+ \S+", text), f"{row['id']} has no patch"
     assert not any(f"{name}@" in _addresses(msg) for name in KEPT_OUT_LISTS), row["id"]
 
 
