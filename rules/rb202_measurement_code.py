@@ -37,7 +37,7 @@ Known limits
 ------------
 Only looks inside one hunk; a stamp taken in one hunk and printed in another
 is not seen. Code that measures on purpose is left alone: ``tools/`` (kselftests,
-perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), KUnit tests
+perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), in-kernel self-tests (``kernel/kallsyms_selftest.c``), KUnit tests
 (``*_kunit.c``, ``<kunit/test.h>``), ``tests/`` folders and benchmarks
 (``*bench*``, ``*torture*``, ``crypto/tcrypt.c``), and a file whose unchanged
 lines already time something and print it (new code beside an existing
@@ -84,6 +84,7 @@ MEASURING_PATH_RE = lazyre.compile(
     r"^(?:tools|samples|scripts)/"  # tools/testing/selftests, perf, samples
     r"|(?:^|/)tests?/"  # fs/btrfs/tests/, drivers/.../test/
     r"|(?:^|/)test_\w+\.c$|[_-]tests?\.c$|[_-]kunit\.c$|kunit"  # lib/test_bitmap.c, foo_test.c, foo_kunit.c
+    r"|selftest"  # an in-kernel self-test facility: kernel/kallsyms_selftest.c, lib/*selftest*
     r"|bench|torture|(?:^|/)tcrypt\.c$"  # lib/*benchmark*, locktorture, crypto/tcrypt.c
 )
 # added code that makes a file a test: KUnit suites, a test module's init
