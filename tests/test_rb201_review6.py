@@ -181,8 +181,10 @@ def test_memory_numbers_of_the_cover_letter_do_not_answer() -> None:
     draft = rb201.reply_point(
         [f], parse_patch(parse_rfc822((EXAMPLES / "bad-patch-list-is-no-result.patch").read_bytes(), "p2"))
     )
-    assert "The numbers in the cover letter are about memory and size" in draft
-    assert "runtime numbers for the speed part" in draft
+    # the finding stays open; the draft says nothing of the cover letter's numbers it did not check: read on new
+    # lists, "the numbers in the cover letter are about memory and size" was false in 11 drafts of 11
+    assert "cover letter" not in draft and "memory and size" not in draft
+    assert "do you have numbers?" in draft
 
 
 def test_runtime_numbers_of_the_cover_letter_answer() -> None:
