@@ -622,6 +622,8 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
         return "an architecture's own helper weighed against the generic one: an instruction-count argument"
     if _GENERATED_CODE_RE.search(own_body):
         return "the changelog argues from the generated code (the assembly, what the compiler can do)"
+    if claim is body_claim and body_claim is not None and _paragraph_of(own_body, body_claim.start) >= 2:
+        return "a remark late in the changelog, not the patch's stated purpose (subject, first two paragraphs)"
     if "how much" in sentence.lower() or "how many" in sentence.lower():
         return "what is read or written is made smaller, which follows from the change"
     words = {w for w, _, _ in _tokens(claim.text)}
@@ -630,6 +632,10 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
     ).isdisjoint(words):
         return "a layout change with no speed named: whether the layout is explained is RB101's question"
     return ""
+
+
+def _paragraph_of(text: str, at: int) -> int:  # from 0; remarks read on new lists sat late in changelogs
+    return sum(1 for block in re.split(r"\n\s*\n", text[:at])[:-1] if block.strip())
 
 
 #: words of the CPU's own speed: a changelog naming them says what "optimize" means ("help the branch predictor")

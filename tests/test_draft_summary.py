@@ -35,10 +35,14 @@ FINDINGS_RE = re.compile(
     r"(?P<applied>\d+) skipped as the patch is already applied, "
     r"(?:(?P<withdrawn>\d+) skipped as the author withdrew the patch, )?"
     r"(?:(?P<rejected>\d+) skipped as a maintainer or reviewer rejected the patch, )?"
+    r"(?:(?P<unsure>\d+) kept, not drafted: the thread may be settled \(the reason is in `show`\), )?"
+    r"(?:(?P<moot>\d+) skipped as the thread says it is already fixed elsewhere, )?"
     r"(?:(?P<reviewed>\d+) skipped as another person already reviewed the patch, )?"
     r"(?:(?P<backports>\d+) skipped as stable backports \(they must match upstream\), )?"
     r"(?:(?P<superseded>\d+) left to a newer revision or handled on an earlier one, )?"
     r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
+    r"(?:(?P<not_asked>\d+) not asked \(the rule says why, or a sibling patch has the same point\), )?"
+    r"(?:(?P<unusable>\d+) skipped as the patch's Message-ID cannot be used in a reply, )?"
     r"(?:(?P<failed>\d+) left for the next run after errors, )?"
     r"(?P<before>\d+) drafted or skipped by earlier runs$"
 )
@@ -125,6 +129,10 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         + c["backports"]
         + c["superseded"]
         + c["dismissed"]
+        + c["unsure"]
+        + c["moot"]
+        + c["not_asked"]
+        + c["unusable"]
         + c["failed"]
         + c["before"]
     )
@@ -137,6 +145,8 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         assert store.count("draft_findings") == c["drafted"]
         skips = Counter(r[0] for r in store.conn.execute("SELECT state FROM draft_skips"))
         superseded = skips.pop("superseded", 0) + skips.pop("earlier-revision", 0)
+        # not asked: the rule's own reason, or the same point on a sibling patch
+        assert skips.pop("not-asked", 0) + skips.pop("repeated-in-series", 0) == c["not_asked"]
         assert superseded == c["superseded"]
         assert skips == Counter(
             {
@@ -148,6 +158,10 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
                     "withdrawn": c["withdrawn"],
                     "stable-backport": c["backports"],
                     "dismissed": c["dismissed"],
+                    "rejected": c["rejected"],
+                    "reviewed": c["reviewed"],
+                    "unsure": c["unsure"],
+                    "moot": c["moot"],
                 }.items()
                 if v
             }
