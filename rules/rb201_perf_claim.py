@@ -18,7 +18,7 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    A bare ratio ("2x faster") is no measurement.
 
 A revert and a patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at
-run time (only ``tools/``, ``Documentation/``, selftests) claim nothing of the kernel's speed.
+run time (only ``tools/``, ``Documentation/`` but dt bindings, selftests) claim nothing of the kernel's speed.
 
 Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK.
 The finding's ``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool,
@@ -173,7 +173,7 @@ NOT_THIS_PHRASES = (
 ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not taken ("rather than improve ...")
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
-THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization")
+THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization new")
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
@@ -182,7 +182,7 @@ ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets perm
 #: a cost named as the problem the patch takes away: "unnecessary overhead", "quite expensive", "a bottleneck"
 NEEDLESS_WORDS = _set(
     "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high "
-    "quite very relatively rather too really extremely fairly pretty"
+    "quite very relatively rather too really extremely fairly pretty most"
 )
 #: an optimisation called pointless, any, or taken away is no claim: "an unnecessary micro optimization", "remove
 #: optimizations for single DMA entry", "avoids this optimization" (the compiler's)
@@ -666,7 +666,8 @@ def _not_the_kernels_speed(patch: Patch) -> bool:
     revert = "This reverts commit " in patch.commit_message or any(
         f in patch.subject.title.lower() for f in REVERT_TITLES
     )
-    return revert or all(fd.path.startswith(NOT_RUNTIME_PATHS) or "/selftests/" in fd.path for fd in patch.files)
+    paths = [fd.path for fd in patch.files if "/selftests/" not in fd.path]  # a dt binding: hardware used at run time
+    return revert or all(path.startswith(NOT_RUNTIME_PATHS) and "/bindings/" not in path for path in paths)
 
 
 # The finding
