@@ -203,6 +203,7 @@ _RATIO_MARK_RE = lazyre.compile(r"\d[ \t]?[xX×]")
 _PATCH_NUMBER_RE = lazyre.compile(
     r"\bpatch(?:es)?[ \t]+#?(\d+)(?:[ \t]*(?:-|to|and|,|&|\+)[ \t]*#?(\d+))?", re.IGNORECASE
 )
+_COUNTED_RE = lazyre.compile(r"\b\d+[ \t]+patch(?:es)?\b|\bversion[ \t-]*\d+\b", re.IGNORECASE)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
@@ -352,8 +353,8 @@ def _numeric_line(line: str) -> bool:
         return False  # each of the three needs a digit (most lines of a mail have none)
     if "/*" in line or "*/" in line:
         return False  # pahole layout output
-    if "patch" in line.lower():
-        line = _PATCH_NUMBER_RE.sub(" ", line)  # "From patch 5 to 10", "patches 12 and 13": no measurement
+    if "patch" in line.lower() or "version" in line.lower():  # "patch 5", "2 patches", "version 3": no measurement
+        line = _COUNTED_RE.sub(" ", _PATCH_NUMBER_RE.sub(" ", line))
     return (
         len(_DECIMAL_RE.findall(line)) >= 2
         or _LABELLED_NUMBER_RE.search(line) is not None
@@ -511,9 +512,7 @@ def _grade(text: str) -> str:
     Cached: every patch of a series grades the same cover letter.
     """
     if not _DIGIT_RE.search(text):
-        lines = list(
-            _each_evidence_line(text)
-        )  # no number to measure: only a ratio in words ("a factor four") is looked for
+        lines = list(_each_evidence_line(text))  # no number to measure: only a ratio in words ("a factor four")
     else:
         # each line is judged with the line after it as the lines come: a text is read up to its first measured
         # value only (a cover letter's shortlog and diffstat below its numbers are never read)

@@ -8,7 +8,7 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids",
    "should improve"). Not: the existing code or old behaviour ("currently", "now that"), another commit, a
    hypothetical or the road not taken ("could", "would", "rather than"), later work, what a test, tool, person
-   or the hardware does, a negation, a name ("fast path", "the Optimized Modify QP feature").
+   or the hardware does (modes compared), a negation ("non-"), a name ("fast path", "a sysfs entry for X").
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
    made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
    throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
@@ -18,7 +18,7 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    A bare ratio ("2x faster") is no measurement.
 
 A revert and a patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at
-run time (only ``tools/``, ``Documentation/``, selftests) claim nothing of the kernel's speed.
+run time (only ``tools/``, ``Documentation/`` but dt bindings, selftests) claim nothing of the kernel's speed.
 
 Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK.
 The finding's ``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool,
@@ -173,7 +173,7 @@ NOT_THIS_PHRASES = (
 ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not taken ("rather than improve ...")
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
-THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization")
+THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization new")
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
@@ -182,7 +182,7 @@ ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets perm
 #: a cost named as the problem the patch takes away: "unnecessary overhead", "quite expensive", "a bottleneck"
 NEEDLESS_WORDS = _set(
     "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high "
-    "quite very relatively rather too really extremely fairly pretty"
+    "quite very relatively rather too really extremely fairly pretty most"
 )
 #: an optimisation called pointless, any, or taken away is no claim: "an unnecessary micro optimization", "remove
 #: optimizations for single DMA entry", "avoids this optimization" (the compiler's)
@@ -191,11 +191,13 @@ POINTLESS_WORDS = _set(
     "drop drops dropping revert reverts disable disables undo avoid avoids avoiding prevent prevents preventing inhibit"
 )
 #: an optimisation weighed for correctness ("this optimization is harmless", "is still correct"): no speed claimed
-SAFE_WORDS = _set("harmless safe correct incorrect valid invalid legal illegal benign fine ok okay wrong")
+SAFE_WORDS = _set("harmless safe correct incorrect valid invalid legal illegal benign fine ok okay wrong broken buggy")
 #: "optimize the code to support ...": made to work, no speed said
 ENABLING_GOALS = _set("support handle work cover accept fix allow cope")
 #: an existing knob described ("The nobarrier option disables flushes, improving performance")
 KNOB_WORDS = _set("option options feature features mode modes flag flags parameter setting knob")
+#: before "for performance": what is exposed ("a sysfs entry for ..."), the compiler's mode ("optimizing for")
+INTERFACE_WORDS = KNOB_WORDS | OPTIMIZE_VERBS | _set("entry file attribute register counter node optimized")
 FAIL_WORDS = _set("fail fails failing error errors bail abort give")  # "fail faster": sooner, not quicker
 COMPARATIVES = _set("faster quicker cheaper better higher")  # a comparison with what the patch replaces
 #: how an imperative changelog sentence starts: what the patch does
@@ -320,17 +322,21 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     "better scalability", "performance improves"); "more efficient"; speed as the purpose ("for performance").
     """
     w = words[i]
+    if i > 0 and words[i - 1] == "non":
+        return None  # "non-performance critical": the prefix negates
     if w in SPEED_WORDS or w in OPTIMIZE_VERBS:
         if _not_speed(words, i - 3, i + (6 if w in OPTIMIZE_VERBS else 5)) or (i > 0 and words[i - 1] in FAIL_WORDS):
             return None  # "optimize for size", "speed up the build", "fail faster"
+        if words[i + 1 : i + 2] == ["than"] and _near(words, i + 2, i + 6, KNOB_WORDS) is not None:
+            return None  # "faster than the default mode 0": one mode or setting compared with another
         if w in OPTIMIZE_VERBS and _near(words, i - 3, i, POINTLESS_WORDS) is not None:
             return None  # "an unnecessary micro optimization": the old code's, taken away; a mis-optimization
         if w in OPTIMIZE_VERBS and (
             words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
         ):
             return None  # "optimize out the v1 code paths": code compiled away, the size
-        if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 4, SAFE_WORDS) is not None:
-            return None  # "this optimization is harmless": weighed for correctness
+        if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 6, SAFE_WORDS) is not None:
+            return None  # "this optimization is harmless", "turned out to be broken": weighed for correctness
         to = _near(words, i + 1, i + 6, _set("to"))
         if w in OPTIMIZE_VERBS and to is not None and _other_goal(words, to):
             return None  # "optimize the code to support ...", "to minimize HW race condition": another goal named
@@ -340,6 +346,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     if w in SPEED_VERBS:
         up = _near(words, i + 1, i + 4, _set("up ups"))
         return None if up is None or _not_speed(words, i + 1, up + 4) else (i, up)
+    if w == "time" and words[i + 1 : i + 2] == ["for"] and any(x[-3:] in ("ers", "ors") for x in words[i + 2 : i + 4]):
+        return None  # "save tons of time for system integrators": people's time, not the kernel's
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
         needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" else None
         if needless is not None or w.startswith("bottleneck"):
@@ -360,8 +368,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         if after is not None:
             return i, after
         k = words.index("for", max(0, i - 5)) if "for" in words[max(0, i - 5) : i] else None
-        if w in PURPOSE_NOUNS and k is not None and not (k > 0 and words[k - 1].startswith("optimi")):
-            return k, i  # "for (better) performance", "for the sake of speed"; not the compiler's "optimizing for"
+        if w in PURPOSE_NOUNS and k is not None and not (k > 0 and words[k - 1] in INTERFACE_WORDS):
+            return k, i  # "for (better) performance"; not the compiler's "optimizing for", "a sysfs entry for"
     if w in TAKE_WORDS and _near(words, i + 1, i + 5, LOCK_WORDS) is not None:
         before = _near(words, i - 3, i, LESS_VERBS)
         if before is not None:
@@ -661,12 +669,11 @@ def _not_the_kernels_speed(patch: Patch) -> bool:
     prefix = patch.subject.title.split(":", 1)[0].strip().upper() if ":" in patch.subject.title else ""
     if any(t.upper() in USERSPACE_TAGS for t in (*patch.subject.tags, prefix)):
         return True
-    if (
-        any(form in patch.subject.title.lower() for form in REVERT_TITLES)
-        or "This reverts commit " in patch.commit_message
-    ):
-        return True
-    return all(fd.path.startswith(NOT_RUNTIME_PATHS) or "/selftests/" in fd.path for fd in patch.files)
+    revert = "This reverts commit " in patch.commit_message or any(
+        f in patch.subject.title.lower() for f in REVERT_TITLES
+    )
+    paths = [fd.path for fd in patch.files if "/selftests/" not in fd.path]  # a dt binding: hardware used at run time
+    return revert or all(path.startswith(NOT_RUNTIME_PATHS) and "/bindings/" not in path for path in paths)
 
 
 # The finding
@@ -729,10 +736,9 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     state = FindingState.ANSWERED if source else thread_state or FindingState.OPEN
     sub = ev._subsystem(patch)
     where = "the subject" if claim is subject_claim else "the notes" if in_notes else "the commit message"
-    if source:
-        message = f'{where} claims a speed-up ("{claim.text}"); the numbers are only in the {source}'
-    else:
-        message = f'{where} claims a speed-up ("{claim.text}") but shows no measurement (evidence: {grade})'
+    message = f'{where} claims a speed-up ("{claim.text}")' + (
+        f"; the numbers are only in the {source}" if source else f" but shows no measurement (evidence: {grade})"
+    )
     return [
         RULE.finding(
             patch,
@@ -860,9 +866,8 @@ def _cost_sentence(text: str) -> str:
         for s_start, sentence in ev._sentences(paragraph):
             if sentence.rstrip().endswith(":"):
                 return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
-            if not hints.isdisjoint(w for w, _, _ in _tokens(sentence)) and not _HEADER_LINE_RE.match(
-                sentence.lstrip()
-            ):
+            said = {w for w, _, _ in _tokens(sentence)}
+            if not hints.isdisjoint(said) and not _HEADER_LINE_RE.match(sentence.lstrip()):
                 return _sentence_at(prose, p_start + s_start + len(sentence) - len(sentence.lstrip()))
     return ""
 
@@ -916,9 +921,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             if sentence.endswith(":") and find_subject_claim(patch.subject.title) is not None:
                 sentence = ""  # "... using two tricks:" introduces a list: the subject holds the claim
         else:
-            sentence = _cost_sentence(
-                own
-            )  # "we can use a cheaper cpumask_copy()": the changelog's why, not the subject
+            sentence = _cost_sentence(own)  # "we can use a cheaper cpumask_copy()": the changelog's why
     else:
         # the cover letter's sentence holding the claim the patches make (the finding's own words), else its
         # first claim: a background sentence before it ("CRC32 ... becomes far faster still with the CRC32
