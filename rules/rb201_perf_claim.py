@@ -964,9 +964,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
     if f.details.get("size_numbers"):
-        # the changelog itself quotes sizes ("864 bytes ... 13 cachelines"): ask for the speed part next to them.
-        # Only what the draft checked is said: a cover letter's numbers (SRAM sizes, a diffstat) were called
-        # "about memory and size" where they were no measurement at all (11 of 11 drafts read on new lists)
+        # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
         question = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
     else:
         question = "That sounds plausible, but do you have numbers?"
