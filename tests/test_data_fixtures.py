@@ -32,7 +32,7 @@ def test_the_fixture_set_stays_small() -> None:
     # the hand-labelled development sets (evalset-extra, evalset-replies, the first-look batches of issue 23, each
     # 1-2 MB): kept with the project so every measurement can be repeated from a clone
     size = sum(p.stat().st_size for p in labelled)
-    assert size < 14_000_000, f"the labelled sets in tests/data are {size / 1e6:.1f} MB"
+    assert size < 20_000_000, f"the labelled sets in tests/data are {size / 1e6:.1f} MB"
 
 
 def test_every_message_of_the_oracle_months_has_its_mbox_copy() -> None:
