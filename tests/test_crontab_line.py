@@ -48,7 +48,8 @@ def test_printed_crontab_line_runs_in_crons_environment(tmp_path: Path) -> None:
     fields = line.split(None, 5)
     assert fields[:5] == ["17", "*", "*", "*", "*"]
     command = fields[5]
-    assert command.startswith("/") and f" --db {tmp_path / 'db.sqlite'} " in command
+    program = next(word for word in command.split() if "=" not in word)  # after settings the environment gave
+    assert program.startswith("/") and f" --db {tmp_path / 'db.sqlite'} " in command
     # cron's environment: nothing of this shell's (no venv on PATH); a fixed clock keeps the run short
     env = ["env", "-i", f"HOME={home}", *CRON_ENV]
     done = subprocess.run(
@@ -75,3 +76,24 @@ def test_readme_gives_the_printed_line() -> None:
         if line.strip() and not line.startswith("#"):
             assert line.split(None, 5)[5].startswith("/"), line
     assert "--print-crontab" in text
+
+
+def test_settings_from_the_environment_go_into_the_line(tmp_path: Path) -> None:
+    """REVIEWBOT_DB and REVIEWBOT_CONFIG set in this shell (a new user's setup) are in the printed line, paths
+    absolute: cron's bare environment has none of them, and the job would use another database and identity."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVIEWBOT_")}
+    env.update(REVIEWBOT_DB="cron.db", REVIEWBOT_CONFIG=str(tmp_path / "cfg.toml"), REVIEWBOT_CONTACT="zoe@example.com")
+    printed = subprocess.run(
+        [*_reviewbot(), "cron", "linux-kernel", "--print-crontab"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    ).stdout
+    command = printed.split(None, 5)[5]
+    assert command.startswith(
+        f"REVIEWBOT_CONFIG={tmp_path / 'cfg.toml'} REVIEWBOT_DB={tmp_path / 'cron.db'} REVIEWBOT_CONTACT=zoe@example.com /"
+    ), command

@@ -63,8 +63,29 @@ def crontab_line(ctx: click.Context) -> str:
             continue
         for item in value if param.multiple else (value,):
             words += [flag, str(Path(item).expanduser().absolute()) if isinstance(item, Path) else str(item)]
+    # the settings this shell gave in the environment (REVIEWBOT_DB, REVIEWBOT_CONFIG, ...): cron's bare
+    # environment has none of them, so the line sets them (paths absolute) or the job used another database
+    env = [f"{var}={_env_value(var)}" for var in ENV_SETTINGS if os.environ.get(var)]
     # cron reads an unescaped % as the end of the command
-    return f"{CRONTAB_TIME}  {shlex.join(words)}".replace("%", "\\%")
+    return f"{CRONTAB_TIME}  {shlex.join([*env, *words])}".replace("%", "\\%")
+
+
+#: Environment variables that hold settings (reviewbot.config), carried into the crontab line.
+ENV_SETTINGS = (
+    "REVIEWBOT_CONFIG",
+    "REVIEWBOT_DB",
+    "REVIEWBOT_CACHE_DIR",
+    "REVIEWBOT_CONTACT",
+    "REVIEWBOT_BASE_URL",
+    "REVIEWBOT_LORE_URL",
+)
+
+
+def _env_value(var: str) -> str:
+    value = os.environ[var]
+    if var in ("REVIEWBOT_CONFIG", "REVIEWBOT_DB", "REVIEWBOT_CACHE_DIR"):
+        return str(Path(value).expanduser().absolute())
+    return value
 
 
 @click.command("cron")
