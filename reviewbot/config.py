@@ -229,6 +229,8 @@ def _project_only(table: Mapping[str, Any], origin: str) -> dict[str, Any]:
     for raw_key, value in table.items():
         if raw_key.replace("-", "_") in PROJECT_KEYS:
             kept[raw_key] = value
+        elif raw_key.replace("-", "_") not in {f.name for f in fields(Settings)} | {"identity", "rules_dirs"}:
+            _warn(origin, f"unknown setting {raw_key!r} ignored")  # a typo or a newer version's key: nowhere to move it
         else:
             _warn(
                 origin,
@@ -348,6 +350,8 @@ def load_settings(
     user = user_config_path()
     if user.is_file():
         settings = _apply(settings, _read_toml(user), str(user))
+    elif env.get("REVIEWBOT_CONFIG"):  # named on purpose, and not there: say so rather than run on defaults
+        _warn(str(user), "no such config file (named by REVIEWBOT_CONFIG): the defaults are used")
     found = find_project_config(start) if project else None
     if found:
         settings = _apply(settings, _project_only(found[1], str(found[0])), str(found[0]))

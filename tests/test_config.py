@@ -63,3 +63,18 @@ def test_unknown_key_is_a_warning_naming_the_file(
 
 def test_with_ignores_none() -> None:
     assert Settings().with_(rate=None, strict=True).rate == 1.0
+
+
+def test_a_missing_config_named_by_the_environment_is_warned_about(tmp_path, monkeypatch, caplog) -> None:
+    """REVIEWBOT_CONFIG naming a file that is not there (a typo) is said once, not silently run on defaults."""
+    import logging
+
+    from reviewbot.config import load_settings
+
+    missing = tmp_path / "nope.toml"
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(missing))
+    with caplog.at_level(logging.WARNING):
+        load_settings()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{missing}: no such config file (named by REVIEWBOT_CONFIG): the defaults are used"
+    ]

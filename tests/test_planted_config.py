@@ -143,3 +143,14 @@ def test_scan_reads_no_project_config(tmp_path: Path) -> None:
     assert not planted_db.exists() and not marker.exists()
     assert (tmp_path / "xdg_data_home" / "reviewbot" / "reviewbot.db").is_file()
     assert b"planted" not in res.stderr
+
+
+def test_an_unknown_key_in_a_project_config_is_called_unknown(tmp_path: Path) -> None:
+    """A typo in a project config is no setting to move to the user's config: it is named as unknown."""
+    repo = tmp_path / "linux"
+    patch = _repo(repo)
+    (repo / ".reviewbot.toml").write_text('bogus = 1\nignore = ["RB102"]\n')
+    res = _reviewbot(["check", "--format", "terse", "-"], repo, _env(tmp_path), patch)
+    assert res.returncode == 0 and res.stdout == b""
+    (line,) = res.stderr.decode().splitlines()
+    assert line == f"reviewbot: warning: {repo / '.reviewbot.toml'}: unknown setting 'bogus' ignored"
