@@ -60,6 +60,7 @@ from urllib.parse import quote, urlsplit
 from reviewbot.config import Settings, default_cache_root
 from reviewbot.errors import FetchError, HostUnreachable, ParseError, UsageError
 from reviewbot.models import Address, Message, RawMessage
+from reviewbot.pids import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -728,7 +729,7 @@ class InboxMirror:
                 continue
             pid = int(m.group("pid")) if m.group("pid") else None
             try:
-                stale = (not _pid_alive(pid)) if pid is not None else now - entry.stat().st_mtime > STALE_CLONE_SECONDS
+                stale = (not pid_alive(pid)) if pid is not None else now - entry.stat().st_mtime > STALE_CLONE_SECONDS
             except OSError:
                 continue
             if stale:
@@ -967,20 +968,6 @@ def _unix_time(value: object) -> int | None:
 def _fingerprint(info: dict[str, Any]) -> str | None:
     value = info.get("fingerprint")
     return value if isinstance(value, str) and _FINGERPRINT_RE.match(value) else None
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, someone else's
-        return True
-    return True
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -27,6 +27,7 @@ from typing import Iterable
 
 from reviewbot.errors import InputError, UsageError
 from reviewbot.models import Address, Draft
+from reviewbot.pids import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -308,20 +309,6 @@ def _remove_if_empty(folder: Path) -> None:
         pass
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True
-
-
 def _owner_pid(name: str) -> int:
     tail = name.rsplit(".", 1)[-1]
     return int(tail) if tail.isdigit() else 0
@@ -343,7 +330,7 @@ def clean_outbox(outbox: Path) -> list[Path]:
     entries = list(tmp_dir.iterdir()) if tmp_dir.is_dir() else []
     entries += [e for e in outbox.iterdir() if e.name.startswith(TMP_PREFIX)]
     for entry in entries:
-        if entry.is_file() and not _pid_alive(_owner_pid(entry.name)):
+        if entry.is_file() and not pid_alive(_owner_pid(entry.name)):
             entry.unlink(missing_ok=True)
             removed.append(entry)
     _remove_if_empty(tmp_dir)
