@@ -304,7 +304,7 @@ def _print_summary(summary, settings) -> None:
         why = "host unreachable" if summary.host_unreachable else "offline"
         out.print(
             f"note: {summary.pages_from_shipped} of the pages from cache were read ({why}) from the copy of "
-            "lists.openwall.net shipped with reviewbot in archive_cache/ (real pages of June 2023, see its "
+            "lists.openwall.net shipped with reviewbot in archive_cache/ (real June 2023 mail in blists pages, see its "
             f"README.md); their messages and findings are in {settings.db_path} like any others, marked as "
             "read from that copy",
             highlight=False,
