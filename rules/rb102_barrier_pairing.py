@@ -2518,6 +2518,8 @@ def _ordering_in_view(use: _Use) -> str:
     hunk (``memcpy()`` into the ring entry, ``dma_wmb()``, the entry's valid bit; or ``dma_wmb()`` right
     before ``bd->status |= BD_DONE``): the barrier says what it orders by where it stands, as in
     Documentation/memory-barriers.txt's ``dma_wmb()`` example. Returns the reason, "" when not so."""
+    if use.name in ("dma_rmb", "rmb"):
+        return _read_ordering_in_view(use)
     if use.name not in ("dma_wmb", "wmb"):
         return ""
     after = _code_lines(use, 1, HANDOVER_LINES)
@@ -2529,6 +2531,21 @@ def _ordering_in_view(use: _Use) -> str:
     if not before and not flag_next:
         return ""
     return f"the {use.name}() stands between the writes it orders and {hand}, which hands them over: in plain view"
+
+
+#: A condition that reads a field of an object through a pointer: ``while ((desc->die_dt & DT_MASK) != DT_FEMPTY)``.
+_CHECKED_FIELD_RE = lazyre.compile(r"^(?:\}\s*)?(?:if|while)\s*\(.*?\b(\w+)->\w+")
+
+
+def _read_ordering_in_view(use: _Use) -> str:
+    """The read side of the same pattern: ``dma_rmb()`` between the check of a descriptor's ownership or status
+    field and the reads of its other fields (``while (desc->die_dt ...) { dma_rmb(); len = desc->info_ds; }``),
+    the read example of memory-barriers.txt: the barrier says what it orders by where it stands."""
+    above, below = _code_lines(use, -1, 1), _code_lines(use, 1, 2)
+    m = _CHECKED_FIELD_RE.match(above[0]) if above else None
+    if m is None or not any(re.search(rf"=.*\b{re.escape(m.group(1))}->\w+", c) for c in below):
+        return ""
+    return f"the {use.name}() stands between the check of {m.group(1)}'s status and the reads of its other fields"
 
 
 #: A comment that sends the reader to another comment ("See above", "as above", "NOTE: see below").

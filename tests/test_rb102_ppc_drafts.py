@@ -90,3 +90,34 @@ def test_an_uncommented_barrier_with_none_of_these_is_still_asked() -> None:
         "kernel/x/ring.c",
     )
     assert reasons == [""]
+
+
+def test_a_read_barrier_between_a_descriptor_check_and_its_reads_is_not_asked() -> None:
+    """The read example of memory-barriers.txt: check the descriptor's ownership, dma_rmb(), read the rest
+    (linux-renesas-soc reading: 'the textbook pattern, same as ravb/rswitch')."""
+    reasons = _not_asked(
+        [
+            " {",
+            "+\twhile ((desc->die_dt & DT_MASK) != DT_FEMPTY) {",
+            "+\t\tdma_rmb();",
+            "+\t\tpkt_len = le16_to_cpu(desc->info_ds) & RX_DS;",
+            "+\t\tfoo_rx(priv, desc, pkt_len);",
+            "+\t}",
+            " }",
+        ],
+        "drivers/net/ethernet/foo/foo.c",
+    )
+    assert reasons == ["the dma_rmb() stands between the check of desc's status and the reads of its other fields"]
+    # a read barrier after a check of one object and before reads of another is still asked
+    reasons = _not_asked(
+        [
+            " {",
+            "+\tif (ring->head == ring->tail)",
+            "+\t\treturn;",
+            "+\tdma_rmb();",
+            "+\tval = readl(priv->base + REG);",
+            " }",
+        ],
+        "drivers/net/ethernet/foo/foo.c",
+    )
+    assert reasons == [""]
