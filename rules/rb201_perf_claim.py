@@ -457,7 +457,7 @@ def _of_this_patch(
     if enabler is not None and enabler + 1 < a and words[enabler + 1] not in ("us", "to"):
         return False  # "allows filesystems to optimize away ...": another's effect, made possible
     clause = " ".join(sentence[clause_start : tokens[b][2] + 20].lower().split())
-    if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(clause):
+    if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(sentence[: tokens[b][2]]):
         return False  # the existing code, another commit, a hypothetical, later work
     hedged = words[:1] in (["this"], ["it"]) and not HYPOTHETICAL.isdisjoint(words[1:4])  # "This could help ..."
     hypothetical = not hedged and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])

@@ -47,3 +47,20 @@ def test_the_same_claim_as_a_late_remark_is_kept_but_not_asked() -> None:
     )
     assert f.severity.name == "WARNING"
     assert "not the patch's stated purpose" in str(f.details.get(NOT_ASKED_KEY))
+
+
+def test_a_sentence_about_another_commit_is_no_claim_of_this_patch() -> None:
+    """'In commit <sha> ("..."), X was introduced as an optimisation of Y': the claim is that commit's, told in
+    the first clause (a fresh linux-kselftest reader: the patch fixes X, nothing to benchmark)."""
+    body = (
+        'In commit 0123456789ab ("mm/x: add a walk cache"), x_cache_get() was introduced as an optimisation '
+        "of x_walk(), which only copies entries from the table.\n\nBut x_cache_get() misses entries of modules; "
+        "walk from x->first instead."
+    )
+    raw = (
+        "From: Ada Example <ada@example.org>\nMessage-ID: <pp-2@example.org>\nSubject: [PATCH] mm/x: fix the walk "
+        f"cache for modules\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\n{body}\n\nSigned-off-by: Ada Example "
+        f"<ada@example.org>\n{DIFF}"
+    )
+    patch = parse_patch(parse_rfc822(raw.encode(), "test"))
+    assert [f.rule_id for f in check_patch(patch, _RULES, RuleContext()).findings] == []
