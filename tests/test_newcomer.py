@@ -225,3 +225,23 @@ def test_drafting_says_what_it_does_on_a_terminal(db: Path, tmp_path: Path) -> N
     piped = subprocess.run([*cmd, "--again", "x@y", "--outbox", str(tmp_path / "b")], capture_output=True)
     quiet = subprocess.run([*cmd, "--outbox", str(tmp_path / "c")], capture_output=True, timeout=120)
     assert piped.returncode == 2 and quiet.returncode == 0 and b"reading the thread" not in quiet.stderr
+
+
+def test_a_preview_needs_no_identity_a_real_draft_does(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new user previews a draft before setting an identity: `draft --dry-run` shows it with a stand-in From
+    and says what a real run needs; `draft` itself still refuses, naming the config file."""
+    nobody = tmp_path / "nobody.toml"
+    nobody.write_text("rate = 0\n", encoding="utf-8")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(nobody))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.gitconfig: no git identity either
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    preview = CliRunner().invoke(main, ["draft", "--db", str(db), "--dry-run"])
+    assert preview.exit_code == 0, preview.output
+    assert "From: Your Name <you@example.invalid>" in preview.stdout
+    assert "no identity for drafts yet: the preview's From is a stand-in" in preview.stderr
+    assert str(nobody) in preview.stderr
+    real = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"))
+    assert real.exit_code == 2 and "no identity for drafts" in real.output
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.eml"))

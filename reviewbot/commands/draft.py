@@ -361,6 +361,7 @@ def command(
 ) -> None:
     """Draft replies for patches with open findings (one per patch; never sends mail)."""
     from reviewbot.errors import ReviewbotError
+    from reviewbot.config import user_config_path
     from reviewbot.respond.draft import resolve_identity
     from reviewbot.respond.runner import draft_pending
     from reviewbot.store import Store
@@ -374,7 +375,21 @@ def command(
 
             validate_list_name(list_name)
         db_path = existing_db(settings.db_path)  # a mistyped --db is named before a missing identity
-        identity = resolve_identity(settings)
+        try:
+            identity = resolve_identity(settings)
+        except ReviewbotError:
+            if not dry_run:
+                raise
+            # a preview writes no mail: show it with a stand-in sender rather than refuse (a new user
+            # looks before configuring); the note says what a real run needs
+            from reviewbot.models import Address
+
+            identity = Address("Your Name", "you@example.invalid")
+            click.echo(
+                "reviewbot draft: note: no identity for drafts yet: the preview's From is a stand-in; set "
+                f"[identity] name/email in {user_config_path()}, or git config user.name + user.email",
+                err=True,
+            )
         rules = load_all_rules(settings)
         _check_rule_ids(rule_ids, rules)
         now = now_from_env()
