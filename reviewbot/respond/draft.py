@@ -1080,6 +1080,7 @@ def applied_in_thread(
     """
     author = patch.message.from_addr
     title = norm_title(patch.subject.title)
+    root, siblings = _series_answered(patch, thread)
     for msg in thread:
         if msg.message_id == patch.message_id:
             continue
@@ -1090,7 +1091,7 @@ def applied_in_thread(
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
         about = about_patch(msg, patch)
-        if not about and not _in_same_series(msg, patch, thread):
+        if not about and not _in_same_series(msg, root, siblings):
             continue
         lines = _own_text(msg).split("\n")
         said = [
@@ -1131,21 +1132,22 @@ def _sentences(lines: Sequence[str]) -> list[str]:
     return out
 
 
-def _in_same_series(msg: Message, patch: Patch, thread: Sequence[Message]) -> bool:
-    """Is ``msg`` a reply within ``patch``'s series (under the cover letter or another patch of it)?
+def _series_answered(patch: Patch, thread: Sequence[Message]) -> tuple[str | None, frozenset[str]]:
+    """``patch``'s series as a reply sees it: its thread root (first Reference, else In-Reply-To) and the
+    patches sent in reply to the root, worked out once per thread (a reply answering any of them is in the
+    series). ``(None, {})`` for a patch without a number or a root.
 
-    A maintainer often answers the first patch with "Series applied to ..., thanks", and a patchwork
-    reply names only that patch in its References: the series is the patch's thread root (first Reference,
-    else In-Reply-To) and the messages sent in reply to it; ``msg`` answers one of them."""
-    if patch.subject.index is None:
-        return False
+    A maintainer often answers the first patch with "Series applied to ..., thanks", and a patchwork reply
+    names only that patch in its References."""
     root = patch.message.references[0] if patch.message.references else patch.message.in_reply_to
-    if not root:
-        return False
-    if root == msg.in_reply_to or root in msg.references:
-        return True
-    siblings = {m.message_id for m in thread if m.in_reply_to == root and m.subject.is_patch}
-    return msg.in_reply_to in siblings
+    if patch.subject.index is None or not root:
+        return None, frozenset()
+    return root, frozenset(m.message_id for m in thread if m.in_reply_to == root and m.subject.is_patch)
+
+
+def _in_same_series(msg: Message, root: str | None, siblings: frozenset[str]) -> bool:
+    """Is ``msg`` a reply within the series of ``root`` (under the cover letter or another patch of it)?"""
+    return root is not None and (root == msg.in_reply_to or root in msg.references or msg.in_reply_to in siblings)
 
 
 #: Plain words a maintainer (or a stable maintainer's bot) uses for "it is in my tree", beside
