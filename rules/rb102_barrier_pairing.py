@@ -2601,11 +2601,20 @@ def _not_cpu_pairing(patch: Patch, use: _Use, own: str) -> str:
 def _moved_in_hunk(use: _Use) -> str:
     """Step 9e: the same barrier call removed in the same hunk: the patch moves an existing barrier (into both
     branches of a new ``if``, or below a new early return), it adds no new ordering to explain."""
-    code = " ".join(use.code.split())
-    for dl in use.hunk.lines:
-        if dl.kind is LineKind.REMOVED and " ".join(scan_line(dl.text).code.split()) == code:
-            return f"the {use.name}() moves the one the same hunk removes: not a new barrier"
+    if " ".join(use.code.split()) in _removed_barrier_codes(use.view):
+        return f"the {use.name}() moves the one the same hunk removes: not a new barrier"
     return ""
+
+
+@functools.lru_cache(maxsize=64)
+def _removed_barrier_codes(hv: HunkView) -> frozenset[str]:
+    """The code of the hunk's removed barrier lines, whitespace-normalised: read once per hunk of a check (the
+    view lives for one check), not once per added barrier."""
+    return frozenset(
+        " ".join(scan_line(dl.text).code.split())
+        for dl in hv.hunk.lines
+        if dl.kind is LineKind.REMOVED and BARRIER_RE.search(dl.text)
+    )
 
 
 #: A sequence count's read side: ``seq = s->seq;`` / ``mmu_seq = kvm->mmu_notifier_seq;`` then ``smp_rmb()``.
