@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", dest="list_name", help="the list's name (default: from the folder's name)")
     ap.add_argument("--list-address", help="the list's address (default: LIST@vger.kernel.org)")
     ap.add_argument("--grace-days", type=int, default=14, help="days after --until read for replies (default 14)")
+    ap.add_argument("--unsure", action="store_true", help="draft the unsure points too (draft --unsure)")
     args = ap.parse_args(argv)
 
     since, until = month(args.since, end=False), month(args.until, end=True)
@@ -189,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                 list_name=list_name,
                 since=since,
                 clock=lambda: now,
+                unsure=args.unsure,
             )
             times["draft"] = time.perf_counter() - t0
             t0 = time.perf_counter()

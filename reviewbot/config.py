@@ -120,6 +120,7 @@ class Settings:
     rules_dirs: tuple[Path, ...] = ()
     lore_url: str = DEFAULT_LORE_URL  # public-inbox host for real addresses and --source lore ("": off)
     btf: Path | None = None  # type information for RB101's cache-line maps (a BTF blob or vmlinux/.o); None: no map
+    draft_unsure: bool = False  # draft also the points a rule is not sure a reviewer would send (draft --unsure)
 
     @property
     def user_agent(self) -> str:
@@ -163,7 +164,7 @@ _RANGES: dict[str, tuple[type, float, float, str]] = {
     "max_retry_after": (float, 0.0, 86400.0, "seconds"),
     "mutable_days": (int, 0, 366, "days"),
 }
-_BOOL_FIELDS = {"obey_robots", "strict"}
+_BOOL_FIELDS = {"obey_robots", "strict", "draft_unsure"}
 _STR_FIELDS = {"base_url", "list_name", "contact", "list_address", "identity_name", "identity_email", "lore_url"}
 
 #: The keys a project config may set: how the repository's own patches are checked, nothing that

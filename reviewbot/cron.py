@@ -259,5 +259,6 @@ def run_cron(
                 addresses_from=addresses_from,
                 real_headers=real_headers,
                 progress=draft_progress,
+                unsure=settings.draft_unsure,
             )
         return result

@@ -609,6 +609,12 @@ class Finding:
         return str((self.details or {}).get(NOT_ASKED_KEY) or "")
 
     @property
+    def unsure(self) -> str:
+        """Why the rule is not sure a careful reviewer would send this point (:data:`UNSURE_KEY`), "" when
+        it is: ``draft`` writes only sure points, the rest stays a finding with this reason."""
+        return str((self.details or {}).get(UNSURE_KEY) or "")
+
+    @property
     def series_point(self) -> bool:
         """True for a finding lifted to a series' cover letter (:data:`SERIES_POINT_KEY`, set by the
         drafter): its places belong to another message, only what it says is kept."""
@@ -628,6 +634,10 @@ SERIES_POINT_KEY = "series_point"
 #: Why a rule kept a finding but would not ask it in a draft (a gain that holds by construction): the
 #: drafter records the skip ``not-asked`` with this reason (``not_asked``).
 NOT_ASKED_KEY = "not_asked"
+#: Why a rule is not sure a reviewer would send the point (a kind of point that readers of drafts on lists
+#: the rule never saw would mostly not send): ``draft`` keeps it a finding, skip ``unsure-point``, unless
+#: asked to draft those too (``draft --unsure``).
+UNSURE_KEY = "unsure"
 
 
 @dataclass(frozen=True)

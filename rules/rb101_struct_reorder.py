@@ -138,7 +138,17 @@ from typing import AbstractSet as Set, Any, Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import STRUCT_OPEN_RE, LazyScans, member_names, scan_lines
 from reviewbot.view import FileView, HunkView, PatchView, patch_view
-from reviewbot.models import EVIDENCE_WHERE_KEY, DiffLine, FileDiff, Finding, FindingState, Hunk, LineKind, Patch
+from reviewbot.models import (
+    EVIDENCE_WHERE_KEY,
+    UNSURE_KEY,
+    DiffLine,
+    FileDiff,
+    Finding,
+    FindingState,
+    Hunk,
+    LineKind,
+    Patch,
+)
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 from reviewbot.rules.rb201_perf_claim import find_claim
 
@@ -1076,6 +1086,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
         if mapped is not None:
             finding = _with_map(finding, mapped)
+        if mapped is None or not mapped.sentence:  # step 6: sure only when the map shows a member change line
+            finding = replace(finding, details={**finding.details, UNSURE_KEY: UNSURE_NO_MAP})
         later = _documented_later_in_series(patch, ctx, path, side.name)
         if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
             finding = replace(
@@ -1083,6 +1095,12 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             )
         findings.append(finding)
     return findings
+
+
+#: Step 6, why a reorder without a map is not drafted (``draft --unsure`` drafts it): the first thing a reviewer
+#: checks is which members now share a line; without type information for the struct (config ``btf``) the rule
+#: cannot show it, and read on lists it never saw, none of its 7 drafts without a map would have been sent as written.
+UNSURE_NO_MAP = "no cache-line map (no type information for the struct): the reviewer checks the layout himself"
 
 
 def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):

@@ -128,13 +128,20 @@ def read_mbox_messages(path: Path, list_name: str = "linux-kernel"):
         box.close()
 
 
-def draft_fixed(store: Store, rules, outbox: Path):
+def draft_fixed(store: Store, rules, outbox: Path, *, unsure: bool = True):
     """Draft every pending finding as the draft tests do: the fixed reviewer (IDENTITY), list address and
-    clock (FIXED_NOW) of this module. Returns the run's summary."""
+    clock (FIXED_NOW) of this module. Returns the run's summary. ``unsure``: the unsure points too (these tests
+    are about how a draft reads and threads; ``unsure=False`` is the default run, tested in test_draft_sure.py)."""
     from reviewbot.respond.runner import draft_pending
 
     return draft_pending(
-        store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS, outbox=outbox, clock=lambda: FIXED_NOW
+        store,
+        rules=rules,
+        identity=IDENTITY,
+        list_address=LIST_ADDRESS,
+        outbox=outbox,
+        clock=lambda: FIXED_NOW,
+        unsure=unsure,
     )
 
 
@@ -159,9 +166,13 @@ def load_thread(store: Store, messages, rules) -> dict[str, list]:
 
 
 def cli_env(tmp_path: Path, monkeypatch) -> None:
-    """Environment of a drafting command run: Zoë's identity, the fixed clock, XDG folders under ``tmp_path``."""
+    """Environment of a drafting command run: Zoë's identity, the fixed clock, XDG folders under ``tmp_path``.
+    ``draft-unsure = true``: these runs test how drafts are made and threaded, whatever the point; which points
+    are drafted by default (only the sure ones) is tested in test_draft_sure.py."""
     config = tmp_path / "config.toml"
-    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
     for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):

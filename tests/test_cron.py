@@ -44,7 +44,7 @@ def cron_env(tmp_path_factory, data_mirror_server):
     base = tmp_path_factory.mktemp("cron")
     config = base / "config.toml"
     config.write_text(
-        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        'rate = 0\nobey-robots = false\ndraft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
         encoding="utf-8",
     )
     env = dict(os.environ)
@@ -334,7 +334,10 @@ def test_cron_names_what_each_count_counts(tmp_path: Path, monkeypatch: pytest.M
     from reviewbot.cli import main
 
     config = tmp_path / "config.toml"
-    config.write_text('rate = 0\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'rate = 0\ndraft-unsure = true\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n',
+        encoding="utf-8",
+    )
     for var in ("REVIEWBOT_DB", "REVIEWBOT_CACHE_DIR", "REVIEWBOT_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))

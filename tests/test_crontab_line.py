@@ -32,7 +32,7 @@ def test_printed_crontab_line_runs_in_crons_environment(tmp_path: Path) -> None:
     home = tmp_path / "home"
     (home / ".config" / "reviewbot").mkdir(parents=True)
     (home / ".config" / "reviewbot" / "config.toml").write_text(
-        '[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
     )
     copy = shipped_cache_dir() / "lists.openwall.net"  # type: ignore[operator]
     args = ["--offline", "--no-lore", "--since", "2023-06-01", "--cache-dir", str(copy)]

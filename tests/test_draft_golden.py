@@ -44,6 +44,7 @@ def run_thread(tmp_path: Path, name: str, rules, maildir: Path | None = None):
     found = load_thread(store, messages, rules)
     summary = draft_pending(
         store,
+        unsure=True,
         rules=rules,
         identity=IDENTITY,
         list_address=LIST_ADDRESS,
@@ -139,6 +140,7 @@ def test_second_run_drafts_nothing(tmp_path: Path, rules) -> None:
     assert summary.drafts == 1
     again = draft_pending(
         store,
+        unsure=True,
         rules=rules,
         identity=IDENTITY,
         list_address=LIST_ADDRESS,
@@ -224,10 +226,10 @@ def test_crash_between_outbox_and_store_is_repaired(tmp_path: Path, rules, monke
         clock=lambda: FIXED_NOW,
     )
     with pytest.raises(Killed):
-        draft_pending(store, **kwargs)
+        draft_pending(store, unsure=True, **kwargs)
     first = {p.name: p.read_bytes() for p in (tmp_path / "outbox").iterdir()}
     monkeypatch.undo()
-    summary = draft_pending(store, **kwargs)
+    summary = draft_pending(store, unsure=True, **kwargs)
     assert summary.drafts == 1
     assert {p.name: p.read_bytes() for p in (tmp_path / "outbox").iterdir()} == first
     assert len(mailbox.Maildir(str(tmp_path / "Drafts"), create=False)) == 1

@@ -42,7 +42,9 @@ def scanned(tmp_path: Path) -> Settings:
 
 def _env(tmp_path: Path) -> dict[str, str]:
     config = tmp_path / "config.toml"
-    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REVIEWBOT_", "XDG_"))}
     env.update(REVIEWBOT_CONFIG=str(config), REVIEWBOT_NOW=NOW.isoformat(), REVIEWBOT_LORE_URL="off")
     for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):

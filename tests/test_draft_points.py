@@ -76,6 +76,7 @@ def run(tmp_path: Path, text: str, rules):
     found = load_thread(store, read_mbox_messages(box), rules)
     summary = draft_pending(
         store,
+        unsure=True,
         rules=rules,
         identity=IDENTITY,
         list_address=LIST_ADDRESS,
@@ -155,7 +156,9 @@ def test_dismiss_holds_and_findings_lists(tmp_path: Path, rules, monkeypatch) ->
     with Store(db) as store:
         load_thread(store, read_mbox_messages(box), rules)
     config = tmp_path / "config.toml"
-    config.write_text('[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
     cli = CliRunner()
@@ -309,6 +312,7 @@ def test_point_drafted_on_v1_is_not_drafted_again_on_v2(tmp_path: Path, rules) -
     assert f2.fingerprint not in {f.fingerprint for f in found["v1@example.org"]}  # the function was renamed
     again = draft_pending(
         store,
+        unsure=True,
         rules=rules,
         identity=IDENTITY,
         list_address=LIST_ADDRESS,
@@ -368,7 +372,9 @@ def test_findings_open_after_draft_and_dry_run_says_why(tmp_path: Path, rules, m
     with Store(db) as store:
         load_thread(store, read_mbox_messages(box), rules)
     config = tmp_path / "config.toml"
-    config.write_text('[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     monkeypatch.setenv("REVIEWBOT_NOW", "2025-03-20T08:30:00")
     cli = CliRunner()

@@ -139,6 +139,7 @@ def test_draft_again_writes_the_re_posted_answer_anew(tmp_path: Path, rules) -> 
         assert store.forget_drafts_of(PATCH_ID) == 1
         again = draft_pending(
             store,
+            unsure=True,
             rules=rules,
             identity=IDENTITY,
             list_address=LIST_ADDRESS,

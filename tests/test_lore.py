@@ -183,7 +183,7 @@ def _run(env, *args: str) -> subprocess.CompletedProcess:
 def test_drafts_of_the_mirrors_june_carry_real_addresses(lore_server, lore_inbox, mirror_server, tmp_path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
-        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        'rate = 0\nobey-robots = false\ndraft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
         encoding="utf-8",
     )
     env = dict(
@@ -353,7 +353,7 @@ def test_cron_follows_a_list_through_lore(lore_inbox, data_dir, tmp_path) -> Non
     inbox = copy_inbox(lore_inbox, tmp_path / "lore-home")
     config = tmp_path / "config.toml"
     config.write_text(
-        'rate = 0\nobey-robots = false\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        'rate = 0\nobey-robots = false\ndraft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
         encoding="utf-8",
     )
     env = dict(

@@ -237,7 +237,7 @@ def test_a_preview_needs_no_identity_a_real_draft_does(
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(nobody))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.gitconfig: no git identity either
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    preview = CliRunner().invoke(main, ["draft", "--db", str(db), "--dry-run"])
+    preview = CliRunner().invoke(main, ["draft", "--db", str(db), "--dry-run", "--unsure"])
     assert preview.exit_code == 0, preview.output
     assert "From: Your Name <you@example.invalid>" in preview.stdout
     assert "no identity for drafts yet: the preview's From is a stand-in" in preview.stderr

@@ -109,6 +109,7 @@ def test_only_the_newest_revision_is_drafted_and_raised_carries_forward(mirror_d
     with Store(db) as store:
         summary = draft_pending(
             store,
+            unsure=True,
             rules=rules,
             identity=IDENTITY,
             list_address=LIST_ADDRESS,

@@ -66,6 +66,7 @@ def test_unusable_message_id_is_skipped_and_later_patches_drafted(tmp_path: Path
         load_thread(store, read_mbox_messages(THREADS / "perf-claim.mbox"), rules)
         summary = draft_pending(
             store,
+            unsure=True,
             rules=rules,
             identity=IDENTITY,
             list_address=LIST_ADDRESS,

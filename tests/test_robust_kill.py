@@ -50,7 +50,7 @@ def seeded(tmp_path_factory) -> Path:
         for name in ("barrier", "perf-claim", "struct-reorder", "perf-claim-subject"):
             load_thread(store, read_mbox_messages(THREADS / f"{name}.mbox"), rules)
     (base / "config.toml").write_text(
-        '[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
     )
     return base
 

@@ -141,7 +141,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     config = tmp_path / "config.toml"
     config.write_text(
         "rate = 0\nobey-robots = false\ntimeout = 2\nretries = 1\nbackoff = 0\n"
-        '[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n',
         encoding="utf-8",
     )
     return dict(

@@ -286,7 +286,9 @@ def test_offline_newcomer_run_stores_real_findings_for_draft_and_show(
     June are not shipped: failed (exit 3), retried by the next run."""
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     config = isolated_env / "config.toml"
-    config.write_text('[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoë Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     db = isolated_env / "db.sqlite"
     result = CliRunner().invoke(main, ["scan", "linux-kernel", "--since", "2023-06", "--offline", "--db", str(db)])
@@ -376,7 +378,9 @@ def test_scan_lists_each_finding_as_findings_does(
     import json
 
     config = isolated_env / "config.toml"
-    config.write_text('[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8")
+    config.write_text(
+        'draft-unsure = true\n[identity]\nname = "Zoe Reviewer"\nemail = "zoe@example.com"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
     monkeypatch.setenv("REVIEWBOT_NOW", NOW.isoformat())
     db = str(isolated_env / "db.sqlite")

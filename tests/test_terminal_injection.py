@@ -91,7 +91,13 @@ def test_draft_findings_and_show_escape_the_mail(tmp_path: Path, isolated_env: P
         found = load_thread(store, [message], rules)
         assert [f.rule_id for f in found["hostile-1@example.org"]] == ["RB102"]
         summary = draft_pending(
-            store, rules=rules, identity=IDENTITY, list_address=LIST_ADDRESS, outbox=outbox, clock=lambda: FIXED_NOW
+            store,
+            unsure=True,
+            rules=rules,
+            identity=IDENTITY,
+            list_address=LIST_ADDRESS,
+            outbox=outbox,
+            clock=lambda: FIXED_NOW,
         )
     (written,) = summary.written
     data = Path(written.path).read_bytes()

@@ -116,6 +116,11 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
         parts.append(f"{summary.dismissed} skipped as dismissed")
     if summary.not_asked:
         parts.append(f"{summary.not_asked} not asked (the rule says why, or a sibling patch has the same point)")
+    if getattr(summary, "unsure_points", 0):
+        parts.append(
+            f"{summary.unsure_points} kept as findings: not sure a reviewer would send them (why: `show`; "
+            "`draft --unsure` drafts them)"
+        )
     if getattr(summary, "unusable", 0):
         parts.append(f"{summary.unusable} skipped as the patch's Message-ID cannot be used in a reply")
     if summary.failed:
@@ -343,6 +348,13 @@ def _date(value: str | None) -> date | None:
     help="Print the drafts instead of writing them and, per finding, what a real run would decide and why (drafted, raised or answered in <Message-ID>, applied, dismissed); nothing is written or recorded.",
 )
 @click.option("--again", metavar="ID", help="Write the draft for this patch anew (e.g. its file was deleted).")
+@click.option(
+    "--unsure",
+    is_flag=True,
+    help="Also draft the points a rule is not sure a reviewer would send (a speed claim without numbers, a request "
+    "for a pairing comment, a reorder with no cache-line map); by default they stay findings [config draft-unsure]. "
+    "Read each before sending.",
+)
 @lore_options
 def command(
     list_name: str | None,
@@ -356,6 +368,7 @@ def command(
     rule_ids: tuple[str, ...],
     dry_run: bool,
     again: str | None,
+    unsure: bool,
     lore_url: str | None,
     no_lore: bool,
 ) -> None:
@@ -427,6 +440,7 @@ def command(
                 dry_run=dry_run,
                 real_headers=lore,
                 progress=progress_printer("draft"),
+                unsure=unsure or settings.draft_unsure,
             )
     except ReviewbotError as exc:
         fail("draft", exc)

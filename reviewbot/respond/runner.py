@@ -68,6 +68,7 @@ SKIP_REVIEWED = (
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
+SKIP_UNSURE_POINT = "unsure-point"  # the rule is not sure a reviewer would send it (Finding.unsure): kept, not drafted
 SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
 SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
 SKIP_SENT = "sent"  # a drafted point whose reviewer's own reply to the patch is now in the thread: it went out
@@ -86,6 +87,7 @@ SKIP_STATES = (
     SKIP_REPOSTED,
     SKIP_UNUSABLE_ID,
     SKIP_NOT_ASKED,
+    SKIP_UNSURE_POINT,
     SKIP_REPEATED,
     SKIP_SENT,
 )
@@ -93,6 +95,7 @@ SKIP_STATES = (
 __all__ = [
     "SKIP_APPLIED",
     "SKIP_STATES",
+    "SKIP_UNSURE_POINT",
     "SKIP_UNUSABLE_ID",
     "DraftRunSummary",
     "WrittenDraft",
@@ -168,6 +171,7 @@ class DraftRunSummary:
     failed: int = 0
     unusable: int = 0
     not_asked: int = 0  # the rule says a maintainer would not ask this point (or it is asked on a sibling patch)
+    unsure_points: int = 0  # the rule is not sure a reviewer would send it: a finding, drafted only with --unsure
     before: int = 0
     sent: int = 0  # drafted findings of earlier runs marked sent now: the reviewer's reply is in the thread
     errors: list[str] = field(default_factory=list)
@@ -195,6 +199,7 @@ class DraftRunSummary:
             + self.failed
             + self.unusable
             + self.not_asked
+            + self.unsure_points
         )
 
     @property
@@ -370,6 +375,7 @@ def draft_pending(
     rule_ids: Sequence[str] = (),
     dry_run: bool = False,
     progress: Callable[[str], None] | None = None,
+    unsure: bool = False,
 ) -> DraftRunSummary:
     """Write one draft per patch with undrafted open findings; record skips. Returns the counts.
 
@@ -384,7 +390,8 @@ def draft_pending(
     checked writable before anything is drafted or recorded. ``only``: draft
     this one patch (Message-ID); ``rule_ids``: only findings of these rules;
     ``dry_run``: build the drafts (``summary.previews``) but write and record
-    nothing. ``progress``: told in a line what the run is doing (reading the threads, asking lore,
+    nothing. ``unsure``: also draft the points a rule is not sure a reviewer would send (``Finding.unsure``;
+    by default they stay findings, skip ``unsure-point``). ``progress``: told in a line what the run is doing (reading the threads, asking lore,
     writing each draft), for a person watching a long run. OutputError
     (a UsageError naming the folder) when they cannot be, or when writing a
     draft fails later (the run stops there; that draft leaves no file).
@@ -400,7 +407,7 @@ def draft_pending(
         known.extend(parse_maintainers(Path(maintainers)))
     if addresses_from:
         known.extend(addresses_from_mail(addresses_from))
-    pending = store.undrafted_findings(list_name, since)
+    pending = store.undrafted_findings(list_name, since, retry=(SKIP_UNSURE_POINT,) if unsure else ())
     if only is not None:
         pending = {k: v for k, v in pending.items() if k == only}
     if rule_ids:
@@ -427,7 +434,9 @@ def draft_pending(
             continue
         counted = summary.handled
         try:
-            sorted_out = _sort_findings(store, message_id, findings, summary, rules=rules, identity=identity)
+            sorted_out = _sort_findings(
+                store, message_id, findings, summary, rules=rules, identity=identity, draft_unsure=unsure
+            )
         except Exception as exc:  # one bad message must not stop the run (isolated like a rule crash)
             _count_failure(summary, message_id, exc, len(findings) - (summary.handled - counted))
             continue
@@ -1051,7 +1060,14 @@ def on_reposted_diff(
 
 
 def _sort_findings(
-    store: Any, message_id: str, findings: list[Finding], summary: DraftRunSummary, *, rules: Any, identity: Address
+    store: Any,
+    message_id: str,
+    findings: list[Finding],
+    summary: DraftRunSummary,
+    *,
+    rules: Any,
+    identity: Address,
+    draft_unsure: bool = False,
 ) -> tuple[Patch, str | None, list[Message], list[Finding]] | None:
     """Skip what needs no draft (a newer revision, applied, handled earlier, raised/answered in the
     thread), counting it in ``summary``; returns what is left to draft, or None. Raises on failure."""
@@ -1144,6 +1160,10 @@ def _sort_findings(
             if state is FindingState.OPEN and finding.not_asked:  # raised or answered in the thread says more
                 store.record_skip(finding, SKIP_NOT_ASKED, finding.not_asked)
                 summary.not_asked += 1
+                continue
+            if state is FindingState.OPEN and finding.unsure and not draft_unsure:  # precision first: a finding only
+                store.record_skip(finding, SKIP_UNSURE_POINT, finding.unsure)
+                summary.unsure_points += 1
                 continue
             if state is FindingState.OPEN:
                 keep.append(finding)

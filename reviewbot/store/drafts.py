@@ -28,17 +28,23 @@ OPEN_STATUSES = ("open", "drafted")
 class DraftStore(FindingStore):
     """Queries of the ``drafts``, ``draft_findings`` and ``draft_skips`` tables."""
 
-    def undrafted_findings(self, list_name: str | None = None, since: date | None = None) -> dict[str, list[Finding]]:
-        """Patch Message-ID -> its findings that have neither a draft nor a recorded skip.
+    def undrafted_findings(
+        self, list_name: str | None = None, since: date | None = None, *, retry: Sequence[str] = ()
+    ) -> dict[str, list[Finding]]:
+        """Patch Message-ID -> its findings that have neither a draft nor a recorded skip (a skip whose state
+        is in ``retry`` counts as none: ``draft --unsure`` drafts the points skipped as unsure before).
 
         Patches come in arrival order; only messages of ``list_name`` and
         arriving on or after ``since`` when given.
         """
         cond, args = _range_where(list_name, since, None, "m.")
-        cond += (
-            " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)"
-            " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)"
+        marks = ", ".join("?" for _ in retry)
+        cond += " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_findings)" + (
+            f" AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips WHERE state NOT IN ({marks}))"
+            if retry
+            else " AND f.fingerprint NOT IN (SELECT fingerprint FROM draft_skips)"
         )
+        args = [*args, *retry]
         rows = self._rows(
             "SELECT f.* FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond} ORDER BY m.day, m.seq, m.message_id, f.path, f.line, f.rule_id, "
@@ -80,7 +86,8 @@ class DraftStore(FindingStore):
                 },
                 ["message_id"],
             )
-            for fp in fingerprints:
+            for fp in fingerprints:  # a point skipped as unsure before and drafted now (``draft --unsure``)
+                self.conn.execute("DELETE FROM draft_skips WHERE fingerprint = ?", (fp,))
                 self._upsert(
                     "draft_findings",
                     {"fingerprint": fp, "draft_message_id": message_id},
