@@ -2079,6 +2079,39 @@ def _right_before_ordered_mmio(use: _Use) -> str:
     return m.group(0).rstrip("( \t") if m else ""
 
 
+#: Step 7c, accesses that order by themselves (Documentation/memory-barriers.txt "Kernel I/O barrier effects",
+#: Documentation/atomic_t.txt): a ``readl()`` (not relaxed, not a driver's wrapper) completes before later reads of
+#: memory, so a read barrier right after it orders nothing more; a value-returning atomic read-modify-write (and
+#: ``xchg()``, ``test_and_set_bit()``) is fully ordered, so a full barrier right before or after it adds nothing. Not
+#: the ``_relaxed``/``_acquire``/``_release`` forms, and not ``cmpxchg()`` or ``*_unless()``/``*_not_zero()``: they
+#: order nothing when they fail.
+_ORDERED_MMIO_READ_RE = lazyre.compile(r"\b(?:read[bwlq]|ioread(?:8|16|32|64)(?:be)?)\s*\(")
+_FULLY_ORDERED_RMW_RE = lazyre.compile(
+    r"\b(?:atomic(?:64|_long)?_(?:(?:add|sub|inc|dec)_return|fetch_(?:add|sub|inc|dec|and|or|xor|andnot)|xchg"
+    r"|(?:inc|dec|sub)_and_test|add_negative)|xchg|test_and_(?:set|clear|change)_bit)\s*\("
+)
+_FULL_BARRIERS = ("smp_mb", "smp_mb__before_atomic", "smp_mb__after_atomic", "mb")
+
+
+def _already_ordered(use: _Use) -> dict[str, str] | None:
+    """Step 7c: the access next to the barrier orders already. ``{"op", "side", "kind"}``: the call, whether the
+    barrier is "after" or "before" it, and ``mmio-read`` or ``rmw``; None when not so."""
+    if use.name in ("rmb", "dma_rmb"):
+        before = _code_lines(use, -1, 1)
+        m = _ORDERED_MMIO_READ_RE.search(before[0]) if before else None
+        return {"op": m.group(0).rstrip("( \t"), "side": "after", "kind": "mmio-read"} if m else None
+    if use.name not in _FULL_BARRIERS:
+        return None
+    for step, side in ((-1, "after"), (1, "before")):
+        if use.name == f"smp_mb__{'before' if step < 0 else 'after'}_atomic":
+            continue  # smp_mb__before_atomic() looks forward, smp_mb__after_atomic() back
+        near = _code_lines(use, step, 1)
+        m = _FULLY_ORDERED_RMW_RE.search(near[0]) if near else None
+        if m:
+            return {"op": m.group(0).rstrip("( \t"), "side": side, "kind": "rmw"}
+    return None
+
+
 #: Calls too plain to name as what a barrier orders against.
 PLAIN_CALLS = frozenset({"spin_lock", "spin_unlock", "spin_lock_irqsave", "spin_unlock_irqrestore"})
 _STATEMENT_CALL_RE = lazyre.compile(r"^(?:[\w.\->\[\]]+\s*=\s*)?([A-Za-z_]\w*)\s*\(")
@@ -2127,10 +2160,14 @@ def _comment_finding(
         details["bit_test"] = True
     if not smp and _cpu_ordering(use):
         details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
+    redundant = _right_before_ordered_mmio(use) if not smp else ""
+    if redundant:
+        details["redundant_before"] = redundant  # the draft asks "is it needed?", not what it orders
+    else:
+        ordered = _already_ordered(use)
+        if ordered is not None:
+            details["redundant"] = ordered  # the same question: an ordered MMIO read, a fully ordered atomic
     if not smp:
-        redundant = _right_before_ordered_mmio(use)
-        if redundant:
-            details["redundant_before"] = redundant  # the draft asks "is it needed?", not what it orders
         then = _what_follows(use)
         if then:
             details["then"] = then  # the draft names what comes after it, not a stock example
@@ -2854,7 +2891,7 @@ def _why_not_asked(
     """Step 9 for a barrier without a (good) comment, in order: the ordering in plain view; a comment that
     points to another; no barrier on another CPU to pair with; a copy of code the patch keeps; the other side
     commented in the series. "" when a reviewer would ask."""
-    if not own.strip() and not finding.details.get("redundant_before"):  # a redundant barrier is asked about
+    if not own.strip() and not _redundant(finding):  # a redundant barrier is asked about
         reason = _ordering_in_view(use)
         if reason:
             return reason
@@ -2941,13 +2978,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 #: asked to order a device, a named other side with no barrier. A request for a pairing comment is not one of them:
 #: read next to their threads on lists the rule never saw, 0 of 56 such drafts would have been sent as written (the
 #: other side was in plain view, in the series, or a known idiom), so it stays a finding (``draft --unsure`` drafts it).
-SURE_PROBLEMS = frozenset({"not-after-rmw", "before-mmio-write", "other-side-missing"})
+SURE_PROBLEMS = frozenset({"not-after-rmw", "before-mmio-write", "other-side-missing"})  # and _redundant()
 UNSURE_PAIRING = "a request for a pairing comment: whether the other side is plain enough is the reviewer's call"
 
 
 def _sure_or_not(finding: Finding) -> Finding:
     """Step 10: mark a point the drafter writes only when asked (``details["unsure"]``)."""
-    if finding.details.get("problem") in SURE_PROBLEMS or finding.details.get("redundant_before"):
+    if finding.details.get("problem") in SURE_PROBLEMS or _redundant(finding):
         return finding
     return replace(finding, details={**finding.details, UNSURE_KEY: UNSURE_PAIRING})
 
@@ -2961,13 +2998,35 @@ def _then_named(fs: Sequence[Finding]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
 
 
+def _redundant(f: Finding) -> bool:
+    """A barrier next to an access that orders already (steps 7b and 7c): the draft asks whether it is needed."""
+    return bool(f.details.get("redundant_before") or f.details.get("redundant"))
+
+
 def _redundant_paragraph(f: Finding) -> str:
-    """The question for a ``wmb()`` right before a ``writel()`` (``details["redundant_before"]``)."""
-    barrier, mmio = f.details.get("barrier", "wmb"), f.details["redundant_before"]
+    """The question for a barrier next to an access that orders already: a ``wmb()`` right before a ``writel()``
+    (``details["redundant_before"]``), an ``rmb()`` right after a ``readl()``, a full barrier next to a fully
+    ordered atomic (``details["redundant"]``)."""
+    barrier = f.details.get("barrier", "wmb")
+    ask = f"Is the {barrier}() needed here? If it is, could a comment say what it orders"
+    if f.details.get("redundant_before"):
+        mmio = f.details["redundant_before"]
+        return (
+            f"The {barrier}() right before {mmio}() looks redundant to me: as far as I understand "
+            f"Documentation/memory-barriers.txt, {mmio}() already orders earlier writes to memory before the "
+            f"device sees its write. {ask}?"
+        )
+    r = f.details["redundant"]
+    if r.get("kind") == "mmio-read":
+        return (
+            f"The {barrier}() right after {r['op']}() looks redundant to me: as far as I understand "
+            f"Documentation/memory-barriers.txt, {r['op']}() completes before any later read of memory "
+            f"starts. {ask}?"
+        )
     return (
-        f"The {barrier}() right before {mmio}() looks redundant to me: as far as I understand "
-        f"Documentation/memory-barriers.txt, {mmio}() already orders earlier writes to memory before the "
-        f"device sees its write. Is the {barrier}() needed here? If it is, could a comment say what it orders?"
+        f"The {barrier}() right {r['side']} {r['op']}() looks redundant to me: as far as I understand "
+        f"Documentation/atomic_t.txt, {r['op']}() returns a value and is fully ordered already. "
+        f"{ask} that {r['op']}() does not?"
     )
 
 
@@ -3990,12 +4049,12 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
     pair = _pair_in_patch(
         [f for f in findings if f.details.get("problem") in ("no-comment", "comment-without-pairing")], patch
     )
-    ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
-    smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
-    redundant = [f for f in by["no-comment"] + by["comment-without-pairing"] if f.details.get("redundant_before")]
+    redundant = [f for f in by["no-comment"] + by["comment-without-pairing"] if _redundant(f)]
     parts.extend(dict.fromkeys(_redundant_paragraph(f) for f in redundant))
     by["no-comment"] = [f for f in by["no-comment"] if f not in redundant]
     by["comment-without-pairing"] = [f for f in by["comment-without-pairing"] if f not in redundant]
+    ring = [f for f in by["no-comment"] if f.details.get("ring_index")]
+    smp = [f for f in by["no-comment"] if f.details.get("smp") and not f.details.get("ring_index")]
     device = [f for f in by["no-comment"] if not f.details.get("smp") and not f.details.get("cpu_ordering")]
     cpu = [f for f in by["no-comment"] if not f.details.get("smp") and f.details.get("cpu_ordering")]
     if ring:

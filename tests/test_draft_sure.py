@@ -166,3 +166,60 @@ def test_findings_lists_the_unsure_points_by_their_state(tmp_path: Path, rules, 
     assert "RB102  WARNING  unsure-point <p3@example.org>" in out.stdout, out.stdout
     assert "(drivers/foo/ring.c:44)" in out.stdout and "1 finding(s)" in out.stdout
     assert "unsure-point: a request for a pairing comment" in out.stdout
+
+
+#: Barriers next to accesses that order by themselves (step 7c): sure points, asked "is it needed?".
+ORDERED_ALREADY = """\
+@@ -40,7 +40,9 @@ static int foo_poll(struct foo_ring *r)
+ {
+ \tu32 status;
+\x20
+ \tstatus = readl(r->base + FOO_STATUS);
++\trmb();
+ \tif (status & FOO_DONE)
+ \t\treturn r->desc[r->head].len;
++\treturn -EAGAIN;
+ }
+@@ -80,5 +82,7 @@ static void foo_put(struct foo_ring *r)
+ {
+ \tif (atomic_dec_and_test(&r->refs)) {
++\t\tsmp_mb();
++\t\tr->dead = true;
+ \t\tfoo_free(r);
+ \t}
+ }
+"""
+
+#: The same barriers where the access does not order: a relaxed read, a cmpxchg (unordered when it fails).
+NOT_ORDERED = ORDERED_ALREADY.replace("readl(", "readl_relaxed(").replace(
+    "atomic_dec_and_test(&r->refs)", "atomic_cmpxchg(&r->refs, 1, 0) == 1"
+)
+
+
+def test_a_barrier_next_to_an_access_that_orders_already_is_a_sure_question(tmp_path: Path, rules) -> None:
+    text = mail("p4@example.org", "[PATCH] foo: poll the ring", "Poll the ring status.", ORDERED_ALREADY)
+    store, found = stored(tmp_path, text, rules)
+    redundant = {f.details["barrier"]: f.details.get("redundant") for f in found["p4@example.org"]}
+    assert redundant == {
+        "rmb": {"op": "readl", "side": "after", "kind": "mmio-read"},
+        "smp_mb": {"op": "atomic_dec_and_test", "side": "after", "kind": "rmw"},
+    }
+    summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
+    assert summary.unsure_points == 0 and summary.drafted == 2
+    own = " ".join(line for line in summary.written[0].draft.body.splitlines() if not line.startswith(">"))
+    own = " ".join(own.split())  # the draft is wrapped at 72 columns
+    assert "The rmb() right after readl() looks redundant to me" in own
+    assert "completes before any later read of memory starts" in own
+    assert "The smp_mb() right after atomic_dec_and_test() looks redundant to me" in own
+    assert "fully ordered already" in own and "pairs with" not in own
+    store.close()
+
+
+def test_the_same_barriers_where_the_access_does_not_order_stay_unsure(tmp_path: Path, rules) -> None:
+    text = mail("p5@example.org", "[PATCH] foo: poll the ring", "Poll the ring status.", NOT_ORDERED)
+    store, found = stored(tmp_path, text, rules)
+    assert sorted(f.details["barrier"] for f in found["p5@example.org"]) == ["rmb", "smp_mb"]
+    assert all(not f.details.get("redundant") and f.unsure for f in found["p5@example.org"])
+    summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
+    assert summary.written == [] and summary.unsure_points == 2
+    store.close()
