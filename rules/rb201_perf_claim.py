@@ -659,10 +659,11 @@ def _subject_word_only(claim: Claim, patch: Patch, own_body: str) -> bool:
     return (SPEED_OR_COST_WORDS | NAME_WORDS | CPU_WORDS).isdisjoint(words)
 
 
-def _layout_only(claim: Claim) -> bool:
-    """True when the claim names cache lines and no gain ("into the same cache line", not "avoid spanning ...")."""
+def _layout_only(claim: Claim, gains: frozenset[str] = CLAIM_GAINS) -> bool:
+    """True when the claim names cache lines and none of ``gains`` ("into the same cache line", not "avoid spanning
+    ..."; with ``gains`` the speeds and costs: "more cache-line friendly", the lines pahole counts)."""
     words = {w for w, _, _ in _tokens(claim.text)}
-    return not CACHE_LINE_TERMS.isdisjoint(words) and CLAIM_GAINS.isdisjoint(words)
+    return not CACHE_LINE_TERMS.isdisjoint(words) and gains.isdisjoint(words)
 
 
 def _not_the_kernels_speed(patch: Patch) -> bool:
@@ -714,8 +715,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         severity = Severity.CHECK  # where members sit, no speed named: the labels differ, RB101 asks about it
     # step 3: the evidence: changelog and notes, then the cover letter, then the author's replies
     grade = ev._grade(own_text)
-    if grade == "measured":
-        return []
+    if grade == "measured" or (_layout_only(claim, SPEED_OR_COST_WORDS | HOT_WORDS) and ev._pahole_compared(own_text)):
+        return []  # pahole's before and after count the lines of a claim about how many lines
     not_asked = _why_not_asked(patch, own_body, claim, body_claim)
     if claim is subject_claim and body_claim is None and _subject_word_only(claim, patch, own_body):
         not_asked = not_asked or "only the subject says optimize, over a small change whose changelog names no speed"

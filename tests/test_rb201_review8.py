@@ -96,3 +96,25 @@ def test_a_revert_quoting_the_reverted_optimisation_claims_nothing() -> None:
         "disable, but the skipped section races with the drain.\n"
     )
     assert _findings('Revert "foo: speed up the stock refill"', body) == []
+
+
+_PAHOLE = (
+    "pahole, before:\n\tstruct foo_frame {\n\t...\n\t/* size: 72, cachelines: 2, members: 9 */\n\t};\n\n"
+    "after:\n\tstruct foo_frame {\n\t...\n\t/* size: 64, cachelines: 1, members: 9 */\n\t};\n\n"
+)
+
+
+def test_pahole_counts_measure_a_claim_about_cache_lines() -> None:
+    body = "Group the members by size to close two holes.\n\nIt saves 8 bytes and is more cache-line friendly.\n"
+    assert _findings("foo: reorder struct foo_frame", body, _PAHOLE) == []
+    assert len(_findings("foo: reorder struct foo_frame", body)) == 1  # without pahole's output: asked
+
+
+def test_pahole_counts_do_not_measure_a_speed_claim() -> None:
+    body = "Move the hot members into the first cache line so the lookup runs faster.\n"
+    assert len(_findings("foo: reorder struct foo_frame", body, _PAHOLE)) == 1
+
+
+def test_gbit_is_a_rate() -> None:
+    assert rb201.ev._grade("On a Foo board the new path reaches 2.4 Gbit, the old one 900 Mbit.") == "measured"
+    assert rb201.ev._grade("The register is 32 bit wide and takes 2 bits per lane.") != "measured"
