@@ -481,8 +481,9 @@ def _of_this_patch(
         return True  # "As an optimization, test the length first": what the patch does, and why
     if subject or words[a] in NEEDLESS_WORDS or words[b].startswith(("bottleneck", "performance_regression")):
         return True  # what the patch does; a cost named as the problem it takes away
-    if words[b] in COMPARATIVES or words[a] in COMPARATIVES:
-        return True  # "X is a faster helper": the patch's choice compared
+    purpose = words[a] == "for" and words[b] in PURPOSE_NOUNS and _set("be is are").isdisjoint(words[a - 2 : a])
+    if words[b] in COMPARATIVES or words[a] in COMPARATIVES or purpose:
+        return True  # "a faster helper": the choice compared; "for performance": the reason (not "is done for ...")
     if a == first and words[a].endswith(("ing", "es", "s")) and words[a] in EFFECT_VERBS:
         return True  # ", reducing the overhead", "It reduces contention": the change's result
     lead = [next((w for w in islice(words, a) if w not in _FILLER and not w.endswith("ly")), words[a])]
@@ -660,8 +661,7 @@ def _subject_word_only(claim: Claim, patch: Patch, own_body: str) -> bool:
 
 
 def _layout_only(claim: Claim, gains: frozenset[str] = CLAIM_GAINS) -> bool:
-    """True when the claim names cache lines and none of ``gains`` ("into the same cache line", not "avoid spanning
-    ..."; with ``gains`` the speeds and costs: "more cache-line friendly", the lines pahole counts)."""
+    """True when the claim names cache lines and none of ``gains`` ("into the same cache line", "cache-line friendly")."""
     words = {w for w, _, _ in _tokens(claim.text)}
     return not CACHE_LINE_TERMS.isdisjoint(words) and gains.isdisjoint(words)
 
