@@ -27,7 +27,7 @@ RATE_UNITS = tuple(
     (
         "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
         "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
-        "cache misses,transactions/s,trans/s,iterations/s"
+        "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits"
     ).split(",")
 )
 CONFIG_WORDS = tuple(
@@ -660,6 +660,14 @@ def _mentions_cache_lines(text: str) -> bool:
     if text.isascii() and "cache" not in low and "false" not in low:
         return False
     return _CACHE_MENTION_RE.search(text) is not None
+
+
+_PAHOLE_RE = lazyre.compile(r"\bcachelines:[ \t]*(\d+)(?:[ \t]*(?:->|→)[ \t]*(\d+))?")
+
+
+def _pahole_compared(text: str) -> bool:
+    """True when pahole's counts of cache lines differ before and after ("/* size: 68, cachelines: 2 */", "1")."""
+    return "cachelines:" in text and len({n for m in _PAHOLE_RE.findall(text) for n in m if n}) >= 2
 
 
 def _quotes_size_numbers(text: str) -> bool:

@@ -251,7 +251,16 @@ from dataclasses import replace
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
-from reviewbot.cutil import LazyScans, LineScan, comment_above, normalise, scan_line, scan_lines, starts_in_comment
+from reviewbot.cutil import (
+    LazyScans,
+    LineScan,
+    comment_above,
+    is_comment_only,
+    normalise,
+    scan_line,
+    scan_lines,
+    starts_in_comment,
+)
 from reviewbot.view import FileView, HunkView, PatchView, once, patch_view
 from reviewbot.models import NOT_ASKED_KEY, UNSURE_KEY, Finding, FindingState, Hunk, LineKind, Message, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
@@ -389,6 +398,9 @@ PAIRING_PHRASES = (
     r"\border(?:s|ed|ing)?\b(?:(?!\border(?:s|ed|ing)?\b).)*\bagainst\b",  # tempered likewise
     r"\bvs\.?\s",
     r"\brac(?:e|es|ing)\s+with\b",
+    # both halves in memory-barriers.txt's words: "another task publishes it executing a RELEASE barrier; we need
+    # smp_load_acquire() here to ACQUIRE it" (the barrier's own name, smp_load_acquire, is no word "acquire")
+    r"\bacquire\b(?:(?!\bacquire\b).)*\brelease\b|\brelease\b(?:(?!\brelease\b).)*\bacquire\b",  # tempered (linear)
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt|kernel|application|app)[\s-]+sides?\b",
 )
@@ -1524,9 +1536,9 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
     above the function's header; it counts only when it speaks of pairing.
     """
     scans, idx = use.scans, use.idx
-    above = comment_above(scans, idx)
+    above = comment_above(scans, _over_blank(scans, idx))
     if above is None and idx > 0 and _CONTROL_RE.match(scans[idx - 1].code) and not scans[idx - 1].comment:
-        above = comment_above(scans, idx - 1)  # comment above "if (cond)" for a conditional barrier
+        above = comment_above(scans, _over_blank(scans, idx - 1))  # comment above "if (cond)": a conditional barrier
     own = " ".join(c for c in (scans[idx].comment, above or "") if c)
     notes = []
     if above is None and idx > 0 and scans[idx - 1].code.rstrip().endswith(";") and not scans[idx - 1].comment:
@@ -1549,6 +1561,13 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
         notes.append(comment_above(scans, j) or "")
     note = " ".join(n for n in notes if n and _PAIRED_WITH_RE.search(n))
     return own, note
+
+
+def _over_blank(scans, i: int) -> int:
+    """``i``, or the blank line above it when one stands between it and the lines above: a comment above a blank
+    line still heads the barrier below (a new branch put under an existing comment, after a blank line)."""
+    blank = i > 1 and not scans[i - 1].code.strip() and not scans[i - 1].has_comment
+    return i - 1 if blank and is_comment_only(scans[i - 2]) else i
 
 
 #: A note away from the barrier counts only when it plainly says what pairs with what.

@@ -17,8 +17,9 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    letter (its paragraphs about other patches left out) or a later reply by the author; a results reference.
    A bare ratio ("2x faster") is no measurement.
 
-A revert and a patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at
-run time (only ``tools/``, ``Documentation/`` but dt bindings, selftests) claim nothing of the kernel's speed.
+A patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at run time (only
+``tools/``, ``Documentation/`` but dt bindings, selftests) claims nothing of the kernel's speed; a revert claims
+only in a sentence about reverting ("by reverting we fix the performance regression"), the rest quotes the old commit.
 
 Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK.
 The finding's ``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool,
@@ -108,7 +109,8 @@ COST_NOUNS = _set(
     "overhead overheads latency latencies contention contension cycles cpu_time cpu_usage cpu_cycles "
     "cpu_utilization cpu_utilisation cache_misses cache_miss tlb_misses tlb_flushes bouncing false_sharing "
     "round_trips context_switches lock_contention lock_hold jitter cost costs bottleneck bottlenecks "
-    "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time"
+    "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time "
+    "performance_impact performance_impacts performance_regression performance_regressions"
 )
 TIME_VERBS = _set("reduce reduces reducing shorten shortens save saves saving cut cuts")  # "saves some time"
 #: a lock taken less often: "avoid acquiring the MMU lock", "without taking the lock twice"
@@ -141,7 +143,7 @@ NOT_SPEED_WORDS = _set(
     "compilation compiler test tests testing selftest selftests kunit ci bisect review reviewer reviewers "
     "developer developers human maintainer documentation docs radio rf signal antenna audio image layout "
     "packing padding hole holes bytes binary code_size pm development emc emi convention conventions style "
-    "readability naming"
+    "readability naming pin pins store stored storing"
 )
 #: a speed word as an adjective names existing code or a feature: "the fast path", "optimized modify QP"
 NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised")
@@ -155,16 +157,7 @@ NOT_THIS_PATCH = _set(
     "could would might alternatively alternative otherwise future later eventually followup todo further "
     "previous earlier soon upcoming subsequent tried attempted"
 )
-NOT_THIS_PHRASES = (
-    "used to",
-    "at the moment",
-    "right now",
-    "as is",
-    "follow-up",
-    "now that",
-    "may want",
-    "following patch",
-)
+NOT_THIS_PHRASES = tuple("used to|at the moment|right now|as is|follow-up|now that|may want|following patch".split("|"))
 ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not taken ("rather than improve ...")
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
@@ -216,7 +209,7 @@ USERSPACE_TAGS = _set(
 )
 #: code that does not run in the kernel: its speed is a tool's, a test's or a document's
 NOT_RUNTIME_PATHS = ("tools/", "Documentation/", "scripts/", "samples/")
-REVERT_TITLES = ('revert "', 'revert ("')  # and git's "This reverts commit <sha>." in the changelog
+REVERTS = ('revert "', 'revert ("')  # titles, and git's "This reverts commit <sha>." in the changelog
 
 #: where members sit in the CPU cache: a claim of speed with hot data named, else layout (RB101's question)
 CACHE_LINE_TERMS = _set("cache_line cache_lines cacheline cachelines")
@@ -239,11 +232,11 @@ CLAIM_GAINS = SPEED_OR_COST_WORDS | HOT_WORDS | CACHE_GAIN_WORDS | SPLIT_WORDS  
 _JOINED_TERMS_RE = lazyre.compile(
     r"\b(?:cache|tlb)[ \t\n-](?:miss(?:es)?|flush(?:es)?)\b|\bfalse[ \t\n-]sharing\b|\bcode[ \t\n-]size\b|"
     r"\bcpu[ \t\n-](?:time|usage|cycles|utili[sz]ation)\b|\bround[ \t\n-]trips?\b|\block[ \t\n-](?:contention|hold)\b|"
-    r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|"
+    r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\bperformance[ \t\n-](?:impact|regression)s?\b|"
     r"\bcache[ \t\n-](?:usage|utili[sz]ation|efficiency|locality|hit|lines?)\b",
     re.IGNORECASE,
 )
-_JOINED_FIRST = _set("cache tlb false code cpu round lock context hot fast")
+_JOINED_FIRST = _set("cache tlb false code cpu round lock context hot fast performance")
 _CLAIM_FIRST = frozenset(w.split("_")[0] for w in CLAIM_NEEDS if "_" in w)
 
 
@@ -289,15 +282,15 @@ def _not_speed(words: Sequence[str], lo: int, hi: int) -> bool:
     memory, size, the build, a test or a person ("reduce memory overhead", "speed up the selftest"); "memory
     barriers", "memory access" are no memory size."""
     k = _near(words, lo, hi, NOT_SPEED_WORDS)
-    while (
-        k is not None and words[k + 1 : k + 2] and words[k + 1] in (MEMORY_SPEED if words[k] == "memory" else OBJECTS)
-    ):
+    while k is not None and words[k + 1 : k + 2] and words[k + 1] in UNLESS_BEFORE.get(words[k], OBJECTS):
         k = _near(words, k + 1, hi, NOT_SPEED_WORDS)  # "memory barriers"; "test the queue length": a verb
     return k is not None
 
 
 OBJECTS = _set("the a an whether if")
+#: what after a word of NOT_SPEED_WORDS makes it no size, test or build ("test the"); "store the X" is storage
 MEMORY_SPEED = _set("barrier barriers ordering access accesses bandwidth latency placement locality")
+UNLESS_BEFORE = {"memory": MEMORY_SPEED} | dict.fromkeys(("store", "stored", "storing"), frozenset[str]())
 HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the clock speed", "link speed"
 
 
@@ -330,6 +323,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
             words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
         ):
             return None  # "optimize out the v1 code paths": code compiled away, the size
+        if w in OPTIMIZE_VERBS and not _set("functions helpers logic details").isdisjoint(words[i + 1 : i + 3]):
+            return None  # "optimize functions used only by platform data", "optimize code details": tidied
         if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 6, SAFE_WORDS) is not None:
             return None  # "this optimization is harmless", "turned out to be broken": weighed for correctness
         to = _near(words, i + 1, i + 6, _set("to"))
@@ -341,11 +336,13 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     if w in SPEED_VERBS:
         up = _near(words, i + 1, i + 4, _set("up ups"))
         return None if up is None or _not_speed(words, i + 1, up + 4) else (i, up)
-    if w == "time" and words[i + 1 : i + 2] == ["for"] and any(x[-3:] in ("ers", "ors") for x in words[i + 2 : i + 4]):
-        return None  # "save tons of time for system integrators": people's time, not the kernel's
+    people = words[i : i + 2] == ["time", "for"] and any(x.endswith(("ers", "ors")) for x in words[i + 2 : i + 4])
+    hardware = w in ("cycles", "time") and _near(words, i - 2, i + 5, HARDWARE_SPEED | _set("pulse")) is not None
+    if people or (hardware and _near(words, i - 4, i, LESS_VERBS) is None):  # not "cut the bus cycles"
+        return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
         needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" else None
-        if needless is not None or w.startswith("bottleneck"):
+        if needless is not None or w.startswith(("bottleneck", "performance_regression")):
             return i if needless is None else needless, i  # "unnecessary overhead", "extra cache bouncing"
         before = _near(words, i - 4, i, LESS_VERBS if w != "time" else TIME_VERBS)
         if before is not None:
@@ -353,10 +350,10 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         after = _near(words, i + 1, i + 4, LESS_AFTER)
         if after is not None:
             return i, after
-    if w == "speed" and i > 0 and words[i - 1] in HARDWARE_SPEED:
-        return None  # a clock or link setting, not the kernel's speed
+    if w in GOOD_NOUNS and i > 0 and words[i - 1] in HARDWARE_SPEED:
+        return None  # "link speed", "improve bus performance": the hardware's own, not the kernel's
     if w in GOOD_NOUNS and (w in LOCALITY_WORDS or not _not_speed(words, i - 1, i + 1)):
-        before = _near(words, i - 4, i, MORE_VERBS)
+        before = _near(words, i - (8 if "and" in words[i - 2 : i] else 4), i, MORE_VERBS)  # "improve X and Y"
         if before is not None:
             return before, i
         after = _near(words, i + 1, i + 4, MORE_AFTER)
@@ -369,13 +366,13 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         before = _near(words, i - 3, i, LESS_VERBS)
         if before is not None:
             return before, _near(words, i + 1, i + 5, LOCK_WORDS) or i  # "avoid acquiring the MMU lock"
-    if w in EXPENSIVE_WORDS:
+    if w in EXPENSIVE_WORDS and not (w.startswith("slow") and _not_speed(words, i + 1, i + 2)):  # "slow memory"
         if i > 0 and words[i - 1] in NEEDLESS_WORDS and w in ("expensive", "costly"):
             return i - 1, i  # "can be quite expensive": the cost the patch takes away
         before = _near(words, i - 4, i, LESS_VERBS)
         if before is not None and words[before] not in ("less", "fewer", "lower", "smaller"):
             return before, i  # "avoid the expensive lookup", "skip the costly sync"
-    if w in EFFICIENT_WORDS and i > 0 and words[i - 1] in ("more", "better"):
+    if w in EFFICIENT_WORDS and i > 0 and words[i - 1] in ("more", "better") and not _not_speed(words, i, i + 4):
         design = _set("code design framework api interface driver abstraction implementation")
         return None if _near(words, i - 4, i, design) is not None else (i - 1, i)  # "code more scalable": extensible
     if w in CACHE_WORDS and (_near(words, i - 3, i, HOT_WORDS) or _near(words, i + 1, i + 3, HOT_WORDS)):
@@ -452,7 +449,9 @@ def _of_this_patch(
     if enabler is not None and enabler + 1 < a and words[enabler + 1] not in ("us", "to"):
         return False  # "allows filesystems to optimize away ...": another's effect, made possible
     clause = " ".join(sentence[clause_start : tokens[b][2] + 20].lower().split())
-    if not NOT_THIS_PATCH.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(sentence[: tokens[b][2]]):
+    further = words[a - 1 : a] == ["further"] and words[a] in EFFECT_VERBS  # "should further improve": also
+    later = NOT_THIS_PATCH - {"further"} if further else NOT_THIS_PATCH  # not "blocking further optimization"
+    if not later.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(sentence[: tokens[b][2]]):
         return False  # the existing code, another commit, a hypothetical, later work
     hedged = words[:1] in (["this"], ["it"]) and not HYPOTHETICAL.isdisjoint(words[1:4])  # "This could help ..."
     hypothetical = not hedged and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])
@@ -475,14 +474,16 @@ def _of_this_patch(
         return False  # "the hardware is faster", "tests run faster"
     if "as" in words[max(0, a - 3) : a] and words[a].startswith("optimi"):
         return True  # "As an optimization, test the length first": what the patch does, and why
-    if subject or words[a] in NEEDLESS_WORDS or words[b].startswith("bottleneck"):
+    if subject or words[a] in NEEDLESS_WORDS or words[b].startswith(("bottleneck", "performance_regression")):
         return True  # what the patch does; a cost named as the problem it takes away
-    if words[b] in COMPARATIVES or words[a] in COMPARATIVES or (words[a] == "for" and words[b] in PURPOSE_NOUNS):
-        return True  # "X is a faster helper": the patch's choice compared; "for performance": the reason
+    purpose = words[a] == "for" and words[b] in PURPOSE_NOUNS and _set("be is are").isdisjoint(words[a - 2 : a])
+    if words[b] in COMPARATIVES or words[a] in COMPARATIVES or purpose:
+        return True  # "a faster helper": the choice compared; "for performance": the reason (not "is done for ...")
     if a == first and words[a].endswith(("ing", "es", "s")) and words[a] in EFFECT_VERBS:
         return True  # ", reducing the overhead", "It reduces contention": the change's result
     lead = [next((w for w in islice(words, a) if w not in _FILLER and not w.endswith("ly")), words[a])]
-    if words[first] != lead[0] and sentence[tokens[first][1] - 6 : tokens[first][1]].strip().endswith("and"):
+    and_verb = sentence[tokens[first][1] - 6 : tokens[first][1]].strip().endswith("and")
+    if words[first] != lead[0] and and_verb and lead[0] not in OTHER_ACTORS:  # not "Users can X and get Y"
         lead.append(words[first])  # "Get rid of X and optimize Y": the second verb of the imperative
     if any(_verb_stem(w) in CHANGE_VERBS for w in lead) and sentence[tokens[0][1]].isupper():
         return True  # an imperative: "Avoid taking the lock twice", "Use a per-CPU counter to reduce contention"
@@ -498,11 +499,12 @@ def _verb_stem(word: str) -> str:
     return next((stem for stem in stems if stem in CHANGE_VERBS), word)
 
 
-def _claims_in(text: str, *, subject: bool = False) -> Iterable[Claim]:
-    """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch."""
+def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable[Claim]:
+    """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch (in a
+    sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
     for p_start, paragraph in ev._paragraphs(text):
         for s_start, sentence in ev._sentences(paragraph):
-            if not _may_claim(sentence):
+            if not _may_claim(sentence) or about not in sentence.lower():
                 continue
             tokens = _tokens(sentence)
             words = [w for w, _, _ in tokens]
@@ -522,14 +524,14 @@ def _claims_in(text: str, *, subject: bool = False) -> Iterable[Claim]:
                 yield found
 
 
-def find_claim(text: str, *, title: str = "") -> Claim | None:
+def find_claim(text: str, *, title: str = "", about: str = "") -> Claim | None:
     """The first claim of this patch in the changelog ``text`` (quotes, code, output and version notes left out);
     a line repeating the subject ``title`` is the subject's, not the changelog's."""
     prose = ev._prose(text)
     if title.strip() and title.strip() in prose:
         at = prose.index(title.strip())
         prose = prose[:at] + " " * len(title.strip()) + prose[at + len(title.strip()) :]
-    return next(iter(_claims_in(prose)), None)
+    return next(iter(_claims_in(prose, about=about)), None)
 
 
 def find_subject_claim(title: str) -> Claim | None:
@@ -653,22 +655,19 @@ def _subject_word_only(claim: Claim, patch: Patch, own_body: str) -> bool:
     return (SPEED_OR_COST_WORDS | NAME_WORDS | CPU_WORDS).isdisjoint(words)
 
 
-def _layout_only(claim: Claim) -> bool:
-    """True when the claim names cache lines and no gain ("into the same cache line", not "avoid spanning ...")."""
+def _layout_only(claim: Claim, gains: frozenset[str] = CLAIM_GAINS) -> bool:
+    """True when the claim names cache lines and none of ``gains`` ("into the same cache line", "cache-line friendly")."""
     words = {w for w, _, _ in _tokens(claim.text)}
-    return not CACHE_LINE_TERMS.isdisjoint(words) and CLAIM_GAINS.isdisjoint(words)
+    return not CACHE_LINE_TERMS.isdisjoint(words) and gains.isdisjoint(words)
 
 
 def _not_the_kernels_speed(patch: Patch) -> bool:
-    """True for a userspace project's patch (its tag or prefix), a revert, or only tools, docs and selftests."""
+    """True for a userspace project's patch (its tag or prefix), or one of only tools, docs and selftests."""
     prefix = patch.subject.title.split(":", 1)[0].strip().upper() if ":" in patch.subject.title else ""
     if any(t.upper() in USERSPACE_TAGS for t in (*patch.subject.tags, prefix)):
         return True
-    revert = "This reverts commit " in patch.commit_message or any(
-        f in patch.subject.title.lower() for f in REVERT_TITLES
-    )
     paths = [fd.path for fd in patch.files if "/selftests/" not in fd.path]  # a dt binding: hardware used at run time
-    return revert or all(path.startswith(NOT_RUNTIME_PATHS) and "/bindings/" not in path for path in paths)
+    return all(path.startswith(NOT_RUNTIME_PATHS) and "/bindings/" not in path for path in paths)
 
 
 # The finding
@@ -683,15 +682,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding per patch whose claim has no measured evidence in the message, cover letter or thread."""
     if not patch.files:
         return []
-    # steps 1 and 2: the claim, in the subject, else in the changelog
-    subject_claim = find_subject_claim(patch.subject.title)
+    # steps 1 and 2: the claim, in the subject, else in the changelog; a revert's only where it speaks of reverting
+    revert = "This reverts commit " in patch.commit_message or any(f in patch.subject.title.lower() for f in REVERTS)
+    subject_claim = None if revert else find_subject_claim(patch.subject.title)
     if subject_claim is None and not _may_claim(patch.commit_message):
         return []  # the cheap first test: no claim word in the changelog (most patches)
     if _not_the_kernels_speed(patch):
         return []
     own_body = "\n".join(ev._own_lines(patch.commit_message))
-    body_claim = find_claim(own_body, title=patch.subject.title)
-    in_notes = body_claim is None and (body_claim := find_claim(patch.notes)) is not None  # below "---" too
+    body_claim = find_claim(own_body, title=patch.subject.title, about="revert" if revert else "")
+    in_notes = body_claim is None and not revert and (body_claim := find_claim(patch.notes)) is not None  # below ---
     claim = subject_claim if subject_claim is not None else body_claim
     if subject_claim is not None and body_claim is not None and subject_claim.text.lower() in OPTIMIZE_VERBS:
         claim = body_claim  # "smp: optimize X" over "we can use a cheaper copy": the changelog says what is gained
@@ -710,8 +710,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         severity = Severity.CHECK  # where members sit, no speed named: the labels differ, RB101 asks about it
     # step 3: the evidence: changelog and notes, then the cover letter, then the author's replies
     grade = ev._grade(own_text)
-    if grade == "measured":
-        return []
+    if grade == "measured" or (_layout_only(claim, SPEED_OR_COST_WORDS | HOT_WORDS) and ev._pahole_compared(own_text)):
+        return []  # pahole's before and after count the lines of a claim about how many lines
     not_asked = _why_not_asked(patch, own_body, claim, body_claim)
     if claim is subject_claim and body_claim is None and _subject_word_only(claim, patch, own_body):
         not_asked = not_asked or "only the subject says optimize, over a small change whose changelog names no speed"
@@ -836,24 +836,16 @@ CODE_SIZE_ASK = "the text size before and after (size vmlinux, or scripts/bloat-
 _SHORTLOG_RE = lazyre.compile(r"^\S.*\(\d+\):\s*$", re.M)  # "Ada Example (3):" opens a cover letter's shortlog
 
 
-def _claim_sentence(text: str) -> str:
-    """The sentence of ``text`` holding its first claim (a cover letter's shortlog left out), else ""."""
-    shortlog = _SHORTLOG_RE.search(text)
-    prose = text[: shortlog.start()] if shortlog is not None else text
-    claim = find_claim(prose)
-    return _sentence_at(prose, claim.start) if claim is not None else ""
-
-
 def _series_claim_sentence(text: str, claim: str) -> str:
-    """The sentence of a cover letter's ``text`` holding ``claim`` (the claim the series' patches make, the
-    shortlog left out), else the sentence of its first claim (:func:`_claim_sentence`)."""
+    """The sentence of a cover letter's ``text`` (its shortlog left out) holding ``claim`` (the claim the series'
+    patches make), else the sentence of its first claim, else ""."""
     shortlog = _SHORTLOG_RE.search(text)
     prose = text[: shortlog.start()] if shortlog is not None else text
     pos = " ".join(prose.lower().split()).find(" ".join(claim.lower().split())) if claim.strip() else -1
-    if pos < 0:
-        return _claim_sentence(text)
-    flat = " ".join(prose.split())
-    return _sentence_at(flat, pos)
+    if pos >= 0:
+        return _sentence_at(" ".join(prose.split()), pos)
+    first = find_claim(prose)
+    return _sentence_at(prose, first.start) if first is not None else ""
 
 
 def _cost_sentence(text: str) -> str:

@@ -43,7 +43,9 @@ perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), in-kernel se
 lines already time something and print it (new code beside an existing
 microbenchmark, copying it). Only a print of a *difference*
 of stamps (or an average) counts: printing a plain time stamp, a state or an
-error next to timing code is not a harness.
+error next to timing code is not a harness, and neither is a delta kept in a
+structure's member (``df->busy_time += ktime_sub(now, last)``: statistics the
+code keeps and reports, as a devfreq driver's busy and idle time).
 
 References
 ----------
@@ -206,8 +208,11 @@ class _Harness:
         # A second pass: a delta may use a stamp taken on a later line (a loop). A delta's expression names a stamp
         # or calls a clock: only the lines naming one of those can assign a delta.
         for k in clocked | _lines_naming(tuple(self.stamps), texts, joined) if timed else ():
-            m = _ASSIGN_RE.search(self.code(k))
-            if m and self.is_delta(m.group(2)):
+            code = self.code(k)
+            m = _ASSIGN_RE.search(code)
+            # a delta kept in a structure's member ("df->busy_time += ktime_sub(now, last)"): statistics the code
+            # keeps (a devfreq governor's busy/idle time), the feature itself, not a measurement to print
+            if m and self.is_delta(m.group(2)) and code[m.start(1) - 1 : m.start(1)] not in (".", ">"):
                 self.deltas.add(m.group(1))
 
     def code(self, k: int) -> str:
