@@ -1391,12 +1391,15 @@ def _finding(
     input_lines = [n for n in (side.added[m].input_line for m in moved) if n is not None]
     members = [m.replace(",", ", ") for m in named]
     what = f"{side.kind} {side.name}"
+    # "member nr_bytes moved", "members a, b moved": one member is not "members"
+    many = sum(len(m.split(",")) for m in named) > 1  # "a,b" is two members declared on one line
+    who = f"member{'s' if many else ''} {', '.join(members)}"
     if placed and severity is Severity.WARNING:
-        message = f"{what}: members {', '.join(members)} placed for cache behaviour without a comment saying why"
+        message = f"{what}: {who} placed for cache behaviour without a comment saying why"
     elif severity is Severity.WARNING:
-        message = f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
+        message = f"{what}: {who} moved without a comment documenting the cache-line layout"
     else:
-        message = f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
+        message = f"{what}: {who} reordered; consider a comment on the intended layout"
     if side.randomized:
         message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
     hunk = None
@@ -1511,6 +1514,17 @@ def _some_members(members: Sequence[str]) -> str:
     return (", ".join(members[:-1]) + f" and {members[-1]}") if len(members) > 1 else members[0]
 
 
+def _why_they_sit(struct: str, which: str, members: Sequence[str]) -> str:
+    """The question for a reorder whose purpose is not cache lines (a CHECK): one member "sits where it
+    does", several "sit where they do"."""
+    many = sum(len(m.split(",")) for m in members) > 1
+    sits = "sit where they do" if many else "sits where it does"
+    return (
+        f"Would it be worth a short comment in {struct} saying why {which} {sits} now, so a later change "
+        f"does not move {'them' if many else 'it'} back?"
+    )
+
+
 def _local_comment_request(struct: str, members: Sequence[str], reason: str | None = None) -> str:
     """The changelog placed these members by name (one cache line of a big struct not ordered as a whole):
     ask for a short comment at them, not for a whole-struct "cache-line ordered" comment. The changelog's
@@ -1558,10 +1572,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f"change does not move {'them' if len(members) > 1 else 'it'} back by accident?"
             )
         else:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
-                "now, so a later change does not move them back?"
-            )
+            text = _why_they_sit(struct, which, members)
         if f.details.get("randomize_layout"):
             text += (
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
@@ -1617,10 +1628,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         them = "them" if len(members) > 1 else "it"
         motivation = {f.details.get("motivation") for f in fs}
         if all(f.severity is Severity.CHECK for f in fs):
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                f"so a later change does not move {them} back?"
-            )
+            text = _why_they_sit(struct, which, members)
         elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
             reason = next((f.details.get("reason") for f in fs if f.details.get("reason")), None)
             text = _local_comment_request(struct, members, reason)
@@ -1634,10 +1642,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"does not move {them} back by accident?"
             )
         else:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                f"so a later change does not move {them} back?"
-            )
+            text = _why_they_sit(struct, which, members)
         if any(f.details.get("randomize_layout") for f in fs):
             text += (
                 f" Also, {struct} is __randomize_layout, so this order only holds with "
