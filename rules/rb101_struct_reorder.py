@@ -118,8 +118,11 @@ cache-line grouping.
 
 The cache-line map needs type information of the tree the patch is written against: where the
 struct's unchanged lines are not in the type information's order (another kernel version or
-configuration), a member's array length or bit-field width is a ``#define``, or the struct is in a
-module whose BTF is not given, the finding says nothing about layout.
+configuration), the type information's struct has members before or after those of a hunk that shows
+the struct's opening or closing line, the patch puts members under ``#if``/``#else``, a member's array
+length or bit-field width is a ``#define``, or the struct is in a module whose BTF is not given, the
+finding says nothing about layout (the reason, when the type information has the struct, is kept in
+the finding's details as ``layout_no_map``). ``btf`` may name a directory of a build's ``-g`` objects.
 
 References
 ----------
@@ -1070,12 +1073,14 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
         severity, this_motive = _severity(motive), motive
-        mapped = _layout_map(ctx, patch, side, named)
+        mapped, no_map = _layout_map(ctx, patch, side, named)
         if mapped is not None and mapped.packing:
             severity, this_motive = Severity.CHECK, "packing"  # the map shows it: no member changes line
         finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
         if mapped is not None:
             finding = _with_map(finding, mapped)
+        elif no_map:  # the type information has the struct, but not as the patch shows it: why, no map
+            finding = replace(finding, details={**finding.details, "layout_no_map": no_map})
         later = _documented_later_in_series(patch, ctx, path, side.name)
         if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
             finding = replace(
@@ -1087,16 +1092,20 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 
 def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):
     """Step 5, only with type information configured (``btf``): which members the reorder moves across a
-    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`). None
-    when nothing is configured or the type information does not have the struct as the patch shows it: the
-    finding then says nothing about layout."""
+    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`): (the
+    map, "") or (None, why). No map when nothing is configured or the type information does not have the
+    struct as the patch shows it: the finding then says nothing about layout (the reason, when the type
+    information has the struct, is kept in its details as ``layout_no_map``)."""
     btf = ctx.options.get("btf") if ctx.options else None
     if not btf:
-        return None
-    from reviewbot.layout.review import reorder_map
+        return None, ""
+    from reviewbot.layout.review import ReorderMap, reorder_map_or_reason
 
     names = tuple(n for member in named for n in member.split(","))
-    return reorder_map(str(btf), f"{side.kind} {side.name}", patch, names)
+    found = reorder_map_or_reason(str(btf), f"{side.kind} {side.name}", patch, names)
+    if isinstance(found, ReorderMap):
+        return found, ""
+    return None, found.reason if found.struct_known else ""
 
 
 def _with_map(finding: Finding, mapped) -> Finding:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from reviewbot.layout import Unresolved
+from reviewbot.layout import NotInTypes, Unresolved
 from reviewbot.layout.types import AGGREGATES, CType, TypeInfo
 
 DEFAULT_CACHELINE = 64
@@ -115,7 +115,7 @@ def find_struct(info: TypeInfo, name: str) -> tuple[int, CType]:
         t = info.get(tid)
         if t.kind == kind:
             return tid, t
-    raise Unresolved(f"{kind} {bare} is not in {info.source}")
+    raise NotInTypes(f"{kind} {bare} is not in {info.source}")
 
 
 def layout_of(info: TypeInfo, name: str, cacheline: int = DEFAULT_CACHELINE) -> Layout:
@@ -690,18 +690,18 @@ def _lookup_type(info: TypeInfo, text: str) -> int:
             t = info.get(tid)
             if t.kind != "fwd":
                 return tid
-        raise Unresolved(f"{text} is not in {info.source}")
+        raise NotInTypes(f"{text} is not in {info.source}")
     if words and set(words) <= _BASE_WORDS:
         for kind in ("int", "float"):
             for tid in info.find(kind, _canonical_base(text)):
                 return tid
-        raise Unresolved(f"the base type {text!r} is not in {info.source}")
+        raise NotInTypes(f"the base type {text!r} is not in {info.source}")
     if len(words) == 1:
         for tid in info.find("typedef", words[0]):
             return tid
         for tid in info.find("int", words[0]):
             return tid
-    raise Unresolved(f"the type {text!r} is not in {info.source}")
+    raise NotInTypes(f"the type {text!r} is not in {info.source}")
 
 
 def _pointer(info: TypeInfo) -> int:
