@@ -342,12 +342,6 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
     hunks = _struct_hunks(patch, kind, name)
     if not hunks:
         raise Unresolved(f"the patch does not change {before.struct}")
-    conditional = next((h.new_conditional for h in hunks if h.new_conditional), "")
-    if conditional:
-        raise Unresolved(
-            f"the patch puts members of {before.struct} under '{conditional}': which of them exist depends on "
-            "the configuration"
-        )
     flat: list[_Before | _Item] = list(_flatten(before.members))
     moved_from = {it.name: it for h in hunks for it in h.old if it.mark == "-" and it.tag == "member"}
     by_name = {b.name: b.placed for b in flat if isinstance(b, _Before) and b.tag == "member" and b.name}
@@ -376,6 +370,13 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
                 new_part.append(it)
         flat[start : start + len(h.old)] = new_part
         at = start + len(new_part)
+    # after the hunks are matched: a struct the patch does not show is said first, as the bigger difference
+    conditional = next((h.new_conditional for h in hunks if h.new_conditional), "")
+    if conditional:
+        raise Unresolved(
+            f"the patch puts members of {before.struct} under '{conditional}': which of them exist depends on "
+            "the configuration"
+        )
     entries = _tree(flat, before.struct)
     placed, size, align = _lay_out(before, info, entries, kind, by_name, moved_from, packed=before.packed)
     # the struct's own alignment attribute (} ____cacheline_aligned;) is on a line the patch keeps: the
