@@ -118,8 +118,11 @@ cache-line grouping.
 
 The cache-line map needs type information of the tree the patch is written against: where the
 struct's unchanged lines are not in the type information's order (another kernel version or
-configuration), a member's array length or bit-field width is a ``#define``, or the struct is in a
-module whose BTF is not given, the finding says nothing about layout.
+configuration), the type information's struct has members before or after those of a hunk that shows
+the struct's opening or closing line, the patch puts members under ``#if``/``#else``, a member's array
+length or bit-field width is a ``#define``, or the struct is in a module whose BTF is not given, the
+finding says nothing about layout (the reason, when the type information has the struct, is kept in
+the finding's details as ``layout_no_map``). ``btf`` may name a directory of a build's ``-g`` objects.
 
 References
 ----------
@@ -1080,14 +1083,16 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         if motive != "cache" and _kernel_test(path):
             continue  # test code reordered without a cache reason: its layout is nobody's contract
         severity, this_motive = _severity(motive), motive
-        mapped = _layout_map(ctx, patch, side, named)
+        mapped, no_map = _layout_map(ctx, patch, side, named)
         if mapped is not None and mapped.packing:
             severity, this_motive = Severity.CHECK, "packing"  # the map shows it: no member changes line
         finding = _finding(patch, path, side, moved, severity, this_motive, named=named, placed=placed)
         if mapped is not None:
             finding = _with_map(finding, mapped)
+        elif no_map:  # the type information has the struct, but not as the patch shows it: why, no map
+            finding = replace(finding, details={**finding.details, "layout_no_map": no_map})
         if mapped is None or not mapped.sentence:  # step 6: sure only when the map shows a member change line
-            finding = replace(finding, details={**finding.details, UNSURE_KEY: UNSURE_NO_MAP})
+            finding = replace(finding, details={**finding.details, UNSURE_KEY: no_map or UNSURE_NO_MAP})
         later = _documented_later_in_series(patch, ctx, path, side.name)
         if later is not None:  # the finding stands for this patch; no draft asks for what a later one adds
             finding = replace(
@@ -1105,16 +1110,20 @@ UNSURE_NO_MAP = "no cache-line map (no type information for the struct): the rev
 
 def _layout_map(ctx: RuleContext, patch: Patch, side: _StructSide, named: Sequence[str]):
     """Step 5, only with type information configured (``btf``): which members the reorder moves across a
-    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`). None
-    when nothing is configured or the type information does not have the struct as the patch shows it: the
-    finding then says nothing about layout."""
+    cache line, from the struct's layout before and the one computed after (:mod:`reviewbot.layout`): (the
+    map, "") or (None, why). No map when nothing is configured or the type information does not have the
+    struct as the patch shows it: the finding then says nothing about layout (the reason, when the type
+    information has the struct, is kept in its details as ``layout_no_map``)."""
     btf = ctx.options.get("btf") if ctx.options else None
     if not btf:
-        return None
-    from reviewbot.layout.review import reorder_map
+        return None, ""
+    from reviewbot.layout.review import ReorderMap, reorder_map_or_reason
 
     names = tuple(n for member in named for n in member.split(","))
-    return reorder_map(str(btf), f"{side.kind} {side.name}", patch, names)
+    found = reorder_map_or_reason(str(btf), f"{side.kind} {side.name}", patch, names)
+    if isinstance(found, ReorderMap):
+        return found, ""
+    return None, found.reason if found.struct_known else ""
 
 
 def _with_map(finding: Finding, mapped) -> Finding:
@@ -1409,12 +1418,15 @@ def _finding(
     input_lines = [n for n in (side.added[m].input_line for m in moved) if n is not None]
     members = [m.replace(",", ", ") for m in named]
     what = f"{side.kind} {side.name}"
+    # "member nr_bytes moved", "members a, b moved": one member is not "members"
+    many = sum(len(m.split(",")) for m in named) > 1  # "a,b" is two members declared on one line
+    who = f"member{'s' if many else ''} {', '.join(members)}"
     if placed and severity is Severity.WARNING:
-        message = f"{what}: members {', '.join(members)} placed for cache behaviour without a comment saying why"
+        message = f"{what}: {who} placed for cache behaviour without a comment saying why"
     elif severity is Severity.WARNING:
-        message = f"{what}: members {', '.join(members)} moved without a comment documenting the cache-line layout"
+        message = f"{what}: {who} moved without a comment documenting the cache-line layout"
     else:
-        message = f"{what}: members {', '.join(members)} reordered; consider a comment on the intended layout"
+        message = f"{what}: {who} reordered; consider a comment on the intended layout"
     if side.randomized:
         message += " (the struct is __randomize_layout: the order holds only with CONFIG_RANDSTRUCT_NONE)"
     hunk = None
@@ -1529,6 +1541,17 @@ def _some_members(members: Sequence[str]) -> str:
     return (", ".join(members[:-1]) + f" and {members[-1]}") if len(members) > 1 else members[0]
 
 
+def _why_they_sit(struct: str, which: str, members: Sequence[str]) -> str:
+    """The question for a reorder whose purpose is not cache lines (a CHECK): one member "sits where it
+    does", several "sit where they do"."""
+    many = sum(len(m.split(",")) for m in members) > 1
+    sits = "sit where they do" if many else "sits where it does"
+    return (
+        f"Would it be worth a short comment in {struct} saying why {which} {sits} now, so a later change "
+        f"does not move {'them' if many else 'it'} back?"
+    )
+
+
 def _local_comment_request(struct: str, members: Sequence[str], reason: str | None = None) -> str:
     """The changelog placed these members by name (one cache line of a big struct not ordered as a whole):
     ask for a short comment at them, not for a whole-struct "cache-line ordered" comment. The changelog's
@@ -1576,10 +1599,7 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
                 f"change does not move {'them' if len(members) > 1 else 'it'} back by accident?"
             )
         else:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do "
-                "now, so a later change does not move them back?"
-            )
+            text = _why_they_sit(struct, which, members)
         if f.details.get("randomize_layout"):
             text += (
                 f" Also, {struct} is __randomize_layout, so as far as I can tell this order only holds "
@@ -1635,10 +1655,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         them = "them" if len(members) > 1 else "it"
         motivation = {f.details.get("motivation") for f in fs}
         if all(f.severity is Severity.CHECK for f in fs):
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                f"so a later change does not move {them} back?"
-            )
+            text = _why_they_sit(struct, which, members)
         elif "cache" in motivation and all(f.details.get("placed") for f in fs if f.severity is Severity.WARNING):
             reason = next((f.details.get("reason") for f in fs if f.details.get("reason")), None)
             text = _local_comment_request(struct, members, reason)
@@ -1652,10 +1669,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
                 f"does not move {them} back by accident?"
             )
         else:
-            text = (
-                f"Would it be worth a short comment in {struct} saying why {which} sit where they do now, "
-                f"so a later change does not move {them} back?"
-            )
+            text = _why_they_sit(struct, which, members)
         if any(f.details.get("randomize_layout") for f in fs):
             text += (
                 f" Also, {struct} is __randomize_layout, so this order only holds with "

@@ -79,9 +79,10 @@ def _fail(message: str, status: ExitStatus | None = None) -> NoReturn:
 @click.option("-q", "--quiet", is_flag=True, help="No notes and verdicts; print nothing for a clean patch.")
 @click.option(
     "--btf",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
-    help="Type information (BTF blob, vmlinux/.o) for RB101's cache-line maps [config btf; default: no map].",
+    help="Type information (BTF blob, vmlinux/.o, or a directory of -g objects of one build) for RB101's "
+    "cache-line maps [config btf; default: no map].",
 )
 @click.option(
     "-v", "--verbose", count=True, help="Log more (-vv: debug, and an internal error's traceback); as `reviewbot -v`."
@@ -177,8 +178,10 @@ def _check(
             rules_dirs=(*settings.rules_dirs, *rules_dirs) if rules_dirs else None,
             btf=btf,
         )
-        if settings.btf is not None and not settings.btf.is_file():  # RB101's type information (issue 25)
-            raise UsageError(f"btf = {str(settings.btf)!r}: no such file (a BTF blob, or a vmlinux/.o)")
+        if settings.btf is not None and not (settings.btf.is_file() or settings.btf.is_dir()):  # RB101's maps
+            raise UsageError(
+                f"btf = {str(settings.btf)!r}: no such file (a BTF blob, a vmlinux/.o, or a directory of .o files)"
+            )
         threshold = parse_threshold(settings.fail_on)
         if settings.strict and fail_on is None and settings.fail_on == "warning":
             # --strict prints CHECK findings too; the exit status follows what is printed

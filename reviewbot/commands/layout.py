@@ -19,10 +19,10 @@ from reviewbot.errors import ReviewbotError
 @click.option(
     "--btf",
     "btf_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
-    help="Type information: a BTF blob, or a vmlinux/.o/.ko with BTF or DWARF (default: the config's btf, "
-    "else the running kernel's /sys/kernel/btf/vmlinux).",
+    help="Type information: a BTF blob, a vmlinux/.o/.ko with BTF or DWARF, or a directory of them (the first "
+    "that has STRUCT; default: the config's btf, else the running kernel's /sys/kernel/btf/vmlinux).",
 )
 @click.option("--patch", "patch_path", default=None, help="A patch (mail or diff) that reorders the struct.")
 @click.option("--cacheline", type=click.IntRange(8, 4096), default=64, show_default=True, help="Cache line bytes.")
@@ -31,20 +31,16 @@ def command(struct: str, btf_path: Path | None, patch_path: str | None, cachelin
     """Show STRUCT's members grouped by cache line (offset, size, holes), before and after --patch."""
     from reviewbot.config import load_settings
     from reviewbot.layout import Unresolved
-    from reviewbot.layout.plan import after_patch, layout_of, moves
+    from reviewbot.layout.plan import moves
     from reviewbot.layout.render import side_by_side, to_json, to_text
-    from reviewbot.layout.source import load
 
     if cacheline & (cacheline - 1):
         fail("layout", f"--cacheline {cacheline}: expected a power of two (64, 128)")
     try:
         if btf_path is None:
             btf_path = getattr(load_settings(), "btf", None)
-        info = load(btf_path)
-        before = layout_of(info, struct, cacheline)
-        after = None
-        if patch_path is not None:
-            after = after_patch(before, info, _read_patch(patch_path))
+        patch = _read_patch(patch_path) if patch_path is not None else None
+        before, after = _layouts(btf_path, struct, cacheline, patch)
     except Unresolved as exc:
         fail("layout", f"no map: {exc}", status=None)
     except ReviewbotError as exc:
@@ -63,6 +59,33 @@ def command(struct: str, btf_path: Path | None, patch_path: str | None, cachelin
         click.echo(to_text(before))
     else:
         click.echo(side_by_side(before, after))
+
+
+def _layouts(btf_path: Path | None, struct: str, cacheline: int, patch):
+    """(before, after or None) from the type information at ``btf_path``. A directory: its files that can
+    hold STRUCT, in name order; the first that has it (and, with a patch, every type the patch adds) wins,
+    as RB101 reads it."""
+    from reviewbot.layout import NotInTypes
+    from reviewbot.layout.plan import after_patch, layout_of, split_struct_name
+    from reviewbot.layout.source import files_holding, load
+
+    if btf_path is None or not btf_path.is_dir():
+        info = load(btf_path)
+        before = layout_of(info, struct, cacheline)
+        return before, (after_patch(before, info, patch) if patch is not None else None)
+    why: NotInTypes | None = None  # a type the patch adds that no file with the struct has
+    for used in files_holding(btf_path, split_struct_name(struct)[1]):
+        info = load(used)
+        try:
+            before = layout_of(info, struct, cacheline)
+        except NotInTypes:
+            continue
+        try:
+            return before, (after_patch(before, info, patch) if patch is not None else None)
+        except NotInTypes as exc:
+            why = why or exc
+    kind, bare = split_struct_name(struct)
+    raise why or NotInTypes(f"{kind} {bare} is not in the type information of {btf_path.name}/")
 
 
 def _read_patch(name: str):

@@ -24,3 +24,8 @@ class TypeInfoError(InputError):
 class Unresolved(Exception):
     """A layout that cannot be computed without guessing (a type the type information does not have, a
     patch whose lines do not match the struct it describes): the message says which and why."""
+
+
+class NotInTypes(Unresolved):
+    """The type information has no such type (the struct itself, or a type a member the patch adds is
+    declared with): another file of the same build may have it, unlike a struct the patch does not match."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from reviewbot.layout import Unresolved
+from reviewbot.layout import NotInTypes, Unresolved
 from reviewbot.layout.types import AGGREGATES, CType, TypeInfo
 
 DEFAULT_CACHELINE = 64
@@ -115,7 +115,7 @@ def find_struct(info: TypeInfo, name: str) -> tuple[int, CType]:
         t = info.get(tid)
         if t.kind == kind:
             return tid, t
-    raise Unresolved(f"{kind} {bare} is not in {info.source}")
+    raise NotInTypes(f"{kind} {bare} is not in {info.source}")
 
 
 def layout_of(info: TypeInfo, name: str, cacheline: int = DEFAULT_CACHELINE) -> Layout:
@@ -200,6 +200,13 @@ class _HunkSides:
     #: the struct's opening line when the patch writes it anew (an alignment attribute between the
     #: struct keyword and its name applies to the struct)
     new_opening: str = ""
+    #: the old side shows the struct's opening line / its closing ``};``: nothing of the struct comes
+    #: before / after the entries shown
+    shows_opening: bool = False
+    shows_closing: bool = False
+    #: a preprocessor conditional the patch adds inside the struct (``#if PAGE_SHIFT > 16``): which of its
+    #: members exist depends on a configuration the type information shows only one of
+    new_conditional: str = ""
 
 
 @dataclass
@@ -290,10 +297,16 @@ def _struct_hunks(patch, kind: str, name: str) -> list[_HunkSides]:
                             state[side] = "in"
                             if mark == "+":
                                 sides.new_opening = scan.code
+                            if side == "-":
+                                sides.shows_opening = True
                         continue
                     if code.startswith("}") and line.text.startswith("}"):
                         state[side] = "after"  # the struct's own closing line
+                        if side == "-":
+                            sides.shows_closing = True
                         continue
+                    if mark == "+" and re.match(r"#\s*(?:if|ifdef|ifndef|elif|else)\b", line.text.strip()):
+                        sides.new_conditional = sides.new_conditional or line.text.strip()
                     (sides.old if side == "-" else sides.new).extend(_line_items(code, mark))
             if sides.old or sides.new:
                 out.append(sides)
@@ -341,6 +354,7 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
                 f"the patch's lines of {before.struct} ({shown}) are not in that order in {before.source}'s "
                 f"{before.struct} (another kernel version or configuration)"
             )
+        _whole_struct_shown(flat, start, h, before)
         old_slice = flat[start : start + len(h.old)]
         if sum(it.mark == " " for it in h.old) != sum(it.mark == " " for it in h.new):
             raise Unresolved(f"the hunk's unchanged lines of {before.struct} differ between its two sides")
@@ -356,6 +370,13 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
                 new_part.append(it)
         flat[start : start + len(h.old)] = new_part
         at = start + len(new_part)
+    # after the hunks are matched: a struct the patch does not show is said first, as the bigger difference
+    conditional = next((h.new_conditional for h in hunks if h.new_conditional), "")
+    if conditional:
+        raise Unresolved(
+            f"the patch puts members of {before.struct} under '{conditional}': which of them exist depends on "
+            "the configuration"
+        )
     entries = _tree(flat, before.struct)
     placed, size, align = _lay_out(before, info, entries, kind, by_name, moved_from, packed=before.packed)
     # the struct's own alignment attribute (} ____cacheline_aligned;) is on a line the patch keeps: the
@@ -370,6 +391,25 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
     return Layout(
         before.struct, size, before.cacheline, placed, align=align, packed=before.packed, source=before.source
     )
+
+
+def _whole_struct_shown(flat: list, start: int, h: _HunkSides, before: Layout) -> None:
+    """A hunk that shows the struct's opening line shows every member up to its first changed line, and one
+    that shows the closing ``};`` every member after its last: where the type information has members
+    there that the patch does not show (or lacks some it shows), it is another version of the struct and
+    its map would not be the patch's. Raises :class:`Unresolved` naming them."""
+    extra: list = []
+    if h.shows_opening and start:
+        extra = flat[:start]
+    end = start + len(h.old)
+    if h.shows_closing and end < len(flat):
+        extra = extra + flat[end:]
+    named = [e.name for e in extra if e.tag == "member" and e.name] or [_shown(e) for e in extra]
+    if extra:
+        raise Unresolved(
+            f"{before.source}'s {before.struct} has members the patch's lines of it do not show "
+            f"({', '.join(named[:6])}{', ...' if len(named) > 6 else ''}: another kernel version or configuration)"
+        )
 
 
 def _shown(it: _Item) -> str:
@@ -651,18 +691,18 @@ def _lookup_type(info: TypeInfo, text: str) -> int:
             t = info.get(tid)
             if t.kind != "fwd":
                 return tid
-        raise Unresolved(f"{text} is not in {info.source}")
+        raise NotInTypes(f"{text} is not in {info.source}")
     if words and set(words) <= _BASE_WORDS:
         for kind in ("int", "float"):
             for tid in info.find(kind, _canonical_base(text)):
                 return tid
-        raise Unresolved(f"the base type {text!r} is not in {info.source}")
+        raise NotInTypes(f"the base type {text!r} is not in {info.source}")
     if len(words) == 1:
         for tid in info.find("typedef", words[0]):
             return tid
         for tid in info.find("int", words[0]):
             return tid
-    raise Unresolved(f"the type {text!r} is not in {info.source}")
+    raise NotInTypes(f"the type {text!r} is not in {info.source}")
 
 
 def _pointer(info: TypeInfo) -> int:

@@ -97,12 +97,12 @@ class TypeInfo:
         return type_id, t
 
     def size_of(self, type_id: int) -> int:
-        """Size in bytes; raises :class:`reviewbot.layout.Unresolved` for a type without one (a declared but
+        """Size in bytes; raises :class:`reviewbot.layout.NotInTypes` for a type without one (a declared but
         never defined struct, void, a function)."""
         cached = self._size_cache.get(type_id)
         if cached is not None:
             return cached
-        from reviewbot.layout import Unresolved
+        from reviewbot.layout import NotInTypes
 
         rid, t = self.resolve(type_id)
         if t.kind == "ptr":
@@ -112,7 +112,7 @@ class TypeInfo:
         elif t.size is not None and t.kind not in ("fwd", "void", "func", "func_proto"):
             size = t.size
         else:
-            raise Unresolved(f"{self.describe(type_id)} has no size in {self.source} (declared, not defined)")
+            raise NotInTypes(f"{self.describe(type_id)} has no size in {self.source} (declared, not defined)")
         self._size_cache[type_id] = size
         return size
 
