@@ -99,7 +99,7 @@ def test_cache_move_names_the_lines_and_quotes_the_map(tmp_path, types):
     _patch, [plain] = findings(mail, None)
     assert f.severity is Severity.WARNING
     # ring sat at 104 (line 1), now at 56 (line 0); owner, pushed from 56 to 64, goes to line 1
-    moved = "ring moves from line 1 to line 0, next to depth; owner moves from line 0 to line 1, next to flags"
+    moved = "ring moves from line 1 to line 0, next to depth; not moved by the patch but changing line: owner moves from line 0 to line 1, next to flags"
     assert f.message == f"{plain.message} ({moved})"
     assert f.details["layout_map"] == [
         "  line 0 before: stats .. depth, owner",  # three members that stay at the line's start: first .. last
@@ -203,7 +203,7 @@ def test_the_draft_mail_quotes_the_map(tmp_path, types):
     assert summary.drafts == 1
     [draft] = list((tmp_path / "outbox").rglob("*.eml"))
     body = draft.read_text()
-    moved = "ring moves from line 1 to line 0, next to depth; owner moves from line 0 to line 1, next to flags."
+    moved = "ring moves from line 1 to line 0, next to depth; not moved by the patch but changing line: owner moves from line 0 to line 1, next to flags."
     assert f"From foo.o: {moved}" in " ".join(body.split())  # a paragraph of prose: wrapped
     assert "\n  line 0 before: stats .. depth, owner\n  line 0 after:  stats .. depth, ring\n" in body
 
@@ -213,3 +213,47 @@ def test_check_refuses_a_missing_btf_file(tmp_path):
     result = CliRunner().invoke(main, ["check", "--btf", str(tmp_path / "nope.btf"), str(mail)])
     assert result.exit_code == 2
     assert "nope.btf" in result.output and "no such file" in result.output and "Traceback" not in result.output
+
+
+# Two pointers and a lock on line 1 of an 80-byte struct; the patch moves the lock into the hole after the
+# bit-fields and shrinks a list_head to a counter: 64 bytes, one line (the shape of a real blk-flush patch).
+SHRINK_BEFORE = """\
+struct foo_flush {
+	unsigned int		pending_idx:1;
+	unsigned int		running_idx:1;
+	unsigned char		status;
+	u64			pending_since;
+	u64			queue[4];
+	u64			in_flight[2];
+	void			*rq;
+	spinlock_t		lock;
+};
+"""
+SHRINK_AFTER = """\
+struct foo_flush {
+	spinlock_t		lock;
+	unsigned int		pending_idx:1;
+	unsigned int		running_idx:1;
+	unsigned char		status;
+	u64			pending_since;
+	u64			queue[4];
+	unsigned long		in_flight;
+	void			*rq;
+};
+"""
+
+
+def test_the_map_says_what_the_patch_moved_what_follows_and_the_size(tmp_path) -> None:
+    src, obj = tmp_path / "flush.c", tmp_path / "flush.o"
+    src.write_text(PRELUDE + SHRINK_BEFORE + "struct foo_flush f;\n")
+    subprocess.run(["gcc", "-g", "-c", src, "-o", obj], check=True)
+    mail = make_patch(tmp_path, SHRINK_BEFORE, SHRINK_AFTER, "count in-flight requests", "Count them instead.")
+    patch, [f] = findings(mail, obj)
+    # the lock is what the patch moved; rq only follows the shrunk in_flight: said apart, then pahole's summary
+    assert f.details["layout_moves"] == (
+        "lock moves from line 1 to line 0, next to pending_idx; not moved by the patch but changing line: rq moves "
+        "from line 1 to line 0, next to in_flight; the struct goes from 80 to 64 bytes, 2 cache lines to 1"
+    )
+    assert f.details["layout_source"] == "flush.o"
+    # line 1 no longer exists after the patch: said so, not "(no member starts here)"
+    assert f.details["layout_map"][-2:] == ["  line 1 before: rq, lock", "  line 1 after:  (past the struct's end)"]

@@ -136,8 +136,9 @@ def short_map(before: Layout, after: Layout, limit: int = 4, width: int = 72) ->
     for line in changed_lines(before, after)[:limit]:
         b, a = names(before, line), names(after, line)
         label = f"line {line}"
-        for side, mine, other in (("before", b, a), ("after", a, b)):
-            text = _abbreviated(mine, other) or "(no member starts here)"
+        for side, mine, other, layout in (("before", b, a, before), ("after", a, b, after)):
+            past = layout.line(max(layout.size - 1, 0)) < line
+            text = _abbreviated(mine, other) or ("(past the struct's end)" if past else "(no member starts here)")
             out.extend(_wrapped(f"  {label} {side + ':':<7} {text}", width, " " * (len(label) + 11)))
     return out
 
@@ -168,9 +169,29 @@ def _wrapped(text: str, width: int, indent: str) -> list[str]:
     return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False) or [""]
 
 
-def moves_sentence(moved: list, limit: int = 2) -> str:
+def size_change(before: Layout, after: Layout) -> str:
+    """``; the struct goes from 80 to 64 bytes, 2 cache lines to 1``: the first thing pahole's summary shows,
+    said when the size or the number of lines changes ("" when neither does)."""
+    lines_before, lines_after = (-(-x.size // x.cacheline) for x in (before, after))
+    if before.size == after.size and lines_before == lines_after:
+        return ""
+    text = f"; the struct goes from {before.size} to {after.size} bytes"
+    if lines_before != lines_after:
+        text += f", {lines_before} cache line{'s' if lines_before != 1 else ''} to {lines_after}"
+    return text
+
+
+def moves_sentence(moved: list, named: tuple[str, ...] = (), limit: int = 2) -> str:
     """``bd_inode moves from line 1 to line 0, next to bd_dev; bd_openers and bd_size_lock move from line 0 to
-    line 1``: the members that change cache line, grouped by where from and where to."""
+    line 1``: the members that change cache line, grouped by where from and where to. With ``named`` (the
+    members the patch moves), they are said first, then the others, which only follow them or a member that
+    changed size: "...; not moved by the patch but changing line: flush_rq moves from line 1 to line 0"."""
+    own = [mv for mv in moved if mv.name in named]
+    if own and len(own) < len(moved):  # the others follow a moved member or one that changed size
+        others = [mv for mv in moved if mv.name not in named]
+        return f"{moves_sentence(own, (), limit)}; not moved by the patch but changing line: " + moves_sentence(
+            others, (), limit
+        )
     groups: dict[tuple[int, int], list] = {}
     for mv in moved:
         groups.setdefault((mv.before, mv.after), []).append(mv)

@@ -72,13 +72,12 @@ def _sources(btf: str, struct: str) -> tuple[list[str], str]:
 
 
 def _source_name(btf: str, used: str) -> str:
-    """The type information as a reply names it: the running kernel's BTF, a file's name, or a file of a
-    directory as ``DIR/FILE`` (the directory's name says which build it is)."""
+    """The type information as a reply names it: the running kernel's BTF, a file's name, or a directory's
+    name (the build; which of its objects held the struct says nothing to a reader: a struct of blk.h is in
+    every object including it, the first in name order may be bfq-iosched.o)."""
     if btf == RUNNING_KERNEL_BTF:
         return "the running kernel's BTF"
-    if used != btf:
-        return f"{Path(btf).name}/{Path(used).relative_to(btf)}"
-    return Path(btf).name
+    return Path(btf).name  # a directory: its name says which build (the object that held it is no reader's concern)
 
 
 def reorder_map(btf: str, struct: str, patch, named: tuple[str, ...] = (), cacheline: int = 64) -> ReorderMap | None:
@@ -129,14 +128,14 @@ def reorder_map_or_reason(
 
 def _map(before, after, named: tuple[str, ...], source: str) -> ReorderMap:
     from reviewbot.layout.plan import moves
-    from reviewbot.layout.render import moves_sentence, short_map
+    from reviewbot.layout.render import moves_sentence, short_map, size_change
 
     moved = sorted(moves(before, after), key=lambda mv: mv.name not in named)
     grows = after.size > before.size
     holes_before = sum(s for a, s in before.holes() if a + s < before.size)
     holes_after = sum(s for a, s in after.holes() if a + s < after.size)
     return ReorderMap(
-        sentence=moves_sentence(moved),
+        sentence=moves_sentence(moved, named) + size_change(before, after) if moved else "",
         lines=tuple(short_map(before, after)),
         packing=not moved and not grows and (after.size < before.size or holes_after < holes_before),
         source=source,
