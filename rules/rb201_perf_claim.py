@@ -137,6 +137,7 @@ MORE_VERBS = _set(
 MORE_AFTER = _set("improves improved increases increased better higher improvement improvements")
 #: "avoid the expensive lookup": a costly step taken away
 EXPENSIVE_WORDS = _set("expensive costly slow slower inefficient heavy heavyweight")
+COPULAS = _set("is are be becomes gets get")  # "X can be a slow operation": the problem a fix takes away
 EFFICIENT_WORDS = _set("efficient efficiently scalable")  # after "more": a comparison with the old code
 PURPOSE_NOUNS = _set("performance speed throughput scalability efficiency")  # "for (better) performance"
 #: the thing made faster or cheaper is not the kernel at run time, or the "performance" is not speed
@@ -377,6 +378,9 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         before = _near(words, i - 4, i, LESS_VERBS)
         if before is not None and words[before] not in ("less", "fewer", "lower", "smaller"):
             return before, i  # "avoid the expensive lookup", "skip the costly sync"
+        state = _near(words, i - 3, i, COPULAS)
+        if state is not None and _set("a an very quite too so rather").issuperset(words[state + 1 : i]):
+            return state, min(i + 1, len(words) - 1)  # "X can be a slow operation": the problem, step 1 says whose
     if w in EFFICIENT_WORDS and i > 0 and words[i - 1] in ("more", "better") and not _not_speed(words, i, i + 4):
         design = _set("code design framework api interface driver abstraction implementation usage")
         return None if _near(words, i - 4, i, design) is not None else (i - 1, i)  # "code more scalable": extensible
@@ -481,6 +485,8 @@ def _of_this_patch(
     )
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
+    if words[a] in COPULAS:
+        return True  # a run-time cost as the problem, in a changelog saying elsewhere what it changes (``fixes``)
     if "as" in words[max(0, a - 3) : a] and words[a].startswith("optimi"):
         return True  # "As an optimization, test the length first": what the patch does, and why
     if subject or conceded or words[a] in NEEDLESS_WORDS or words[b].startswith(("bottle", "performance_regression")):
@@ -513,6 +519,8 @@ def _verb_stem(word: str) -> str:
 def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable[Claim]:
     """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch (in a
     sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
+    leads = [(at, s.split()[0]) for at, s, _ in ev._sentences(text) if s.split() and s.lstrip()[:1].isupper()]
+    fixes = set() if subject else {at for at, w in leads if _verb_stem(w.lower()) in CHANGE_VERBS}  # "Use X"
     for s_start, sentence, _ in ev._sentences(text):
         if not _may_claim(sentence) or about not in sentence.lower():
             continue
@@ -523,6 +531,7 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
             if w not in CLAIM_WORDS:
                 continue
             span = _speed_effect(words, i)
+            span = None if span is None or not fixes - {s_start} and words[span[0]] in COPULAS else span  # a fix?
             if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
                 start, end = tokens[span[0]][1], tokens[span[1]][2]
                 claim = Claim(" ".join(sentence[start:end].split()), s_start + start)
@@ -940,33 +949,22 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             if kind == "cache lines touched" and f.details.get("suggest"):
                 ask += f" ({f.details['suggest']})"
             if kind == "throughput":
-                ask += (
-                    f" ({f.details['suggest']}, or the workload that showed the problem)"
-                    if f.details.get("suggest")
-                    else " (the workload that showed the problem)"
-                )
+                suggest = f"{f.details['suggest']}, or " if f.details.get("suggest") else ""
+                ask += f" ({suggest}the workload that showed the problem)"
             break
-    if not ask:
-        ask = "numbers before and after from a benchmark that exercises this path"
+    ask = ask or "numbers before and after from a benchmark that exercises this path"
     code_size = CODE_SIZE_RE.search(text_for_kind) is not None
     if code_size and ask.startswith("cycles per call"):
         ask = CODE_SIZE_ASK  # "better code size": the size delta, not one call's cycles
     elif code_size:
         ask += f", and {CODE_SIZE_ASK}"
-    added = sum(fd.added_count for fd in patch.files)
-    removed = sum(fd.removed_count for fd in patch.files)
-    weigh = (
-        "would help to weigh the gain against the added code"
-        if added - removed > 20 and not code_size
-        else "would help reviewers see the gain"
-    )
+    big = sum(fd.added_count - fd.removed_count for fd in patch.files) > 20 and not code_size
+    weigh = "would help to weigh the gain against the added code" if big else "would help reviewers see the gain"
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
-    if f.details.get("size_numbers"):
-        # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
-        question = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
-    else:
-        question = "That sounds plausible, but do you have numbers?"
+    # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
+    sized = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
+    question = sized if f.details.get("size_numbers") else "That sounds plausible, but do you have numbers?"
     text = f'{where} says "{sentence}". {question} For example, {ask}. Numbers with the machine and the method {weigh}.'
     if f.details.get("evidence") == "claim-only" and ev._LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."

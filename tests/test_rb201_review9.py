@@ -69,3 +69,25 @@ def test_fewer_operations_in_the_subject_is_a_claim() -> None:
 )
 def test_no_claim(text: str) -> None:
     assert rb201.find_claim(text) is None
+
+
+# A problem-then-fix changelog: a run-time cost stated as the code's state ("can be a slow operation") is this
+# patch's claim when another sentence says what the patch changes (an imperative); alone it describes.
+_SLOW = "Writing each of the many status registers in turn can be a slow operation because the bus is shared."
+
+
+def test_a_cost_as_the_problem_under_a_fix_is_a_claim() -> None:
+    found = rb201.find_claim(f"{_SLOW}\nBatch the writes into one transfer from a work item.")
+    assert found is not None and found.text == "be a slow operation"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _SLOW,  # no sentence says what the patch changes
+        f"{_SLOW}\nThe work item was added for that reason.",  # nor here: a description
+        "The queue is under heavy load during boot.\nUse a larger ring.",  # "heavy" qualifies the load, no state
+    ],
+)
+def test_a_cost_as_a_state_alone_is_no_claim(text: str) -> None:
+    assert rb201.find_claim(text) is None
