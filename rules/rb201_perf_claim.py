@@ -6,9 +6,11 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
 
 1. **A sentence states an effect of this patch** (``_of_this_patch``): the subject (what the patch does), an
    imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids",
-   "should improve"). Not: the existing code or old behaviour ("currently", "now that"), another commit, a
-   hypothetical or the road not taken ("could", "would", "rather than"), later work, what a test, tool, person
-   or the hardware does (modes compared), a negation ("non-"), a name ("fast path", "a sysfs entry for X").
+   "should improve"), a cost as the problem where another sentence says the fix ("X can be a slow operation";
+   "Implement Y"), a concession ("even though ... not high, it is still an improvement"). Not: the existing code
+   or old behaviour ("currently", "now that"), another commit, a hypothetical or the road not taken ("could",
+   "would", "rather than"; but "with this rework we could ..."), later work, what a test, tool, person or the
+   hardware does (modes compared), a negation ("non-"; not "by not doing X"), a name ("fast path").
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
    made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
    throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
