@@ -214,9 +214,7 @@ _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) 
 def _word_set(text: str) -> frozenset[str] | None:
     """The lower-case ASCII words of ``text`` for the cheap tests (None beyond ASCII); cached."""
     low = text.lower()
-    if not low.isascii():
-        return None
-    return frozenset(low.translate(_WORD_SEPARATORS).split())
+    return frozenset(low.translate(_WORD_SEPARATORS).split()) if low.isascii() else None
 
 
 def _may_hold(text: str, wanted: frozenset[str]) -> bool:
@@ -283,14 +281,10 @@ def _split(text: str, at: lazyre.LazyPattern[str]) -> Iterable[tuple[int, str]]:
         yield pos, text[pos:]
 
 
-def _paragraphs(text: str) -> Iterable[tuple[int, str]]:
-    """(offset, paragraph) pairs of ``text`` (paragraphs end at blank lines)."""
-    return _split(text, _PARAGRAPH_SPLIT_RE)
-
-
-def _sentences(text: str) -> Iterable[tuple[int, str]]:
-    """(offset, sentence) pairs of ``text``."""
-    return _split(text, _SENTENCE_SPLIT_RE)
+def _sentences(text: str) -> Iterator[tuple[int, str, str]]:
+    """(offset, sentence, its paragraph) for each sentence of ``text``, paragraph by paragraph (blank lines)."""
+    for p_start, p in _split(text, _PARAGRAPH_SPLIT_RE):
+        yield from ((p_start + s_start, s, p) for s_start, s in _split(p, _SENTENCE_SPLIT_RE))
 
 
 def _numbers_promised(text: str) -> bool:
@@ -418,8 +412,7 @@ def _ratio_measured(text: str) -> bool:
         return False
     return any(
         _RATIO_RE.search(s) and _METRICS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
-        for _, p in _paragraphs(text)
-        for _, s in _sentences(p)
+        for _, s, p in _sentences(text)
     )
 
 
@@ -430,8 +423,7 @@ def _events_counted(text: str) -> bool:
         return False
     return any(
         _DECIMAL_RE.search(s) and _EVENTS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
-        for _, p in _paragraphs(text)
-        for _, s in _sentences(p)
+        for _, s, p in _sentences(text)
     )
 
 
@@ -634,8 +626,8 @@ def _evidence_by_reference(text: str) -> bool:
     for line in text.splitlines():
         if line.lower().startswith("link:") and has_url and _words(line) and RESULT_WORDS & set(_words(line)):
             return True
-    sentences = (s for _, p in _paragraphs(text) for _, s in _sentences(" ".join(p.split("\n"))))
-    for sentence in sentences:  # by paragraph: a cover letter without full stops is no one sentence
+    paragraphs = (" ".join(p.split("\n")) for _, p in _split(text, _PARAGRAPH_SPLIT_RE))  # by paragraph: a cover
+    for sentence in (s for p in paragraphs for _, s in _split(p, _SENTENCE_SPLIT_RE)):  # letter without stops
         words = set(_words(sentence))
         if not words & RESULT_WORDS or not words & _RESULTS_NAMED:
             continue

@@ -95,7 +95,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (``foo()``, or a name the patch shows as a function, without ``()``) or
    another barrier; an acquire or read barrier may name instead the store it
    waits for ("wait for the PG_mte_tagged flag to be set", "orders the stores
-   to the ops structure": a read side's stores are the writer's). Naming only the
+   to the ops structure": a read side's stores are the writer's), and a release or
+   write barrier may say that other CPUs observe a store it names in an order
+   ("All CPUs should observe the change of force_aperture after updating
+   aperture_start": the readers, in memory-barriers.txt's terms). Naming only the
    barrier itself ("This virt_wmb() ensures ...") or only the function it sits
    in names no pair. A device barrier
    (``mb``/``rmb``/``wmb``, ``dma_*``) needs a comment that says what it
@@ -599,6 +602,8 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
             return True
         if _barrier_side(name) in ("acquire", "read") and _names_awaited_store(text, name):
             return True
+        if _barrier_side(name) in ("release", "write") and _names_observed_store(text, name):
+            return True
         named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
             m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
         }
@@ -637,6 +642,24 @@ def _names_awaited_store(text: str, name: str) -> bool:
     ``ZED_SLOT_READY``) of the store it waits for? "wait until it is done" names nothing."""
     for sentence in re.split(r"(?<=[.;:!?])\s+", text):
         if _AWAITED_STORE_RE.search(sentence) and any(w != name for w in _IDENT_RE.findall(sentence)):
+            return True
+    return False
+
+
+#: How a write side's comment names its readers and the order they see, in memory-barriers.txt's terms: "All CPUs
+#: should observe the change of force_aperture after updating aperture_start" (the other CPUs' loads are the pair).
+_OBSERVED_STORE_RE = lazyre.compile(
+    r"\b(?:cpus?|readers?|observers?|others)\b[^.;]{0,40}?\b(?:observes?|sees?)\b[^.;]{0,80}?\b(?:after|before)\b",
+    re.IGNORECASE,
+)
+
+
+def _names_observed_store(text: str, name: str) -> bool:
+    """Does a release's (or write barrier's) comment say, in one sentence, that other CPUs observe a store it
+    names by its code name (``force_aperture``) in an order ("after updating ...")? "so that others see it in
+    order" names nothing."""
+    for sentence in re.split(r"(?<=[.;:!?])\s+", text):
+        if _OBSERVED_STORE_RE.search(sentence) and any(w != name for w in _IDENT_RE.findall(sentence)):
             return True
     return False
 

@@ -6,9 +6,11 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
 
 1. **A sentence states an effect of this patch** (``_of_this_patch``): the subject (what the patch does), an
    imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids",
-   "should improve"). Not: the existing code or old behaviour ("currently", "now that"), another commit, a
-   hypothetical or the road not taken ("could", "would", "rather than"), later work, what a test, tool, person
-   or the hardware does (modes compared), a negation ("non-"), a name ("fast path", "a sysfs entry for X").
+   "should improve"), a cost as the problem where another sentence says the fix ("X can be a slow operation";
+   "Implement Y"), a concession ("even though ... not high, it is still an improvement"). Not: the existing code
+   or old behaviour ("currently", "now that"), another commit, a hypothetical or the road not taken ("could",
+   "would", "rather than"; but "with this rework we could ..."), later work, what a test, tool, person or the
+   hardware does (modes compared), a negation ("non-"; not "by not doing X"), a name ("fast path").
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
    made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
    throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
@@ -109,10 +111,12 @@ COST_NOUNS = _set(
     "overhead overheads latency latencies contention contension cycles cpu_time cpu_usage cpu_cycles "
     "cpu_utilization cpu_utilisation cache_misses cache_miss tlb_misses tlb_flushes bouncing false_sharing "
     "round_trips context_switches lock_contention lock_hold jitter cost costs bottleneck bottlenecks "
-    "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time "
-    "performance_impact performance_impacts performance_regression performance_regressions"
+    "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time bottle_neck "
+    "performance_impact performance_impacts performance_regression performance_regressions bottle_necks"
 )
 TIME_VERBS = _set("reduce reduces reducing shorten shortens save saves saving cut cuts")  # "saves some time"
+COUNT_NOUNS = _set("ops operations rpcs calls lookups requests")  # done at run time: a cost when made fewer
+FEWER_VERBS = _set("reduce reduces reducing fewer minimize minimise")  # not "remove the ops": code taken away
 #: a lock taken less often: "avoid acquiring the MMU lock", "without taking the lock twice"
 LOCK_WORDS = _set("lock locks mutex spinlock semaphore rwsem lock_contention")
 TAKE_WORDS = _set("acquiring acquire taking take grabbing grab holding")
@@ -127,14 +131,15 @@ LESS_VERBS = _set(
     "saves saving shorten shortens remove removes removing drop drops lessen mitigate mitigates alleviate "
     "alleviates relieve relieves fewer less lower smaller"
 )
-LESS_AFTER = _set("reduced decreased lowered eliminated avoided shortened drops dropped goes")
+LESS_AFTER = _set("reduced decreased lowered eliminated avoided shortened drops dropped goes reduction reductions")
 MORE_VERBS = _set(
     "improve improves improved improving increase increases increasing boost boosts boosting raise raises "
     "maximize maximise maximizes enhance enhances better higher greater"
 )
-MORE_AFTER = _set("improves improved increases increased better higher")
+MORE_AFTER = _set("improves improved increases increased better higher improvement improvements")
 #: "avoid the expensive lookup": a costly step taken away
 EXPENSIVE_WORDS = _set("expensive costly slow slower inefficient heavy heavyweight")
+COPULAS = _set("is are be becomes gets get")  # "X can be a slow operation": the problem a fix takes away
 EFFICIENT_WORDS = _set("efficient efficiently scalable")  # after "more": a comparison with the old code
 PURPOSE_NOUNS = _set("performance speed throughput scalability efficiency")  # "for (better) performance"
 #: the thing made faster or cheaper is not the kernel at run time, or the "performance" is not speed
@@ -170,7 +175,7 @@ ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets perm
 #: a cost named as the problem the patch takes away: "unnecessary overhead", "quite expensive", "a bottleneck"
 NEEDLESS_WORDS = _set(
     "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high "
-    "quite very relatively rather too really extremely fairly pretty most"
+    "unjustified quite very relatively rather too really extremely fairly pretty most"
 )
 #: an optimisation called pointless, any, or taken away is no claim: "an unnecessary micro optimization", "remove
 #: optimizations for single DMA entry", "avoids this optimization" (the compiler's)
@@ -222,7 +227,7 @@ CACHE_WORDS = _set("cache caches")
 PLACE_WORDS = _set("same one single separate own across")
 #: every claim needs one of these words (the cheap first test, before any sentence is read)
 CLAIM_NEEDS = SPEED_WORDS | OPTIMIZE_VERBS | SPEED_VERBS | COST_NOUNS | GOOD_NOUNS | EFFICIENT_WORDS | EXPENSIVE_WORDS
-CLAIM_NEEDS |= _set("optimized optimised hot hotter acquiring") | PATH_TERMS | CACHE_LINE_TERMS
+CLAIM_NEEDS |= _set("optimized optimised hot hotter acquiring") | PATH_TERMS | CACHE_LINE_TERMS | COUNT_NOUNS
 SPEED_OR_COST_WORDS = SPEED_WORDS | OPTIMIZE_VERBS | COST_NOUNS | GOOD_NOUNS | EXPENSIVE_WORDS | EFFICIENT_WORDS
 PACKING_WORDS = _set("hole holes padding packing pahole")  # "to remove a hole and avoid ... split": the size
 SPLIT_WORDS = _set("spanning span spans split straddle straddles straddling crossing")
@@ -233,10 +238,10 @@ _JOINED_TERMS_RE = lazyre.compile(
     r"\b(?:cache|tlb)[ \t\n-](?:miss(?:es)?|flush(?:es)?)\b|\bfalse[ \t\n-]sharing\b|\bcode[ \t\n-]size\b|"
     r"\bcpu[ \t\n-](?:time|usage|cycles|utili[sz]ation)\b|\bround[ \t\n-]trips?\b|\block[ \t\n-](?:contention|hold)\b|"
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\bperformance[ \t\n-](?:impact|regression)s?\b|"
-    r"\bcache[ \t\n-](?:usage|utili[sz]ation|efficiency|locality|hit|lines?)\b",
+    r"\bcache[ \t\n-](?:usage|utili[sz]ation|efficiency|locality|hit|lines?)\b|\bbottle[ \t\n-]necks?\b",
     re.IGNORECASE,
 )
-_JOINED_FIRST = _set("cache tlb false code cpu round lock context hot fast performance")
+_JOINED_FIRST = _set("cache tlb false code cpu round lock context hot fast performance bottle")
 _CLAIM_FIRST = frozenset(w.split("_")[0] for w in CLAIM_NEEDS if "_" in w)
 
 
@@ -298,7 +303,7 @@ def _other_goal(words: Sequence[str], to: int) -> bool:
     """True when "optimize X to <goal>" names a goal that is not speed: made to work ("to support ..."), or a
     thing made smaller that is no cost ("to minimize HW race condition")."""
     goal = words[to + 1] if to + 1 < len(words) else ""
-    gains = COST_NOUNS | GOOD_NOUNS | CACHE_LINE_TERMS
+    gains = COST_NOUNS | GOOD_NOUNS | CACHE_LINE_TERMS | TAKE_WORDS
     return goal in ENABLING_GOALS or (goal in LESS_VERBS and gains.isdisjoint(words[to + 2 : to + 7]))
 
 
@@ -317,8 +322,9 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
             return None  # "optimize for size", "speed up the build", "fail faster"
         if words[i + 1 : i + 2] == ["than"] and _near(words, i + 2, i + 6, KNOB_WORDS) is not None:
             return None  # "faster than the default mode 0": one mode or setting compared with another
-        if w in OPTIMIZE_VERBS and _near(words, i - 3, i, POINTLESS_WORDS) is not None:
-            return None  # "an unnecessary micro optimization": the old code's, taken away; a mis-optimization
+        minor = any(words[k : k + 2] in (["only", "a"], ["just", "a"]) for k in range(max(0, i - 4), i))
+        if w in OPTIMIZE_VERBS and (minor or _near(words, i - 3, i, POINTLESS_WORDS) is not None):
+            return None  # "an unnecessary micro optimization", "only a micro-optimization": old code, belittled
         if w in OPTIMIZE_VERBS and (
             words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
         ):
@@ -342,7 +348,7 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
         needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" else None
-        if needless is not None or w.startswith(("bottleneck", "performance_regression")):
+        if needless is not None or w.startswith(("bottle", "performance_regression")):
             return i if needless is None else needless, i  # "unnecessary overhead", "extra cache bouncing"
         before = _near(words, i - 4, i, LESS_VERBS if w != "time" else TIME_VERBS)
         if before is not None:
@@ -362,6 +368,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         k = words.index("for", max(0, i - 5)) if "for" in words[max(0, i - 5) : i] else None
         if w in PURPOSE_NOUNS and k is not None and not (k > 0 and words[k - 1] in INTERFACE_WORDS):
             return k, i  # "for (better) performance"; not the compiler's "optimizing for", "a sysfs entry for"
+    if w in COUNT_NOUNS and (fewer := _near(words, i - 4, i, FEWER_VERBS)) is not None:
+        return fewer, i  # "to reduce rpc ops", "fewer lookups": operations done less often
     if w in TAKE_WORDS and _near(words, i + 1, i + 5, LOCK_WORDS) is not None:
         before = _near(words, i - 3, i, LESS_VERBS)
         if before is not None:
@@ -372,8 +380,11 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         before = _near(words, i - 4, i, LESS_VERBS)
         if before is not None and words[before] not in ("less", "fewer", "lower", "smaller"):
             return before, i  # "avoid the expensive lookup", "skip the costly sync"
+        state = _near(words, i - 3, i, COPULAS)
+        if state is not None and _set("a an very quite too so rather").issuperset(words[state + 1 : i]):
+            return state, min(i + 1, len(words) - 1)  # "X can be a slow operation": the problem, step 1 says whose
     if w in EFFICIENT_WORDS and i > 0 and words[i - 1] in ("more", "better") and not _not_speed(words, i, i + 4):
-        design = _set("code design framework api interface driver abstraction implementation")
+        design = _set("code design framework api interface driver abstraction implementation usage")
         return None if _near(words, i - 4, i, design) is not None else (i - 1, i)  # "code more scalable": extensible
     if w in CACHE_WORDS and (_near(words, i - 3, i, HOT_WORDS) or _near(words, i + 1, i + 3, HOT_WORDS)):
         return max(0, i - 1), i  # "(to) keep caches hot"
@@ -443,6 +454,8 @@ def _of_this_patch(
     before = list(words[max(first, a - 6) : a])
     end = _CLAUSE_END_RE.search(sentence, tokens[b][2], tokens[b][2] + 200)
     after = [w for w, start, _ in tokens[b + 1 : b + 4] if end is None or start < end.start()]
+    conceded = not _set("though although").isdisjoint(words[:a]) and "still" in words[b:]  # "..., it is still"
+    after = [] if conceded else after[: after.index("by")] if "by" in after else after  # "by not doing Y": how
     if not NEGATIONS.isdisjoint(before) or any(w.endswith("n't") or w in ("not", "never") for w in before + after):
         return False  # "no performance change", "doesn't reduce contention", "the optimization didn't suffer"
     enabler = _near(words, max(first, a - 8), a, ENABLE_WORDS)
@@ -450,11 +463,13 @@ def _of_this_patch(
         return False  # "allows filesystems to optimize away ...": another's effect, made possible
     clause = " ".join(sentence[clause_start : tokens[b][2] + 20].lower().split())
     further = words[a - 1 : a] == ["further"] and words[a] in EFFECT_VERBS  # "should further improve": also
+    enabled = words[first : first + 1] == ["with"] and words[first + 1][-3:] in ("his", "the", "ing")  # the change
     later = NOT_THIS_PATCH - {"further"} if further else NOT_THIS_PATCH  # not "blocking further optimization"
+    later -= HYPOTHETICAL if enabled else frozenset()  # "With this rework we could use X to optimize Y": enabled
     if not later.isdisjoint(words[first : b + 3]) or _OTHER_COMMIT_RE.search(sentence[: tokens[b][2]]):
         return False  # the existing code, another commit, a hypothetical, later work
     hedged = words[:1] in (["this"], ["it"]) and not HYPOTHETICAL.isdisjoint(words[1:4])  # "This could help ..."
-    hypothetical = not hedged and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])
+    hypothetical = not (hedged or enabled) and not HYPOTHETICAL.isdisjoint(words[max(0, a - 25) : b + 25])
     if hypothetical or words[max(0, a - 2) : a] == ["can", "be"]:
         return False  # "We could X, but that becomes rather expensive", "As an optimization, X could ..."
     if "more importantly" in sentence[tokens[b][2] : tokens[b][2] + 200].lower():
@@ -472,10 +487,14 @@ def _of_this_patch(
     )
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
+    if words[a] in COPULAS:
+        return True  # a run-time cost as the problem, in a changelog saying elsewhere what it changes (``fixes``)
     if "as" in words[max(0, a - 3) : a] and words[a].startswith("optimi"):
         return True  # "As an optimization, test the length first": what the patch does, and why
-    if subject or words[a] in NEEDLESS_WORDS or words[b].startswith(("bottleneck", "performance_regression")):
+    if subject or conceded or words[a] in NEEDLESS_WORDS or words[b].startswith(("bottle", "performance_regression")):
         return True  # what the patch does; a cost named as the problem it takes away
+    if a == 0 and words[b].startswith("improvement"):
+        return True  # a line like a title: "Performance improvement for reading X"
     purpose = words[a] == "for" and words[b] in PURPOSE_NOUNS and _set("be is are").isdisjoint(words[a - 2 : a])
     if words[b] in COMPARATIVES or words[a] in COMPARATIVES or purpose:
         return True  # "a faster helper": the choice compared; "for performance": the reason (not "is done for ...")
@@ -502,26 +521,28 @@ def _verb_stem(word: str) -> str:
 def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable[Claim]:
     """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch (in a
     sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
-    for p_start, paragraph in ev._paragraphs(text):
-        for s_start, sentence in ev._sentences(paragraph):
-            if not _may_claim(sentence) or about not in sentence.lower():
+    leads = [(at, s.split()[0]) for at, s, _ in ev._sentences(text) if s.split() and s.lstrip()[:1].isupper()]
+    fixes = set() if subject else {at for at, w in leads if _verb_stem(w.lower()) in CHANGE_VERBS}  # "Use X"
+    for s_start, sentence, _ in ev._sentences(text):
+        if not _may_claim(sentence) or about not in sentence.lower():
+            continue
+        tokens = _tokens(sentence)
+        words = [w for w, _, _ in tokens]
+        claim = layout = None
+        for i, w in enumerate(words):
+            if w not in CLAIM_WORDS:
                 continue
-            tokens = _tokens(sentence)
-            words = [w for w, _, _ in tokens]
-            claim = layout = None
-            for i, w in enumerate(words):
-                if w not in CLAIM_WORDS:
-                    continue
-                span = _speed_effect(words, i)
-                if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
-                    start, end = tokens[span[0]][1], tokens[span[1]][2]
-                    claim = Claim(" ".join(sentence[start:end].split()), p_start + s_start + start)
-                    if not _layout_only(claim):
-                        break  # a speed or cost named: the sentence's claim
-                    layout, claim = layout or claim, None  # where members sit: kept unless a gain is named
-            found = claim or layout
-            if found is not None:
-                yield found
+            span = _speed_effect(words, i)
+            span = None if span is None or not fixes - {s_start} and words[span[0]] in COPULAS else span  # a fix?
+            if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
+                start, end = tokens[span[0]][1], tokens[span[1]][2]
+                claim = Claim(" ".join(sentence[start:end].split()), s_start + start)
+                if not _layout_only(claim):
+                    break  # a speed or cost named: the sentence's claim
+                layout, claim = layout or claim, None  # where members sit: kept unless a gain is named
+        found = claim or layout
+        if found is not None:
+            yield found
 
 
 def find_claim(text: str, *, title: str = "", about: str = "") -> Claim | None:
@@ -558,11 +579,9 @@ def _respelt(word: str) -> str:
 
 EFFECT_VERBS = LESS_VERBS | MORE_VERBS | SPEED_VERBS
 CLAIM_WORDS = CLAIM_NEEDS | EXPENSIVE_WORDS | NAME_WORDS | CACHE_WORDS | TAKE_WORDS
-#: the claim words of seven letters or more, by (the place of a letter, the word without it); -1: the word itself
+#: the claim words of seven letters or more, by (the place of a letter, the word without it); -1: any place
 _SPELLED = OPTIMIZE_VERBS | _set("performance throughput scalability efficiency benefits bottleneck latency overhead")
-_ONE_OFF = {(k, w[:k] + w[k + 1 :]): w for w in _SPELLED for k in range(len(w))}
-_ONE_OFF.update({(-1, w[:k] + w[k + 1 :]): w for w in _SPELLED for k in range(len(w))})
-_ONE_OFF.update({(-1, w): w for w in _SPELLED})
+_ONE_OFF = {(j, w[:k] + w[k + 1 :]): w for w in _SPELLED for k in range(len(w) + 1) for j in (k, -1)}
 
 # Claims kept as findings but not asked about (``details["not_asked"]``): the gain holds by construction.
 _ALIGN_RE = lazyre.compile(r"\b_{2,4}cacheline_aligned(?:_in_smp)?\b|\b__aligned\s*\([^()]*\)")
@@ -854,13 +873,12 @@ def _cost_sentence(text: str) -> str:
     only in the subject, the draft quotes the author's reason rather than the subject line."""
     prose = ev._prose(text)
     hints = SPEED_OR_COST_WORDS | NAME_WORDS | LESS_VERBS
-    for p_start, paragraph in ev._paragraphs(prose):
-        for s_start, sentence in ev._sentences(paragraph):
-            if sentence.rstrip().endswith(":"):
-                return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
-            said = {w for w, _, _ in _tokens(sentence)}
-            if not hints.isdisjoint(said) and not _HEADER_LINE_RE.match(sentence.lstrip()):
-                return _sentence_at(prose, p_start + s_start + len(sentence) - len(sentence.lstrip()))
+    for s_start, sentence, _ in ev._sentences(prose):
+        if sentence.rstrip().endswith(":"):
+            return ""  # "... using two tricks:" introduces a list: one item is no claim of the whole; the subject
+        said = {w for w, _, _ in _tokens(sentence)}
+        if not hints.isdisjoint(said) and not _HEADER_LINE_RE.match(sentence.lstrip()):
+            return _sentence_at(prose, s_start + len(sentence) - len(sentence.lstrip()))
     return ""
 
 
@@ -933,33 +951,22 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
             if kind == "cache lines touched" and f.details.get("suggest"):
                 ask += f" ({f.details['suggest']})"
             if kind == "throughput":
-                ask += (
-                    f" ({f.details['suggest']}, or the workload that showed the problem)"
-                    if f.details.get("suggest")
-                    else " (the workload that showed the problem)"
-                )
+                suggest = f"{f.details['suggest']}, or " if f.details.get("suggest") else ""
+                ask += f" ({suggest}the workload that showed the problem)"
             break
-    if not ask:
-        ask = "numbers before and after from a benchmark that exercises this path"
+    ask = ask or "numbers before and after from a benchmark that exercises this path"
     code_size = CODE_SIZE_RE.search(text_for_kind) is not None
     if code_size and ask.startswith("cycles per call"):
         ask = CODE_SIZE_ASK  # "better code size": the size delta, not one call's cycles
     elif code_size:
         ask += f", and {CODE_SIZE_ASK}"
-    added = sum(fd.added_count for fd in patch.files)
-    removed = sum(fd.removed_count for fd in patch.files)
-    weigh = (
-        "would help to weigh the gain against the added code"
-        if added - removed > 20 and not code_size
-        else "would help reviewers see the gain"
-    )
+    big = sum(fd.added_count - fd.removed_count for fd in patch.files) > 20 and not code_size
+    weigh = "would help to weigh the gain against the added code" if big else "would help reviewers see the gain"
     if sentence.endswith(".") and not sentence.endswith("..."):
         sentence = sentence[:-1]
-    if f.details.get("size_numbers"):
-        # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
-        question = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
-    else:
-        question = "That sounds plausible, but do you have numbers?"
+    # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
+    sized = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
+    question = sized if f.details.get("size_numbers") else "That sounds plausible, but do you have numbers?"
     text = f'{where} says "{sentence}". {question} For example, {ask}. Numbers with the machine and the method {weigh}.'
     if f.details.get("evidence") == "claim-only" and ev._LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
