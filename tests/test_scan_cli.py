@@ -399,8 +399,8 @@ def test_scan_lists_each_finding_as_findings_does(
     first = CliRunner().invoke(main, [*args, "--db", db])
     assert first.exit_code == ExitStatus.OK, first.output
     before = listed(first.output)
-    assert len(before) == 4 and "open" not in before.values()
-    assert sorted(before.values()) == ["answered", "undrafted", "undrafted", "undrafted"]
+    assert len(before) == 5 and "open" not in before.values()
+    assert sorted(before.values()) == ["answered", "answered", "undrafted", "undrafted", "undrafted"]
     assert before == {m: "undrafted" if s == "open" else s for m, s in statuses().items()}
     assert "\nundrafted: no `reviewbot draft` run has looked at these yet" in first.output
 
@@ -409,5 +409,5 @@ def test_scan_lists_each_finding_as_findings_does(
     second = CliRunner().invoke(main, [*args, "--db", db])
     after = listed(second.output)
     assert after == statuses()
-    assert sorted(after.values()) == ["answered", "applied", "drafted", "raised"]
+    assert sorted(after.values()) == ["answered", "answered", "applied", "drafted", "raised"]
     assert "undrafted" not in second.output
