@@ -223,3 +223,32 @@ def test_the_same_barriers_where_the_access_does_not_order_stay_unsure(tmp_path:
     summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
     assert summary.written == [] and summary.unsure_points == 2
     store.close()
+
+
+def test_unsure_points_of_a_drafted_patch_wait_for_again_never_a_second_file(
+    tmp_path: Path, rules, monkeypatch
+) -> None:
+    """One reply per patch: `draft --unsure` after a sure draft of the same patch wrote a second draft under the
+    same file name (a new user lost the sure point that way). Now the points wait, named in the summary, and
+    `draft --again ID --unsure` writes the one draft anew with every point."""
+    text = mail("p6@example.org", "[PATCH] foo: order the ring", "Order the slot stores and the stop.", BOTH)
+    store, _found = stored(tmp_path, text, rules)
+    store.close()
+    cli_env(tmp_path, monkeypatch)
+    config = tmp_path / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace("draft-unsure = true\n", ""), encoding="utf-8")
+    db, out = str(tmp_path / "reviewbot.db"), tmp_path / "outbox"
+    runner = CliRunner()
+    first = runner.invoke(main, ["draft", "--db", db, "--outbox", str(out)])
+    assert "1 draft(s) written" in first.stdout, first.output
+    (path,) = out.glob("*.eml")
+    sure_only = path.read_bytes()
+    second = runner.invoke(main, ["draft", "--db", db, "--outbox", str(out), "--unsure"])
+    assert second.exit_code == 0, second.output
+    assert "0 draft(s) written" in second.stdout and "1 kept: the patch has a draft already" in second.stdout
+    assert list(out.glob("*.eml")) == [path] and path.read_bytes() == sure_only  # the sure draft is intact
+    again = runner.invoke(main, ["draft", "--db", db, "--outbox", str(out), "--again", "<p6@example.org>", "--unsure"])
+    assert again.exit_code == 0, again.output
+    body = " ".join(path.read_text(encoding="utf-8").split())
+    assert "atomic_t.txt" in body and "Could you add a comment to the smp_wmb()" in body  # both points, one file
+    assert list(out.glob("*.eml")) == [path]

@@ -121,6 +121,8 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
             f"{summary.unsure_points} kept as findings: not sure a reviewer would send them (why: `show`; "
             "`draft --unsure` drafts them)"
         )
+    if getattr(summary, "has_draft", 0):
+        parts.append(f"{summary.has_draft} kept: the patch has a draft already (`draft --again ID` writes it anew)")
     if getattr(summary, "unusable", 0):
         parts.append(f"{summary.unusable} skipped as the patch's Message-ID cannot be used in a reply")
     if summary.failed:

@@ -357,7 +357,9 @@ UNDRAFTED = "undrafted"
 UNDRAFTED_NOTE = (
     f"{UNDRAFTED}: no `reviewbot draft` run has looked at these yet (`reviewbot findings` lists them as open); "
     "draft writes a reply, or skips the point when the thread shows it already raised or answered or the "
-    "patch applied, or when a newer revision is stored (`reviewbot draft --dry-run` says which)"
+    "patch applied, when a newer revision is stored, or keeps it a finding when the rule is not sure a "
+    "reviewer would send it (unsure-point: a pairing-comment request, a speed claim; `draft --unsure` drafts "
+    "those; `reviewbot draft --dry-run` says which)"
 )
 
 

@@ -69,6 +69,7 @@ SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 SKIP_UNSURE_POINT = "unsure-point"  # the rule is not sure a reviewer would send it (Finding.unsure): kept, not drafted
+SKIP_HAS_DRAFT = "has-draft"  # the patch has a draft already: one reply per patch (draft --again ID writes it anew)
 SKIP_NOT_ASKED = "not-asked"  # the rule keeps the finding but a maintainer would not ask it (Finding.not_asked)
 SKIP_REPEATED = "repeated-in-series"  # the same point, asked the same way, is drafted on an earlier patch of the series
 SKIP_SENT = "sent"  # a drafted point whose reviewer's own reply to the patch is now in the thread: it went out
@@ -88,6 +89,7 @@ SKIP_STATES = (
     SKIP_UNUSABLE_ID,
     SKIP_NOT_ASKED,
     SKIP_UNSURE_POINT,
+    SKIP_HAS_DRAFT,
     SKIP_REPEATED,
     SKIP_SENT,
 )
@@ -172,6 +174,7 @@ class DraftRunSummary:
     unusable: int = 0
     not_asked: int = 0  # the rule says a maintainer would not ask this point (or it is asked on a sibling patch)
     unsure_points: int = 0  # the rule is not sure a reviewer would send it: a finding, drafted only with --unsure
+    has_draft: int = 0  # the patch has a draft already (one reply per patch): kept for `draft --again ID`
     before: int = 0
     sent: int = 0  # drafted findings of earlier runs marked sent now: the reviewer's reply is in the thread
     errors: list[str] = field(default_factory=list)
@@ -200,6 +203,7 @@ class DraftRunSummary:
             + self.unusable
             + self.not_asked
             + self.unsure_points
+            + self.has_draft
         )
 
     @property
@@ -407,7 +411,8 @@ def draft_pending(
         known.extend(parse_maintainers(Path(maintainers)))
     if addresses_from:
         known.extend(addresses_from_mail(addresses_from))
-    pending = store.undrafted_findings(list_name, since, retry=(SKIP_UNSURE_POINT,) if unsure else ())
+    retry = (SKIP_UNSURE_POINT, SKIP_HAS_DRAFT) if unsure else (SKIP_HAS_DRAFT,) if only is not None else ()
+    pending = store.undrafted_findings(list_name, since, retry=retry)
     if only is not None:
         pending = {k: v for k, v in pending.items() if k == only}
     if rule_ids:
@@ -431,6 +436,17 @@ def draft_pending(
             summary.unusable += len(findings)
             summary.errors.append(f"<{_printable(message_id)}>: {reason}")
             log.warning("<%s>: %s", _printable(message_id), reason)
+            continue
+        written = store.drafts_for(message_id)
+        if written:  # one reply per patch: a second file would take the first one's name (a point found later,
+            # or an unsure one drafted with --unsure after a sure one); --again ID writes the draft anew with all
+            reason = (
+                f"the patch has a draft already ({written[0].path}): `draft --again ID` writes it anew with this point"
+            )
+            with store.transaction():
+                for finding in findings:
+                    store.record_skip(finding, SKIP_HAS_DRAFT, reason)
+            summary.has_draft += len(findings)
             continue
         counted = summary.handled
         try:
