@@ -3012,7 +3012,20 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         finding = _other_side_finding(patch, use, text, sides)
         if finding is not None:
             findings.append(finding)
-    return [_sure_or_not(f) for f in findings]
+    return [_sure_or_not(_with_function(f)) for f in findings]
+
+
+def _with_function(finding: Finding) -> Finding:
+    """``details["function"]``: the function the barrier sits in, as a reviewer names it (:func:`_function_named`:
+    a function the hunk adds whole, not the one its ``@@`` line names), for report lines and drafts."""
+    hunk = finding.hunk
+    if hunk is None or finding.line is None or finding.details.get("function"):
+        return finding
+    index = next(
+        (i for i, dl in enumerate(hunk.lines) if dl.kind is not LineKind.REMOVED and dl.new_no == finding.line), None
+    )
+    name = _function_named(hunk, index) if index is not None else ""
+    return replace(finding, details={**finding.details, "function": name}) if name else finding
 
 
 #: Step 10, the points a careful reviewer sends for sure: a barrier that orders nothing (``smp_mb__after_atomic()``

@@ -252,3 +252,30 @@ def test_unsure_points_of_a_drafted_patch_wait_for_again_never_a_second_file(
     body = " ".join(path.read_text(encoding="utf-8").split())
     assert "atomic_t.txt" in body and "Could you add a comment to the smp_wmb()" in body  # both points, one file
     assert list(out.glob("*.eml")) == [path]
+
+
+#: A function the hunk adds whole, after the end of the one its @@ line names.
+NEW_FUNCTION = """\
+@@ -40,3 +40,10 @@ static void foo_start(struct foo_ring *r)
+ \tfoo_arm(r);
+ \twake_up(&r->wq);
+ }
++
++static void foo_stop(struct foo_ring *r)
++{
++\tatomic_set(&r->state, FOO_STOPPED);
++\tsmp_mb__after_atomic();
++\twake_up(&r->wq);
++}
+"""
+
+
+def test_the_report_line_names_the_function_the_barrier_sits_in(tmp_path: Path, rules) -> None:
+    """A new user saw "smp_mb__after_atomic() in smp_stop_get_wait_settings()" for a barrier of the function
+    the hunk added after it: the @@ line names the function the hunk starts in, not the one it adds."""
+    text = mail("p7@example.org", "[PATCH] foo: add foo_stop()", "Add a stop.", NEW_FUNCTION)
+    store, found = stored(tmp_path, text, rules)
+    assert [f.details.get("function") for f in found["p7@example.org"]] == ["foo_stop"]
+    summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
+    assert summary.written[0].points == ("RB102 smp_mb__after_atomic() in foo_stop()",)
+    store.close()

@@ -129,7 +129,8 @@ def point_label(finding: Finding) -> str:
     elif "@" in finding.symbol:
         name, _, where = finding.symbol.partition("@")
         call = f"{name}()" if finding.message.startswith(f"{name}()") else name  # as the finding writes it
-        functions = re.findall(r"(\w+)\s*\(", where)
+        named = (finding.details or {}).get("function")  # the function it sits in, as the rule read the hunk
+        functions = [named] if isinstance(named, str) and named else re.findall(r"(\w+)\s*\(", where)
         what = f"{call} in {functions[0]}()" if functions else call
     elif finding.symbol and " " in finding.symbol:  # a named thing, "struct foo"
         what = finding.symbol
