@@ -1521,6 +1521,9 @@ def _non_rmw_finding(patch: Patch, use: _Use) -> Finding | None:
             "op": op,
             "smp": True,
             "paired": bool(_PAIRING_RE.search(" ".join(_comment_texts(use)))),
+            # the hunk takes out a full barrier: the patch weakens an ordering that held (a bcache patch swapped
+            # four smp_mb() for smp_mb__*_atomic() around atomic_set()/atomic_read())
+            "replaces": "smp_mb" if "smp_mb();" in _removed_barrier_codes(use.view) else None,
         },
     )
 
@@ -3218,6 +3221,16 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             + (f"{kinds[0]}s" if len(set(kinds)) == 1 else "accesses")
         )
         this = "these" if several else "this"
+        if all(f.details.get("replaces") for f in non_rmw):  # an ordering that held is lost: say so first
+            parts.append(
+                f"As far as I understand Documentation/atomic_t.txt, {' and '.join(barriers)} only "
+                f"order{'' if len(barriers) > 1 else 's'} against a read-modify-write atomic, and {plain}. The "
+                f"smp_mb() {this} replace{'' if several else 's'} did order {'them' if several else 'it'}, so "
+                "this weakens the ordering rather than optimizing it. Should it stay smp_mb(), or become a "
+                "release/acquire pair (smp_store_release() / smp_load_acquire())?"
+            )
+            non_rmw = []
+    if non_rmw:
         parts.append(
             f"As far as I understand Documentation/atomic_t.txt, {' and '.join(barriers)} only "
             f"order{'' if len(barriers) > 1 else 's'} against a read-modify-write atomic, and {plain}. "

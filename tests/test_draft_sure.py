@@ -279,3 +279,33 @@ def test_the_report_line_names_the_function_the_barrier_sits_in(tmp_path: Path, 
     summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
     assert summary.written[0].points == ("RB102 smp_mb__after_atomic() in foo_stop()",)
     store.close()
+
+
+#: smp_mb() swapped for smp_mb__after_atomic() after a plain atomic_set(): an ordering that held is lost.
+WEAKENED = """\
+@@ -80,6 +80,6 @@ static void foo_stop(struct foo_ring *r)
+ {
+ \tfoo_quiesce(r);
+ \tatomic_set(&r->state, FOO_STOPPED);
+-\tsmp_mb();
++\tsmp_mb__after_atomic();
+ \twake_up(&r->wq);
+ }
+"""
+
+
+def test_a_full_barrier_swapped_for_one_that_orders_nothing_is_called_a_weakening(tmp_path: Path, rules) -> None:
+    """A reader of such a draft: the patch replaces full smp_mb()s, so the question is not "is a barrier
+    needed?" but "this weakens the ordering: keep smp_mb() or use release/acquire"."""
+    text = mail("p8@example.org", "[PATCH] foo: optimize barrier usage", "Use lighter barriers.", WEAKENED)
+    store, found = stored(tmp_path, text, rules)
+    (f,) = found["p8@example.org"]
+    assert f.details["problem"] == "not-after-rmw" and f.details["replaces"] == "smp_mb" and not f.unsure
+    summary = draft_fixed(store, rules, tmp_path / "outbox", unsure=False)
+    own = " ".join(
+        " ".join(line for line in summary.written[0].draft.body.splitlines() if not line.startswith(">")).split()
+    )
+    assert "The smp_mb() this replaces did order it, so this weakens the ordering" in own
+    assert "Should it stay smp_mb(), or become a release/acquire pair" in own
+    assert "is a barrier needed at all" not in own
+    store.close()

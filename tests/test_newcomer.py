@@ -185,7 +185,10 @@ def test_cron_report_names_each_drafts_rule_and_point(db: Path, monkeypatch: pyt
     drafts = [line for line in res.output.splitlines() if line.startswith("draft: ")]
     # June 2023's one finding: Jens Axboe's io_uring futex patch (new file, so no function is named)
     [futex] = drafts
-    assert "-io-uring-add-support-for-futex-wake-and-wait-" in futex and "(RB102 smp_store_release() in io_futex_wake_fn())" in futex
+    assert (
+        "-io-uring-add-support-for-futex-wake-and-wait-" in futex
+        and "(RB102 smp_store_release() in io_futex_wake_fn())" in futex
+    )
     for line in drafts:
         assert re.search(r"\.eml \((RB\d{3} [^;)]+(; )?)+\)", line), line
 
