@@ -73,13 +73,20 @@ def shipped_cache_dir() -> Path | None:
     return None
 
 
-def require_cache_dir(cache_dir: Path | None, offline: bool) -> None:
+def require_cache_dir(cache_dir: Path | None, offline: bool, flag: Path | None = None) -> None:
     """Offline, pages come from the cache alone: a cache folder that is named but not there (a typo) is
-    an error naming it, not a scan whose every page is recorded as failed. UsageError."""
+    an error naming it, not a scan whose every page is recorded as failed. ``flag``: the ``--cache-dir``
+    given, if any; else the folder came from the config file or the environment, and the error says so (a new
+    user who never typed ``--cache-dir`` was told about it). UsageError."""
     if offline and cache_dir is not None and not cache_dir.is_dir():
+        where = (
+            f"--cache-dir {cache_dir}"
+            if flag is not None
+            else f"cache-dir = {str(cache_dir)!r} (from {user_config_path()} or $REVIEWBOT_CACHE_DIR)"
+        )
         raise UsageError(
             "no such folder; offline, the pages come from it alone (the folder holding LIST/YYYY/...)",
-            subject=f"--cache-dir {cache_dir}",
+            subject=where,
         )
 
 

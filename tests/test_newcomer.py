@@ -78,6 +78,21 @@ def test_offline_scan_with_a_missing_cache_dir_is_an_error(tmp_path: Path, isola
     assert not (tmp_path / "db.sqlite").exists()  # no failed pages recorded anywhere
 
 
+def test_a_missing_cache_dir_from_the_config_is_named_as_the_config_key(
+    tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new user with cache-dir in his config, who never typed --cache-dir, was told "--cache-dir X: no such
+    folder"; the error names the key and the config file instead."""
+    missing = tmp_path / "no-such-copy"
+    config = tmp_path / "mine.toml"
+    config.write_text(f"cache-dir = {str(missing)!r}\n", encoding="utf-8")
+    monkeypatch.setenv("REVIEWBOT_CONFIG", str(config))
+    res = invoke("scan", "linux-kernel", "--since", "2023-06-01", "--offline", "--db", str(tmp_path / "db.sqlite"))
+    assert res.exit_code == 2, res.output
+    assert f"cache-dir = '{missing}' (from {config} or $REVIEWBOT_CACHE_DIR): no such folder" in res.output
+    assert "--cache-dir" not in res.output
+
+
 def test_dismiss_takes_the_draft_out_of_the_maildir(db: Path, tmp_path: Path) -> None:
     box_dir = tmp_path / "Mail" / "Drafts"
     res = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"), "--maildir", str(box_dir))

@@ -182,7 +182,7 @@ def command(
         settings = settings.with_(cache_dir=cache_dir, rate=rate)
         from reviewbot.config import require_cache_dir
 
-        require_cache_dir(settings.cache_dir, offline)
+        require_cache_dir(settings.cache_dir, offline, cache_dir)
         identity = resolve_identity(settings)
         rules = load_all_rules(settings)
         lore = lore_completer(settings, lore_url, no_lore)

@@ -152,7 +152,7 @@ def command(
             list_name=list_name,
             lore_url=lore_url.rstrip("/") if lore_url else None,
         )
-        require_cache_dir(settings.cache_dir, offline)
+        require_cache_dir(settings.cache_dir, offline, cache_dir)
         if source == "lore":
             _scan_lore(
                 settings, list_name, first, parse_day(until, end=True) if until else None, offline=offline, clock=clock
