@@ -93,7 +93,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
-   another barrier; an acquire or read barrier may name instead the store it
+   another barrier, or a diagram of the two CPUs in columns ("CPU 1  CPU 2"
+   over each side's operations); an acquire or read barrier may name instead the store it
    waits for ("wait for the PG_mte_tagged flag to be set", "orders the stores
    to the ops structure": a read side's stores are the writer's), and a release or
    write barrier may say that other CPUs observe a store it names in an order
@@ -406,7 +407,11 @@ PAIRING_PHRASES = (
     r"\bacquire\b(?:(?!\bacquire\b).)*\brelease\b|\brelease\b(?:(?!\brelease\b).)*\bacquire\b",  # tempered (linear)
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt|kernel|application|app)[\s-]+sides?\b",
+    # a diagram of the two CPUs, their headings side by side in columns ("CPU 1<tabs>CPU 2", "CPU0    CPU1"):
+    # the other column names the other side's operations, as memory-barriers.txt draws a pairing
+    r"\b(?:CPU|thread|task)\s?[0-9A-Z]\b[^\n.]{0,30}?[ \t]{2,}(?:CPU|thread|task)\s?[0-9A-Z]\b",
 )
+
 _PAIRING_RE = lazyre.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
 _FUNC_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
 _BARRIER_NAMED_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r")\b")
