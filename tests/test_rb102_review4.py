@@ -2,7 +2,10 @@
 
 A comment that draws the two CPUs side by side, each column naming its operations, names the other side as
 memory-barriers.txt does (first6: a cache daemon's smp_mb() under a "CPU 1 / CPU 2" diagram was asked about).
-The patches are our own, modelled on the kinds read.
+A compiler barrier() made a CPU barrier in place (``barrier();`` -> ``mb();`` in a page-table macro that
+stores the entry) is a new ordering, not a new spelling of the old one, and a macro that does something else
+with a barrier is a use, not a wrapper (first6: an architecture's set_pte() was passed over). The patches are
+our own, modelled on the kinds read.
 """
 
 from __future__ import annotations
@@ -61,3 +64,22 @@ def test_the_same_comment_without_the_diagram_is_asked_about() -> None:
     plain = "".join(line for line in lines if "CPU" not in line and "-----" not in line and "\t\t\t\t" not in line)
     plain = plain.replace("+\t * mark QUX_CLOSING\n", "").replace("+\t * drain the job list\n", "")
     assert _findings("drivers/qux/core.c", plain) == [(46, "smp_mb")]
+
+
+_SET_ENTRY = (
+    " #define set_qux_entry(entryp, val)\t\t\\\n"
+    " \tdo {\t\t\t\t\t\\\n"
+    " \t\t*(entryp) = (val);\t\t\\\n"
+    "-\t\tbarrier();\t\t\t\\\n"
+    "+\t\tmb();\t\t\t\t\\\n"
+    " \t} while (0)\n"
+)
+
+
+def test_a_compiler_barrier_made_a_cpu_barrier_in_a_macro_is_a_new_ordering() -> None:
+    assert _findings("arch/qux/include/asm/pgtable.h", _SET_ENTRY) == [(43, "mb")]
+
+
+def test_a_barrier_only_respelt_in_place_is_still_not_new() -> None:
+    respelt = _SET_ENTRY.replace("-\t\tbarrier();", "-\t\tqux_mb();")
+    assert _findings("arch/qux/include/asm/pgtable.h", respelt.replace("qux_mb", "smp_mb")) == []
