@@ -18,44 +18,33 @@ from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext
 
 TIME_UNITS = tuple(
-    (
-        "ns nsec nsecs nanoseconds us usec usecs µs microseconds ms msec msecs milliseconds s sec secs second "
-        "seconds min mins minute minutes h hr hrs hour hours"
-    ).split()
+    "ns nsec nsecs nanoseconds us usec usecs µs microseconds ms msec msecs milliseconds s sec secs second "
+    "seconds min mins minute minutes h hr hrs hour hours".split()
 )
 RATE_UNITS = tuple(
-    (
-        "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
-        "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
-        "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits"
-    ).split(",")
+    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
+    "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
+    "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits".split(",")
 )
 CONFIG_WORDS = tuple(
-    (
-        "sleep,msleep,usleep,timeout,time-out,delay,wait,waits,waiting,interval,period,every,poll,polling,"
-        "retry,deadline,expire,expires,heartbeat,timer,up to,at least,at most,default,set to,after,within,for,"
-        "each"
-    ).split(",")
+    "sleep,msleep,usleep,timeout,time-out,delay,wait,waits,waiting,interval,period,every,poll,polling,retry,"
+    "deadline,expire,expires,heartbeat,timer,up to,at least,at most,default,set to,after,within,for,each".split(",")
 )
 SHARE_OF_WORDS = tuple(
     ("capacity,space,memory,disk,storage,ram,size,filesystem,file system,device,blocks,inodes").split(",")
 )
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
 TOOL_NAMES = tuple(
-    (
-        "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
-        "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
-        "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
-        "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
-        "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone"
-    ).split(",")
+    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
+    "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
+    "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
+    "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
+    "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone".split(",")
 )
 COMPARE_WORDS = tuple(
-    (
-        "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
-        "with the patch,without the patch,with this patch,without this patch,with the series,"
-        "without the series"
-    ).split(",")
+    "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
+    "with the patch,without the patch,with this patch,without this patch,with the series,"
+    "without the series".split(",")
 )
 TABLE_WORDS = (
     COMPARE_WORDS
@@ -66,25 +55,19 @@ TABLE_WORDS = (
     )
 )
 METRIC_WORDS = tuple(
-    (
-        "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
-        "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
-        "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
-        "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,"
-        "benchmark"
-    ).split(",")
+    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
+    "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
+    "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
+    "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,"
+    "benchmark".split(",")
 )
 ASK_WORDS = tuple(
-    (
-        "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
-        "benchmarking,quantify,quantified,performance data,perf data,any data,some data,results,metrics"
-    ).split(",")
+    "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
+    "benchmarking,quantify,quantified,performance data,perf data,any data,some data,results,metrics".split(",")
 )
 NUMBER_WORDS = tuple(
-    (
-        "one and a half,two,three,four,five,six,seven,eight,nine,ten,eleven,twelve,fifteen,twenty,thirty,fifty,"
-        "hundred,thousand"
-    ).split(",")
+    "one and a half,two,three,four,five,six,seven,eight,nine,ten,eleven,twelve,fifteen,twenty,thirty,fifty,"
+    "hundred,thousand".split(",")
 )
 _SUBSYSTEM_BENCH: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("fs/", "block/", "drivers/block/", "drivers/nvme/", "drivers/md/", "io_uring/"), "fs/block", "fio"),
