@@ -10,7 +10,9 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    "Implement Y"), a concession ("even though ... not high, it is still an improvement"). Not: the existing code
    or old behaviour ("currently", "now that"), another commit, a hypothetical or the road not taken ("could",
    "would", "rather than"; but "with this rework we could ..."), later work, what a test, tool, person or the
-   hardware does (modes compared), a negation ("non-"; not "by not doing X"), a name ("fast path").
+   hardware does (modes compared), a negation ("non-"; not "by not doing X"), a name ("fast path", "the
+   NO_DATA optimization"), what was or was expected ("X was cheaper than Y", "faster than expected"), a condition
+   ("under high contention").
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
    made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
    throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
@@ -191,6 +193,7 @@ ENABLING_GOALS = _set("support handle work cover accept fix allow cope")
 KNOB_WORDS = _set("option options feature features mode modes flag flags parameter setting knob")
 #: before "for performance": what is exposed ("a sysfs entry for ..."), the compiler's mode ("optimizing for")
 INTERFACE_WORDS = KNOB_WORDS | OPTIMIZE_VERBS | _set("entry file attribute register counter node optimized")
+EXPECTED = _set("expected intended anticipated needed necessary")  # "increases faster than expected": a symptom
 FAIL_WORDS = _set("fail fails failing error errors bail abort give")  # "fail faster": sooner, not quicker
 COMPARATIVES = _set("faster quicker cheaper better higher")  # a comparison with what the patch replaces
 #: how an imperative changelog sentence starts: what the patch does
@@ -320,8 +323,9 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     if w in SPEED_WORDS or w in OPTIMIZE_VERBS:
         if _not_speed(words, i - 3, i + (6 if w in OPTIMIZE_VERBS else 5)) or (i > 0 and words[i - 1] in FAIL_WORDS):
             return None  # "optimize for size", "speed up the build", "fail faster"
-        if words[i + 1 : i + 2] == ["than"] and _near(words, i + 2, i + 6, KNOB_WORDS) is not None:
-            return None  # "faster than the default mode 0": one mode or setting compared with another
+        past = not _set("was were").isdisjoint(words[max(0, i - 3) : i])  # "X was much cheaper than Y": as it was
+        if words[i + 1 : i + 2] == ["than"] and (past or _near(words, i + 2, i + 6, KNOB_WORDS | EXPECTED) is not None):
+            return None  # "faster than the default mode 0": settings compared; "faster than expected": the bug
         minor = any(words[k : k + 2] in (["only", "a"], ["just", "a"]) for k in range(max(0, i - 4), i))
         if w in OPTIMIZE_VERBS and (minor or _near(words, i - 3, i, POINTLESS_WORDS) is not None):
             return None  # "an unnecessary micro optimization", "only a micro-optimization": old code, belittled
@@ -347,7 +351,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     if people or (hardware and _near(words, i - 4, i, LESS_VERBS) is None):  # not "cut the bus cycles"
         return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
-        needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" else None
+        under = not _set("under during").isdisjoint(words[max(0, i - 3) : i])  # "under high contention": when
+        needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" and not under else None
         if needless is not None or w.startswith(("bottle", "performance_regression")):
             return i if needless is None else needless, i  # "unnecessary overhead", "extra cache bouncing"
         before = _near(words, i - 4, i, LESS_VERBS if w != "time" else TIME_VERBS)
@@ -427,8 +432,11 @@ def _clause_start(sentence: str, pos: int) -> int:
 
 def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bool:
     """True when the speed word ``tokens[k]`` is part of a name in Title Case ("Modify QP Optimization"), next to
-    a capitalised word with nothing but a blank between ("SUNRPC: Optimize" is no name)."""
+    a capitalised word with nothing but a blank between ("SUNRPC: Optimize" is no name), or a flag's (NO_DATA)."""
     near = [j for j in (k - 1, k + 1) if 0 <= j < len(tokens) and tokens[j][0] not in ("i", "a")]
+    flag = sentence[tokens[k - 1][1] : tokens[k - 1][2]] if k > 0 else ""  # not "the foo_ok() optimization"
+    if tokens[k][0].endswith(("ation", "ations")) and "_" in flag and flag.isupper():
+        return True  # "the FSCACHE_COOKIE_NO_DATA_TO_READ optimization": a feature named by its flag
     return (
         k > 0
         and sentence[tokens[k][1]].isupper()
