@@ -15,7 +15,8 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    ("under high contention").
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
    made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
-   throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
+   throughput", "improve its speed"; not "low speed" devices), speed as the purpose ("for performance"), work
+   moved "out of the way of latency-sensitive" work. Not power, memory, size, build, test or human time
    ("optimize for size", "speed up the build"); correctness words ("avoid lost wakeups") name no cost.
 3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---``, in the cover
    letter (its paragraphs about other patches left out) or a later reply by the author; a results reference.
@@ -299,6 +300,7 @@ OBJECTS = _set("the a an whether if")
 #: what after a word of NOT_SPEED_WORDS makes it no size, test or build ("test the"); "store the X" is storage
 MEMORY_SPEED = _set("barrier barriers ordering access accesses bandwidth latency placement locality")
 UNLESS_BEFORE = {"memory": MEMORY_SPEED} | dict.fromkeys(("store", "stored", "storing"), frozenset[str]())
+SPEED_CLASSES = _set("low high full super higher lower")  # "for low speed", "higher speed applications"
 HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the clock speed", "link speed"
 
 
@@ -343,13 +345,15 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         if w in OPTIMIZE_VERBS and words[i + 1 : i + 2] == ["for"] and i > 0 and words[i - 1] in ("when", "if"):
             return None  # "when optimizing for performance": the compiler's mode, a build setting
         return i, i
-    if w in SPEED_VERBS:
-        up = _near(words, i + 1, i + 4, _set("up ups"))
-        return None if up is None or _not_speed(words, i + 1, up + 4) else (i, up)
+    if w in SPEED_VERBS and (up := _near(words, i + 1, i + 4, _set("up ups"))) is not None:
+        return None if _not_speed(words, i + 1, up + 4) else (i, up)  # else "speed" the noun: "improve its speed"
     people = words[i : i + 2] == ["time", "for"] and any(x.endswith(("ers", "ors")) for x in words[i + 2 : i + 4])
     hardware = w in ("cycles", "time") and _near(words, i - 2, i + 5, HARDWARE_SPEED | _set("pulse")) is not None
     if people or (hardware and _near(words, i - 4, i, LESS_VERBS) is None):  # not "cut the bus cycles"
         return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
+    away = _near(words, i - 6, i, _set("way away")) if words[i + 1 : i + 2] in (["sensitive"], ["critical"]) else None
+    if away is not None:  # "get it out of the way of latency sensitive events": work moved off their path
+        return away - 3 * (words[away - 3 : away - 2] == ["out"]), i + 1
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
         under = not _set("under during").isdisjoint(words[max(0, i - 3) : i])  # "under high contention": when
         needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" and not under else None
@@ -361,8 +365,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         after = _near(words, i + 1, i + 4, LESS_AFTER)
         if after is not None:
             return i, after
-    if w in GOOD_NOUNS and i > 0 and words[i - 1] in HARDWARE_SPEED:
-        return None  # "link speed", "improve bus performance": the hardware's own, not the kernel's
+    if w in GOOD_NOUNS and i > 0 and (words[i - 1] in HARDWARE_SPEED or w == "speed" and words[i - 1] in SPEED_CLASSES):
+        return None  # "link speed", "improve bus performance": the hardware's own; "for low speed": a device class
     if w in GOOD_NOUNS and (w in LOCALITY_WORDS or not _not_speed(words, i - 1, i + 1)):
         before = _near(words, i - (8 if "and" in words[i - 2 : i] else 4), i, MORE_VERBS)  # "improve X and Y"
         if before is not None:

@@ -1,9 +1,11 @@
 """RB201 on issue 23's sixth first-look batch (first6: ten lists), fixed by kind as general readings.
 
-Not claims: a comparison with what was expected ("the counter grows much faster than expected": the bug) or with
-how things were ("X was much cheaper than Y": the old trade-off), an optimisation named by its flag ("the
-QUX_NO_READ optimization": a feature), a cost as a condition ("under high contention this is less accurate").
-The sentences are our own, modelled on the kinds read.
+Claims the rule missed: "speed" the noun made bigger ("this will improve the writeback speed"; it was read only
+as the verb of "speed up"), work moved "out of the way of" latency-sensitive work. Not claims: a comparison with
+what was expected ("the counter grows much faster than expected": the bug) or with how things were ("X was much
+cheaper than Y": the old trade-off), an optimisation named by its flag ("the QUX_NO_READ optimization": a
+feature), a cost as a condition ("under high contention this is less accurate"), a speed class ("for low speed
+devices"). The sentences are our own, modelled on the kinds read.
 """
 
 from __future__ import annotations
@@ -14,12 +16,36 @@ from reviewbot.rules import rb201_perf_claim as rb201
 
 
 @pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        (
+            "Only copy the dirty sectors when compacting, which shrinks what is written. This will improve the "
+            "compaction speed and the life of the flash.",
+            "improve the compaction speed",
+        ),
+        (
+            "The scrubbing is long running and not latency sensitive, so get it out of the way of other latency "
+            "sensitive requests.",
+            "out of the way of other latency sensitive",
+        ),
+    ],
+)
+def test_claim(text: str, claim: str) -> None:
+    found = rb201.find_claim(text)
+    assert found is not None and found.text == claim
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Every worker bumps the shared counter, so the counter grows much faster than expected.",
         "When this was written, reading the TSC was much cheaper than reading the HPET.",
         "Enable the QUX_NO_READ_NEEDED optimization on the first write, as the map needs it.",
         "Under high contention the sample becomes less accurate, but it still detects the skew.",
+        "The bridge falls back to a slower clock for low speed devices.",
+        # near misses of the claims above: no effect said of this patch, no move away from sensitive work
+        "The compaction speed is shown in the statistics file.",
+        "The scrubbing is long running and not latency sensitive.",
     ],
 )
 def test_no_claim(text: str) -> None:
