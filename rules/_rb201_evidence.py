@@ -189,6 +189,10 @@ _PATCH_NUMBER_RE = lazyre.compile(
 _COUNTED_RE = lazyre.compile(r"\b\d+[ \t]+patch(?:es)?\b|\bversion[ \t-]*\d+\b", re.IGNORECASE)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
+#: a sentence about another work ("an earlier iteration of this idea ... got a 7% boost"): its numbers measure that
+_OTHER_WORK_RE = lazyre.compile(
+    r"[^.]{0,300}\ban?\s+(?:earlier|previous|prior|older)\s+(?:iteration|attempt|prototype)s?\b[^.]{0,300}"
+)
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
@@ -486,6 +490,7 @@ def _grade(text: str) -> str:
 
     Cached: every patch of a series grades the same cover letter.
     """
+    text = _OTHER_WORK_RE.sub(" ", text) if "iteration" in text or "attempt" in text or "prototype" in text else text
     if not _DIGIT_RE.search(text):
         lines = list(_each_evidence_line(text))  # no number to measure: only a ratio in words ("a factor four")
     else:

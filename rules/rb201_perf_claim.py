@@ -20,7 +20,7 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    ("optimize for size", "speed up the build"); correctness words ("avoid lost wakeups") name no cost.
 3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---``, in the cover
    letter (its paragraphs about other patches left out) or a later reply by the author; a results reference.
-   A bare ratio ("2x faster") is no measurement.
+   A bare ratio ("2x faster") is no measurement, nor one of another work ("an earlier iteration ... got 7%").
 
 A patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at run time (only
 ``tools/``, ``Documentation/`` but dt bindings, selftests) claims nothing of the kernel's speed; a revert claims

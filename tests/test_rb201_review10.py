@@ -1,17 +1,19 @@
 """RB201 on issue 23's sixth first-look batch (first6: ten lists), fixed by kind as general readings.
 
 Claims the rule missed: "speed" the noun made bigger ("this will improve the writeback speed"; it was read only
-as the verb of "speed up"), work moved "out of the way of" latency-sensitive work. Not claims: a comparison with
-what was expected ("the counter grows much faster than expected": the bug) or with how things were ("X was much
-cheaper than Y": the old trade-off), an optimisation named by its flag ("the QUX_NO_READ optimization": a
-feature), a cost as a condition ("under high contention this is less accurate"), a speed class ("for low speed
-devices"). The sentences are our own, modelled on the kinds read.
+as the verb of "speed up"), work moved "out of the way of" latency-sensitive work, and a claim whose only numbers
+in the cover letter measured another work ("an earlier iteration of this idea got a 7% boost"). Not claims: a
+comparison with what was expected ("the counter grows much faster than expected": the bug) or with how things
+were ("X was much cheaper than Y": the old trade-off), an optimisation named by its flag ("the QUX_NO_READ
+optimization": a feature), a cost as a condition ("under high contention this is less accurate"), a speed class
+("for low speed devices"). The sentences are our own, modelled on the kinds read.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from reviewbot.rules import _rb201_evidence as ev
 from reviewbot.rules import rb201_perf_claim as rb201
 
 
@@ -72,3 +74,11 @@ def test_a_function_named_optimization_is_still_a_claim() -> None:
 )
 def test_still_a_claim(text: str) -> None:
     assert rb201.find_claim(text) is not None
+
+
+def test_numbers_of_another_work_are_no_measurement_of_this_one() -> None:
+    other = "As an example, an earlier prototype of this idea got a 12% boost when building the kernel."
+    assert ev._grade(other) != "measured"
+    assert ev._grade("This series gets a 12% boost when building the kernel.") == "measured"
+    # the previous version named as the baseline ("the") is this work's comparison, still a measurement
+    assert ev._grade("Compared with the previous iteration this one is 12% faster in fio.") == "measured"
