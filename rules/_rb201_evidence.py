@@ -43,8 +43,7 @@ TOOL_NAMES = tuple(
 )
 COMPARE_WORDS = tuple(
     "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
-    "with the patch,without the patch,with this patch,without this patch,with the series,"
-    "without the series".split(",")
+    "with the patch,without the patch,with this patch,without this patch,with the series,without the series".split(",")
 )
 TABLE_WORDS = (
     COMPARE_WORDS
@@ -58,8 +57,7 @@ METRIC_WORDS = tuple(
     "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
     "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
     "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
-    "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,"
-    "benchmark".split(",")
+    "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,benchmark".split(",")
 )
 ASK_WORDS = tuple(
     "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
@@ -189,10 +187,8 @@ _PATCH_NUMBER_RE = lazyre.compile(
 _COUNTED_RE = lazyre.compile(r"\b\d+[ \t]+patch(?:es)?\b|\bversion[ \t-]*\d+\b", re.IGNORECASE)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
-#: a sentence about another work ("an earlier iteration of this idea ... got a 7% boost"): its numbers measure that
-_OTHER_WORK_RE = lazyre.compile(
-    r"[^.]{0,300}\ban?\s+(?:earlier|previous|prior|older)\s+(?:iteration|attempt|prototype)s?\b[^.]{0,300}"
-)
+#: "an earlier iteration of this idea ... got a 7% boost": the numbers of another work, not this one's
+_OTHER_WORK_RE = lazyre.compile(r"[^.]{,300}\ban?\s(?:earlier|previous)\s(?:iteration|attempt|prototype)s?\b[^.]{,300}")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
@@ -486,10 +482,8 @@ def _each_evidence_line(text: str) -> Iterator[str]:
 
 @lru_cache(maxsize=256)
 def _grade(text: str) -> str:
-    """``measured``, ``claim-only`` or ``none`` for one block of text.
-
-    Cached: every patch of a series grades the same cover letter.
-    """
+    """``measured``, ``claim-only`` or ``none`` for one block of text, its sentences about another work left out
+    (``_OTHER_WORK_RE``). Cached: every patch of a series grades the same cover letter."""
     text = _OTHER_WORK_RE.sub(" ", text) if "iteration" in text or "attempt" in text or "prototype" in text else text
     if not _DIGIT_RE.search(text):
         lines = list(_each_evidence_line(text))  # no number to measure: only a ratio in words ("a factor four")

@@ -82,3 +82,50 @@ def test_numbers_of_another_work_are_no_measurement_of_this_one() -> None:
     assert ev._grade("This series gets a 12% boost when building the kernel.") == "measured"
     # the previous version named as the baseline ("the") is this work's comparison, still a measurement
     assert ev._grade("Compared with the previous iteration this one is 12% faster in fio.") == "measured"
+
+
+# A problem-then-fix changelog (first6: a block cache's GC "resulting in IOPS decreasing by half and latency
+# increasing", then "This patch add some cost statistics ..."): a good lost, stated as the code's state, is this
+# patch's claim when another sentence says what the patch changes ("This patch makes X" as "Make X"); numbers
+# before the problem stated describe the problem ("about 2 ms per node"), not the fix.
+_LOST = "Each scan walks every node in one go, resulting in throughput dropping by half while it runs."
+
+
+def test_a_good_lost_as_the_problem_under_a_fix_is_a_claim() -> None:
+    found = rb201.find_claim(f"{_LOST}\n\nThis patch makes the scan yield to queued requests.")
+    assert found is not None and found.text == "throughput dropping"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [_LOST, f"{_LOST}\nThe scan was added for that reason.", "The throughput of the old scan is shown in sysfs."],
+)
+def test_a_good_lost_alone_is_no_claim(text: str) -> None:
+    assert rb201.find_claim(text) is None
+
+
+def _rb201_findings(changelog: str) -> list[str]:
+    from reviewbot.engine import check_patch
+    from reviewbot.parse.mail import parse_rfc822
+    from reviewbot.parse.patch import parse_patch
+    from reviewbot.registry import load_rules
+    from reviewbot.rule import RuleContext
+
+    path = "drivers/md/qux/scan.c"
+    raw = (
+        "From: Ada Example <ada@example.org>\nMessage-ID: <r10-1@example.org>\nSubject: [PATCH] qux: pace the scan\n"
+        f"Date: Mon, 10 Mar 2025 10:00:00 +0100\n\n{changelog}\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        "@@ -10,2 +10,3 @@ static void qux_scan(struct qux *q)\n \tqux_walk(q);\n+\tcond_resched();\n \tqux_done(q);\n"
+        "-- \n2.43.0\n"
+    )
+    rules = load_rules(entry_points=False, select=["RB201"])
+    patch = parse_patch(parse_rfc822(raw.encode(), "test"))
+    return [f.rule_id for f in check_patch(patch, rules, RuleContext()).findings]
+
+
+def test_numbers_of_the_problem_do_not_measure_the_fix() -> None:
+    problem = "Scanning takes about 2 ms per node, resulting in IOPS decreasing by half while it runs."
+    fix = "This patch makes the scan yield when requests are queued."
+    assert _rb201_findings(f"{problem}\n\n{fix}") == ["RB201"]
+    assert _rb201_findings(f"{problem}\n\n{fix} With it fio reads 41000 IOPS instead of 20000 IOPS.") == []
