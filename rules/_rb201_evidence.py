@@ -18,44 +18,32 @@ from reviewbot.parse.threads import about_patch
 from reviewbot.rule import RuleContext
 
 TIME_UNITS = tuple(
-    (
-        "ns nsec nsecs nanoseconds us usec usecs µs microseconds ms msec msecs milliseconds s sec secs second "
-        "seconds min mins minute minutes h hr hrs hour hours"
-    ).split()
+    "ns nsec nsecs nanoseconds us usec usecs µs microseconds ms msec msecs milliseconds s sec secs second "
+    "seconds min mins minute minutes h hr hrs hour hours".split()
 )
 RATE_UNITS = tuple(
-    (
-        "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
-        "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
-        "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits"
-    ).split(",")
+    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
+    "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
+    "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits".split(",")
 )
 CONFIG_WORDS = tuple(
-    (
-        "sleep,msleep,usleep,timeout,time-out,delay,wait,waits,waiting,interval,period,every,poll,polling,"
-        "retry,deadline,expire,expires,heartbeat,timer,up to,at least,at most,default,set to,after,within,for,"
-        "each"
-    ).split(",")
+    "sleep,msleep,usleep,timeout,time-out,delay,wait,waits,waiting,interval,period,every,poll,polling,retry,"
+    "deadline,expire,expires,heartbeat,timer,up to,at least,at most,default,set to,after,within,for,each".split(",")
 )
 SHARE_OF_WORDS = tuple(
     ("capacity,space,memory,disk,storage,ram,size,filesystem,file system,device,blocks,inodes").split(",")
 )
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
 TOOL_NAMES = tuple(
-    (
-        "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
-        "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
-        "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
-        "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
-        "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone"
-    ).split(",")
+    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
+    "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
+    "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
+    "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
+    "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone".split(",")
 )
 COMPARE_WORDS = tuple(
-    (
-        "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
-        "with the patch,without the patch,with this patch,without this patch,with the series,"
-        "without the series"
-    ).split(",")
+    "before,after,vanilla,patched,unpatched,baseline,original,mainline,w/o,w/,with patch,without patch,"
+    "with the patch,without the patch,with this patch,without this patch,with the series,without the series".split(",")
 )
 TABLE_WORDS = (
     COMPARE_WORDS
@@ -66,25 +54,18 @@ TABLE_WORDS = (
     )
 )
 METRIC_WORDS = tuple(
-    (
-        "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
-        "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
-        "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
-        "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,"
-        "benchmark"
-    ).split(",")
+    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
+    "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
+    "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
+    "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,benchmark".split(",")
 )
 ASK_WORDS = tuple(
-    (
-        "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
-        "benchmarking,quantify,quantified,performance data,perf data,any data,some data,results,metrics"
-    ).split(",")
+    "numbers,measure,measured,measurable,measurement,measurements,benchmark,benchmarks,benchmarked,"
+    "benchmarking,quantify,quantified,performance data,perf data,any data,some data,results,metrics".split(",")
 )
 NUMBER_WORDS = tuple(
-    (
-        "one and a half,two,three,four,five,six,seven,eight,nine,ten,eleven,twelve,fifteen,twenty,thirty,fifty,"
-        "hundred,thousand"
-    ).split(",")
+    "one and a half,two,three,four,five,six,seven,eight,nine,ten,eleven,twelve,fifteen,twenty,thirty,fifty,"
+    "hundred,thousand".split(",")
 )
 _SUBSYSTEM_BENCH: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("fs/", "block/", "drivers/block/", "drivers/nvme/", "drivers/md/", "io_uring/"), "fs/block", "fio"),
@@ -206,6 +187,8 @@ _PATCH_NUMBER_RE = lazyre.compile(
 _COUNTED_RE = lazyre.compile(r"\b\d+[ \t]+patch(?:es)?\b|\bversion[ \t-]*\d+\b", re.IGNORECASE)
 _LINK_RE = lazyre.compile(r"https?://\S+|\[\d+\]")
 _DIGIT_RE = lazyre.compile(r"\d")
+#: "an earlier iteration of this idea ... got a 7% boost": the numbers of another work, not this one's
+_OTHER_WORK_RE = lazyre.compile(r"[^.]{,300}\ban?\s(?:earlier|previous)\s(?:iteration|attempt|prototype)s?\b[^.]{,300}")
 _CACHE_MENTION_RE = lazyre.compile(r"cache[\s-]?lines?|false[\s-]sharing", re.IGNORECASE)
 _WORD_SEPARATORS = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
 
@@ -499,10 +482,9 @@ def _each_evidence_line(text: str) -> Iterator[str]:
 
 @lru_cache(maxsize=256)
 def _grade(text: str) -> str:
-    """``measured``, ``claim-only`` or ``none`` for one block of text.
-
-    Cached: every patch of a series grades the same cover letter.
-    """
+    """``measured``, ``claim-only`` or ``none`` for one block of text, its sentences about another work left out
+    (``_OTHER_WORK_RE``). Cached: every patch of a series grades the same cover letter."""
+    text = _OTHER_WORK_RE.sub(" ", text) if "iteration" in text or "attempt" in text or "prototype" in text else text
     if not _DIGIT_RE.search(text):
         lines = list(_each_evidence_line(text))  # no number to measure: only a ratio in words ("a factor four")
     else:

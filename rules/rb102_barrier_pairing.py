@@ -49,7 +49,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    the same accesses). A barrier only renamed or changed in type on a line
    of the same hunk (``read_barrier()`` -> ``smp_rmb()``) is not new (a removed
    line the hunk adds back as it was, re-indented, is kept: it is no other
-   barrier's old spelling), nor one that copies, with
+   barrier's old spelling; a compiler ``barrier()`` made a CPU barrier,
+   ``barrier();`` -> ``mb();`` in a ``set_pte()`` macro, is a new ordering to
+   explain, as a macro that stores a pte and uses a barrier is a use, not a
+   wrapper), nor one that copies, with
    the code line above and below it, three unchanged context lines of its
    file in the patch (``_copied_from_context``: the original stays as it is).
 4. ``smp_mb__before_atomic()``/``smp_mb__after_atomic()`` next to
@@ -93,7 +96,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    needs a comment that says what it pairs with: "pairs with", "paired
    with", "see foo()", "implied by ...", or the other side named: a function
    (``foo()``, or a name the patch shows as a function, without ``()``) or
-   another barrier; an acquire or read barrier may name instead the store it
+   another barrier, or a diagram of the two CPUs in columns ("CPU 1  CPU 2"
+   over each side's operations); an acquire or read barrier may name instead the store it
    waits for ("wait for the PG_mte_tagged flag to be set", "orders the stores
    to the ops structure": a read side's stores are the writer's), and a release or
    write barrier may say that other CPUs observe a store it names in an order
@@ -221,7 +225,8 @@ is left to the reviewer. A barrier whose arguments change in the same hunk is
 taken for an edit of the old one, even when the patch means a new ordering;
 so is a barrier replaced by another in place (``smp_mb__before_atomic()``
 made ``smp_mb()``): it is not asked about, although the stronger barrier's
-pairing may deserve a word.
+pairing may deserve a word (a compiler ``barrier()`` made a CPU barrier is
+asked about: it orders against another CPU or the device for the first time).
 A pairing comment at the other end is matched per comment line. A device
 barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
 as a device barrier: a comment saying what it orders is enough (outside SMP and
@@ -406,6 +411,9 @@ PAIRING_PHRASES = (
     r"\bacquire\b(?:(?!\bacquire\b).)*\brelease\b|\brelease\b(?:(?!\brelease\b).)*\bacquire\b",  # tempered (linear)
     r"\b(?:reader|writer|consumer|producer|waker|waiter|read|write|update|updater|vdso|user|userspace|other|"
     r"remote|submission|completion|irq|interrupt|kernel|application|app)[\s-]+sides?\b",
+    # a diagram of the two CPUs, their headings side by side in columns ("CPU 1<tabs>CPU 2", "CPU0    CPU1"):
+    # the other column names the other side's operations, as memory-barriers.txt draws a pairing
+    r"\b(?:CPU|thread|task)\s?[0-9A-Z]\b[^\n.]{0,30}?[ \t]{2,}(?:CPU|thread|task)\s?[0-9A-Z]\b",
 )
 _PAIRING_RE = lazyre.compile("|".join(PAIRING_PHRASES), re.IGNORECASE)
 _FUNC_NAMED_RE = lazyre.compile(r"\b([A-Za-z_]\w*)\s*\(\)")
@@ -1470,6 +1478,9 @@ def _context_triples(view: PatchView, path: str, name: str) -> set[tuple[str, ..
 _ANY_BARRIER_CALL_RE = lazyre.compile(r"(?<![\w.>$])(?:" + _SMP + "|" + _DEVICE + r"|\w*barrier\w*)\s*\(")
 
 
+_COMPILER_BARRIER_RE = lazyre.compile(r"(?<![\w.>$])barrier\s*\(\s*\)")  # orders the compiler only
+
+
 def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
     """Is the barrier only renamed or changed in type (``rmb()`` -> ``smp_rmb()``, ``smp_mb__before_atomic()``
     -> ``smp_mb()``) on a line of the same hunk, the rest of the line kept? The same call on both lines
@@ -1490,7 +1501,8 @@ def _renamed_in_place(use: _Use, moves: _Moves) -> bool:
                 back[old] -= 1  # added back as it was: the same line kept
                 continue
             olds.setdefault(_ANY_BARRIER_CALL_RE.sub("BARRIER(", old), set()).add(old)
-    if not any(old != line for old in olds.get(mine, ())):
+    # a compiler barrier() made a CPU barrier ("barrier();" -> "mb();") is a new ordering, not a new spelling
+    if not any(old != line and not _COMPILER_BARRIER_RE.search(old) for old in olds.get(mine, ())):
         return False
     in_new = moves.in_new.get(use.view)
     if in_new is None:

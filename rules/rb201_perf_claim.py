@@ -5,37 +5,41 @@ What it does
 Reads the subject and the changelog as a reviewer does, in three named steps:
 
 1. **A sentence states an effect of this patch** (``_of_this_patch``): the subject (what the patch does), an
-   imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids",
-   "should improve"), a cost as the problem where another sentence says the fix ("X can be a slow operation";
-   "Implement Y"), a concession ("even though ... not high, it is still an improvement"). Not: the existing code
-   or old behaviour ("currently", "now that"), another commit, a hypothetical or the road not taken ("could",
-   "would", "rather than"; but "with this rework we could ..."), later work, what a test, tool, person or the
-   hardware does (modes compared), a negation ("non-"; not "by not doing X"), a name ("fast path").
-2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost
-   made smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve
-   throughput"), speed as the purpose ("for performance"). Not power, memory, size, build, test or human time
-   ("optimize for size", "speed up the build"); correctness words ("avoid lost wakeups") name no cost.
-3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---``, in the cover
-   letter (its paragraphs about other patches left out) or a later reply by the author; a results reference.
-   A bare ratio ("2x faster") is no measurement.
+   imperative changelog sentence, "this patch", a purpose or result ("so that", "to reduce", "which avoids", "should
+   improve"), the problem where another sentence says the fix (a cost, "X can be a slow operation", or a good lost,
+   "IOPS decreasing"; then "Implement Y", "This patch adds Y"), a concession ("even though ... not high, it is still
+   an improvement"). Not: the existing code or old behaviour ("currently", "now that", "X was cheaper than Y"), a bug
+   ("faster than expected"), another commit, a hypothetical or the road not taken ("could", "would", "rather than";
+   but "with this rework we could ..."), later work, what a test, tool, person or the hardware does (modes compared),
+   a negation ("non-"; not "by not doing X"), a condition ("under high contention"), a name ("fast path", "the NO_DATA
+   optimization").
+2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost made
+   smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve throughput", "improve its
+   speed"; not "low speed" devices), work moved "out of the way of latency sensitive" work, speed as the purpose ("for
+   performance"). Not power, memory, size, build, test or human time ("optimize for size", "speed up the build");
+   correctness words ("avoid lost wakeups") name no cost.
+3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---`` (after a problem stated:
+   before it they are the problem's), in the cover letter (its paragraphs about other patches left out) or a later
+   reply by the author; a results reference. Not: a bare ratio ("2x faster"), another work's numbers ("an earlier
+   iteration ... got 7%").
 
-A patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at run time (only
-``tools/``, ``Documentation/`` but dt bindings, selftests) claims nothing of the kernel's speed; a revert claims
-only in a sentence about reverting ("by reverting we fix the performance regression"), the rest quotes the old commit.
+A patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at run time (only ``tools/``,
+``Documentation/`` but dt bindings, selftests) claims nothing of the kernel's speed; a revert claims only in a
+sentence about reverting ("by reverting we fix the performance regression"), the rest quotes the old commit.
 
-Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK.
-The finding's ``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool,
-link or size numbers without results), ``evidence_source`` (numbers elsewhere: state ``answered``),
-``suggest``, ``cache_lines``, ``size_numbers``, ``cover_size_numbers``, and ``not_asked``: why a maintainer
-would not ask (the gain holds by construction: an alignment annotation or integer types swapped, code
-removed, an early check, layout only, cold functions, the generated code argued, "optimize" said only in the
-subject of a small change); the finding stays, the drafter records the skip.
+Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK. The finding's
+``details``: ``claim`` (quoted by drafts), ``evidence`` (``none``, ``claim-only``: a tool, link or size numbers
+without results), ``evidence_source`` (numbers elsewhere: state ``answered``), ``suggest``, ``cache_lines``,
+``size_numbers``, ``cover_size_numbers``, and ``not_asked``: why a maintainer would not ask (the gain holds by
+construction: an alignment annotation or integer types swapped, code removed, an early check, layout only, cold
+functions, the generated code argued, "optimize" said only in the subject of a small change); the finding stays, the
+drafter records the skip.
 
 Why it matters
 --------------
-Maintainers weigh a performance patch's extra complexity against its gain. Without numbers nobody can tell
-whether the gain is real, on which machine, or whether it regresses another workload. Reviewers ask for them
-again and again ("can you add performance numbers here and so justify the change?").
+Maintainers weigh a performance patch's extra complexity against its gain. Without numbers nobody can tell whether
+the gain is real, on which machine, or whether it regresses another workload. Reviewers ask for them again and again
+("can you add performance numbers here and so justify the change?").
 
 Example
 -------
@@ -60,8 +64,8 @@ Use instead
 
 Known limits
 ------------
-English only. Whether numbers *convince* is the reviewer's call (a number with a unit anywhere counts; links
-are not followed); a cover-only claim is not this patch's. No draft unless asked (``UNSURE``).
+English only. Whether numbers *convince* is the reviewer's call (a number with a unit anywhere counts; links are not
+followed); a cover-only claim is not this patch's. No draft unless asked (``UNSURE``).
 
 References
 ----------
@@ -136,6 +140,7 @@ MORE_VERBS = _set(
     "improve improves improved improving increase increases increasing boost boosts boosting raise raises "
     "maximize maximise maximizes enhance enhances better higher greater"
 )
+WORSE = _set("decreasing decreases decreased reduced degrades degraded degrading drops dropped dropping")  # a good lost
 MORE_AFTER = _set("improves improved increases increased better higher improvement improvements")
 #: "avoid the expensive lookup": a costly step taken away
 EXPENSIVE_WORDS = _set("expensive costly slow slower inefficient heavy heavyweight")
@@ -191,6 +196,7 @@ ENABLING_GOALS = _set("support handle work cover accept fix allow cope")
 KNOB_WORDS = _set("option options feature features mode modes flag flags parameter setting knob")
 #: before "for performance": what is exposed ("a sysfs entry for ..."), the compiler's mode ("optimizing for")
 INTERFACE_WORDS = KNOB_WORDS | OPTIMIZE_VERBS | _set("entry file attribute register counter node optimized")
+EXPECTED = _set("expected intended anticipated needed necessary")  # "increases faster than expected": a symptom
 FAIL_WORDS = _set("fail fails failing error errors bail abort give")  # "fail faster": sooner, not quicker
 COMPARATIVES = _set("faster quicker cheaper better higher")  # a comparison with what the patch replaces
 #: how an imperative changelog sentence starts: what the patch does
@@ -296,6 +302,7 @@ OBJECTS = _set("the a an whether if")
 #: what after a word of NOT_SPEED_WORDS makes it no size, test or build ("test the"); "store the X" is storage
 MEMORY_SPEED = _set("barrier barriers ordering access accesses bandwidth latency placement locality")
 UNLESS_BEFORE = {"memory": MEMORY_SPEED} | dict.fromkeys(("store", "stored", "storing"), frozenset[str]())
+SPEED_CLASSES = _set("low high full super higher lower")  # "for low speed", "higher speed applications"
 HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the clock speed", "link speed"
 
 
@@ -320,8 +327,9 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
     if w in SPEED_WORDS or w in OPTIMIZE_VERBS:
         if _not_speed(words, i - 3, i + (6 if w in OPTIMIZE_VERBS else 5)) or (i > 0 and words[i - 1] in FAIL_WORDS):
             return None  # "optimize for size", "speed up the build", "fail faster"
-        if words[i + 1 : i + 2] == ["than"] and _near(words, i + 2, i + 6, KNOB_WORDS) is not None:
-            return None  # "faster than the default mode 0": one mode or setting compared with another
+        past = not _set("was were").isdisjoint(words[max(0, i - 3) : i])  # "X was much cheaper than Y": as it was
+        if words[i + 1 : i + 2] == ["than"] and (past or _near(words, i + 2, i + 6, KNOB_WORDS | EXPECTED) is not None):
+            return None  # "faster than the default mode 0": settings compared; "faster than expected": the bug
         minor = any(words[k : k + 2] in (["only", "a"], ["just", "a"]) for k in range(max(0, i - 4), i))
         if w in OPTIMIZE_VERBS and (minor or _near(words, i - 3, i, POINTLESS_WORDS) is not None):
             return None  # "an unnecessary micro optimization", "only a micro-optimization": old code, belittled
@@ -339,15 +347,17 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         if w in OPTIMIZE_VERBS and words[i + 1 : i + 2] == ["for"] and i > 0 and words[i - 1] in ("when", "if"):
             return None  # "when optimizing for performance": the compiler's mode, a build setting
         return i, i
-    if w in SPEED_VERBS:
-        up = _near(words, i + 1, i + 4, _set("up ups"))
-        return None if up is None or _not_speed(words, i + 1, up + 4) else (i, up)
+    if w in SPEED_VERBS and (up := _near(words, i + 1, i + 4, _set("up ups"))) is not None:
+        return None if _not_speed(words, i + 1, up + 4) else (i, up)  # else "speed" the noun: "improve its speed"
     people = words[i : i + 2] == ["time", "for"] and any(x.endswith(("ers", "ors")) for x in words[i + 2 : i + 4])
     hardware = w in ("cycles", "time") and _near(words, i - 2, i + 5, HARDWARE_SPEED | _set("pulse")) is not None
     if people or (hardware and _near(words, i - 4, i, LESS_VERBS) is None):  # not "cut the bus cycles"
         return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
+    if words[i + 1 : i + 2] in (["sensitive"], ["critical"]) and (away := _near(words, i - 6, i, _set("way away"))):
+        return away - 3 * (words[away - 3 : away - 2] == ["out"]), i + 1  # "out of the way of latency sensitive X"
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
-        needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" else None
+        under = not _set("under during").isdisjoint(words[max(0, i - 3) : i])  # "under high contention": when
+        needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" and not under else None
         if needless is not None or w.startswith(("bottle", "performance_regression")):
             return i if needless is None else needless, i  # "unnecessary overhead", "extra cache bouncing"
         before = _near(words, i - 4, i, LESS_VERBS if w != "time" else TIME_VERBS)
@@ -356,15 +366,15 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         after = _near(words, i + 1, i + 4, LESS_AFTER)
         if after is not None:
             return i, after
-    if w in GOOD_NOUNS and i > 0 and words[i - 1] in HARDWARE_SPEED:
-        return None  # "link speed", "improve bus performance": the hardware's own, not the kernel's
+    if w in GOOD_NOUNS and i > 0 and (words[i - 1] in HARDWARE_SPEED or w == "speed" and words[i - 1] in SPEED_CLASSES):
+        return None  # "link speed", "improve bus performance": the hardware's own; "for low speed": a device class
     if w in GOOD_NOUNS and (w in LOCALITY_WORDS or not _not_speed(words, i - 1, i + 1)):
         before = _near(words, i - (8 if "and" in words[i - 2 : i] else 4), i, MORE_VERBS)  # "improve X and Y"
         if before is not None:
             return before, i
         after = _near(words, i + 1, i + 4, MORE_AFTER)
-        if after is not None:
-            return i, after
+        if after is not None or (after := _near(words, i + 1, i + 4, WORSE)) is not None:
+            return i, after  # "performance improves"; "IOPS decreasing": the problem, when a fix is said (step 1)
         k = words.index("for", max(0, i - 5)) if "for" in words[max(0, i - 5) : i] else None
         if w in PURPOSE_NOUNS and k is not None and not (k > 0 and words[k - 1] in INTERFACE_WORDS):
             return k, i  # "for (better) performance"; not the compiler's "optimizing for", "a sysfs entry for"
@@ -427,8 +437,11 @@ def _clause_start(sentence: str, pos: int) -> int:
 
 def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bool:
     """True when the speed word ``tokens[k]`` is part of a name in Title Case ("Modify QP Optimization"), next to
-    a capitalised word with nothing but a blank between ("SUNRPC: Optimize" is no name)."""
+    a capitalised word with nothing but a blank between ("SUNRPC: Optimize" is no name), or a flag's (NO_DATA)."""
     near = [j for j in (k - 1, k + 1) if 0 <= j < len(tokens) and tokens[j][0] not in ("i", "a")]
+    flag = sentence[tokens[k - 1][1] : tokens[k - 1][2]] if k > 0 else ""  # not "the foo_ok() optimization"
+    if tokens[k][0].endswith(("ation", "ations")) and "_" in flag and flag.isupper():
+        return True  # "the FSCACHE_COOKIE_NO_DATA_TO_READ optimization": a feature named by its flag
     return (
         k > 0
         and sentence[tokens[k][1]].isupper()
@@ -512,17 +525,25 @@ def _of_this_patch(
     return a > 0 and words[a - 1] in ("to", "for")  # "... to reduce contention", "for better performance"
 
 
+def _a_problem(words: Sequence[str], a: int, b: int) -> bool:
+    """The effect ``words[a:b+1]`` is the problem a fix takes away: "can be a slow operation", "IOPS decreasing"."""
+    return words[a] in COPULAS or words[a] in GOOD_NOUNS and words[b] in WORSE
+
+
 def _verb_stem(word: str) -> str:
     """The verb of a gerund or third person ("using" -> "use", "avoids" -> "avoid"), else ``word``."""
     stems = (word[: -len(cut)] + add for cut, add in (("ing", ""), ("ing", "e"), ("s", "")) if word.endswith(cut))
     return next((stem for stem in stems if stem in CHANGE_VERBS), word)
 
 
+_THIS_PATCH_RE = lazyre.compile(r"^(?:this|the) (?:patch|change|commit) ", re.I)  # "This patch adds X": "Add X"
+
+
 def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable[Claim]:
     """The claims of ``text`` (the author's prose), in order: each sentence's first effect of this patch (in a
     sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
-    leads = [(at, s.split()[0]) for at, s, _ in ev._sentences(text) if s.split() and s.lstrip()[:1].isupper()]
-    fixes = set() if subject else {at for at, w in leads if _verb_stem(w.lower()) in CHANGE_VERBS}  # "Use X"
+    leads = ((at, _THIS_PATCH_RE.sub("", s.lstrip())) for at, s, _ in ev._sentences(text) if s.lstrip()[:1].isupper())
+    fixes = set() if subject else {at for at, s in leads if _verb_stem((s.split() or [""])[0].lower()) in CHANGE_VERBS}
     for s_start, sentence, _ in ev._sentences(text):
         if not _may_claim(sentence) or about not in sentence.lower():
             continue
@@ -533,7 +554,7 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
             if w not in CLAIM_WORDS:
                 continue
             span = _speed_effect(words, i)
-            span = None if span is None or not fixes - {s_start} and words[span[0]] in COPULAS else span  # a fix?
+            span = None if span is None or not fixes - {s_start} and _a_problem(words, *span) else span  # a fix?
             if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
                 start, end = tokens[span[0]][1], tokens[span[1]][2]
                 claim = Claim(" ".join(sentence[start:end].split()), s_start + start)
@@ -721,7 +742,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     line = (
         None if claim is subject_claim or in_notes else patch.commit_start_line + own_body.count("\n", 0, claim.start)
     )
-    own_text = own_body + "\n" + patch.notes  # the changelog and the notes below "---"
+    problem = claim is body_claim and not in_notes and _a_problem([w for w, _, _ in _tokens(claim.text)], 0, -1)
+    own_text = own_body[claim.start if problem else 0 :] + "\n" + patch.notes  # numbers before the problem: its own
     if ev._numbers_promised(own_text) or _NOT_HOT_RE.search(own_body):
         return []  # "[ Numbers hopefully forthcoming ]": the author already said they come
     severity = None
@@ -820,16 +842,12 @@ CONTENDED_LINES_RE = lazyre.compile(rf"{_BOUNCE}|conten(?:d|tion)[\s\S]{{0,200}}
 _CYCLES = "cycles per call before and after, or a micro-benchmark of the function"
 # the measurement that fits the claim: locks, bursts, cycles, perf c2c, cache misses, latency, throughput
 _LOCKS = r"\bq(?:ueued[ -])?spin_?locks?\b|\bticket[ -]?(?:spin_?)?locks?\b|\bmcs[ -]?locks?\b|\b(?:spin_?)?lock implementation"
-_LOCK_ASK = (
-    "lock benchmarks before and after, contended and uncontended (locktorture, or the lock tests of will-it-scale)"
-)
+_LOCK_ASK = "lock benchmarks before and after, contended and uncontended (locktorture, or will-it-scale's lock tests)"
 _BURST_ASK = "numbers before and after from a workload that queues the work in bursts, with the burst size"
 _INSNS = r"micro[ -]?optimi|\binstructions?\b|\bbranch(?:es)?\b|code size|\blwsync\b|\b(?:smp_)?[rw]?mb\(\)|\bbarriers?\b|\bfences?\b|\binlin"
 _C2C_ASK = "perf c2c output before and after, showing the contended cache lines going away"
 _MISS_ASK = "cache misses before and after (perf stat -e cache-misses) under a benchmark that loads this path"
-_LATENCY_ASK = (
-    "a latency distribution before and after (cyclictest, or a histogram of this path's latency), not only an average"
-)
+_LATENCY_ASK = "a latency distribution before and after (cyclictest or a histogram of this path), not only an average"
 _THROUGHPUT = r"throughput|iops|bandwidth|MB/s|scal|contention|packets|requests|transactions|ops/s"
 _CHEAPER = (
     r"instruction|branch|inline|fast[ -]?path|hot[ -]?path|cycles|overhead|cheaper|simplif|avoid|unnecessary|redundant|"

@@ -12,7 +12,14 @@ instead of doing the work:
   on the next lines);
 * a ``static`` sample counter or sum averaged and printed in the same hunk;
 * interrupts disabled around a call only to time it (``local_irq_save`` or
-  ``local_irq_disable`` with a stamp taken inside).
+  ``local_irq_disable`` with a stamp taken inside);
+* printed, not kept (``_printed_kept_time``): a delta of stamps kept in a
+  structure's member is statistics (exported through sysfs or debugfs, or read
+  by the code itself); a log line on every run (``printk``, ``pr_info``,
+  ``pr_notice``, ``trace_printk``; not a debug print, not a warning) that
+  prints it, or a time computed from it (an average:
+  ``stats.gc_cost / stats.nodes``), anywhere in the file's added lines, is
+  measuring output.
 
 Why it matters
 --------------
@@ -35,8 +42,8 @@ add a tracepoint if the timing is useful in production.
 
 Known limits
 ------------
-Only looks inside one hunk; a stamp taken in one hunk and printed in another
-is not seen. Code that measures on purpose is left alone: ``tools/`` (kselftests,
+Only looks inside one hunk (a stamp taken in one hunk and printed in another
+is not seen), except for a time kept in a member, which is the file's state. Code that measures on purpose is left alone: ``tools/`` (kselftests,
 perf), ``samples/``, test modules (``lib/test_*.c``, ``*_test.c``), in-kernel self-tests (``kernel/kallsyms_selftest.c``), KUnit tests
 (``*_kunit.c``, ``<kunit/test.h>``), ``tests/`` folders and benchmarks
 (``*bench*``, ``*torture*``, ``crypto/tcrypt.c``), and a file whose unchanged
@@ -45,7 +52,8 @@ microbenchmark, copying it). Only a print of a *difference*
 of stamps (or an average) counts: printing a plain time stamp, a state or an
 error next to timing code is not a harness, and neither is a delta kept in a
 structure's member (``df->busy_time += ktime_sub(now, last)``: statistics the
-code keeps and reports, as a devfreq driver's busy and idle time).
+code keeps and reports, as a devfreq driver's busy and idle time, shown by a
+``dev_dbg()``), unless a log line prints it.
 
 References
 ----------
@@ -195,6 +203,7 @@ class _Harness:
         self.stamps: set[str] = set()
         self.deltas: set[str] = set()
         self.counters: set[str] = set()
+        self.kept: set[str] = set()  # members holding a delta of stamps
         joined = self.joined = "\n".join(texts)
         clocked = _lines_naming(CLOCK_WORDS, texts, joined)
         timed = bool(clocked)  # else no stamp is taken and no delta computed
@@ -208,16 +217,26 @@ class _Harness:
         # A second pass: a delta may use a stamp taken on a later line (a loop). A delta's expression names a stamp
         # or calls a clock: only the lines naming one of those can assign a delta.
         for k in clocked | _lines_naming(tuple(self.stamps), texts, joined) if timed else ():
-            code = self.code(k)
+            code = self.statement(k)  # "x = a > b\n\t? now - t0 : 0;": the expression read to its end
             m = _ASSIGN_RE.search(code)
             # a delta kept in a structure's member ("df->busy_time += ktime_sub(now, last)"): statistics the code
-            # keeps (a devfreq governor's busy/idle time), the feature itself, not a measurement to print
-            if m and self.is_delta(m.group(2)) and code[m.start(1) - 1 : m.start(1)] not in (".", ">"):
-                self.deltas.add(m.group(1))
+            # keeps (a devfreq governor's busy/idle time), the feature itself, not a measurement to print; unless
+            # a log line prints it (``_printed_kept_time``)
+            if m and self.is_delta(m.group(2)):
+                (self.kept if code[m.start(1) - 1 : m.start(1)] in (".", ">") else self.deltas).add(m.group(1))
 
     def code(self, k: int) -> str:
         """The code of line ``k`` (its text without comments and literal contents)."""
         return self.scans[k].code
+
+    def statement(self, k: int) -> str:
+        """The code of line ``k`` and of the lines its statement continues on (up to a ";", "{" or "}")."""
+        code = self.code(k)
+        for j in range(k + 1, min(k + 1 + PRINT_CONTINUATION_LINES, len(self.texts))):
+            if code.rstrip().endswith((";", "{", "}")) or not code.strip():
+                break
+            code += " " + self.code(j)
+        return code
 
     def print_args(self, at: int, start: int) -> str:
         """The arguments of the print call opened at ``code(at)[start:]``, with the lines they continue on."""
@@ -259,6 +278,35 @@ class _Harness:
         return None
 
 
+#: A log line every run writes (not a debug print, off unless enabled): printk, pr_info, pr_notice, trace_printk.
+#: Warnings and errors (pr_warn, pr_err) report a failure, such as a timeout, with its time.
+_LOG_PRINT_RE = lazyre.compile(r"\b(?:printk|pr_info|pr_notice|trace_printk)\s*\(")
+
+
+def _printed_kept_time(fv: FileView) -> int | None:
+    """Step "printed, not kept": the index among the file's added lines of a log line (``_LOG_PRINT_RE``) that
+    prints a time the code keeps in a member, or one computed from it (an average: ``stats.gc_cost /
+    stats.nodes``), in any hunk of the file; else None. A kept time is statistics (read through sysfs or debugfs,
+    or by the code itself, as a GC's sleep computed from its cost); printed on every run it is measuring output."""
+    texts = fv.added_text.split("\n")
+    harness = _Harness(texts)
+    timed = set(harness.kept)
+    while timed:  # what is computed from a kept time is a time: a difference of two, an average
+        more = {
+            m.group(1)
+            for k in _lines_naming(tuple(timed), texts, harness.joined)
+            if (m := _ASSIGN_RE.search(harness.statement(k))) and not timed.isdisjoint(_WORDS_RE.findall(m.group(2)))
+        }
+        if more <= timed:
+            break
+        timed |= more
+    for k in sorted(_lines_naming(("print", "pr_"), texts, harness.joined)) if timed else ():
+        printed = _LOG_PRINT_RE.search(harness.code(k))
+        if printed and not timed.isdisjoint(_WORDS_RE.findall(harness.print_args(k, printed.end()))):
+            return k
+    return None
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """Report the print line of a timing harness (one finding per hunk)."""
     findings: list[Finding] = []
@@ -296,6 +344,27 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     )
                 )
                 break
+        found = -1 if any(f.path == fd.path for f in findings) else _printed_kept_time(fv)
+        kept = -1 if found is None else found
+        for hv in fv.hunks if kept >= 0 else ():
+            if kept >= len(hv.added_texts):
+                kept -= len(hv.added_texts)  # the file's added lines are the hunks' in order
+                continue
+            dl = hv.added[kept]
+            findings.append(
+                RULE.finding(
+                    patch,
+                    "added code prints a time it keeps (a delta of stamps in a member, or an average of it) on "
+                    "every run: measuring output, not the statistic kept",
+                    path=fd.path,
+                    line=dl.new_no,
+                    input_line=dl.input_line,
+                    hunk=hv.hunk,
+                    symbol=f"harness@{(hv.hunk.section or '').strip()[:60]}",
+                    details={"kind": "kept time printed", "stamps": [], "irq_off": False},
+                )
+            )
+            break
     return findings
 
 
