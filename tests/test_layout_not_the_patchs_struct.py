@@ -47,3 +47,14 @@ def test_members_under_if_else_give_no_map(tmp_path):
     new = LAST.replace("\tu8 c;\n", "#if PAGE_SHIFT > 16\n\tu32 c;\n#else\n\tu8 c;\n#endif\n")
     with pytest.raises(Unresolved, match=r"under '#if PAGE_SHIFT > 16': which of them exist depends on the config"):
         after(tmp_path, OLD, new)
+
+
+def test_lines_in_another_order_name_the_first_that_differs(tmp_path):
+    """A reader found the reason quoting the hunk's first lines, which the type information has in that very
+    order; the difference was further down. The reason names the lines up to the first that differs."""
+    # the type information has b and c swapped: after a it has c, where the patch's lines have b
+    types_source = OLD.replace("\tvoid *b;\n\tu8 c;\n", "\tu8 c;\n\tvoid *b;\n")
+    with pytest.raises(Unresolved) as err:
+        after(tmp_path, types_source, LAST)
+    assert "lines of struct u (a, b) are not in that order" in str(err.value)
+    assert "from b on they differ" in str(err.value)

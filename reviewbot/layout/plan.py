@@ -347,12 +347,15 @@ def after_patch(before: Layout, info: TypeInfo, patch) -> Layout:
     by_name = {b.name: b.placed for b in flat if isinstance(b, _Before) and b.tag == "member" and b.name}
     at = 0
     for h in hunks:
-        start = _match([e.key for e in flat], [it.key for it in h.old], at)
-        if start is None:
-            shown = ", ".join(_shown(it) for it in h.old[:6])
+        keys = [e.key for e in flat]
+        start = _match(keys, [it.key for it in h.old], at)
+        if start is None:  # name the first of the patch's lines the type information does not have there
+            first = next(j for j in range(1, len(h.old) + 1) if _match(keys, [it.key for it in h.old[:j]], at) is None)
+            shown = ", ".join(_shown(it) for it in h.old[max(0, first - 3) : first])
             raise Unresolved(
                 f"the patch's lines of {before.struct} ({shown}) are not in that order in {before.source}'s "
-                f"{before.struct} (another kernel version or configuration)"
+                f"{before.struct}: from {_shown(h.old[first - 1])} on they differ (another kernel version or "
+                "configuration)"
             )
         _whole_struct_shown(flat, start, h, before)
         old_slice = flat[start : start + len(h.old)]
