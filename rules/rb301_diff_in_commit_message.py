@@ -38,7 +38,9 @@ start at column 0), or describe the earlier change in words.
 Known limits
 ------------
 Only the commit message as the mail shows it is checked; a diff in a cover
-letter is harmless and not reported.
+letter is harmless and not reported. A diff after which nothing of the
+changelog follows (the patch pasted twice, its trailers above) loses nothing
+from the commit and is not reported.
 
 References
 ----------
@@ -95,15 +97,18 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     after = [ln for ln in lines[end:] if ln.strip()]
     trailers = [m.group(1) for m in (_TRAILER_RE.match(ln) for ln in after) if m]
     prose = [ln.strip() for ln in after if not _TRAILER_RE.match(ln)]
-    for t in patch.trailers:  # the parser may keep trailers apart from commit_message
-        if t.key not in trailers:
+    above = {m.group(1) for m in (_TRAILER_RE.match(ln) for ln in lines[:start]) if m}
+    for t in patch.trailers:  # the parser may keep trailers apart from commit_message: lost unless above the diff
+        if t.key not in trailers and t.key not in above:
             trailers.append(t.key)
+    if not prose and not trailers:
+        return []  # nothing of the changelog comes after it: the commit loses nothing (a second pasted copy)
     lost = []
     if prose:
         first = prose[0] if len(prose[0]) <= 60 else prose[0][:57] + "..."
         lost.append(f'"{first}"' + (f" and {len(prose) - 1} more line(s)" if len(prose) > 1 else ""))
     lost += [f"{k}:" for k in dict.fromkeys(trailers)]
-    dropped = ", ".join(lost) if lost else "the example itself"
+    dropped = ", ".join(lost)
     line_no = patch.commit_start_line + start
     return [
         RULE.finding(
