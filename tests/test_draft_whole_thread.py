@@ -380,6 +380,9 @@ def test_numbers_given_on_the_previous_revision(tmp_path: Path, rules) -> None:
         (AUTHOR, "Good point, I will send a v2 with the ring reworked.", "the author announced a new version"),
         (AUTHOR, "Fixed in the next version, thanks.", "the author announced a new version"),
         (MAINTAINER, "Merged into for-next with the comment reworded.", "Bob Maintainer may have applied it"),
+        # a fresh reader: a draft answered a posting the maintainer had already called corrupt; a resend is due
+        (MAINTAINER, "Patch is corrupted and can not be applied.", "Bob Maintainer wrote it cannot be applied"),
+        (MAINTAINER, "This does not apply to my tree, please rebase.", "Bob Maintainer wrote it cannot be applied"),
     ],
 )
 def test_a_thread_that_may_be_settled_is_kept_not_drafted(tmp_path: Path, rules, sender, body, words) -> None:
@@ -414,6 +417,7 @@ def test_a_thread_that_may_be_settled_is_kept_not_drafted(tmp_path: Path, rules,
         (AUTHOR, "I won't send a v2 for this, the ring stays as it is."),
         (MAINTAINER, "Has this been merged anywhere yet?"),
         (MAINTAINER, "Not merged yet, the merge window is closed this week."),
+        (MAINTAINER, "If it doesn't apply on top of -next, tell me and I'll look."),
     ],
 )
 def test_an_open_thread_with_those_words_is_drafted(tmp_path: Path, rules, sender, body) -> None:

@@ -1400,10 +1400,19 @@ MAYBE_APPLIED_WORDS = re.compile(
 )
 
 
+#: Words of someone else saying this posting cannot be taken as it is ("Patch is corrupted and can not be
+#: applied", "this does not apply to my tree", "whitespace damaged"): a resend is due, and a reviewer reads that.
+RESEND_DUE_WORDS = re.compile(
+    r"\b(?:patch(?:es)?|this|it|series)\s+(?:is|are|was|were)\s+(?:corrupt(?:ed)?|whitespace[- ]damaged|mangled)\b|"
+    r"\b(?:does not|doesn't|did not|didn't|fails to|failed to|won't)\s+apply\b|\b(?:can not|cannot|can't)\s+be\s+applied\b"
+)
+
+
 def unsure_settled(patch: Patch, thread: Sequence[Message], *, identity: Address | None = None) -> str | None:
     """Why the thread may already be settled without saying so in words read for sure (None when it
     does not look so): the author announces a next version ("will send v2", "fixed in the next
-    version"), or someone else opens a paragraph with a line that may say it was applied ("Merged
+    version"), someone else says the posting cannot be applied as it is ("Patch is corrupted and can not
+    be applied": a resend is due), or someone else opens a paragraph with a line that may say it was applied ("Merged
     into for-next with the comment reworded", "OK, queued with small changes"), not a question. Precision first: such a
     finding is kept, not drafted, with this reason."""
     from reviewbot.rule import later_replies
@@ -1427,6 +1436,12 @@ def unsure_settled(patch: Patch, thread: Sequence[Message], *, identity: Address
                 if m and not _NEGATIONS.search(low[: m.start()][-40:]):
                     return f'unsure: the author announced a new version ("{line.strip()[:80]}") in <{msg.message_id}>'
                 continue
+            due = RESEND_DUE_WORDS.search(low)
+            if due and not _NEGATIONS.search(low[: due.start()][-30:]):  # "if it doesn't apply, ..." is no report
+                name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else "a reply"
+                return (
+                    f'unsure: {name} wrote it cannot be applied as posted ("{line.strip()[:80]}") in <{msg.message_id}>'
+                )
             m = MAYBE_APPLIED_WORDS.search(low) if opens else None
             if m and not _TESTER_WORDS.search(low):
                 name = (msg.from_addr.name or msg.from_addr.email) if msg.from_addr else "a reply"
