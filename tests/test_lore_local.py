@@ -236,3 +236,24 @@ def test_first_look_benchmark_writes_each_draft_with_its_thread(lore_inbox, tmp_
     assert all(m.split("\t")[0] in ("numbers", "pairing", "layout") for m in misses[1:])
     with pytest.raises(SystemExit, match="not empty"):
         first_look_drafts.main(args)
+
+
+def test_first_look_benchmark_leaves_out_patches_addressed_to_an_evaluation_list() -> None:
+    """A reading of linux-clk held a patch also sent to linux-pci, a list kept for the project's evaluation
+    (never read or tuned on): such a patch's draft is left out of the folders and of the misses."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import first_look_drafts
+
+    from reviewbot.parse.mail import parse_rfc822
+
+    def mail(cc: str):
+        raw = (
+            "From: Ada <ada@example.org>\nTo: linux-clk@vger.kernel.org\n"
+            f"Cc: {cc}\nSubject: [PATCH] clk: x\nMessage-ID: <x@example.org>\n"
+            "Date: Mon, 1 Dec 2025 10:00:00 +0000\n\nbody\n"
+        ).encode()
+        return parse_rfc822(raw, "test")
+
+    assert first_look_drafts.kept_out(mail("linux-pci@vger.kernel.org, bob@example.com"))
+    assert first_look_drafts.kept_out(mail("Nvdimm <nvdimm@lists.linux.dev>"))
+    assert not first_look_drafts.kept_out(mail("linux-arm-kernel@lists.infradead.org"))
