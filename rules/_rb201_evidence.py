@@ -134,9 +134,7 @@ class WordFinder:
         return False
 
 
-_TOKEN_RE = lazyre.compile(
-    r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?"
-)  # "I/O", "don't"; "speed-up", "optimize/simplify": two
+_TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up": two words
 
 _SENTENCE_SPLIT_RE = lazyre.compile(
     r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])"
@@ -277,25 +275,23 @@ def _numbers_promised(text: str) -> bool:
 
 
 def _time_or_rate(line: str) -> bool:
-    """True when ``line`` gives a time or a rate measured ("took 25s"), not a setting ("sleep 100 ms")."""
+    """True when ``line`` gives a time or a rate measured ("took 25s", "20K IOPS", "1.2M cycles", "3x faster"), not a
+    setting ("sleep 100 ms")."""
     for m in _NUMBER_UNIT_RE.finditer(line):
         unit = _unit(m.group(1), m.group(2))
-        if unit == "rate" or (
-            unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()])
-        ):
+        if unit == "rate" or unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
             return True
     return False
 
 
 def _measured_value(line: str, following: str = "") -> bool:
     """True when ``line`` (``following`` is the next line) gives a number with a unit that reports a measurement."""
+    if _time_or_rate(line):
+        return True  # "took 1.2s", "9.4 Gbits/sec", not "sleep 100 ms"
     for m in _NUMBER_UNIT_RE.finditer(line):
-        unit = _unit(m.group(1), m.group(2))
-        if unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
-            return True  # "took 1.2s", not "sleep 100 ms"
-        if unit == "rate":
-            return True  # "20K IOPS", "9.4 Gbits/sec", "1.2M cycles", "3x faster"
-        if unit == "percent" and not _SHARE_AFTER_RE.match((line[m.end(1) :] + " " + following)[:60]):
+        if _unit(m.group(1), m.group(2)) == "percent" and not _SHARE_AFTER_RE.match(
+            (line[m.end(1) :] + " " + following)[:60]
+        ):
             return True  # "-44%", not "1% of the filesystem capacity"
     for m in _ARROW_RE.finditer(line):
         if not _SIZE_AFTER_RE.match(line[m.end(1) - len(m.group(1)) : m.end() + 12] if m.group(1) else ""):
@@ -332,11 +328,7 @@ def _numeric_line(line: str) -> bool:
         return False  # pahole layout output
     if "patch" in line.lower() or "version" in line.lower():  # "patch 5", "2 patches", "version 3": no measurement
         line = _COUNTED_RE.sub(" ", _PATCH_NUMBER_RE.sub(" ", line))
-    return (
-        len(_DECIMAL_RE.findall(line)) >= 2
-        or _LABELLED_NUMBER_RE.search(line) is not None
-        or _DMESG_RE.match(line) is not None
-    )
+    return len(_DECIMAL_RE.findall(line)) >= 2 or bool(_LABELLED_NUMBER_RE.search(line) or _DMESG_RE.match(line))
 
 
 def _results_block(lines: Sequence[str]) -> bool:

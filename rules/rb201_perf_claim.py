@@ -106,9 +106,7 @@ def _set(words: str) -> frozenset[str]:
 # ("cache misses" -> "cache_misses", _JOINED_TERMS_RE). General words of the field, not phrases of one patch.
 #: a speed word claims by itself: "faster", "a speed-up", "optimize X"
 SPEED_WORDS = _set("faster quicker speedup speedups accelerate accelerates accelerated accelerating cheaper")
-OPTIMIZE_VERBS = _set(
-    "optimize optimise optimizes optimises optimizing optimising optimization optimisation optimizations optimisations"
-)
+OPTIMIZE_VERBS = frozenset(f"optimi{z}{end}" for z in "zs" for end in ("e", "es", "ing", "ation", "ations"))
 SPEED_VERBS = _set("speed speeds speeding sped")  # with "up" after: "speed up", "speeds things up"
 #: run-time costs a patch makes smaller
 COST_NOUNS = _set(
@@ -172,6 +170,7 @@ ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not 
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
 THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization new")
+DETERMINERS = _set("the a an our its their")  # before the actor: "the hardware", "our tests"
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
@@ -491,13 +490,10 @@ def _of_this_patch(
         return False  # "The nobarrier option disables flushes, improving performance": an existing knob described
     if words[a].startswith("optimi") and not HAVE_WORDS.isdisjoint(words[max(0, a - 5) : a]):
         return False  # "we have an optimization to ...": existing code
-    if any(p in clause for p in NOT_THIS_PHRASES) or any(
-        p in clause[: tokens[a][1] - clause_start] for p in ALTERNATIVES
-    ):
+    ahead = clause[: tokens[a][1] - clause_start]
+    if any(p in clause for p in NOT_THIS_PHRASES) or any(p in ahead for p in ALTERNATIVES):
         return False  # "the code used to ...", "rather than improve performance": not what this patch does
-    actor = [w for w in words[first:a] if w not in ("the", "a", "an", "our", "its", "their")][:2] + list(
-        words[max(0, a - 3) : a]
-    )
+    actor = [w for w in words[first:a] if w not in DETERMINERS][:2] + [*words[max(0, a - 3) : a]]
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
     if words[a] in COPULAS:
@@ -672,9 +668,8 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
     if "how much" in sentence.lower() or "how many" in sentence.lower():
         return "what is read or written is made smaller, which follows from the change"
     words = {w for w, _, _ in _tokens(claim.text)}
-    if not LAYOUT_WORDS.isdisjoint(words) and (
-        SPEED_OR_COST_WORDS - LOCALITY_WORDS | HOT_WORDS | CACHE_GAIN_WORDS
-    ).isdisjoint(words):
+    gains = SPEED_OR_COST_WORDS - LOCALITY_WORDS | HOT_WORDS | CACHE_GAIN_WORDS
+    if not LAYOUT_WORDS.isdisjoint(words) and gains.isdisjoint(words):
         return "a layout change with no speed named: whether the layout is explained is RB101's question"
     return ""
 
