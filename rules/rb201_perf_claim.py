@@ -303,6 +303,17 @@ MEMORY_SPEED = _set("barrier barriers ordering access accesses bandwidth latency
 UNLESS_BEFORE = {"memory": MEMORY_SPEED} | dict.fromkeys(("store", "stored", "storing"), frozenset[str]())
 SPEED_CLASSES = _set("low high full super higher lower")  # "for low speed", "higher speed applications"
 HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the clock speed", "link speed"
+#: the compiler's optimisations, not the patch's run-time speed: the compiler named, or its settings
+COMPILER_WORDS = _set("compiler compilers gcc clang llvm mllvm toolchain toolchains kbuild lto pragma cflags")
+COMPILER_SETTINGS = _set("level levels pass passes flag flags barrier barriers")
+
+
+def _compilers(words: Sequence[str], i: int) -> bool:
+    """True when the optimisation ``words[i]`` is the compiler's: code "optimized out" or "away" (the size), a setting
+    ("optimization levels", "pass", "barrier"), the compiler named near ("the X optimization in LLVM", "-mllvm")."""
+    after = words[i + 1 : i + 2]
+    setting = "ation" in words[i] and not COMPILER_SETTINGS.isdisjoint(after)  # a noun: not "optimize barriers"
+    return after in (["out"], ["away"]) or setting or not COMPILER_WORDS.isdisjoint(words[max(0, i - 6) : i + 6])
 
 
 def _other_goal(words: Sequence[str], to: int) -> bool:
@@ -332,10 +343,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         minor = any(words[k : k + 2] in (["only", "a"], ["just", "a"]) for k in range(max(0, i - 4), i))
         if w in OPTIMIZE_VERBS and (minor or _near(words, i - 3, i, POINTLESS_WORDS) is not None):
             return None  # "an unnecessary micro optimization", "only a micro-optimization": old code, belittled
-        if w in OPTIMIZE_VERBS and (
-            words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
-        ):
-            return None  # "optimize out the v1 code paths": code compiled away, the size
+        if w in OPTIMIZE_VERBS and _compilers(words, i):
+            return None  # "optimize out the v1 code paths", "optimization levels", "X optimization in LLVM"
         if w in OPTIMIZE_VERBS and not _set("functions helpers logic details").isdisjoint(words[i + 1 : i + 3]):
             return None  # "optimize functions used only by platform data", "optimize code details": tidied
         if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 6, SAFE_WORDS) is not None:
