@@ -383,9 +383,7 @@ def _ratio_measured(text: str) -> bool:
     """True when one sentence gives a ratio of a metric and says how it was measured ("improves IOPS by a factor
     of four on my test setup", "fio shows 3x the throughput"). A bare ratio ("2x faster") is a claim: a maintainer
     still asks on what benchmark."""
-    if not _may_give_ratio(text) or not _RATIO_RE.search(text):
-        return False
-    return any(
+    return bool(_may_give_ratio(text) and _RATIO_RE.search(text)) and any(
         _RATIO_RE.search(s) and _METRICS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
         for _, s, p in _sentences(text)
     )
@@ -394,9 +392,7 @@ def _ratio_measured(text: str) -> bool:
 def _events_counted(text: str) -> bool:
     """True when a sentence counts events the change saves ("8000+ TDP page faults saved during each boot") in a
     paragraph that says how they were counted ("tests on my environment with 8 vCPUs")."""
-    if not _DIGIT_RE.search(text) or not _EVENTS.search(text):
-        return False
-    return any(
+    return bool(_DIGIT_RE.search(text) and _EVENTS.search(text)) and any(
         _DECIMAL_RE.search(s) and _EVENTS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
         for _, s, p in _sentences(text)
     )
@@ -613,10 +609,7 @@ def _evidence_by_reference(text: str) -> bool:
 
 def _size_numbers_only(text: str) -> bool:
     """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
-    sized = any(
-        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
-        for line in _own_lines(text)
-    )
+    sized = any(_DIGIT_RE.search(x) and _SIZE_CONTEXT_RE.search(x) and not _METRICS.search(x) for x in _own_lines(text))
     return sized and _grade(text) != "measured"
 
 

@@ -172,6 +172,8 @@ NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't
 THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization new")
 DETERMINERS = _set("the a an our its their")  # before the actor: "the hardware", "our tests"
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
+RESTORE = tuple("add back|bring back|put back|restore|restores|restoring|reintroduce|reintroduces|reinstate".split("|"))
+KEEP_WORDS = _set("keep keeps keeping preserve preserves preserving retain retains retaining move moves moving")
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
 #: "allows filesystems to optimize away ...", "lets the compiler optimize": someone else's effect, made possible
@@ -450,13 +452,10 @@ def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bo
     flag = sentence[tokens[k - 1][1] : tokens[k - 1][2]] if k > 0 else ""  # not "the foo_ok() optimization"
     if tokens[k][0].endswith(("ation", "ations")) and "_" in flag and flag.isupper():
         return True  # "the FSCACHE_COOKIE_NO_DATA_TO_READ optimization": a feature named by its flag
-    return (
-        k > 0
-        and sentence[tokens[k][1]].isupper()
-        and any(
-            sentence[tokens[j][1]].isupper() and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()
-            for j in near
-        )
+    capital = k > 0 and sentence[tokens[k][1]].isupper()
+    return capital and any(
+        sentence[tokens[j][1]].isupper() and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()
+        for j in near
     )
 
 
@@ -530,6 +529,15 @@ def _of_this_patch(
     return a > 0 and words[a - 1] in ("to", "for")  # "... to reduce contention", "for better performance"
 
 
+def _kept(sentence: str, tokens: Sequence[tuple[str, int, int]], words: Sequence[str], span: tuple[int, int]) -> bool:
+    """True when the optimisation or fast path ``span`` exists already: restored ("add back a hook to optimize X",
+    "restore the fast path") or the object of a keep or move ("keep the optimization"; not "move X to optimize Y")."""
+    a, first = span[0], bisect_left(tokens, _clause_start(sentence, tokens[span[0]][1]), key=lambda t: t[1])
+    back = any(f" {w} " in f" {' '.join(words[first:a])} " for w in RESTORE)  # "Add back X to optimize Y"
+    keep = (k := _near(words, a - 3, a, KEEP_WORDS)) is not None and _set("to for by so").isdisjoint(words[k:a])
+    return (words[a] in OPTIMIZE_VERBS or words[span[1]] in PATH_TERMS) and (back or keep)
+
+
 def _a_problem(words: Sequence[str], a: int, b: int) -> bool:
     """The effect ``words[a:b+1]`` is the problem a fix takes away: "can be a slow operation", "IOPS decreasing"."""
     return words[a] in COPULAS or words[a] in GOOD_NOUNS and words[b] in WORSE
@@ -549,6 +557,7 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
     sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
     leads = ((at, _THIS_PATCH_RE.sub("", s.lstrip())) for at, s, _ in ev._sentences(text) if s.lstrip()[:1].isupper())
     fixes = set() if subject else {at for at, s in leads if _verb_stem((s.split() or [""])[0].lower()) in CHANGE_VERBS}
+    kept = False  # an optimisation restored or kept: "this optimization" after it is the same one, no new gain
     for s_start, sentence, _ in ev._sentences(text):
         if not _may_claim(sentence) or about not in sentence.lower():
             continue
@@ -556,10 +565,12 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
         words = [w for w, _, _ in tokens]
         claim = layout = None
         for i, w in enumerate(words):
-            if w not in CLAIM_WORDS:
+            if w not in CLAIM_WORDS or kept and w in OPTIMIZE_VERBS and words[i - 1 : i] in (["this"], ["that"]):
                 continue
             span = _speed_effect(words, i)
             span = None if span is None or not fixes - {s_start} and _a_problem(words, *span) else span  # a fix?
+            if span is not None and _kept(sentence, tokens, words, span):
+                kept, span = True, None
             if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
                 start, end = tokens[span[0]][1], tokens[span[1]][2]
                 claim = Claim(" ".join(sentence[start:end].split()), s_start + start)
