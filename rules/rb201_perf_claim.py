@@ -12,12 +12,12 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    ("faster than expected"), another commit, a hypothetical or the road not taken ("could", "would", "rather than";
    but "with this rework we could ..."), later work, what a test, tool, person or the hardware does (modes compared),
    a negation ("non-"; not "by not doing X"), a condition ("under high contention"), a name ("fast path", "the NO_DATA
-   optimization").
+   optimization"), an optimisation that exists ("add back a hook to optimize X", "keep the optimization": ``_kept``).
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost made
    smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve throughput", "improve its
    speed"; not "low speed" devices), work moved "out of the way of latency sensitive" work, speed as the purpose ("for
    performance"). Not power, memory, size, build, test or human time ("optimize for size", "speed up the build");
-   correctness words ("avoid lost wakeups") name no cost.
+   correctness words ("avoid lost wakeups") name no cost; nor the compiler's ("optimization levels", "in LLVM").
 3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---`` (after a problem stated:
    before it they are the problem's), in the cover letter (its paragraphs about other patches left out) or a later
    reply by the author; a results reference. Not: a bare ratio ("2x faster"), another work's numbers ("an earlier
