@@ -134,9 +134,7 @@ class WordFinder:
         return False
 
 
-_TOKEN_RE = lazyre.compile(
-    r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?"
-)  # "I/O", "don't"; "speed-up", "optimize/simplify": two
+_TOKEN_RE = lazyre.compile(r"\w+(?:['’]\w+)*(?:/\w{1,2}(?!\w))?")  # "I/O", "don't"; "speed-up": two words
 
 _SENTENCE_SPLIT_RE = lazyre.compile(
     r"(?<=[.!?;])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)\s+|\n[ \t]*\n|\n(?=[ \t]*(?:[-*]|\d+[.)])[ \t])"
@@ -277,25 +275,23 @@ def _numbers_promised(text: str) -> bool:
 
 
 def _time_or_rate(line: str) -> bool:
-    """True when ``line`` gives a time or a rate measured ("took 25s"), not a setting ("sleep 100 ms")."""
+    """True when ``line`` gives a time or a rate measured ("took 25s", "20K IOPS", "1.2M cycles", "3x faster"), not a
+    setting ("sleep 100 ms")."""
     for m in _NUMBER_UNIT_RE.finditer(line):
         unit = _unit(m.group(1), m.group(2))
-        if unit == "rate" or (
-            unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()])
-        ):
+        if unit == "rate" or unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
             return True
     return False
 
 
 def _measured_value(line: str, following: str = "") -> bool:
     """True when ``line`` (``following`` is the next line) gives a number with a unit that reports a measurement."""
+    if _time_or_rate(line):
+        return True  # "took 1.2s", "9.4 Gbits/sec", not "sleep 100 ms"
     for m in _NUMBER_UNIT_RE.finditer(line):
-        unit = _unit(m.group(1), m.group(2))
-        if unit == "time" and not _CONFIG_BEFORE_RE.search(line[max(0, m.start() - 40) : m.start()]):
-            return True  # "took 1.2s", not "sleep 100 ms"
-        if unit == "rate":
-            return True  # "20K IOPS", "9.4 Gbits/sec", "1.2M cycles", "3x faster"
-        if unit == "percent" and not _SHARE_AFTER_RE.match((line[m.end(1) :] + " " + following)[:60]):
+        if _unit(m.group(1), m.group(2)) == "percent" and not _SHARE_AFTER_RE.match(
+            (line[m.end(1) :] + " " + following)[:60]
+        ):
             return True  # "-44%", not "1% of the filesystem capacity"
     for m in _ARROW_RE.finditer(line):
         if not _SIZE_AFTER_RE.match(line[m.end(1) - len(m.group(1)) : m.end() + 12] if m.group(1) else ""):
@@ -332,11 +328,7 @@ def _numeric_line(line: str) -> bool:
         return False  # pahole layout output
     if "patch" in line.lower() or "version" in line.lower():  # "patch 5", "2 patches", "version 3": no measurement
         line = _COUNTED_RE.sub(" ", _PATCH_NUMBER_RE.sub(" ", line))
-    return (
-        len(_DECIMAL_RE.findall(line)) >= 2
-        or _LABELLED_NUMBER_RE.search(line) is not None
-        or _DMESG_RE.match(line) is not None
-    )
+    return len(_DECIMAL_RE.findall(line)) >= 2 or bool(_LABELLED_NUMBER_RE.search(line) or _DMESG_RE.match(line))
 
 
 def _results_block(lines: Sequence[str]) -> bool:
@@ -391,9 +383,7 @@ def _ratio_measured(text: str) -> bool:
     """True when one sentence gives a ratio of a metric and says how it was measured ("improves IOPS by a factor
     of four on my test setup", "fio shows 3x the throughput"). A bare ratio ("2x faster") is a claim: a maintainer
     still asks on what benchmark."""
-    if not _may_give_ratio(text) or not _RATIO_RE.search(text):
-        return False
-    return any(
+    return bool(_may_give_ratio(text) and _RATIO_RE.search(text)) and any(
         _RATIO_RE.search(s) and _METRICS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
         for _, s, p in _sentences(text)
     )
@@ -402,9 +392,7 @@ def _ratio_measured(text: str) -> bool:
 def _events_counted(text: str) -> bool:
     """True when a sentence counts events the change saves ("8000+ TDP page faults saved during each boot") in a
     paragraph that says how they were counted ("tests on my environment with 8 vCPUs")."""
-    if not _DIGIT_RE.search(text) or not _EVENTS.search(text):
-        return False
-    return any(
+    return bool(_DIGIT_RE.search(text) and _EVENTS.search(text)) and any(
         _DECIMAL_RE.search(s) and _EVENTS.search(s) and (_TOOLS.search(p) or _METHOD.search(p))
         for _, s, p in _sentences(text)
     )
@@ -621,10 +609,7 @@ def _evidence_by_reference(text: str) -> bool:
 
 def _size_numbers_only(text: str) -> bool:
     """True when ``text`` gives numbers about size or memory (``_SIZE_CONTEXT_RE``) and no measured speed."""
-    sized = any(
-        _DIGIT_RE.search(line) and _SIZE_CONTEXT_RE.search(line) and not _METRICS.search(line)
-        for line in _own_lines(text)
-    )
+    sized = any(_DIGIT_RE.search(x) and _SIZE_CONTEXT_RE.search(x) and not _METRICS.search(x) for x in _own_lines(text))
     return sized and _grade(text) != "measured"
 
 

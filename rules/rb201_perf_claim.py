@@ -12,12 +12,12 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    ("faster than expected"), another commit, a hypothetical or the road not taken ("could", "would", "rather than";
    but "with this rework we could ..."), later work, what a test, tool, person or the hardware does (modes compared),
    a negation ("non-"; not "by not doing X"), a condition ("under high contention"), a name ("fast path", "the NO_DATA
-   optimization").
+   optimization"), an optimisation that exists ("add back a hook to optimize X", "keep the optimization": ``_kept``).
 2. **The effect is run-time speed or cost** (``_speed_effect``): a speed word ("faster", "optimize"), a cost made
    smaller ("reduce overhead/latency/contention/cache misses"), a good made bigger ("improve throughput", "improve its
    speed"; not "low speed" devices), work moved "out of the way of latency sensitive" work, speed as the purpose ("for
    performance"). Not power, memory, size, build, test or human time ("optimize for size", "speed up the build");
-   correctness words ("avoid lost wakeups") name no cost.
+   correctness words ("avoid lost wakeups") name no cost; nor the compiler's ("optimization levels", "in LLVM").
 3. **A measurement for it** (``_rb201_evidence``): numbers in the changelog or below ``---`` (after a problem stated:
    before it they are the problem's), in the cover letter (its paragraphs about other patches left out) or a later
    reply by the author; a results reference. Not: a bare ratio ("2x faster"), another work's numbers ("an earlier
@@ -106,9 +106,7 @@ def _set(words: str) -> frozenset[str]:
 # ("cache misses" -> "cache_misses", _JOINED_TERMS_RE). General words of the field, not phrases of one patch.
 #: a speed word claims by itself: "faster", "a speed-up", "optimize X"
 SPEED_WORDS = _set("faster quicker speedup speedups accelerate accelerates accelerated accelerating cheaper")
-OPTIMIZE_VERBS = _set(
-    "optimize optimise optimizes optimises optimizing optimising optimization optimisation optimizations optimisations"
-)
+OPTIMIZE_VERBS = frozenset(f"optimi{z}{end}" for z in "zs" for end in ("e", "es", "ing", "ation", "ations"))
 SPEED_VERBS = _set("speed speeds speeding sped")  # with "up" after: "speed up", "speeds things up"
 #: run-time costs a patch makes smaller
 COST_NOUNS = _set(
@@ -172,7 +170,10 @@ ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not 
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
 #: a sentence that speaks of the change ("This patch ...", "With this ...", "so that ...", "we can now ...")
 THIS_PATCH = _set("this that patch change commit series now thereby thus hence so we it doing let's optimization new")
+DETERMINERS = _set("the a an our its their")  # before the actor: "the hardware", "our tests"
 HAVE_WORDS = _set("have has had already")  # "we have an optimization to ...": existing code
+RESTORE = tuple("add back|bring back|put back|restore|restores|restoring|reintroduce|reintroduces|reinstate".split("|"))
+KEEP_WORDS = _set("keep keeps keeping preserve preserves preserving retain retains retaining move moves moving")
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
 #: "allows filesystems to optimize away ...", "lets the compiler optimize": someone else's effect, made possible
@@ -304,6 +305,17 @@ MEMORY_SPEED = _set("barrier barriers ordering access accesses bandwidth latency
 UNLESS_BEFORE = {"memory": MEMORY_SPEED} | dict.fromkeys(("store", "stored", "storing"), frozenset[str]())
 SPEED_CLASSES = _set("low high full super higher lower")  # "for low speed", "higher speed applications"
 HARDWARE_SPEED = _set("clock link bus baud fan transfer port line")  # "the clock speed", "link speed"
+#: the compiler's optimisations, not the patch's run-time speed: the compiler named, or its settings
+COMPILER_WORDS = _set("compiler compilers gcc clang llvm mllvm toolchain toolchains kbuild lto pragma cflags")
+COMPILER_SETTINGS = _set("level levels pass passes flag flags barrier barriers")
+
+
+def _compilers(words: Sequence[str], i: int) -> bool:
+    """True when the optimisation ``words[i]`` is the compiler's: code "optimized out" or "away" (the size), a setting
+    ("optimization levels", "pass", "barrier"), the compiler named near ("the X optimization in LLVM", "-mllvm")."""
+    after = words[i + 1 : i + 2]
+    setting = "ation" in words[i] and not COMPILER_SETTINGS.isdisjoint(after)  # a noun: not "optimize barriers"
+    return after in (["out"], ["away"]) or setting or not COMPILER_WORDS.isdisjoint(words[max(0, i - 6) : i + 6])
 
 
 def _other_goal(words: Sequence[str], to: int) -> bool:
@@ -333,10 +345,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         minor = any(words[k : k + 2] in (["only", "a"], ["just", "a"]) for k in range(max(0, i - 4), i))
         if w in OPTIMIZE_VERBS and (minor or _near(words, i - 3, i, POINTLESS_WORDS) is not None):
             return None  # "an unnecessary micro optimization", "only a micro-optimization": old code, belittled
-        if w in OPTIMIZE_VERBS and (
-            words[i + 1 : i + 2] in (["out"], ["away"]) or "compiler" in words[max(0, i - 6) : i + 4]
-        ):
-            return None  # "optimize out the v1 code paths": code compiled away, the size
+        if w in OPTIMIZE_VERBS and _compilers(words, i):
+            return None  # "optimize out the v1 code paths", "optimization levels", "X optimization in LLVM"
         if w in OPTIMIZE_VERBS and not _set("functions helpers logic details").isdisjoint(words[i + 1 : i + 3]):
             return None  # "optimize functions used only by platform data", "optimize code details": tidied
         if w in OPTIMIZE_VERBS and _near(words, i + 1, i + 6, SAFE_WORDS) is not None:
@@ -442,13 +452,10 @@ def _a_name(tokens: Sequence[tuple[str, int, int]], sentence: str, k: int) -> bo
     flag = sentence[tokens[k - 1][1] : tokens[k - 1][2]] if k > 0 else ""  # not "the foo_ok() optimization"
     if tokens[k][0].endswith(("ation", "ations")) and "_" in flag and flag.isupper():
         return True  # "the FSCACHE_COOKIE_NO_DATA_TO_READ optimization": a feature named by its flag
-    return (
-        k > 0
-        and sentence[tokens[k][1]].isupper()
-        and any(
-            sentence[tokens[j][1]].isupper() and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()
-            for j in near
-        )
+    capital = k > 0 and sentence[tokens[k][1]].isupper()
+    return capital and any(
+        sentence[tokens[j][1]].isupper() and not sentence[tokens[min(j, k)][2] : tokens[max(j, k)][1]].strip()
+        for j in near
     )
 
 
@@ -491,13 +498,10 @@ def _of_this_patch(
         return False  # "The nobarrier option disables flushes, improving performance": an existing knob described
     if words[a].startswith("optimi") and not HAVE_WORDS.isdisjoint(words[max(0, a - 5) : a]):
         return False  # "we have an optimization to ...": existing code
-    if any(p in clause for p in NOT_THIS_PHRASES) or any(
-        p in clause[: tokens[a][1] - clause_start] for p in ALTERNATIVES
-    ):
+    ahead = clause[: tokens[a][1] - clause_start]
+    if any(p in clause for p in NOT_THIS_PHRASES) or any(p in ahead for p in ALTERNATIVES):
         return False  # "the code used to ...", "rather than improve performance": not what this patch does
-    actor = [w for w in words[first:a] if w not in ("the", "a", "an", "our", "its", "their")][:2] + list(
-        words[max(0, a - 3) : a]
-    )
+    actor = [w for w in words[first:a] if w not in DETERMINERS][:2] + [*words[max(0, a - 3) : a]]
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
     if words[a] in COPULAS:
@@ -525,6 +529,15 @@ def _of_this_patch(
     return a > 0 and words[a - 1] in ("to", "for")  # "... to reduce contention", "for better performance"
 
 
+def _kept(sentence: str, tokens: Sequence[tuple[str, int, int]], words: Sequence[str], span: tuple[int, int]) -> bool:
+    """True when the optimisation or fast path ``span`` exists already: restored ("add back a hook to optimize X",
+    "restore the fast path") or the object of a keep or move ("keep the optimization"; not "move X to optimize Y")."""
+    a, first = span[0], bisect_left(tokens, _clause_start(sentence, tokens[span[0]][1]), key=lambda t: t[1])
+    back = any(f" {w} " in f" {' '.join(words[first:a])} " for w in RESTORE)  # "Add back X to optimize Y"
+    keep = (k := _near(words, a - 3, a, KEEP_WORDS)) is not None and _set("to for by so").isdisjoint(words[k:a])
+    return (words[a] in OPTIMIZE_VERBS or words[span[1]] in PATH_TERMS) and (back or keep)
+
+
 def _a_problem(words: Sequence[str], a: int, b: int) -> bool:
     """The effect ``words[a:b+1]`` is the problem a fix takes away: "can be a slow operation", "IOPS decreasing"."""
     return words[a] in COPULAS or words[a] in GOOD_NOUNS and words[b] in WORSE
@@ -544,6 +557,7 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
     sentence naming ``about`` only: a revert quotes the reverted commit's claims, its own says "by reverting")."""
     leads = ((at, _THIS_PATCH_RE.sub("", s.lstrip())) for at, s, _ in ev._sentences(text) if s.lstrip()[:1].isupper())
     fixes = set() if subject else {at for at, s in leads if _verb_stem((s.split() or [""])[0].lower()) in CHANGE_VERBS}
+    kept = False  # an optimisation restored or kept: "this optimization" after it is the same one, no new gain
     for s_start, sentence, _ in ev._sentences(text):
         if not _may_claim(sentence) or about not in sentence.lower():
             continue
@@ -551,10 +565,12 @@ def _claims_in(text: str, *, subject: bool = False, about: str = "") -> Iterable
         words = [w for w, _, _ in tokens]
         claim = layout = None
         for i, w in enumerate(words):
-            if w not in CLAIM_WORDS:
+            if w not in CLAIM_WORDS or kept and w in OPTIMIZE_VERBS and words[i - 1 : i] in (["this"], ["that"]):
                 continue
             span = _speed_effect(words, i)
             span = None if span is None or not fixes - {s_start} and _a_problem(words, *span) else span  # a fix?
+            if span is not None and _kept(sentence, tokens, words, span):
+                kept, span = True, None
             if span is not None and _of_this_patch(sentence, tokens, words, span, subject):
                 start, end = tokens[span[0]][1], tokens[span[1]][2]
                 claim = Claim(" ".join(sentence[start:end].split()), s_start + start)
@@ -672,9 +688,8 @@ def _why_not_asked(patch: Patch, own_body: str, claim: Claim, body_claim: Claim 
     if "how much" in sentence.lower() or "how many" in sentence.lower():
         return "what is read or written is made smaller, which follows from the change"
     words = {w for w, _, _ in _tokens(claim.text)}
-    if not LAYOUT_WORDS.isdisjoint(words) and (
-        SPEED_OR_COST_WORDS - LOCALITY_WORDS | HOT_WORDS | CACHE_GAIN_WORDS
-    ).isdisjoint(words):
+    gains = SPEED_OR_COST_WORDS - LOCALITY_WORDS | HOT_WORDS | CACHE_GAIN_WORDS
+    if not LAYOUT_WORDS.isdisjoint(words) and gains.isdisjoint(words):
         return "a layout change with no speed named: whether the layout is explained is RB101's question"
     return ""
 
