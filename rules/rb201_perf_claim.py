@@ -133,7 +133,7 @@ LESS_VERBS = _set(
     "saves saving shorten shortens remove removes removing drop drops lessen mitigate mitigates alleviate "
     "alleviates relieve relieves fewer less lower smaller"
 )
-LESS_AFTER = _set("reduced decreased lowered eliminated avoided shortened drops dropped goes reduction reductions")
+LESS_AFTER = _set("reduced decreased lowered eliminated avoided shortened drops dropped goes")
 MORE_VERBS = _set(
     "improve improves improved improving increase increases increasing boost boosts boosting raise raises "
     "maximize maximise maximizes enhance enhances better higher greater"

@@ -28,10 +28,6 @@ from reviewbot.rules import rb201_perf_claim as rb201
         ("- but with this rework we could use the paired loads to greatly optimize the copy loop", "optimize"),
         ("Performance improvement for reading the statistics file on arch foo.", "Performance improvement"),
         (
-            "So even though the lock contention reduction is not large, it is still an improvement.",
-            "lock contention reduction",
-        ),
-        (
             "Calling the sync hook here is unjustified overhead and it is more sensible to call the cached variant.",
             "unjustified overhead",
         ),
@@ -65,6 +61,11 @@ def test_fewer_operations_in_the_subject_is_a_claim() -> None:
         "This does not reduce the overhead by much.",
         "With the old scheme we could use the paired loads to optimize the copy loop.",
         "The lock contention reduction is not large.",
+        # "reduction" as a noun is not read as a cost made smaller: added for one concession of first5 (kexec),
+        # on the three batches no rule had seen (first6-first8) it found nothing and raised two false alarms,
+        # other people's work ("useful when working on boot time reduction")
+        "This is particularly useful when working on boot time reduction.",
+        "So even though the lock contention reduction is not large, it is still an improvement.",
     ],
 )
 def test_no_claim(text: str) -> None:
