@@ -74,18 +74,8 @@ BOTH = """\
  }
 """
 
-#: Only unsure points: a speed claim in the subject and a pairing-comment request.
-UNSURE_ONLY = """\
-@@ -40,7 +40,8 @@ static void foo_push(struct foo_ring *r, u32 v)
- {
- \tu32 tail = r->tail;
-\x20
- \tr->slot[tail & r->mask] = v;
-+\tsmp_wmb();
- \tWRITE_ONCE(r->tail, tail + 1);
- \tr->nr_pushed++;
- }
-"""
+#: Only unsure points: a speed claim in the subject and a pairing-comment request (the first hunk of BOTH).
+UNSURE_ONLY = BOTH[: BOTH.index("@@ -80")]
 
 
 @pytest.fixture(scope="module")
