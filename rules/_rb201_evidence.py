@@ -22,8 +22,7 @@ TIME_UNITS = tuple(
     "seconds min mins minute minutes h hr hrs hour hours".split()
 )
 RATE_UNITS = tuple(
-    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
-    "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
+    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
     "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits".split(",")
 )
 CONFIG_WORDS = tuple(
@@ -35,10 +34,9 @@ SHARE_OF_WORDS = tuple(
 )
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
 TOOL_NAMES = tuple(
-    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
-    "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
-    "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
-    "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
+    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf "
+    "trace,perf,will-it-scale,unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,filebench,ebizzy,lockstat,bpftrace,flame "
+    "graph,flamegraph,benchmark,benchmarks,microbenchmark,"
     "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone".split(",")
 )
 COMPARE_WORDS = tuple(
@@ -54,9 +52,9 @@ TABLE_WORDS = (
     )
 )
 METRIC_WORDS = tuple(
-    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
-    "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
-    "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
+    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,requests per "
+    "second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,runtime,run "
+    "time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
     "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,benchmark".split(",")
 )
 ASK_WORDS = tuple(
@@ -369,10 +367,8 @@ def _results_block(lines: Sequence[str]) -> bool:
 
 
 def _may_give_ratio(text: str) -> bool:
-    """False when ``text`` cannot hold a ratio of _RATIO_RE: none of RATIO_WORDS, no number with an "x" after it.
-
-    Beyond ASCII the pattern decides (its IGNORECASE folds "ı" and "ſ" to ASCII letters).
-    """
+    """False when ``text`` cannot hold a ratio of _RATIO_RE: none of RATIO_WORDS, no number with an "x" after it
+    (beyond ASCII the pattern decides: its IGNORECASE folds "ı" and "ſ" to ASCII letters)."""
     if not text.isascii():
         return True
     low = text.lower()
