@@ -44,11 +44,11 @@ import random
 import re
 import sys
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from reviewbot.checking import InputMessage, check_messages, messages_from_bytes
-from reviewbot.commands.evaluate import read_set
+from reviewbot.checking import check_messages
+from reviewbot.commands.evaluate import read_set, row_messages
 from reviewbot.models import Severity
 from reviewbot.registry import load_rules
 from reviewbot.rules import _rb201_evidence as ev
@@ -177,21 +177,12 @@ def examples_of(root: Path, rule, seen: set[str]) -> tuple[list[Example], list[s
         return found
 
     wrapped = rule._replace(check=check)
-    mail = root / "mail"
     for row in read_set(root):
         label = row.labels.get("RB201", "?")
         if label not in ("0", "1") or row.message_id in seen:
             continue
-        patch_file = mail / f"{row.id}.eml"
-        items: list[InputMessage] = []
         try:
-            replies = sorted(mail.glob(f"{row.id}.reply*.eml"), key=lambda p: int(p.stem.rpartition("reply")[2] or 0))
-            for path in (mail / f"{row.id}.cover.eml", patch_file, *replies):
-                if path != patch_file and not path.is_file():
-                    continue
-                items.extend(
-                    replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path))
-                )
+            items = row_messages(root, row)
         except Exception as exc:  # noqa: BLE001 - a row that cannot be read is left out, named
             problems.append(f"{row.id}: {exc}")
             continue

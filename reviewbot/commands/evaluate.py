@@ -60,13 +60,16 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 import click
 
 from reviewbot.commands import fail
 from reviewbot.errors import ParseError, ReviewbotError
 from reviewbot.models import Message, Patch
+
+if TYPE_CHECKING:
+    from reviewbot.checking import InputMessage
 
 DEFAULT_SHARED = (
     Path(os.environ["REVIEWBOT_SHARED"]) / "corpus"
@@ -411,6 +414,22 @@ def read_set(root: Path) -> list[SetRow]:
     return rows
 
 
+def row_messages(root: Path, row: SetRow) -> list[InputMessage]:
+    """A labelled row's mails as one ``check`` input: ``mail/ID.cover.eml`` (when present), ``mail/ID.eml`` and
+    the thread's later replies ``mail/ID.replyN.eml`` in order (an author's numbers there answer a claim), as the
+    cover letter and the patch in one mbox (cover first). Raises OSError or ReviewbotError."""
+    from reviewbot.checking import messages_from_bytes
+
+    mail = root / "mail"
+    patch_file = mail / f"{row.id}.eml"
+    replies = sorted(mail.glob(f"{row.id}.reply*.eml"), key=lambda p: int(p.stem.rpartition("reply")[2] or 0))
+    items: list[InputMessage] = []
+    for path in (mail / f"{row.id}.cover.eml", patch_file, *replies):
+        if path == patch_file or path.is_file():
+            items.extend(replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path)))
+    return items
+
+
 def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     """Score ``rules`` on a labelled set: each patch with its cover letter through the ``check`` pipeline.
 
@@ -422,7 +441,7 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     ``?`` labels are left out. A row whose mail cannot be read is a problem,
     named, and left out.
     """
-    from reviewbot.checking import InputMessage, check_messages, messages_from_bytes
+    from reviewbot.checking import check_messages
     from reviewbot.models import Severity
 
     result = SetResult(path=root)
@@ -431,19 +450,8 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
     result.scores = {r: RuleScore() for r in scored}
     t0 = time.perf_counter()
     for row in read_set(root):
-        mail = root / "mail"
-        items: list[InputMessage] = []
-        patch_file = mail / f"{row.id}.eml"
         try:
-            # the thread's later replies (``ID.replyN.eml``, in order): an author's numbers there answer a claim
-            replies = sorted(mail.glob(f"{row.id}.reply*.eml"), key=lambda p: int(p.stem.rpartition("reply")[2] or 0))
-            for path in (mail / f"{row.id}.cover.eml", patch_file, *replies):
-                if path != patch_file and not path.is_file():
-                    continue
-                # one input, as the cover letter and the patch in one mbox (cover first)
-                items.extend(
-                    replace(m, input=str(patch_file)) for m in messages_from_bytes(path.read_bytes(), str(path))
-                )
+            items = row_messages(root, row)
         except OSError as exc:
             result.problems.append(f"{row.id}: cannot read {exc.filename}: {exc.strerror}")
             continue
