@@ -55,6 +55,13 @@ structure's member (``df->busy_time += ktime_sub(now, last)``: statistics the
 code keeps and reports, as a devfreq driver's busy and idle time, shown by a
 ``dev_dbg()``), unless a log line prints it.
 
+Sure or not
+-----------
+A harness in a file the patch adds whole (a new driver's own diagnostics), in a
+debug print (``dev_dbg``, ``pr_debug``: off unless enabled) or in a print the
+patch moves (its removed lines hold it) stays a finding that ``draft`` does not
+write (``details["unsure"]``; ``draft --unsure`` writes it).
+
 References
 ----------
 * Documentation/process/submitting-patches.rst (the changelog carries the numbers)
@@ -69,7 +76,7 @@ from typing import Iterable, Iterator, Sequence
 from reviewbot import lazyre
 from reviewbot.cutil import LazyScans
 from reviewbot.view import FileView, patch_view
-from reviewbot.models import Finding, Patch
+from reviewbot.models import UNSURE_KEY, FileDiff, Finding, LineKind, Patch
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
 RULE = RuleMeta(
@@ -108,6 +115,11 @@ _STATIC_COUNTER_RE = lazyre.compile(r"^\s*static\s+(?:[\w\s]+?)\b(\w*" + COUNTER
 _IRQ_OFF_RE = lazyre.compile(r"\blocal_irq_(?:save|disable)\s*\(")
 _STATIC_PREFILTER_RE = lazyre.compile(r"^\s*static\s+[\w\s]+?\b\w*" + COUNTER_WORDS + r"\w*\b", re.M)
 _WORDS_RE = lazyre.compile(r"\w+")
+#: a division's operands: "total_ns / nr_calls", "div_u64(total, (u64)count)" (a cast before the divisor skipped)
+_DIVISION_RE = lazyre.compile(
+    r"(\w+)\s*/\s*(?:\(\s*\w+(?:\s+\w+)*\s*\)\s*)?(\w+)|\bdiv\w*\(\s*(\w+)\s*,\s*(?:\([\w\s]+\)\s*)?(\w+)"
+)
+_DEBUG_PRINT_RE = lazyre.compile(r"\b(?:pr_debug|pr_devel|dev_dbg|netdev_dbg|dev_vdbg)\s*\(")
 _MINUS_RE = lazyre.compile(r"-(?![->=])")  # a subtraction, not "->", "--" or "-="
 
 
@@ -273,8 +285,8 @@ class _Harness:
         names = set(_WORDS_RE.findall(args))
         if names & self.deltas or self.is_delta(args):
             return "time delta"
-        if names & self.counters and "/" in args:
-            return "average of static counters"
+        if self.counters and any(not self.counters.isdisjoint(m.groups()) for m in _DIVISION_RE.finditer(args)):
+            return "average of static counters"  # "total_ns / nr_calls"; not "size / SZ_1M", a unit
         return None
 
 
@@ -340,7 +352,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                         input_line=dl.input_line,
                         hunk=hunk,
                         symbol=f"harness@{(hunk.section or '').strip()[:60]}",
-                        details={"kind": kind, "stamps": sorted(harness.stamps), "irq_off": harness.irq_off},
+                        details={"kind": kind, "stamps": sorted(harness.stamps), "irq_off": harness.irq_off}
+                        | _unsure(fd, patch, dl.text),
                     )
                 )
                 break
@@ -361,21 +374,40 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                     input_line=dl.input_line,
                     hunk=hv.hunk,
                     symbol=f"harness@{(hv.hunk.section or '').strip()[:60]}",
-                    details={"kind": "kept time printed", "stamps": [], "irq_off": False},
+                    details={"kind": "kept time printed", "stamps": [], "irq_off": False} | _unsure(fd, patch, dl.text),
                 )
             )
             break
     return findings
 
 
+#: Step "sure": a timing print a reviewer would not call a harness left in for sure (``draft --unsure`` drafts it).
+#: Readers of drafts on lists the rule never saw said NO to 4 of 4 such points: a new driver's own debug dump
+#: and its dev_dbg() of how long the chip took to answer were called "the timing code used to get the numbers".
+UNSURE_NEW_FILE = "a new file's prints are its own diagnostics, written on purpose, not a harness left over"
+UNSURE_DEBUG = "a debug print is off unless enabled: how a driver traces itself on demand, not a log on every run"
+UNSURE_MOVED = "the print is moved, not added: the patch takes it from its removed lines"
+
+
+def _unsure(fd: FileDiff, patch: Patch, line: str) -> dict[str, str]:
+    """Step "sure": ``{UNSURE_KEY: why}`` when the print ``line`` of a harness found in ``fd`` is in a file the
+    patch adds whole, is a debug print, or is one of the patch's removed lines moved; else ``{}``."""
+    if fd.status == "added":
+        return {UNSURE_KEY: UNSURE_NEW_FILE}
+    if _DEBUG_PRINT_RE.search(line):
+        return {UNSURE_KEY: UNSURE_DEBUG}
+    removed = (dl.text.strip() for f in patch.files for h in f.hunks for dl in h.lines if dl.kind is LineKind.REMOVED)
+    return {UNSURE_KEY: UNSURE_MOVED} if line.strip() in set(removed) else {}
+
+
 def reply(findings: Sequence[Finding], patch: Patch) -> str:
-    """Ask whether the timing code was meant to stay."""
+    """Ask whether the timing code was meant to stay (not saying what it measured: the patch may give no numbers)."""
     if not findings:
         return ""
     return (
-        "This looks like the timing code used to get the numbers; was it meant to be part of the "
-        "patch? If the measurements are useful, could they go into the changelog instead (and a "
-        "tracepoint, if this should be observable in production)?"
+        "This looks like code for timing the change rather than part of it; was it meant to stay in the "
+        "patch? If the timings are useful, could they go into the changelog instead (and a tracepoint, if "
+        "this should be observable in production)?"
     )
 
 
