@@ -40,7 +40,10 @@ Known limits
 Only the commit message as the mail shows it is checked; a diff in a cover
 letter is harmless and not reported. A diff after which nothing of the
 changelog follows (the patch pasted twice, its trailers above) loses nothing
-from the commit and is not reported.
+from the commit and is not reported. A diff whose hunks are the patch's own (the
+same line ranges: the patch pasted into its message, a mangled mail) stays a
+finding that ``draft`` does not write (``details["unsure"]``): a reviewer asks
+for a clean resend, not for an indented example.
 
 References
 ----------
@@ -53,7 +56,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from reviewbot import lazyre
-from reviewbot.models import Finding, Patch
+from reviewbot.models import UNSURE_KEY, Finding, Patch
 from reviewbot.parse.patch import WARN_EMBEDDED_DIFF
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -83,6 +86,21 @@ def _break_line(lines: list[str]) -> int | None:
     return None
 
 
+_HUNK_RANGES_RE = lazyre.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: Step "sure": why a diff in the message that copies the patch's own diff is not drafted (``draft --unsure``): the
+#: mail is mangled (the patch pasted twice, a first copy above the "---"); "indent the example" misreads it (a
+#: fresh maintainer said NO to such a draft on a list the rule never saw), and what a reviewer asks is a resend.
+UNSURE_COPY = "the diff in the message is a copy of the patch's own hunks: a mangled mail, not an example"
+
+
+def _copy_of_the_patch(block: list[str], patch: Patch) -> bool:
+    """True when every hunk header of the diff ``block`` found in the commit message is one of the patch's own
+    (the same line ranges): the patch pasted into its message, not an example of another change."""
+    ranges = [m.groups() for m in map(_HUNK_RANGES_RE.match, block) if m]
+    ours = {(h.old_start, h.old_len, h.new_start, h.new_len) for fd in patch.files for h in fd.hunks}
+    return bool(ranges) and all((int(a), int(b or 1), int(c), int(d or 1)) in ours for a, b, c, d in ranges)
+
+
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     """One finding when the commit message holds a line that starts the patch for git am."""
     if not patch.files:
@@ -110,6 +128,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     lost += [f"{k}:" for k in dict.fromkeys(trailers)]
     dropped = ", ".join(lost)
     line_no = patch.commit_start_line + start
+    copied = _copy_of_the_patch(lines[start:end], patch)
     return [
         RULE.finding(
             patch,
@@ -121,7 +140,8 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "diff_line": lines[start],
                 "dropped_text": after,
                 "dropped_trailers": list(dict.fromkeys(trailers)),
-            },
+            }
+            | ({UNSURE_KEY: UNSURE_COPY} if copied else {}),
         )
     ]
 
@@ -144,5 +164,5 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
         "I think the example diff in the changelog will confuse git am: it takes the unindented "
         f'"{f.details.get("diff_line", "---").strip()}" line as the start of the patch, so {what} '
         "would be dropped from the commit. Could you indent the example by a few spaces (or describe "
-        "the v1 change in words) when you resend?"
+        "it in words) when you resend?"
     )
