@@ -2308,7 +2308,7 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
     for other in _pair_targets(text):
         body = sides.body(other)
         if body is not None:
-            missing = not any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
+            missing = not _orders(body) and not any(_orders(sides.body(f) or []) for f in _callees(body) - {other})
         else:
             missing = bool(sides.losing.get(other))
         if missing:
@@ -2330,6 +2330,17 @@ def _other_side_finding(patch: Patch, use: _Use, text: str, sides: _OtherSides) 
                 },
             )
     return None
+
+
+def _orders(body: list[str]) -> bool:
+    """Whether the lines ``body`` hold a barrier or an operation that implies one."""
+    return any(BARRIER_RE.search(s.code) or _IMPLYING_RE.search(s.code) for s in scan_lines(body))
+
+
+def _callees(body: list[str]) -> set[str]:
+    """The functions ``body`` calls: the named side may order through a helper the patch adds beside it
+    ("Pairs with ... in super_wait()", whose wait_var_event() condition calls wait_born(), the acquire)."""
+    return {m.group(1) for s in scan_lines(body) for m in _CALLED_RE.finditer(s.code)} - _NOT_FUNCS
 
 
 _CALLED_RE = lazyre.compile(r"(?<![.>\w])([A-Za-z_]\w*)\s*\(")  # not a member call (ops->fn(), s.fn())
