@@ -45,18 +45,19 @@ def _check(body: str, *, new_file: bool = False) -> list[Finding]:
     return list(check_patch(patch, _RULES, RuleContext()).findings)
 
 
+def _function(signature: str, added: list[str]) -> str:
+    """A hunk body: an existing function ``signature`` whose body is the ``added`` lines."""
+    return "\n".join([f" {signature}", " {", *(f"+\t{line}" if line else "+" for line in added), " }"])
+
+
 def _timed(print_call: str) -> str:
-    return "\n".join(
-        [
-            " static int qux_load(struct qux *q)",
-            " {",
-            "+\tktime_t t0 = ktime_get();",
-            "+\tint ret = qux_send(q);",
-            f'+\t{print_call}(q->dev, "load took %lld us\\n", ktime_us_delta(ktime_get(), t0));',
-            "+\treturn ret;",
-            " }",
-        ]
-    )
+    added = [
+        "ktime_t t0 = ktime_get();",
+        "int ret = qux_send(q);",
+        f'{print_call}(q->dev, "load took %lld us\\n", ktime_us_delta(ktime_get(), t0));',
+        "return ret;",
+    ]
+    return _function("static int qux_load(struct qux *q)", added)
 
 
 def test_a_harness_added_to_existing_code_is_sure() -> None:
@@ -85,19 +86,15 @@ def test_a_moved_print_stays_a_finding_not_drafted() -> None:
 
 
 def _counted(divided: str) -> str:
-    return "\n".join(
-        [
-            " static int qux_add_pool(struct qux_pool *pool)",
-            " {",
-            "+\tstatic unsigned int pool_count;",
-            "+\tstatic u64 total_ns;",
-            "+",
-            "+\tpools[pool_count++] = *pool;",
-            f'+\tpr_info("pool %s: %llu\\n", pools[pool_count - 1].name, {divided});',
-            "+\treturn 0;",
-            " }",
-        ]
-    )
+    added = [
+        "static unsigned int pool_count;",
+        "static u64 total_ns;",
+        "",
+        "pools[pool_count++] = *pool;",
+        f'pr_info("pool %s: %llu\\n", pools[pool_count - 1].name, {divided});',
+        "return 0;",
+    ]
+    return _function("static int qux_add_pool(struct qux_pool *pool)", added)
 
 
 def test_an_average_divides_by_the_counter() -> None:
