@@ -394,7 +394,7 @@ _VOID_BARRIER_RE = lazyre.compile(
 #: Phrases that say what a barrier pairs with ("pairs with", "see foo()", "the reader side").
 PAIRING_PHRASES = (
     r"\bpair(?:s|ed|ing)?\b",
-    r"\bmatch(?:es|ing)?\b",
+    r"\bmatch\w{0,3}\b",  # matches, matched, matching, and misspelt ("D, matchees A")
     r"\bimplie[sd]\b",
     r"\bimplicit\b",
     r"\bsee\s+\S",
@@ -928,7 +928,7 @@ def _function_bodies(hunk: HunkView) -> dict[str, list[str]]:
 
 
 _PAIR_TARGET_RE = lazyre.compile(
-    r"(?:\bpair(?:s|ed|ing)?\b|\bpair\s+is\b|\bmatch(?:es|ing)?\b|\bimplied\s+by\b|\bsee\b|\bcorresponding\b|"
+    r"(?:\bpair(?:s|ed|ing)?\b|\bpair\s+is\b|\bmatch\w{0,3}\b|\bimplied\s+by\b|\bsee\b|\bcorresponding\b|"
     r"\bcounterpart\b|\bother\s+side\b)([^.;]*)",
     re.IGNORECASE,
 )
