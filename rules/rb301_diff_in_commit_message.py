@@ -133,7 +133,12 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         RULE.finding(
             patch,
             f"the commit message contains an unindented diff at line {line_no} ({lines[start].strip()!r}); "
-            f"git am starts the patch there and would drop {dropped} from the commit; indent the example",
+            f"git am starts the patch there and would drop {dropped} from the commit; "
+            + (
+                "it is a copy of the patch's own hunks: the mail looks mangled, resend it"
+                if copied
+                else "indent the example"
+            ),
             line=line_no,
             symbol="embedded-diff",
             details={

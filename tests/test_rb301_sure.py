@@ -46,6 +46,7 @@ def _findings(raw: bytes):
 def test_the_patch_pasted_into_its_message_is_not_drafted() -> None:
     _patch, (found,) = _findings(_MANGLED.encode())
     assert found.rule_id == "RB301" and found.details[UNSURE_KEY] == rb301.UNSURE_COPY
+    assert "a copy of the patch's own hunks" in found.message and "indent the example" not in found.message
 
 
 def test_an_example_of_another_change_is_still_drafted_without_calling_it_v1() -> None:
