@@ -1003,7 +1003,7 @@ def reply_point(findings: Sequence[Finding], patch: Patch) -> str:
         sentence = sentence[:-1]
     # the changelog quotes sizes ("864 bytes"): say only that (a cover's "size numbers" were false 11 of 11)
     sized = "The changelog gives sizes; do you also have runtime numbers for the speed part?"
-    question = sized if f.details.get("size_numbers") else "That sounds plausible, but do you have numbers?"
+    question = sized if f.details.get("size_numbers") else "Do you have numbers for this?"
     text = f'{where} says "{sentence}". {question} For example, {ask}. Numbers with the machine and the method {weigh}.'
     if f.details.get("evidence") == "claim-only" and ev._LINK_RE.search(patch.commit_message + "\n" + patch.notes):
         text += " I may have missed them if they are only behind a link; quoting them in the changelog would help."
