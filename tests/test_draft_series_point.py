@@ -57,9 +57,9 @@ def test_a_claim_on_every_patch_is_asked_once_on_the_cover_letter(tmp_path: Path
     [written] = summary.written
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body
-    assert body.count("do you have numbers?") == 1
+    assert body.count("Do you have numbers for this?") == 1
     # the question first, then which patches it holds for (no "same point" before any point was made)
-    question = body.index("do you have numbers?")
+    question = body.index("Do you have numbers for this?")
     assert body.index("The same goes for every patch of this series.") > question
 
 
@@ -102,11 +102,11 @@ def test_the_cover_letters_claim_repeated_in_a_few_patches_is_asked_once_on_the_
     [written] = summary.written
     assert written.draft.in_reply_to == "s-0@example.org"
     body = written.draft.body
-    assert body.count("do you have numbers?") == 1
+    assert body.count("Do you have numbers for this?") == 1
     # the cover letter's sentence with the claim is quoted above the question (not cited again in prose)
     assert "> This is much simpler and also improves performance due to eliminating the" in body
     assert body.index('The same goes for "improves performance" in patches 4/5 and 5/5.') > body.index(
-        "do you have numbers?"
+        "Do you have numbers for this?"
     )
 
 

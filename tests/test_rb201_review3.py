@@ -115,7 +115,7 @@ def test_with_size_numbers_the_draft_asks_for_runtime_numbers_only() -> None:
     assert f.details["size_numbers"] is True
     text = rb201.reply_point([f], patch)
     assert "192 bytes" in text  # the quoted sentence
-    assert "do you have numbers?" not in text
+    assert "Do you have numbers for this?" not in text
     assert "runtime numbers for the speed part?" in text
     assert "perf c2c" not in text  # "4 cachelines" is the size, not contention
     assert "perf c2c" not in rb201.reply([f], patch)
@@ -125,7 +125,7 @@ def test_without_size_numbers_the_draft_asks_as_before() -> None:
     patch = _example("bad-library-switch-simpler-and-faster.patch")
     (f,) = rb201.check(patch, RuleContext())
     assert f.details["size_numbers"] is False
-    assert "do you have numbers?" in rb201.reply_point([f], patch)
+    assert "Do you have numbers for this?" in rb201.reply_point([f], patch)
 
 
 def _big_reorder(n: int):

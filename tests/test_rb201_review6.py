@@ -184,7 +184,7 @@ def test_memory_numbers_of_the_cover_letter_do_not_answer() -> None:
     # the finding stays open; the draft says nothing of the cover letter's numbers it did not check: read on new
     # lists, "the numbers in the cover letter are about memory and size" was false in 11 drafts of 11
     assert "cover letter" not in draft and "memory and size" not in draft
-    assert "do you have numbers?" in draft
+    assert "Do you have numbers for this?" in draft
 
 
 def test_runtime_numbers_of_the_cover_letter_answer() -> None:
