@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from reviewbot import lazyre
-from reviewbot.models import UNSURE_KEY, Finding, Patch
+from reviewbot.models import UNSURE_KEY, Finding, LineKind, Patch
 from reviewbot.parse.patch import WARN_EMBEDDED_DIFF
 from reviewbot.rule import RuleContext, RuleMeta, Scope, Severity
 
@@ -95,10 +95,19 @@ UNSURE_COPY = "the diff in the message is a copy of the patch's own hunks: a man
 
 def _copy_of_the_patch(block: list[str], patch: Patch) -> bool:
     """True when every hunk header of the diff ``block`` found in the commit message is one of the patch's own
-    (the same line ranges): the patch pasted into its message, not an example of another change."""
+    (the same line ranges) and every line it adds or removes is one the patch adds or removes: the patch pasted
+    into its message, not an example of another change (a v1 hunk at the same lines)."""
     ranges = [m.groups() for m in map(_HUNK_RANGES_RE.match, block) if m]
     ours = {(h.old_start, h.old_len, h.new_start, h.new_len) for fd in patch.files for h in fd.hunks}
-    return bool(ranges) and all((int(a), int(b or 1), int(c), int(d or 1)) in ours for a, b, c, d in ranges)
+    changed = {
+        ln.raw
+        for fd in patch.files
+        for h in fd.hunks
+        for ln in h.lines
+        if ln.kind in (LineKind.ADDED, LineKind.REMOVED)
+    }
+    same = all(ln in changed for ln in block if ln[:1] in "+-" and not ln.startswith(("+++ ", "--- ")))
+    return bool(ranges) and same and all((int(a), int(b or 1), int(c), int(d or 1)) in ours for a, b, c, d in ranges)
 
 
 def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
@@ -110,8 +119,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if start is None:
         return []
     end = start + 1
-    while end < len(lines) and lines[end] and _DIFF_BODY_RE.match(lines[end]):
-        end += 1
+    while end < len(lines) and (lines[end] or end + 1 < len(lines) and lines[end + 1][:1] in "+- @"):
+        if lines[end] and not _DIFF_BODY_RE.match(lines[end]):
+            break
+        end += 1  # a blank line inside the diff: a context line whose space the commit stripped
     after = [ln for ln in lines[end:] if ln.strip()]
     trailers = [m.group(1) for m in (_TRAILER_RE.match(ln) for ln in after) if m]
     prose = [ln.strip() for ln in after if not _TRAILER_RE.match(ln)]
@@ -133,11 +144,11 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         RULE.finding(
             patch,
             f"the commit message contains an unindented diff at line {line_no} ({lines[start].strip()!r}); "
-            f"git am starts the patch there and would drop {dropped} from the commit; "
             + (
-                "it is a copy of the patch's own hunks: the mail looks mangled, resend it"
+                "it is a copy of the patch's own hunks: git am starts the patch there and the patch will not "
+                "apply as sent; take the copy out of the commit message (git commit --amend)"
                 if copied
-                else "indent the example"
+                else f"git am starts the patch there and would drop {dropped} from the commit; indent the example"
             ),
             line=line_no,
             symbol="embedded-diff",

@@ -46,7 +46,8 @@ def _findings(raw: bytes):
 def test_the_patch_pasted_into_its_message_is_not_drafted() -> None:
     _patch, (found,) = _findings(_MANGLED.encode())
     assert found.rule_id == "RB301" and found.details[UNSURE_KEY] == rb301.UNSURE_COPY
-    assert "a copy of the patch's own hunks" in found.message and "indent the example" not in found.message
+    assert "a copy of the patch's own hunks" in found.message and "git commit --amend" in found.message
+    assert "indent the example" not in found.message and "drop" not in found.message
 
 
 def test_an_example_of_another_change_is_still_drafted_without_calling_it_v1() -> None:
@@ -55,3 +56,21 @@ def test_an_example_of_another_change_is_still_drafted_without_calling_it_v1() -
     assert UNSURE_KEY not in found.details
     reply = rb301.reply([found], patch)
     assert "indent the example" in reply and "v1" not in reply
+
+
+def test_an_earlier_hunk_at_the_same_lines_is_an_example_not_a_copy() -> None:
+    # v1 of the change quoted in the message: the same line ranges, other lines
+    v1 = _DIFF.replace("+#include <linux/export.h>", "+#include <linux/module.h>")
+    raw = _MANGLED.replace(
+        f"{_DIFF}\nSigned-off-by: Ada Example <your_email@example.com>\n", f"v1 did:\n\n{v1}\nUse export.h.\n", 1
+    )
+    _patch, (found,) = _findings(raw.encode())
+    assert UNSURE_KEY not in found.details and "indent the example" in found.message
+
+
+def test_a_blank_context_line_does_not_end_the_pasted_diff() -> None:
+    # a commit strips the space of an empty context line: the copy goes on after it, nothing of it is "dropped"
+    blank = _DIFF.replace(" #include <linux/types.h>\n", "\n", 1)
+    raw = _MANGLED.replace(_DIFF, blank, 1)
+    _patch, (found,) = _findings(raw.encode())
+    assert "#include" not in " ".join(found.details["dropped_text"])
