@@ -698,6 +698,10 @@ def _diff_problem(exc: ParseError, item: InputMessage, message: Any) -> ParseErr
     name = item.input if line is not None else item.raw.source  # an input line, or the message's place
     if message.bare_diff:
         return ParseError(what, subject=name, line=line)
+    from reviewbot.parse.mail import SYNTHETIC_MSGID_DOMAIN  # an error's path only
+
+    if message.message_id.endswith("@" + SYNTHETIC_MSGID_DOMAIN):  # no Message-ID (a format-patch file): the subject
+        return ParseError(f"patch {message.subject.raw.strip()[:100]!r}: {what}", subject=name, line=line)
     return ParseError(f"message <{message.message_id}>: {what}", subject=name, line=line)
 
 

@@ -752,3 +752,20 @@ def test_commands_that_read_a_database_refuse_a_missing_one(
     assert res.exit_code == 2
     assert f"{missing}: no such database" in res.stderr
     assert not missing.exists()
+
+
+def test_a_hunk_header_counting_too_many_lines_is_named_plainly(repo: Path) -> None:
+    """A new user's cut-off hunk: the @@ header counts more lines than the hunk holds, so the parser reads on into
+    the signature. The error says so (not only unidiff's "longer than expected") and names the patch by its
+    subject: a format-patch file has no Message-ID, and the one made up for it means nothing to its author."""
+    patch = git(repo, "format-patch", "-1", "--stdout", "HEAD~1").decode()
+    header = next(line for line in patch.split("\n") if line.startswith("@@ "))
+    old, new = header.split(" ")[1:3]
+    start, count = new[1:].split(",")
+    cut = patch.replace(header, header.replace(f"{old} {new}", f"{old} +{start},{int(count) + 2}"), 1)
+    (repo / "cut.patch").write_text(cut)
+    res = run(["cut.patch"])
+    assert res.exit_code == 2
+    assert "patch '[PATCH] foo: order the value before ready': malformed diff in kernel/foo.c:" in res.stderr
+    assert "its @@ header counts more lines than the hunk holds" in res.stderr
+    assert "reviewbot.invalid" not in res.stderr

@@ -705,11 +705,15 @@ def parse_date(value: str) -> datetime | None:
         return None
 
 
+#: The domain of the Message-ID made up for a mail that has none (a ``git format-patch`` file): never shown as if real.
+SYNTHETIC_MSGID_DOMAIN = "reviewbot.invalid"
+
+
 def _synthetic_msgid(source: str, content: bytes) -> str:
     import hashlib  # here: only a mail without a Message-ID needs it (OpenSSL's loading is a few ms of a check)
 
     digest = hashlib.sha256(source.encode("utf-8", "replace") + b"\0" + content).hexdigest()[:32]
-    return f"{digest}@reviewbot.invalid"
+    return f"{digest}@{SYNTHETIC_MSGID_DOMAIN}"
 
 
 # ------------------------------------------------------------------ bodies

@@ -773,6 +773,8 @@ def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str
         what = str(exc).strip()[:200]
         if "shorter than expected" in what and feed.pos >= len(lines):
             what += ": the diff is cut off at the end of the input"
+        elif "longer than expected" in what and (bad == "-- " or bad.startswith(("diff --git ", "@@ ", "--- a/"))):
+            what += ": its @@ header counts more lines than the hunk holds, so the hunk ran into the line below"
         raise ParseError(
             f"malformed diff{_in_file(lines, start, pos)}: {what} (line {bad[:120]!r})",
             subject=subject,
