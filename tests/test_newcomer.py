@@ -258,6 +258,7 @@ def test_a_preview_needs_no_identity_a_real_draft_does(
     preview = CliRunner().invoke(main, ["draft", "--db", str(db), "--dry-run", "--unsure"])
     assert preview.exit_code == 0, preview.output
     assert "From: Your Name <you@example.invalid>" in preview.stdout
+    assert "Thanks,\nYour Name\n" in preview.stdout and "\nYour\n" not in preview.stdout  # signed as the stand-in
     assert "no identity for drafts yet: the preview's From is a stand-in" in preview.stderr
     assert str(nobody) in preview.stderr
     real = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"))

@@ -582,6 +582,8 @@ def wrap_paragraphs(text: str, width: int = WIDTH) -> str:
 
 
 def _first_name(addr: Address) -> str:
+    if addr.name and addr.email.endswith(".invalid"):
+        return addr.name  # a preview's stand-in sender ("Your Name"): the whole placeholder, not "Your"
     if addr.name:
         name = addr.name.strip().strip('"')
         if "," in name:  # "Last, First"
