@@ -3,8 +3,7 @@
 Also the reading both steps share: a mail's own lines and prose, sentences, paragraphs (not a rule: the ``_``).
 Measured numbers: times and rates with units, percentages that are no share of space, before/after rows,
 tables under a comparison, a unit or a tool, a ratio of a metric with the way it was measured. Not: a bare
-ratio ("2x faster"), settings ("sleep 100 ms"), diffstat, sizes, memory footprints, patch numbers.
-"""
+ratio ("2x faster"), settings ("sleep 100 ms"), diffstat, sizes, memory footprints, patch numbers."""
 
 from __future__ import annotations
 
@@ -22,7 +21,8 @@ TIME_UNITS = tuple(
     "seconds min mins minute minutes h hr hrs hour hours".split()
 )
 RATE_UNITS = tuple(
-    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
+    "iops,ops/s,ops/sec,op/s,ops,reqs/s,req/s,requests/s,tps,qps,pps,bps,b/s,bit/s,bits/s,bits/sec,bit/sec,"
+    "b/sec,bytes/s,bytes/sec,files/s,files/sec,msgs/s,msg/s,cycles,instructions,insns,cache-misses,"
     "cache misses,transactions/s,trans/s,iterations/s,gbit,gbits,mbit,mbits".split(",")
 )
 CONFIG_WORDS = tuple(
@@ -34,9 +34,10 @@ SHARE_OF_WORDS = tuple(
 )
 SIZE_WORDS = ("bytes", "cachelines", "cache lines", "byte")
 TOOL_NAMES = tuple(
-    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf "
-    "trace,perf,will-it-scale,unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,filebench,ebizzy,lockstat,bpftrace,flame "
-    "graph,flamegraph,benchmark,benchmarks,microbenchmark,"
+    "fio,perf stat,perf record,perf report,perf bench,perf c2c,perf top,perf trace,perf,will-it-scale,"
+    "unixbench,hackbench,schbench,netperf,iperf,iperf3,lmbench,kernbench,mmtests,stress-ng,sysbench,"
+    "t/io_uring,dbench,tbench,pgbench,specjbb,redis-benchmark,memtier,vm-scalability,fs_mark,fsmark,"
+    "filebench,ebizzy,lockstat,bpftrace,flame graph,flamegraph,benchmark,benchmarks,microbenchmark,"
     "micro-benchmark,tcrypt,ntttcp,iostat,sockperf,uperf,neper,ycsb,iozone".split(",")
 )
 COMPARE_WORDS = tuple(
@@ -52,9 +53,9 @@ TABLE_WORDS = (
     )
 )
 METRIC_WORDS = tuple(
-    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,requests per "
-    "second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,runtime,run "
-    "time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
+    "iops,kiops,throughput,bandwidth,latency,latencies,ops/s,ops per second,operations per second,"
+    "requests per second,transactions per second,tps,qps,pps,cycles,instructions,cache misses,cache-misses,"
+    "runtime,run time,run-time,execution time,wall time,wall-clock,boot time,boot-time,cpu time,cpu usage,"
     "cpu utilization,performance,speed,speeds up,speed up,speedup,speed-up,faster,slower,bogo ops,benchmark".split(",")
 )
 ASK_WORDS = tuple(

@@ -110,11 +110,11 @@ OPTIMIZE_VERBS = frozenset(f"optimi{z}{end}" for z in "zs" for end in ("e", "es"
 SPEED_VERBS = _set("speed speeds speeding sped")  # with "up" after: "speed up", "speeds things up"
 #: run-time costs a patch makes smaller
 COST_NOUNS = _set(
-    "overhead overheads latency latencies contention contension cycles cpu_time cpu_usage cpu_cycles cpu_utilization "
-    "cpu_utilisation cache_misses cache_miss tlb_misses tlb_flushes bouncing false_sharing round_trips "
-    "context_switches lock_contention lock_hold jitter cost costs bottleneck bottlenecks slowdown slowdowns slowness "
-    "penalty penalties runtime instructions branches atomics spinning time bottle_neck performance_impact "
-    "performance_impacts performance_regression performance_regressions bottle_necks"
+    "overhead overheads latency latencies contention contension cycles cpu_time cpu_usage cpu_cycles "
+    "cpu_utilization cpu_utilisation cache_misses cache_miss tlb_misses tlb_flushes bouncing false_sharing "
+    "round_trips context_switches lock_contention lock_hold jitter cost costs bottleneck bottlenecks "
+    "slowdown slowdowns slowness penalty penalties runtime instructions branches atomics spinning time bottle_neck "
+    "performance_impact performance_impacts performance_regression performance_regressions bottle_necks"
 )
 TIME_VERBS = _set("reduce reduces reducing shorten shortens save saves saving cut cuts")  # "saves some time"
 COUNT_NOUNS = _set("ops operations rpcs calls lookups requests")  # done at run time: a cost when made fewer
@@ -128,15 +128,15 @@ GOOD_NOUNS = _set(
 )
 LOCALITY_WORDS = _set("locality placement")  # where data sits: speed, even of memory ("memory placement")
 LESS_VERBS = _set(
-    "reduce reduces reduced reducing lower lowers lowering decrease decreases decreasing minimize minimise minimizes "
-    "minimises minimizing avoid avoids avoiding eliminate eliminates eliminating cut cuts cutting save saves saving "
-    "shorten shortens remove removes removing drop drops lessen mitigate mitigates alleviate alleviates relieve "
-    "relieves fewer less lower smaller"
+    "reduce reduces reduced reducing lower lowers lowering decrease decreases decreasing minimize minimise "
+    "minimizes minimises minimizing avoid avoids avoiding eliminate eliminates eliminating cut cuts cutting save "
+    "saves saving shorten shortens remove removes removing drop drops lessen mitigate mitigates alleviate "
+    "alleviates relieve relieves fewer less lower smaller"
 )
 LESS_AFTER = _set("reduced decreased lowered eliminated avoided shortened drops dropped goes")
 MORE_VERBS = _set(
-    "improve improves improved improving increase increases increasing boost boosts boosting raise raises maximize "
-    "maximise maximizes enhance enhances better higher greater"
+    "improve improves improved improving increase increases increasing boost boosts boosting raise raises "
+    "maximize maximise maximizes enhance enhances better higher greater"
 )
 WORSE = _set("decreasing decreases decreased reduced degrades degraded degrading drops dropped dropping")  # a good lost
 MORE_AFTER = _set("improves improved increases increased better higher improvement improvements")
@@ -148,10 +148,10 @@ PURPOSE_NOUNS = _set("performance speed throughput scalability efficiency")  # "
 #: the thing made faster or cheaper is not the kernel at run time, or the "performance" is not speed
 NOT_SPEED_WORDS = _set(
     "power energy battery thermal memory footprint size sizes space storage rss build builds compile compiles "
-    "compilation compiler test tests testing selftest selftests kunit ci bisect review reviewer reviewers developer "
-    "developers human maintainer documentation docs radio rf signal antenna audio image layout packing padding hole "
-    "holes bytes binary code_size pm development emc emi convention conventions style readability naming pin pins "
-    "store stored storing"
+    "compilation compiler test tests testing selftest selftests kunit ci bisect review reviewer reviewers "
+    "developer developers human maintainer documentation docs radio rf signal antenna audio image layout "
+    "packing padding hole holes bytes binary code_size pm development emc emi convention conventions style "
+    "readability naming pin pins store stored storing"
 )
 #: a speed word as an adjective names existing code or a feature: "the fast path", "optimized modify QP"
 NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised")
@@ -161,9 +161,9 @@ ADD_WORDS = _set("add adds added adding introduce introduces introducing new imp
 # Step 1's vocabulary: what says a sentence is (not) about this patch's effect
 #: the existing code, the old behaviour, another commit, a hypothetical, later work
 NOT_THIS_PATCH = _set(
-    "currently current existing previously originally formerly today old older legacy upstream mainline could would "
-    "might alternatively alternative otherwise future later eventually followup todo further previous earlier soon "
-    "upcoming subsequent tried attempted"
+    "currently current existing previously originally formerly today old older legacy upstream mainline "
+    "could would might alternatively alternative otherwise future later eventually followup todo further "
+    "previous earlier soon upcoming subsequent tried attempted"
 )
 NOT_THIS_PHRASES = tuple("used to|at the moment|right now|as is|follow-up|now that|may want|following patch".split("|"))
 PAST_OPENERS = _set("previously originally formerly historically later eventually")  # another time, to its end
@@ -204,17 +204,17 @@ FAIL_WORDS = _set("fail fails failing error errors bail abort give")  # "fail fa
 COMPARATIVES = _set("faster quicker cheaper better higher")  # a comparison with what the patch replaces
 #: how an imperative changelog sentence starts: what the patch does
 CHANGE_VERBS = _set(
-    "use make move switch add replace convert introduce cache skip defer batch drop remove call do let allow change "
-    "reorder split merge implement precompute store keep pass check take try mark rework rewrite refactor simplify "
-    "inline enable disable return place put align group annotate limit prefer only stop start update reorganize "
-    "reorganise rearrange regroup reshuffle avoid reduce optimize optimise speed improve eliminate minimize minimise "
-    "lower decrease increase save cut prefetch reuse read write walk allocate free lock unlock flush open-code hoist "
-    "factor bypass teach get"
+    "use make move switch add replace convert introduce cache skip defer batch drop remove call do let allow "
+    "change reorder split merge implement precompute store keep pass check take try mark rework rewrite refactor "
+    "simplify inline enable disable return place put align group annotate limit prefer only stop start update "
+    "reorganize reorganise rearrange regroup reshuffle "
+    "avoid reduce optimize optimise speed improve eliminate minimize minimise lower decrease increase save cut "
+    "prefetch reuse read write walk allocate free lock unlock flush open-code hoist factor bypass teach get"
 )
 #: the subject of a sentence that is not the patch: the hardware, a tool, a person
 OTHER_ACTORS = _set(
-    "hardware hw firmware fw device devices controller chip silicon nic user users userspace tool tools test tests "
-    "selftest benchmark benchmarks compiler gcc clang developer developers people reviewer"
+    "hardware hw firmware fw device devices controller chip silicon nic user users userspace tool tools test "
+    "tests selftest benchmark benchmarks compiler gcc clang developer developers people reviewer"
 )
 USERSPACE_TAGS = _set(
     "LIBURING XFSTESTS FSTESTS BLKTESTS LTP IPROUTE2 ETHTOOL MAN-PAGES KVM-UNIT-TESTS KMOD E2FSPROGS XFSPROGS "
@@ -837,9 +837,9 @@ THREAD_WORDS = ThreadWords(
         "flame graph,cycles,quantitative,expensive,costly".split(",")
     ),
     asks=tuple(
-        "numbers, please|numbers please|any numbers|some numbers|have numbers|the numbers|benchmark numbers|benchmark "
-        "results|performance numbers|performance data|perf numbers|how much faster|how much does|how much of|can you "
-        "quantify|any data|measurements|did you measure|have you measured|any benchmark|"
+        "numbers, please|numbers please|any numbers|some numbers|have numbers|the numbers|benchmark numbers|"
+        "benchmark results|performance numbers|performance data|perf numbers|how much faster|how much does|"
+        "how much of|can you quantify|any data|measurements|did you measure|have you measured|any benchmark|"
         # asked in other words: "please provide quantitative data", "what is so expensive about X?"
         "quantitative|so expensive about|so costly about".split("|")
     ),
