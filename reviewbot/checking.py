@@ -255,6 +255,16 @@ def _split(blob: bytes, source: str) -> list[RawMessage]:
 
 #: The element of a blists message page (lists.openwall.net) that holds the message.
 BLISTS_PRE = b'<pre style="white-space: pre-wrap">'
+#: A blists index page (a day, month or year of a list): its heading and the footer of a whole page.
+BLISTS_INDEX = b"<p><h2>"
+BLISTS_FOOTER = b"Powered by blists"
+
+
+class ArchiveIndexPage(InputError):
+    """An input that is a saved index page of the archive (``check DIR/*.html`` of a saved day holds its
+    ``index.html``): readable, and not a message; a note, as a reply is, not an error."""
+
+
 _TITLE_LIST = lazyre.compile(rb"<title>\s*([A-Za-z0-9][A-Za-z0-9._+-]*)(?:\s+-\s|\s*</title>)", re.I)
 
 
@@ -291,6 +301,10 @@ def messages_from_bytes(blob: bytes, name: str) -> list[InputMessage]:
     if is_html_page(blob):
         if BLISTS_PRE in blob:
             return messages_from_page(blob, name)
+        if BLISTS_INDEX in blob and BLISTS_FOOTER in blob:
+            raise ArchiveIndexPage(
+                "an index page of the archive (a list of messages), not a message: nothing to check", subject=name
+            )
         raise InputError(
             "an HTML page, not a mail or a saved lists.openwall.net message page "
             '(no <pre style="white-space: pre-wrap">)',
@@ -1209,9 +1223,13 @@ def run_check(
         rules = load_check_rules(select=settings.select, ignore=settings.ignore, rules_dirs=settings.rules_dirs)
     items: list[InputMessage] = []
     problems: list[ReviewbotError] = []
+    notes: list[str] = []
     for name in inputs:
         try:
             got = read_input(name, stdin=stdin)
+        except ArchiveIndexPage as exc:
+            notes.append(str(exc))
+            continue
         except ReviewbotError as exc:
             problems.append(exc)
             continue
@@ -1221,7 +1239,7 @@ def run_check(
             items.extend(read_git_range(git_range, cwd))
         except ReviewbotError as exc:
             problems.append(exc)
-    return check_messages(
+    run = check_messages(
         items,
         rules,
         strict=settings.strict,
@@ -1229,6 +1247,7 @@ def run_check(
         problems=problems,
         options={"btf": str(settings.btf)} if settings.btf else None,  # RB101's cache-line maps
     )
+    return run._replace(notes=(*notes, *run.notes)) if notes else run
 
 
 __all__ = [

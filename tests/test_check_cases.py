@@ -324,3 +324,18 @@ def test_saved_reply_page_is_nothing_to_check(isolated_env: Path) -> None:
         f"NOTE: {page}: a reply, not a patch submission: nothing to check\n",
         "",
     )
+
+
+def test_a_saved_index_page_among_the_inputs_is_a_note_and_the_findings_keep_their_status() -> None:
+    # `check DAY/*.html` of a saved archive day holds the day's index.html: a list of messages, not a message.
+    day = Path(__file__).parent / "data" / "openwall-mirror" / "linux-kernel" / "2019" / "06" / "24"
+    index = str(day / "index.html")
+    res = run(index, str(CASES / "C02.patch"))
+    assert res.exit_code == 1  # C02's finding, not 2 for the index page
+    assert res.stderr == ""
+    assert f"NOTE: {index}: an index page of the archive (a list of messages), not a message: nothing to check" in (
+        res.stdout
+    )
+    alone = run(index)
+    assert alone.exit_code == 0
+    assert alone.stdout.startswith(f"NOTE: {index}: an index page of the archive")

@@ -105,7 +105,8 @@ def command(
     """Check patch files, a directory of them, an mbox series, stdin (-) or a git range.
 
     A saved lists.openwall.net message page (.html) is checked as the mail it
-    shows; a reply (Re:) is not a patch: a note, exit status 0.
+    shows; a reply (Re:) or a saved index page of the archive is not a patch:
+    a note, exit status 0.
 
     \b
     Examples:
