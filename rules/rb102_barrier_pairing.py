@@ -110,10 +110,14 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    code name, or "before/after X"; "Make sure that all write ops are in order"
    does not. ``_cpu_ordering``: a plain ``mb()``/``rmb()``/``wmb()`` in SMP
    or CPU hotplug code (``CPU_CODE_PATHS``: ``arch/*/kernel/smp.c``;
-   ``CPU_CODE_FUNCTIONS``: ``*_cpu_die()``, ``play_dead()``) with no device
+   ``CPU_CODE_FUNCTIONS``: ``*_cpu_die()``, ``play_dead()``), or right next to
+   an access only another CPU makes (``CPU_ACCESSES``: ``WRITE_ONCE()``, an
+   atomic, ``wait_event()``, a lock), with no device
    access (``DEVICE_ACCESSES``: ``readl``, ``iowrite32``, dma, descriptor,
    doorbell) within ``DEVICE_ACCESS_LINES`` lines orders against another CPU:
-   the draft asks what it orders against that CPU, with no device example.
+   its comment is judged as its ``smp_`` form's (``_judged_as``), the calls
+   beside it being this side (``_this_side``), and the draft asks what it
+   orders against that CPU, with no device example.
 8. Beyond checkpatch: when the comment names the other side ("pairs with
    smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
    added whole by this patch, or its hunk loses a barrier, the rule looks at
@@ -227,10 +231,11 @@ so is a barrier replaced by another in place (``smp_mb__before_atomic()``
 made ``smp_mb()``): it is not asked about, although the stronger barrier's
 pairing may deserve a word (a compiler ``barrier()`` made a CPU barrier is
 asked about: it orders against another CPU or the device for the first time).
-A pairing comment at the other end is matched per comment line. A device
-barrier used for CPU-to-CPU ordering (``wmb()`` between two threads) is judged
-as a device barrier: a comment saying what it orders is enough (outside SMP and
-hotplug code the draft still gives a device example). Two sides of one field
+A pairing comment at the other end is matched per comment line. A plain
+barrier used for CPU-to-CPU ordering with no marked access beside it (``wmb()``
+between plain stores of two threads) is judged as a device barrier: a comment
+saying what it orders is enough (outside SMP and hotplug code the draft still
+gives a device example). Two sides of one field
 are matched by member names only: two structs with a member of the same name
 can be taken for one field.
 Step 9 judges from the hunk's lines and the series' added comments: a device
@@ -256,7 +261,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Collection, Iterable, Iterator, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import (
@@ -592,13 +597,13 @@ def _is_smp(name: str) -> bool:
     return bool(_SMP_NAME_RE.match(name))
 
 
-def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = None) -> bool:
+def _comment_ok(name: str, comment: str, known=frozenset(), here: Collection[str] = ()) -> bool:
     """Does ``comment`` do its job for barrier ``name``?
 
     An SMP barrier's comment must speak of pairing (``_PAIRING_RE``) or name
     the other side: a function (``foo()``, or a name the patch shows as a
-    function in ``known``, without the parentheses, other than ``here``, the
-    function holding the barrier) or another barrier; naming only the barrier
+    function in ``known``, without the parentheses, other than those in ``here``:
+    this side's, the function holding the barrier and the calls beside it) or another barrier; naming only the barrier
     itself ("This virt_wmb() ensures ...") does not. A device
     barrier's comment must say in a few words what it orders.
     """
@@ -615,7 +620,7 @@ def _comment_ok(name: str, comment: str, known=frozenset(), here: str | None = N
         named = {m.group(1) for m in _FUNC_NAMED_RE.finditer(text)} | {
             m.group(0) for m in _BARRIER_NAMED_RE.finditer(text)
         }
-        named |= {w for w in _IDENT_RE.findall(text) if w != here and w in known}
+        named |= {w for w in _IDENT_RE.findall(text) if w not in here and w in known}
         return bool(named - {name})
     return _says_what_it_orders(text)
 
@@ -2044,12 +2049,42 @@ _PLAIN_MANDATORY = ("mb", "rmb", "wmb")
 _HOTPLUG_RE = lazyre.compile(r"die|dead|disable|kill|down|hotplug|offline")  # the example the draft gives
 
 
+#: Accesses only another CPU makes: a marked access (``WRITE_ONCE()``/``READ_ONCE()``), an atomic, a wait or
+#: wake-up on a waitqueue, a lock. On the code line next to a plain barrier, they say whom it orders against.
+CPU_ACCESSES = (r"WRITE_ONCE", r"READ_ONCE", r"atomic\w*", r"wait_event\w*", r"wake_up\w*", r"\w*spin_(?:un)?lock\w*")
+_CPU_ACCESS_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(CPU_ACCESSES) + r")\s*\(")
+
+
+_CALLED_RE = lazyre.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*\(")
+
+
+def _this_side(use: _Use) -> set[str]:
+    """The names on this side of the barrier: the function holding it and the calls on the two code lines before
+    and after it (``rmb(); /* for list_empty to work */ wait_event(wq, list_empty(...))``: ``list_empty()`` is
+    what this side does, not the other side a comment must name)."""
+    names = {_function_name(use) or ""}
+    for step in (-1, 1):
+        names.update(_CALLED_RE.findall(" ".join(_code_lines(use, step, 2))))
+    return names
+
+
+def _judged_as(use: _Use) -> str:
+    """The barrier whose comment rules judge ``use``'s comment: a plain barrier that orders against another CPU
+    (:func:`_cpu_ordering`) names that CPU's side, as its ``smp_`` form must; any other barrier is itself."""
+    return "smp_" + use.name if _cpu_ordering(use) else use.name
+
+
 def _cpu_ordering(use: _Use) -> bool:
     """Is a plain ``mb()``/``rmb()``/``wmb()`` a CPU ordering barrier: in SMP or CPU hotplug code (by path or
-    function), with no device access within DEVICE_ACCESS_LINES lines of it?"""
+    function), or right next to an access only another CPU makes (``CPU_ACCESSES``: ``wmb(); WRITE_ONCE(t->n,
+    n);``, ``rmb(); wait_event(...)``), with no device access within DEVICE_ACCESS_LINES lines of it?"""
     if use.name not in _PLAIN_MANDATORY:
         return False
-    if not (_CPU_CODE_PATH_RE.match(_tree_path(use.path)) or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")):
+    if not (
+        _CPU_CODE_PATH_RE.match(_tree_path(use.path))
+        or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")
+        or any(_CPU_ACCESS_RE.search(_code_line(use.scans, use.idx, step)) for step in (-1, 1))
+    ):
         return False
     near = use.scans[max(0, use.idx - DEVICE_ACCESS_LINES) : use.idx + DEVICE_ACCESS_LINES + 1]
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
@@ -2215,7 +2250,8 @@ def _comment_finding(
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
         details["bit_test"] = True
-    if not smp and _cpu_ordering(use):
+    cpu = not smp and _cpu_ordering(use)
+    if cpu:
         details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
     redundant = _right_before_ordered_mmio(use) if not smp else ""
     if redundant:
@@ -2256,10 +2292,10 @@ def _comment_finding(
         if partner is not None:
             message += f" (the patch adds {partner[0]}() on {partner[1]} too)"
         details["problem"] = "no-comment"
-    elif _comment_ok(use.name, text, known, here=_function_name(use)):
-        return None
+    elif _comment_ok(_judged_as(use), text, known, here=_this_side(use)):
+        return None  # a plain barrier ordering against another CPU names that CPU's side, as an SMP barrier does
     else:
-        want = "what it pairs with" if smp else "what it orders"
+        want = "what it pairs with" if smp or cpu else "what it orders"
         message = f"{use.name}() at line {use.new_no} has a comment, but it does not say {want}"
         details.update(problem="comment-without-pairing", comment=text[:200], doubt=bool(_DOUBT_RE.search(text)))
     return RULE.finding(
@@ -3010,9 +3046,10 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         own, note = _comment_texts(use)
         text = " ".join(t for t in (own, note) if t)
         documented = _documented_pattern(use)
-        if documented and text.strip() and _comment_ok(use.name, text):
+        judged = _judged_as(use)
+        if documented and text.strip() and _comment_ok(judged, text):
             continue  # the pattern says where its other side is, and so does the comment
-        if not (text.strip() and _comment_ok(use.name, text)):  # else: good without looking further
+        if not (text.strip() and _comment_ok(judged, text)):  # else: good without looking further
             if known is None or pairs is None:
                 known = _PatchFunctions(view)
                 pairs = _PatchPairs(patch, view)

@@ -1,0 +1,92 @@
+"""RB102 judges a plain mb()/rmb()/wmb() that orders against another CPU as the SMP barrier it stands for (issue
+23's first look first11: a GPU driver's ``rmb(); /* for list_empty to work without lock */`` before
+``wait_event(..., list_empty(...))``, and a KVM patch's ``/* publish the table before setting nentries */
+wmb(); WRITE_ONCE(t->nentries, n);``: both comments say what the barrier is for, neither names the CPU on the
+other side, and both were passed as device barriers). A plain barrier right next to an access only another
+CPU makes (a marked access, an atomic, a waitqueue, a lock), with no device access near it, must name that
+side; the calls beside it are this side, not the other. Our own functions, modelled on that kind."""
+
+from __future__ import annotations
+
+from reviewbot.engine import check_patch
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
+
+RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB102")
+
+
+def _patch(*lines: str) -> bytes:
+    body = "\n".join(lines)
+    path = "drivers/misc/quux/quux.c"
+    return (
+        "From: Ada Example <ada@example.org>\nMessage-ID: <cpu-1@example.org>\nSubject: [PATCH] quux: publish "
+        "the table\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\nPublish the table to the readers.\n\n"
+        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -10,0 +11,{len(lines)} @@\n{body}\n-- \n2.43.0\n"
+    ).encode()
+
+
+def _findings(text: bytes) -> list[dict]:
+    patch = parse_patch(parse_rfc822(text, "quux.patch"))
+    return [f.details for f in check_patch(patch, [RULE], RuleContext(strict=True)).findings]
+
+
+PUBLISH = (
+    "+static void quux_publish(struct quux_table *t, unsigned int n)",
+    "+{",
+    "+\tunsigned int i;",
+    "+",
+    "+\tfor (i = t->count; i < n; i++)",
+    "+\t\tt->slot[i] = i;",
+    "+\t{comment}",
+    "+\twmb();",
+    "+\tWRITE_ONCE(t->count, n);",
+    "+}",
+)
+
+
+def _publish(comment: str) -> bytes:
+    return _patch(*(line.replace("{comment}", comment) for line in PUBLISH))
+
+
+def test_a_plain_write_barrier_before_a_marked_store_must_name_its_reader() -> None:
+    found = _findings(_publish("/* fill the slots before the count */"))
+    assert [d["problem"] for d in found] == ["comment-without-pairing"]
+    assert found[0]["cpu_ordering"] == "smp"
+
+
+def test_naming_the_reader_is_enough() -> None:
+    assert _findings(_publish("/* fill the slots before the count; pairs with the rmb() in quux_lookup() */")) == []
+
+
+def test_a_call_beside_the_barrier_is_this_side_not_the_other() -> None:
+    found = _findings(
+        _patch(
+            "+static void quux_drain(struct quux *q)",
+            "+{",
+            "+\trmb(); /* for list_empty to work without the lock */",
+            "+\twait_event(q->wq, list_empty(&q->jobs));",
+            "+\tquux_free(q);",
+            "+}",
+        )
+    )
+    assert [d["problem"] for d in found] == ["comment-without-pairing"]
+
+
+def test_a_plain_barrier_beside_a_device_access_still_only_says_what_it_orders() -> None:
+    found = _findings(
+        _patch(
+            "+static void quux_kick(struct quux *q, unsigned int tail)",
+            "+{",
+            "+\tq->ring[tail].len = 64;",
+            "+\t/* the descriptor before the doorbell */",
+            "+\twmb();",
+            "+\tWRITE_ONCE(q->tail, tail);",
+            "+\twritel(tail, q->regs + QUUX_DOORBELL);",
+            "+}",
+        )
+    )
+    assert found == []
