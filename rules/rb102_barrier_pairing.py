@@ -681,10 +681,12 @@ def _names_observed_store(text: str, name: str) -> bool:
 _ORDERED_AGAINST_RE = lazyre.compile(
     r"\b(?:before|after|prior\s+to|ahead\s+of|against)\s+\w+|\bvisible\s+(?:beforehand|first)\b", re.IGNORECASE
 )
-#: "reads of the CQE", "writes to the ring": the comment names the accesses by what they reach ("all write ops"
-#: names nothing).
+#: "reads of the CQE", "writes to the ring", "CPU writes are flushed to BAR1": the comment names the accesses by
+#: what they reach ("all write ops" names nothing).
 _ORDERED_ACCESS_RE = lazyre.compile(
-    r"\b(?:reads?|writes?|loads?|stores?|accesses|updates?)\s+(?:of|to|from|into)\s+(?:the\s+|this\s+|that\s+)?\w+",
+    r"\b(?:reads?|writes?|loads?|stores?|accesses|updates?)\s+"
+    r"(?:(?:are|is|have\s+been|get|got)\s+(?:flushed|posted|pushed|written|committed|visible)\s+)?"
+    r"(?:of|to|from|into)\s+(?:the\s+|this\s+|that\s+)?\w+",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,45 @@
+"""A device barrier's comment that names the writes by where they go ("ensure CPU writes are flushed to BAR1")
+says what it orders (issue 26's reading r8, five lists never read: a GPU driver's commented wmb() was asked
+"the comment does not say what it orders", a false sentence). "Make sure the writes in order" still names
+nothing. Our own driver function, modelled on that kind."""
+
+from __future__ import annotations
+
+from reviewbot.engine import check_patch
+from reviewbot.parse.mail import parse_rfc822
+from reviewbot.parse.patch import parse_patch
+from reviewbot.registry import load_rules
+from reviewbot.rule import RuleContext
+
+RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB102")
+
+
+def _problems(comment: str) -> list[str]:
+    lines = [
+        "+static void quux_chan_kick(struct quux_chan *chan)",
+        "+{",
+        "+\tquux_wr32(&chan->userd, 0x8c, chan->put);",
+        f"+\twmb(); /* {comment} */",
+        "+\tquux_rd32(&chan->userd, 0);",
+        "+\tchan->doorbell(chan, chan->token);",
+        "+}",
+    ]
+    path = "drivers/gpu/drm/quux/chan.c"
+    raw = (
+        "From: Ada Example <ada@example.org>\nMessage-ID: <flush-1@example.org>\nSubject: [PATCH] quux: kick "
+        "the channel\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\nKick the channel after a push.\n\n"
+        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -10,0 +11,{len(lines)} @@\n" + "\n".join(lines) + "\n-- \n2.43.0\n"
+    ).encode()
+    patch = parse_patch(parse_rfc822(raw, "chan.patch"))
+    return [f.details.get("problem", "") for f in check_patch(patch, [RULE], RuleContext(strict=True)).findings]
+
+
+def test_writes_named_by_where_they_are_flushed_say_what_it_orders() -> None:
+    assert _problems("ensure CPU writes are flushed to the aperture") == []
+    assert _problems("the writes are visible to the GPU before the read back") == []
+
+
+def test_writes_only_said_to_be_in_order_name_nothing() -> None:
+    assert _problems("make sure the writes in order") == ["comment-without-pairing"]
