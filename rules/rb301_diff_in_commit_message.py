@@ -157,7 +157,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "dropped_text": after,
                 "dropped_trailers": list(dict.fromkeys(trailers)),
             }
-            | ({UNSURE_KEY: UNSURE_COPY} if copied else {}),
+            | ({UNSURE_KEY: UNSURE_COPY, "copy": True} if copied else {}),
         )
     ]
 
@@ -167,6 +167,13 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
     if not findings:
         return ""
     f = findings[0]
+    if f.details.get("copy"):  # a mangled mail: no example to indent, nothing of the changelog lost
+        return (
+            "The patch seems to be pasted twice: a copy of its hunks sits in the changelog, from the unindented "
+            f'"{f.details.get("diff_line", "").strip()}" line on. git am takes that line as the start of the '
+            "patch, so every hunk would come twice and the patch would not apply. Could you resend it with the "
+            "copy taken out of the commit message?"
+        )
     trailers = f.details.get("dropped_trailers") or []
     what = "the rest of the changelog"
     if trailers:

@@ -50,6 +50,16 @@ def test_the_patch_pasted_into_its_message_is_not_drafted() -> None:
     assert "indent the example" not in found.message and "drop" not in found.message
 
 
+def test_the_question_on_a_pasted_copy_asks_for_a_clean_resend() -> None:
+    # r8 (five lists never read): the same kind of mail, drafted with --unsure, was still called "the example
+    # diff in the changelog" whose Signed-off-by git am would drop, where the first Signed-off-by is above it
+    patch, (found,) = _findings(_MANGLED.encode())
+    reply = rb301.reply([found], patch)
+    assert reply.startswith("The patch seems to be pasted twice")
+    assert '"diff --git a/drivers/foo/bar.c b/drivers/foo/bar.c" line on' in reply
+    assert "example" not in reply and "dropped" not in reply and "Signed-off-by" not in reply
+
+
 def test_an_example_of_another_change_is_still_drafted_without_calling_it_v1() -> None:
     cases = Path(__file__).resolve().parent / "data" / "cases" / "C02.patch"
     patch, (found,) = _findings(cases.read_bytes())
