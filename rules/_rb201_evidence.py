@@ -407,9 +407,8 @@ _METHOD = WordFinder(
 )
 SIZE_CONTEXT_WORDS = ("memory", "footprint", "size", "sizes", "bytes", "ram", "rss", "mem")
 _SIZE_CONTEXT_RE = lazyre.compile(
-    rf"\b(?:{'|'.join(SIZE_CONTEXT_WORDS)})\b|free\s+-h|"
-    r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)",
-    re.IGNORECASE,
+    rf"(?i)\b(?:{'|'.join(SIZE_CONTEXT_WORDS)})\b|free\s+-h|"
+    r"\d(?:\.\d+)?\s?(?:[KMGT]i?B|[KMGT]i|kB)\b(?!/)"
 )
 _SIZE_CONTEXT_WORD_SET = frozenset(SIZE_CONTEXT_WORDS)
 

@@ -167,6 +167,7 @@ NOT_THIS_PATCH = _set(
 )
 NOT_THIS_PHRASES = tuple("used to|at the moment|right now|as is|follow-up|now that|may want|following patch".split("|"))
 PAST_OPENERS = _set("previously originally formerly historically later eventually")  # another time, to its end
+OLD_CODE = [["the", a, b] for a in ("current", "existing", "old") for b in ("code", "implementation")]  # to its end
 _CONCEDED_RE = lazyre.compile(r"\bat the (?:\w+ )?(?:cost|expense|price) of\b")  # a cost the patch accepts
 ALTERNATIVES = ("instead of", "rather than")  # before the effect: the road not taken ("rather than improve ...")
 NEGATIONS = _set("no not without never nor neither hardly n't cannot won't isn't doesn't don't didn't aren't")
@@ -178,12 +179,12 @@ RESTORE = tuple("add back|bring back|put back|restore|restores|restoring|reintro
 KEEP_WORDS = _set("keep keeps keeping preserve preserves preserving retain retains retaining move moves moving")
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
-#: "allows filesystems to optimize away ...", "lets the compiler optimize": someone else's effect, made possible
-ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets permit permits")
+ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets permit permits")  # "lets X optimize"
+#: degree words judge an adjective ("very hot instructions"), never a cost noun ("most instructions have one type")
+DEGREE_WORDS = _set("quite very relatively rather too really extremely fairly pretty most")
 #: a cost named as the problem the patch takes away: "unnecessary overhead", "quite expensive", "a bottleneck"
-NEEDLESS_WORDS = _set(
-    "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high "
-    "unjustified quite very relatively rather too really extremely fairly pretty most"
+NEEDLESS_WORDS = DEGREE_WORDS | _set(
+    "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high unjustified"
 )
 #: an optimisation called pointless, any, or taken away is no claim: "an unnecessary micro optimization", "remove
 #: optimizations for single DMA entry", "avoids this optimization" (the compiler's)
@@ -243,12 +244,11 @@ SPLIT_WORDS = _set("spanning span spans split straddle straddles straddling cros
 CLAIM_GAINS = SPEED_OR_COST_WORDS | HOT_WORDS | CACHE_GAIN_WORDS | SPLIT_WORDS  # a cache-line claim naming a gain
 
 # "cache misses" -> "cache_misses": the same length, so offsets into the text stay valid
-_JOINED_TERMS_RE = lazyre.compile(
-    r"\b(?:cache|tlb)[ \t\n-](?:miss(?:es)?|flush(?:es)?)\b|\bfalse[ \t\n-]sharing\b|\bcode[ \t\n-]size\b|"
+_JOINED_TERMS_RE = lazyre.compile(  # case-blind (?i)
+    r"(?i)\b(?:cache|tlb)[ \t\n-](?:miss(?:es)?|flush(?:es)?)\b|\bfalse[ \t\n-]sharing\b|\bcode[ \t\n-]size\b|"
     r"\bcpu[ \t\n-](?:time|usage|cycles|utili[sz]ation)\b|\bround[ \t\n-]trips?\b|\block[ \t\n-](?:contention|hold)\b|"
     r"\bcontext[ \t\n-]switch(?:es)?\b|\b(?:hot|fast)[ \t\n-]paths?\b|\bperformance[ \t\n-](?:impact|regression)s?\b|"
-    r"\bcache[ \t\n-](?:usage|utili[sz]ation|efficiency|locality|hit|lines?)\b|\bbottle[ \t\n-]necks?\b",
-    re.IGNORECASE,
+    r"\bcache[ \t\n-](?:usage|utili[sz]ation|efficiency|locality|hit|lines?)\b|\bbottle[ \t\n-]necks?\b"
 )
 _JOINED_FIRST = _set("cache tlb false code cpu round lock context hot fast performance bottle")
 _CLAIM_FIRST = frozenset(w.split("_")[0] for w in CLAIM_NEEDS if "_" in w)
@@ -367,7 +367,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         return away - 3 * (words[away - 3 : away - 2] == ["out"]), i + 1  # "out of the way of latency sensitive X"
     if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
         under = not _set("under during").isdisjoint(words[max(0, i - 3) : i])  # "under high contention": when
-        needless = _near(words, i - 2, i, NEEDLESS_WORDS) if w != "time" and not under else None
+        degree = i > 0 and words[i - 1] in DEGREE_WORDS  # "most instructions": no adjective judged, no cost
+        needless = _near(words, i - 2, i - degree, NEEDLESS_WORDS) if w != "time" and not under else None
         if needless is not None or w.startswith(("bottle", "performance_regression")):
             return i if needless is None else needless, i  # "unnecessary overhead", "extra cache bouncing"
         before = _near(words, i - 4, i, LESS_VERBS if w != "time" else TIME_VERBS)
@@ -503,8 +504,8 @@ def _of_this_patch(
     road = [ahead.split(p)[-1].split()[:1] for p in ALTERNATIVES if p in ahead]  # the alternative's first word
     if any(p in clause for p in NOT_THIS_PHRASES) or any(not w or w[0].endswith("ing") for w in road):
         return False  # "the code used to ...", "rather than improve performance": not what this patch does
-    if words[0] in PAST_OPENERS or _CONCEDED_RE.search(ahead):
-        return False  # "Previously X was changed ... it saves cycles": the old code; "at the cost of extra cycles"
+    if words[0] in PAST_OPENERS or words[:3] in OLD_CODE or _CONCEDED_RE.search(ahead):
+        return False  # "Previously X ... it saves cycles", "The current code will, at times, optimize X": the old code
     actor = [w for w in words[first:a] if w not in DETERMINERS][:2] + [*words[max(0, a - 3) : a]]
     if not OTHER_ACTORS.isdisjoint(actor):
         return False  # "the hardware is faster", "tests run faster"
