@@ -85,6 +85,7 @@ PROMISED_NUMBERS_RE = lazyre.compile(
 )
 PROMISED_WORDS = frozenset({"numbers", "results", "benchmark", "benchmarks", "measurements", "data"})
 SIZE_NUMBERS_RE = lazyre.compile(r"(?<![\w.])\d+\s*(?:bytes?|cache[\s-]?lines?)\b", re.IGNORECASE)
+_SIZE_CHANGE_RE = lazyre.compile(r"(?i)\b(?:sav|shr[iu]nk|reduc|cut|grow|from|down|up|by)\w*\b|->|→")  # changed
 
 
 def _alternation(words: Iterable[str]) -> str:
@@ -626,11 +627,11 @@ def _pahole_compared(text: str) -> bool:
 
 
 def _quotes_size_numbers(text: str) -> bool:
-    """True when ``text`` quotes size numbers ("864 bytes ... 13 cachelines": SIZE_NUMBERS_RE)."""
-    low = text.lower()
-    if text.isascii() and "byte" not in low and "cache" not in low:
-        return False
-    return SIZE_NUMBERS_RE.search(text) is not None
+    """Does ``text`` give sizes as a result: two ("864 bytes ... 13 cachelines") or one changed ("saves 56 bytes")?"""
+    low = text.lower()  # "an 8 byte counter" is what a thing is, not what the patch gave
+    sized = "byte" in low or "cache" in low or not text.isascii()
+    found = [m.start() for m in SIZE_NUMBERS_RE.finditer(text)] if sized else []
+    return len(found) > 1 or any(_SIZE_CHANGE_RE.search(text, max(0, at - 40), at) for at in found)
 
 
 @lru_cache(maxsize=1024)

@@ -115,9 +115,10 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    atomic, ``wait_event()``, a lock), with no device
    access (``DEVICE_ACCESSES``: ``readl``, ``iowrite32``, dma, descriptor,
    doorbell) within ``DEVICE_ACCESS_LINES`` lines orders against another CPU:
-   its comment is judged as its ``smp_`` form's (``_judged_as``), the calls
-   beside it being this side (``_this_side``), and the draft asks what it
-   orders against that CPU, with no device example.
+   the draft asks what it orders against that CPU, with no device example;
+   beside such an access its comment is judged as its ``smp_`` form's
+   (``_judged_as``: in SMP or hotplug code the function names the other CPU),
+   the calls beside it being this side (``_this_side``).
 8. Beyond checkpatch: when the comment names the other side ("pairs with
    smp_rmb() in foo()", "implied by ... from foo()", "see foo()") and foo() is
    added whole by this patch, or its hunk loses a barrier, the rule looks at
@@ -2071,22 +2072,23 @@ def _this_side(use: _Use) -> set[str]:
 
 
 def _judged_as(use: _Use) -> str:
-    """The barrier whose comment rules judge ``use``'s comment: a plain barrier that orders against another CPU
-    (:func:`_cpu_ordering`) names that CPU's side, as its ``smp_`` form must; any other barrier is itself."""
-    return "smp_" + use.name if _cpu_ordering(use) else use.name
+    """The barrier whose comment rules judge ``use``'s comment: a plain barrier right next to an access only
+    another CPU makes names that CPU's side, as its ``smp_`` form must (in SMP or hotplug code the other side is
+    the CPU going up or down, which the function names: what it orders is enough); any other is itself."""
+    return "smp_" + use.name if _cpu_ordering(use, beside_only=True) else use.name
 
 
-def _cpu_ordering(use: _Use) -> bool:
+def _cpu_ordering(use: _Use, beside_only: bool = False) -> bool:
     """Is a plain ``mb()``/``rmb()``/``wmb()`` a CPU ordering barrier: in SMP or CPU hotplug code (by path or
-    function), or right next to an access only another CPU makes (``CPU_ACCESSES``: ``wmb(); WRITE_ONCE(t->n,
-    n);``, ``rmb(); wait_event(...)``), with no device access within DEVICE_ACCESS_LINES lines of it?"""
+    function; not with ``beside_only``), or right next to an access only another CPU makes (``CPU_ACCESSES``:
+    ``wmb(); WRITE_ONCE(t->n, n);``, ``rmb(); wait_event(...)``), with no device access within
+    DEVICE_ACCESS_LINES lines of it?"""
     if use.name not in _PLAIN_MANDATORY:
         return False
-    if not (
-        _CPU_CODE_PATH_RE.match(_tree_path(use.path))
-        or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")
-        or any(_CPU_ACCESS_RE.search(_code_line(use.scans, use.idx, step)) for step in (-1, 1))
-    ):
+    cpu_code = not beside_only and (
+        _CPU_CODE_PATH_RE.match(_tree_path(use.path)) or _CPU_CODE_FUNCTION_RE.match(_function_name(use) or "")
+    )
+    if not (cpu_code or any(_CPU_ACCESS_RE.search(_code_line(use.scans, use.idx, step)) for step in (-1, 1))):
         return False
     near = use.scans[max(0, use.idx - DEVICE_ACCESS_LINES) : use.idx + DEVICE_ACCESS_LINES + 1]
     return not any(_DEVICE_ACCESS_RE.search(s.code) for s in near)
@@ -2252,8 +2254,8 @@ def _comment_finding(
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
         details["bit_test"] = True
-    cpu = not smp and _cpu_ordering(use)
-    if cpu:
+    cpu = not smp and _judged_as(use) != use.name
+    if not smp and _cpu_ordering(use):
         details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
     redundant = _right_before_ordered_mmio(use) if not smp else ""
     if redundant:

@@ -139,7 +139,7 @@ MORE_VERBS = _set(
     "maximize maximise maximizes enhance enhances better higher greater"
 )
 WORSE = _set("decreasing decreases decreased reduced degrades degraded degrading drops dropped dropping")  # a good lost
-MORE_AFTER = _set("improves improved increases increased better higher improvement improvements")
+MORE_AFTER = _set("improves improved increases increased better higher improvement improvements gain gains boost")
 #: "avoid the expensive lookup": a costly step taken away
 EXPENSIVE_WORDS = _set("expensive costly slow slower inefficient heavy heavyweight")
 COPULAS = _set("is are be becomes gets get")  # "X can be a slow operation": the problem a fix takes away
@@ -180,8 +180,7 @@ KEEP_WORDS = _set("keep keeps keeping preserve preserves preserving retain retai
 HYPOTHETICAL = _set("could would might maybe perhaps possibly ever")  # "if we are ever to allow ..."
 RESULT_WORDS_ = _set("should will helps help makes make making results resulting which leads")
 ENABLE_WORDS = _set("allow allows allowing enable enables enabling let lets permit permits")  # "lets X optimize"
-#: degree words judge an adjective ("very hot instructions"), never a cost noun ("most instructions have one type")
-DEGREE_WORDS = _set("quite very relatively rather too really extremely fairly pretty most")
+DEGREE_WORDS = _set("quite very relatively rather too really extremely fairly pretty most")  # adjectives' degree
 #: a cost named as the problem the patch takes away: "unnecessary overhead", "quite expensive", "a bottleneck"
 NEEDLESS_WORDS = DEGREE_WORDS | _set(
     "unnecessary needless useless redundant wasted wasting waste excessive extra significant considerable high unjustified"
