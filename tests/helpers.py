@@ -179,3 +179,13 @@ def cli_env(tmp_path: Path, monkeypatch) -> None:
         monkeypatch.setenv(var, str(tmp_path / var.lower()))
     monkeypatch.delenv("REVIEWBOT_DB", raising=False)
     monkeypatch.chdir(tmp_path)
+
+
+def added_file_patch(path: str, lines: list[str] | tuple[str, ...], subject: str, msgid: str, body: str = "") -> bytes:
+    """A one-patch mail from Ada Example whose diff adds ``lines`` (each starting with ``+``) to ``path`` in one hunk."""
+    return (
+        f"From: Ada Example <ada@example.org>\nMessage-ID: <{msgid}>\nSubject: [PATCH] {subject}\n"
+        f"Date: Mon, 10 Mar 2025 10:00:00 +0100\n\n{body or subject}\n\nSigned-off-by: Ada Example <ada@example.org>\n"
+        f"---\ndiff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -10,0 +11,{len(lines)} @@\n" + "\n".join(lines) + "\n-- \n2.43.0\n"
+    ).encode()

@@ -8,6 +8,7 @@ side; the calls beside it are this side, not the other. Our own functions, model
 
 from __future__ import annotations
 
+from helpers import added_file_patch
 from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
@@ -18,15 +19,7 @@ RULE = next(r for r in load_rules(entry_points=False) if r.id == "RB102")
 
 
 def _patch(*lines: str) -> bytes:
-    body = "\n".join(lines)
-    path = "drivers/misc/quux/quux.c"
-    return (
-        "From: Ada Example <ada@example.org>\nMessage-ID: <cpu-1@example.org>\nSubject: [PATCH] quux: publish "
-        "the table\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\nPublish the table to the readers.\n\n"
-        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
-        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
-        f"@@ -10,0 +11,{len(lines)} @@\n{body}\n-- \n2.43.0\n"
-    ).encode()
+    return added_file_patch("drivers/misc/quux/quux.c", lines, "quux: publish the table", "cpu-1@example.org")
 
 
 def _findings(text: bytes) -> list[dict]:

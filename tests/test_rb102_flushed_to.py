@@ -5,6 +5,7 @@ nothing. Our own driver function, modelled on that kind."""
 
 from __future__ import annotations
 
+from helpers import added_file_patch
 from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
@@ -24,14 +25,7 @@ def _problems(comment: str) -> list[str]:
         "+\tchan->doorbell(chan, chan->token);",
         "+}",
     ]
-    path = "drivers/gpu/drm/quux/chan.c"
-    raw = (
-        "From: Ada Example <ada@example.org>\nMessage-ID: <flush-1@example.org>\nSubject: [PATCH] quux: kick "
-        "the channel\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\nKick the channel after a push.\n\n"
-        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
-        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
-        f"@@ -10,0 +11,{len(lines)} @@\n" + "\n".join(lines) + "\n-- \n2.43.0\n"
-    ).encode()
+    raw = added_file_patch("drivers/gpu/drm/quux/chan.c", lines, "quux: kick the channel", "flush-1@example.org")
     patch = parse_patch(parse_rfc822(raw, "chan.patch"))
     return [f.details.get("problem", "") for f in check_patch(patch, [RULE], RuleContext(strict=True)).findings]
 

@@ -6,6 +6,7 @@ called by the named function, is part of that side. Our own functions, modelled 
 
 from __future__ import annotations
 
+from helpers import added_file_patch
 from reviewbot.engine import check_patch
 from reviewbot.parse.mail import parse_rfc822
 from reviewbot.parse.patch import parse_patch
@@ -40,15 +41,13 @@ def _patch(waiter_calls: str) -> bytes:
         "+\twake_up_var(&z->state);",
         "+}",
     ]
-    body = "\n".join(lines)
-    path = "drivers/misc/zed/zed.c"
-    return (
-        "From: Ada Example <ada@example.org>\nMessage-ID: <helper-1@example.org>\nSubject: [PATCH] zed: wait for "
-        "setup\nDate: Mon, 10 Mar 2025 10:00:00 +0100\n\nWait until the device is set up.\n\n"
-        "Signed-off-by: Ada Example <ada@example.org>\n---\n"
-        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n"
-        f"@@ -10,0 +11,{len(lines)} @@\n{body}\n-- \n2.43.0\n"
-    ).encode()
+    return added_file_patch(
+        "drivers/misc/zed/zed.c",
+        lines,
+        "zed: wait for setup",
+        "helper-1@example.org",
+        "Wait until the device is set up.",
+    )
 
 
 def _problems(text: bytes) -> list[str]:
