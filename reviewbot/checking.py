@@ -31,6 +31,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -1022,15 +1023,19 @@ def _review_in_groups(
                 if patch.has_diff and not is_reviewed(patch):
                     tally["not submissions"] += 1
                     # an archive page whose subject does not say [PATCH]: a commit notice or a reply without Re:
+                    tag = patch.subject.raw[: patch.subject.raw.find("]") + 1] if patch.subject.tags else ""
                     why = (
                         "a saved archive page shows no In-Reply-To, so only a [PATCH]-style subject says it is one"
                         if item.raw.kind == "archive"
+                        else f"it answers another message, and its subject's tag {tag} marks a notice (of a commit "
+                        "merged, a pull request), not a [PATCH]"
+                        if tag
                         else "it answers another message and has neither a [PATCH]-style subject nor the diffstat "
                         "git format-patch writes: a diff a reviewer suggests"
                     )
+                    title = textwrap.shorten(patch.subject.raw, 72, placeholder=" ...")  # whole words
                     run_notes.append(
-                        f"{item.input}: {patch.subject.raw[:60]!r} has a diff but is not a patch submission "
-                        f"({why}): not checked"
+                        f"{item.input}: {title!r} has a diff but is not a patch submission ({why}): not checked"
                     )
             else:
                 skipped += 1

@@ -232,3 +232,49 @@ def test_list_names_are_the_lists_own() -> None:
 
 def _scores_of(scores: dict) -> dict[str, tuple[int, int, int]]:
     return {r: (s.tp, s.fp, s.fn) for r, s in scores.items()}
+
+
+def _own_mail(msgid: str, subject: str, body: str, diff: str, extra: str = "") -> bytes:
+    return (
+        f"From: Ada Example <ada@example.org>\nMessage-ID: <{msgid}>\nSubject: {subject}\n{extra}"
+        f"Date: Mon, 10 Mar 2025 10:00:00 +0100\n\n{body}\n\nSigned-off-by: Ada Example <ada@example.org>\n---\n"
+        " drivers/misc/qux.c | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+        "diff --git a/drivers/misc/qux.c b/drivers/misc/qux.c\nindex 1111111..2222222 100644\n"
+        f"--- a/drivers/misc/qux.c\n+++ b/drivers/misc/qux.c\n{diff}"
+    ).encode()
+
+
+def test_a_labelled_patch_the_rules_never_saw_is_a_problem_not_a_score(tmp_path: Path) -> None:
+    # a row is scored only when check read its mail as a patch: a mail cut inside its hunk, or a "[tip: ...]"
+    # notice of a merged commit (check leaves those alone), counted as a miss or a pass, measured nothing
+    hunk = "@@ -10,3 +10,3 @@ static int qux_poll(struct qux *q)\n \tint n = 0;\n-\tn = qux_count(q);\n+\tn = qux_fast_count(q);\n \treturn n;\n"
+    claim = "Use the cached count: this makes qux_poll() faster."
+    mails = {
+        "Q1": _own_mail("q1@example.org", "[PATCH] qux: use the cached count", claim, hunk),
+        "Q2": _own_mail("q2@example.org", "[PATCH] qux: use the cached count", claim, hunk.rsplit("\n", 3)[0] + "\n"),
+        "Q3": _own_mail(
+            "q3@example.org",
+            "[tip: misc/core] qux: use the cached count",
+            claim,
+            hunk,
+            "In-Reply-To: <q1@example.org>\n",
+        ),
+    }
+    (tmp_path / "mail").mkdir()
+    rows = []
+    for pid, raw in mails.items():
+        (tmp_path / "mail" / f"{pid}.eml").write_bytes(raw)
+        row = dict.fromkeys(SET_COLUMNS, "")
+        row.update(id=pid, list="x/qux.example.org.0", message_id=f"{pid.lower()}@example.org", subject="qux")
+        row.update(RB101="0", RB102="0", RB201="1", RB202="0", reason="RB201: 'faster', no numbers")
+        rows.append(row)
+    with (tmp_path / "labels.tsv").open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=SET_COLUMNS, delimiter="\t", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    result = run_set(tmp_path, RULES)
+    assert result.rows == 1
+    assert (result.scores["RB201"].tp, result.scores["RB201"].fn) == (1, 0)
+    unscored = [p for p in result.problems if "not checked, so it is not scored" in p]
+    assert [p.split(":")[0] for p in unscored] == ["Q2", "Q3"]
+    assert "[tip: misc/core]" in unscored[1] and "not a [PATCH]" in unscored[1]

@@ -480,3 +480,18 @@ def test_from_comment_read_as_git_mailinfo_reads_the_author():
     assert author(b"<dev@example.net> (Dana Dev)") == ("Dana Dev", "dev@example.net")
     assert author(b"Dana\n  (work)\n  Dev <dev@example.net> (Lab)") == ("Dana (work) Dev (Lab)", "dev@example.net")
     assert author(b"Dana Dev <dev@example.net>") == ("Dana Dev", "dev@example.net")
+
+
+def test_an_in_reply_to_written_in_encoded_words_is_decoded() -> None:
+    # a bot that encodes its threading headers (tip-bot2 does for long ids): git am and public-inbox thread the
+    # mail under the decoded id; read raw, it replied to nothing and a merged commit's notice looked like a patch
+    from reviewbot.parse.mail import parse_rfc822
+
+    raw = (
+        b"From: bot <bot@example.org>\nMessage-ID: <n-1@example.org>\nSubject: [tip: x/core] qux: fix\n"
+        b"In-Reply-To: =?utf-8?q?=3Cabc123=2E1652954372=2Egit=2Eada=40exam?=\n =?utf-8?q?ple=2Eorg=3E?=\n"
+        b"References: =?utf-8?q?=3Cabc123=2E1652954372=2Egit=2Eada=40example=2Eorg=3E?=\n\nbody\n"
+    )
+    msg = parse_rfc822(raw, "notice.eml")
+    assert msg.in_reply_to == "abc123.1652954372.git.ada@example.org"
+    assert msg.references == ("abc123.1652954372.git.ada@example.org",)

@@ -461,6 +461,12 @@ def run_set(root: Path, rules: Sequence, *, strict: bool = False) -> SetResult:
         run = check_messages(items, rules, strict=strict)
         for problem in run.problems:
             result.problems.append(f"{row.id}: {problem}")
+        if not any(cp.report.patch.message.message_id.strip("<>") == row.message_id for cp in run.patches):
+            # the rules never ran on it (cut off, or a notice such as "[tip: ...]" that check leaves alone):
+            # scoring it would count what the rules never saw
+            why = "; ".join(run.notes) if run.notes else "check did not read it as a patch"
+            result.problems.append(f"{row.id}: the labelled patch was not checked, so it is not scored ({why})")
+            continue
         result.rows += 1
         said: dict[str, str] = {}
         for f in run.findings:

@@ -520,6 +520,8 @@ def msgid_list(value: str) -> tuple[str, ...]:
     if not value:
         return ()
     value = _unfold(value)
+    if "=?" in value and "<" not in value:  # encoded words (tip-bot2's In-Reply-To): git and public-inbox decode
+        value = decode_header_value(value)
     stripped = value
     if "(" in stripped:
         # comments may hold <...> too ("(message from X <x@y>)"): drop them first
