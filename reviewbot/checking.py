@@ -880,6 +880,22 @@ def _unthreaded_authors(message: Message) -> tuple[str, ...] | None:
     return (sender, inbody)
 
 
+def _malformed_diff(name: str, decoded: Sequence[tuple[int, Message]], items: Sequence[InputMessage]) -> str:
+    """Why an input held no patch when one of its messages has a diff too broken to read (a mail cut inside a
+    hunk, its subject without [PATCH]: read as a reply's half-quoted diff and skipped); "" when none has."""
+    from reviewbot.parse.patch import WARN_MALFORMED_DIFF, parse_patch
+
+    for pos, message in decoded:
+        if items[pos].input == name and not message.subject.is_reply:
+            try:
+                broken = [str(w) for w in parse_patch(message).warnings if w.code == WARN_MALFORMED_DIFF]
+            except ReviewbotError:
+                continue
+            if broken:  # "malformed diff ignored (...): <id>:220: malformed diff in X: ..." -> "line 220: ..."
+                return "its diff cannot be read: " + re.sub(r"^.*?: \S+?:(\d+): ", r"line \1: ", broken[0], count=1)
+    return ""
+
+
 class _ThreadsChanged(Exception):
     """A message left out of the run (its diff cannot be parsed) changes the threads already reviewed."""
 
@@ -921,7 +937,7 @@ def _check_messages(
                 input_notes.append(reply_note(name, n_replies))
                 explained += n_replies
             else:
-                why = "no message with a diff"
+                why = _malformed_diff(name, decoded, items) or "no message with a diff"
                 pages = [item.raw for item in items if item.input == name and item.raw.attachments]
                 if pages:
                     why += (

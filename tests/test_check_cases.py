@@ -339,3 +339,49 @@ def test_a_saved_index_page_among_the_inputs_is_a_note_and_the_findings_keep_the
     alone = run(index)
     assert alone.exit_code == 0
     assert alone.stdout.startswith(f"NOTE: {index}: an index page of the archive")
+
+
+def test_a_mail_cut_inside_its_hunk_without_patch_in_its_subject_names_the_cut(isolated_env: Path) -> None:
+    # read as a reply's half-quoted diff, the broken diff was skipped and the input "held no diff" (a new user's
+    # report); the error says where the diff breaks
+    (isolated_env / "cut.eml").write_text(
+        "From: Ada Example <ada@example.org>\nMessage-ID: <cut-1@example.org>\nSubject: qux: drain the jobs\n"
+        "Date: Mon, 10 Mar 2025 10:00:00 +0100\n\nDrain the jobs first.\n\nSigned-off-by: Ada Example "
+        "<ada@example.org>\n---\ndiff --git a/drivers/misc/qux.c b/drivers/misc/qux.c\nindex 1111111..2222222 100644\n"
+        "--- a/drivers/misc/qux.c\n+++ b/drivers/misc/qux.c\n@@ -10,4 +10,6 @@ static void qux_fini(struct qux *q)\n"
+        " {\n+\tqux_drain(q);\n",
+        encoding="utf-8",
+    )
+    res = run("cut.eml")
+    assert res.exit_code == 2
+    assert res.stderr.startswith("reviewbot check: cut.eml: no patch found: its diff cannot be read: line ")
+    assert "malformed diff in drivers/misc/qux.c: Hunk is shorter than expected" in res.stderr
+
+
+_TWO_FILES = (
+    "From: Ada Example <ada@example.org>\nMessage-ID: <two-1@example.org>\nSubject: [PATCH] qux: drain the jobs\n"
+    "Date: Mon, 10 Mar 2025 10:00:00 +0100\n\nDrain the jobs first.\n\nSigned-off-by: Ada Example <ada@example.org>\n"
+    "---\ndiff --git a/drivers/misc/qux.c b/drivers/misc/qux.c\nindex 1111111..2222222 100644\n"
+    "--- a/drivers/misc/qux.c\n+++ b/drivers/misc/qux.c\n@@ -10,4 +10,5 @@ static void qux_fini(struct qux *q)\n"
+    " {\n+\tqux_drain(q);\n{tail}"
+)
+
+
+def test_a_hunk_cut_short_names_its_own_file_and_says_what_went_wrong(isolated_env: Path) -> None:
+    # a new user's report: lines lost inside a hunk named the next file, and unidiff's "Hunk diff line expected"
+    # repeated the line twice
+    nxt = "diff --git a/drivers/misc/qux.h b/drivers/misc/qux.h\nindex 3333333..4444444 100644\n"
+    (isolated_env / "lost.eml").write_text(_TWO_FILES.replace("{tail}", nxt), encoding="utf-8")
+    res = run("lost.eml")
+    assert res.exit_code == 2
+    assert (
+        "malformed diff in drivers/misc/qux.c: a hunk line starts with neither ' ', '+' nor '-': the hunk holds "
+        in (res.stderr)
+    )
+    assert (
+        "fewer lines than its @@ header counts" in res.stderr
+        and res.stderr.count("diff --git a/drivers/misc/qux.h") == 1
+    )
+    (isolated_env / "sig.eml").write_text(_TWO_FILES.replace("{tail}", "-- \n2.50.1\n"), encoding="utf-8")
+    res = run("sig.eml")
+    assert res.exit_code == 2 and "so it ran into the signature ('-- ') (line '2.50.1')" in res.stderr

@@ -771,12 +771,22 @@ def _parse_diff_slow(lines: list[str], start: int, first_line: int, subject: str
         pos = min(max(feed.pos, start), len(lines) - 1) if lines else 0
         bad = lines[pos] if lines else ""
         what = str(exc).strip()[:200]
+        header = bad == "-- " or bad.startswith(("diff --git ", "@@ ", "--- a/"))
         if "shorter than expected" in what and feed.pos >= len(lines):
             what += ": the diff is cut off at the end of the input"
-        elif "longer than expected" in what and (bad == "-- " or bad.startswith(("diff --git ", "@@ ", "--- a/"))):
+        elif "longer than expected" in what and header:
             what += ": its @@ header counts more lines than the hunk holds, so the hunk ran into the line below"
+        elif what.startswith("Hunk diff line expected"):  # unidiff repeats the line, which is quoted below
+            signature = pos > 0 and lines[pos - 1] == "-- "  # "-- " was read as a removed line: the mail's end
+            what = "a hunk line starts with neither ' ', '+' nor '-'" + (
+                ": the hunk holds fewer lines than its @@ header counts (lines lost, or the header miscounts)"
+                + (", so it ran into the signature ('-- ')" if signature else "")
+                if header or signature
+                else ""
+            )
+        at = pos - 1 if header and bad != "-- " and pos > start else pos  # the hunk that ended early, not the next
         raise ParseError(
-            f"malformed diff{_in_file(lines, start, pos)}: {what} (line {bad[:120]!r})",
+            f"malformed diff{_in_file(lines, start, at)}: {what} (line {bad[:120]!r})",
             subject=subject,
             line=first_line + pos,
         ) from exc
