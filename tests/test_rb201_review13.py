@@ -6,7 +6,7 @@ claims nothing. Read as a reviewer reads them (the sentences are our own, modell
 - A degree word judges an adjective ("very hot instructions", "quite expensive"), not a cost noun: "Most
   instructions have one type" counts instructions, it claims no cost taken away.
 - A gain named as a noun after what it improves ("a performance gain", "a speed boost") is a claim, as "a
-  performance improvement" was (r8's changelog "Skipping some events bring performance enhancement" was missed).
+  performance improvement" was (r8's draft had quoted another sentence than its changelog's claim of a gain).
 - "The changelog gives sizes" is said only of a changelog giving a size as a result ("saves 56 bytes", two sizes);
   "an 8 byte eventfd counter" is what a thing is (r8: a false sentence).
 - A sentence whose subject is the existing code ("The current code will, at run time, optimize X") speaks of
