@@ -39,6 +39,7 @@ FINDINGS_RE = re.compile(
     r"(?:(?P<moot>\d+) skipped as the thread says it is already fixed elsewhere, )?"
     r"(?:(?P<reviewed>\d+) skipped as another person already reviewed the patch, )?"
     r"(?:(?P<backports>\d+) skipped as stable backports \(they must match upstream\), )?"
+    r"(?:(?P<not_for_merge>\d+) skipped on patches not meant to be merged \(\[DEBUG PATCH\], \[DNM\]\), )?"
     r"(?:(?P<superseded>\d+) left to a newer revision or handled on an earlier one, )?"
     r"(?:(?P<dismissed>\d+) skipped as dismissed, )?"
     r"(?:(?P<not_asked>\d+) not asked \(the rule says why, or a sibling patch has the same point\), )?"
@@ -127,6 +128,7 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
         + c["rejected"]
         + c["reviewed"]
         + c["backports"]
+        + c["not_for_merge"]
         + c["superseded"]
         + c["dismissed"]
         + c["unsure"]
@@ -157,6 +159,7 @@ def test_summary_counts_add_up_and_match_the_store(corpus_db: Path, tmp_path: Pa
                     "applied": c["applied"],
                     "withdrawn": c["withdrawn"],
                     "stable-backport": c["backports"],
+                    "not-for-merge": c["not_for_merge"],
                     "dismissed": c["dismissed"],
                     "rejected": c["rejected"],
                     "reviewed": c["reviewed"],

@@ -110,6 +110,8 @@ def summary_lines(summary: Any, scope: str = "") -> list[str]:
         parts.append(f"{summary.reviewed} skipped as another person already reviewed the patch")
     if summary.backports:
         parts.append(f"{summary.backports} skipped as stable backports (they must match upstream)")
+    if summary.not_for_merge:
+        parts.append(f"{summary.not_for_merge} skipped on patches not meant to be merged ([DEBUG PATCH], [DNM])")
     if summary.superseded:
         parts.append(f"{summary.superseded} left to a newer revision or handled on an earlier one")
     if summary.dismissed:

@@ -1524,8 +1524,13 @@ _UPSTREAM_LINE = re.compile(
 )
 
 
+#: git cherry-pick -x's line: the patch is a commit already merged, carried to another branch.
+_CHERRY_PICKED = re.compile(r"^\s*\(cherry picked from commit ([0-9a-f]{7,40})\)", re.IGNORECASE | re.MULTILINE)
+
+
 def stable_backport(patch: Patch) -> str | None:
-    """Why ``patch`` is a stable backport (which must match its upstream commit), else None."""
+    """Why ``patch`` is a backport (which must match the commit it carries), else None: a stable tag, an
+    "upstream commit X" first line, or git cherry-pick -x's "(cherry picked from commit X)"."""
     for tag in patch.subject.tags:
         if _STABLE_TAG.match(tag):
             return f"a stable backport ([{tag}] in the subject): it must match the upstream commit"
@@ -1534,7 +1539,25 @@ def stable_backport(patch: Patch) -> str | None:
             if _UPSTREAM_LINE.match(line):
                 return f'a stable backport ("{line.strip()[:60]}"): it must match the upstream commit'
             break
+    picked = _CHERRY_PICKED.search(patch.commit_message or "")
+    if picked:
+        return f"a backport (cherry picked from commit {picked.group(1)[:12]}): it must match that commit"
     return None
+
+
+#: Subject tags that say the patch is not for merging: "[DEBUG PATCH]", "[HACK]", "[DNM]", "[PATCH DO NOT MERGE]",
+#: "[PATCH NOT FOR MERGE]": a demonstration or a test, whose timing code or missing comments are its purpose.
+_NOT_FOR_MERGE_TAGS = frozenset({"DEBUG", "HACK", "DNM", "NOT-FOR-MERGE", "DO-NOT-MERGE", "NFM"})
+
+
+def not_for_merge(patch: Patch) -> str | None:
+    """Why ``patch`` is not meant to be merged (its subject's tags say so), else None."""
+    tags = [t.upper() for t in patch.subject.tags]
+    joined = " ".join(tags)
+    said = next((t for t in tags if t in _NOT_FOR_MERGE_TAGS), None) or next(
+        (p for p in ("NOT FOR MERGE", "DO NOT MERGE", "NOT FOR MERGING") if p in joined), None
+    )
+    return f"not meant to be merged ([{said}] in the subject): nothing to fix before it is applied" if said else None
 
 
 # ------------------------------------------------------------------ draft

@@ -38,6 +38,7 @@ from reviewbot.respond.draft import (
     parse_maintainers,
     reviewed_in_thread,
     said_in_thread,
+    not_for_merge,
     stable_backport,
     thread_state,
     unsure_settled,
@@ -66,6 +67,7 @@ SKIP_REVIEWED = (
     "reviewed"  # another person gave Reviewed-by/Acked-by/Tested-by: a late point of the rule (its QUIET_AFTER_REVIEW)
 )
 SKIP_STABLE = "stable-backport"  # a stable backport: it must match upstream, no review point to send
+SKIP_NOT_FOR_MERGE = "not-for-merge"  # "[DEBUG PATCH]", "[PATCH DO NOT MERGE]": nothing to fix before merging
 SKIP_REPOSTED = "fixed-in-reply"  # the author re-posted the diff in a reply and it has no finding there
 SKIP_UNUSABLE_ID = "unusable-id"  # draft_skips.state: the patch's Message-ID cannot go into a reply header
 SKIP_UNSURE_POINT = "unsure-point"  # the rule is not sure a reviewer would send it (Finding.unsure): kept, not drafted
@@ -85,6 +87,7 @@ SKIP_STATES = (
     SKIP_MOOT,
     SKIP_REVIEWED,
     SKIP_STABLE,
+    SKIP_NOT_FOR_MERGE,
     SKIP_REPOSTED,
     SKIP_UNUSABLE_ID,
     SKIP_NOT_ASKED,
@@ -169,6 +172,7 @@ class DraftRunSummary:
     unsure: int = 0  # the thread may be settled and the drafter cannot tell for sure: kept, not drafted
     reviewed: int = 0  # someone else already gave Reviewed-by/Acked-by/Tested-by (rules with a QUIET_AFTER_REVIEW)
     backports: int = 0  # stable backports: they must match upstream
+    not_for_merge: int = 0  # debug or test patches not meant to be merged
     superseded: int = 0
     dismissed: int = 0
     failed: int = 0
@@ -198,6 +202,7 @@ class DraftRunSummary:
             + self.unsure
             + self.reviewed
             + self.backports
+            + self.not_for_merge
             + self.superseded
             + self.dismissed
             + self.failed
@@ -1117,7 +1122,8 @@ def _sort_findings(
     applied = applied_in_thread(patch, thread, identity=identity)
     said = said_in_thread(patch, thread, identity=identity) if applied is None else None
     backport = stable_backport(patch) if applied is None and said is None else None
-    unsure = unsure_settled(patch, thread, identity=identity) if not (applied or said or backport) else None
+    debug = not_for_merge(patch) if applied is None and said is None and backport is None else None
+    unsure = unsure_settled(patch, thread, identity=identity) if not (applied or said or backport or debug) else None
     if unsure is not None:  # precision first: a draft on a settled thread costs more than a missed one
         with store.transaction():
             for finding in findings:
@@ -1125,7 +1131,7 @@ def _sort_findings(
         summary.unsure += len(findings)
         log.info("<%s>: %s, no draft", message_id, unsure)
         return None
-    if applied is not None or said is not None or backport is not None:  # no review point to send
+    if applied is not None or said is not None or backport is not None or debug is not None:  # no point to send
         if applied is not None:
             skip, reason = SKIP_APPLIED, f"already applied, see <{applied}>"
         elif said is not None:
@@ -1133,8 +1139,10 @@ def _sort_findings(
                 said[0], SKIP_APPLIED
             )
             reason = said[1]
+        elif backport is not None:
+            skip, reason = SKIP_STABLE, backport
         else:
-            skip, reason = SKIP_STABLE, str(backport)
+            skip, reason = SKIP_NOT_FOR_MERGE, str(debug)
         with store.transaction():
             for finding in findings:
                 store.record_skip(finding, skip, reason)
@@ -1146,6 +1154,8 @@ def _sort_findings(
             summary.rejected += len(findings)
         elif skip == SKIP_MOOT:
             summary.moot += len(findings)
+        elif skip == SKIP_NOT_FOR_MERGE:
+            summary.not_for_merge += len(findings)
         else:
             summary.backports += len(findings)
         log.info("<%s>: %s, no draft", message_id, reason)
