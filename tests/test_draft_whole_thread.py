@@ -424,3 +424,27 @@ def test_an_open_thread_with_those_words_is_drafted(tmp_path: Path, rules, sende
     store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
     assert summary.drafts == 1 and summary.unsure == 0
     store.close()
+
+
+def test_a_maintainer_dropping_the_set_settles_it(tmp_path: Path, rules) -> None:
+    # r9: "Full disclosure, I'm dropping this set for now." from the maintainer, then a barrier question drafted
+    body = "Full disclosure, I'm dropping this set for now. Please split the driver and resubmit."
+    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, subject=SINGLE)])
+    (skip,) = skips.values()
+    assert summary.drafts == 0 and skip is not None and skip.state == "rejected" and "dropping this set" in skip.reason
+    store.close()
+
+
+def test_a_later_version_posted_in_the_thread_supersedes_the_patch(tmp_path: Path, rules) -> None:
+    # r9: a "[PATCH v4] ..." answered in its own thread by the author's v5, v6 and v7 under a new title; the v4
+    # was drafted, and the point belongs to the newest version
+    v4 = "[PATCH v4] foo: add a barrier after the slot store"
+    v5 = "[PATCH v5] foo: fix the ring barriers to follow the specification"
+    mails = [patch_mail(v4), patch_mail(v5, msgid="ring-9@example.org", parent="ring-8@example.org", day=14)]
+    store = Store(tmp_path / "reviewbot.db")
+    found = load_thread(store, messages_of(*mails), rules)
+    summary = draft_fixed(store, rules, tmp_path / "outbox")
+    (skip,) = [store.skip_for(f.fingerprint) for f in found["ring-8@example.org"]]
+    assert skip is not None and skip.state == "superseded" and "<ring-9@example.org>" in skip.reason
+    assert summary.drafts == 1  # the v5's own point
+    store.close()

@@ -1223,6 +1223,10 @@ REJECTED_WORDS = (
     "not second-guess the compiler",
     "not second guess the compiler",
     "don't second-guess the compiler",
+    # the maintainer drops what was posted: "Full disclosure, I'm dropping this set for now."
+    "dropping this set",
+    "dropping this series",
+    "dropping this patch",
 )
 #: Plain words of an author taking the patch back: matched lower-cased in an own line of the
 #: author's reply about the patch.

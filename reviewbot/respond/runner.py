@@ -728,6 +728,27 @@ def later_version_naming(store: Any, patch: Patch, thread_id: str | None) -> tup
     return None
 
 
+def later_version_in_thread(patch: Patch, thread: Sequence[Message]) -> tuple[str, str] | None:
+    """(Message-ID, why) of a later patch posted in the same thread by the same author with a higher version
+    number and the same place in its series (a v4 answered by the author's v5, v6, v7 in the thread, under a
+    new title), else None."""
+    sender = patch.message.from_addr
+    if sender is None or not sender.email:
+        return None
+    version = patch.subject.version or 1
+    for later in thread:
+        subj = later.subject
+        if subj.is_reply or not subj.is_patch or (subj.version or 1) <= version or subj.index != patch.subject.index:
+            continue
+        if later.from_addr is None or later.from_addr.email.lower() != sender.email.lower():
+            continue
+        if patch.message.date and later.date and later.date <= patch.message.date:
+            continue
+        title = " ".join(subj.raw.split())[:80]
+        return later.message_id, f"the author posted a later version in this thread: <{later.message_id}> ({title})"
+    return None
+
+
 def newer_revision(store: Any, message_id: str) -> str | None:
     """The Message-ID of a newer revision of the same patch in the store (a higher version, or the same
     version posted again later: RESEND, a re-posted series), else None."""
@@ -1104,6 +1125,10 @@ def _sort_findings(
         if named is not None:
             newer, newer_why = named
     thread = thread_of(store, patch.message, thread_id)
+    if newer is None:  # v5..v7 posted as replies in this very thread, whatever their titles
+        named = later_version_in_thread(patch, thread)
+        if named is not None:
+            newer, newer_why = named
     if newer is not None:  # only the newest revision in the store gets a draft
         # ... but a point a reviewer raised (or the author answered) on this revision is settled for
         # the later ones too while the code is unchanged: record that, not only "superseded"
