@@ -105,7 +105,7 @@ def _set(words: str) -> frozenset[str]:
 # Step 2's vocabulary: what run-time speed and cost are called. Multi-word terms are joined by "_" first
 # ("cache misses" -> "cache_misses", _JOINED_TERMS_RE). General words of the field, not phrases of one patch.
 #: a speed word claims by itself: "faster", "a speed-up", "optimize X"
-SPEED_WORDS = _set("faster quicker speedup speedups accelerate accelerates accelerated accelerating cheaper")
+SPEED_WORDS = _set("faster quicker speedup speedups accelerate accelerates accelerating cheaper")
 OPTIMIZE_VERBS = frozenset(f"optimi{z}{end}" for z in "zs" for end in ("e", "es", "ing", "ation", "ations"))
 SPEED_VERBS = _set("speed speeds speeding sped")  # with "up" after: "speed up", "speeds things up"
 #: run-time costs a patch makes smaller
@@ -153,8 +153,8 @@ NOT_SPEED_WORDS = _set(
     "packing padding hole holes bytes binary code_size pm development emc emi convention conventions style "
     "readability naming pin pins store stored storing"
 )
-#: a speed word as an adjective names existing code or a feature: "the fast path", "optimized modify QP"
-NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised")
+#: a speed word as an adjective names existing code or a feature: "the fast path", "the accelerated callbacks"
+NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised accelerated")
 PATH_TERMS = _set("fast_path fast_paths hot_path hot_paths fastpath hotpath")
 ADD_WORDS = _set("add adds added adding introduce introduces introducing new implement implements")
 
@@ -236,7 +236,7 @@ CACHE_WORDS = _set("cache caches")
 PLACE_WORDS = _set("same one single separate own across")
 #: every claim needs one of these words (the cheap first test, before any sentence is read)
 CLAIM_NEEDS = SPEED_WORDS | OPTIMIZE_VERBS | SPEED_VERBS | COST_NOUNS | GOOD_NOUNS | EFFICIENT_WORDS | EXPENSIVE_WORDS
-CLAIM_NEEDS |= _set("optimized optimised hot hotter acquiring") | PATH_TERMS | CACHE_LINE_TERMS | COUNT_NOUNS
+CLAIM_NEEDS |= NAME_WORDS | _set("hotter acquiring") | PATH_TERMS | CACHE_LINE_TERMS | COUNT_NOUNS
 SPEED_OR_COST_WORDS = SPEED_WORDS | OPTIMIZE_VERBS | COST_NOUNS | GOOD_NOUNS | EXPENSIVE_WORDS | EFFICIENT_WORDS
 PACKING_WORDS = _set("hole holes padding packing pahole")  # "to remove a hole and avoid ... split": the size
 SPLIT_WORDS = _set("spanning span spans split straddle straddles straddling crossing")
@@ -422,8 +422,8 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
             return None  # "goes to fewer cachelines (72 -> 64 bytes)": the size
         return place, i  # "into the same cache line": layout, a CHECK
     if w in NAME_WORDS and i > 0:
-        if w.startswith("optimi") and words[i - 1] == "now":
-            return i - 1, i  # "is now optimized": the patch's effect, not a name
+        if w.startswith("optimi") and words[i - 1] == "now" or w == "accelerated" and words[i - 1] in COPULAS:
+            return i - (w != "accelerated"), i  # "is now optimized", "so it is accelerated": an effect, not a name
         if w in PATH_TERMS and _near(words, i - 3, i, ADD_WORDS | MORE_VERBS | OPTIMIZE_VERBS) is not None:
             return i - 2 if words[i - 1] in ("a", "an") else i - 1, i  # "add a fast path": a new one
     return None

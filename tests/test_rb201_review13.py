@@ -9,6 +9,8 @@ claims nothing. Read as a reviewer reads them (the sentences are our own, modell
   performance improvement" was (r8's draft had quoted another sentence than its changelog's claim of a gain).
 - "The changelog gives sizes" is said only of a changelog giving a size as a result ("saves 56 bytes", two sizes);
   "an 8 byte eventfd counter" is what a thing is (r8: a false sentence).
+- "accelerated" before a noun names a feature ("the accelerated callbacks", as "the fast path"); after "is"
+  it is this patch's effect ("so that validation is accelerated"), as "accelerates" is (r9).
 - A sentence whose subject is the existing code ("The current code will, at run time, optimize X") speaks of
   that code to its end, past its commas, as "Previously ..." does.
 """
@@ -26,6 +28,7 @@ from reviewbot.rules import rb201_perf_claim as rb201
         "Most instructions have a single type. So create a helper taking the type from the instruction.",
         "The current code will, at evaluation time, optimize some casts. That is wrong for bools: test the type.",
         "The existing implementation, when the queue is full, speeds up the flush. Keep it and fix the count.",
+        "Add the missing state checks to the remaining accelerated callbacks, as fillrect() has them.",
     ],
 )
 def test_no_claim_of_this_patch(text: str) -> None:
@@ -40,6 +43,7 @@ def test_no_claim_of_this_patch(text: str) -> None:
         ("This patch avoids the expensive lookup the current code makes.", "avoids the expensive"),
         ("Skip the events no one waits for. This gives a performance gain.", "performance gain"),
         ("Batch the doorbell writes for a nice speed boost.", "speed boost"),
+        ("Track the evicted objects, so that their validation is accelerated.", "accelerated"),
     ],
 )
 def test_a_cost_judged_or_taken_away_is_still_a_claim(text: str, claim: str) -> None:
