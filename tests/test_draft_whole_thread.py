@@ -101,6 +101,7 @@ SINGLE = "[PATCH] foo: publish the ring tail after the slot is written"
     "sender, body, state, words",
     [
         (MAINTAINER, "OK done, thanks for the fix, applied.", "applied", "already applied, see <reply-1"),
+        (MAINTAINER, "That makes more sense. I'll apply the series.", "applied", "I'll apply the series"),
         (MAINTAINER, "This is unacceptable, because the ring is per-CPU.", "rejected", "This is unacceptable"),
         (MAINTAINER, "Sorry, but your patches make no sense to me.", "rejected", "make no sense to me"),
         (MAINTAINER, "No, let's not second-guess the compiler here.", "rejected", "second-guess the compiler"),
@@ -121,6 +122,7 @@ def test_a_settled_thread_gets_no_draft(tmp_path: Path, rules, sender: str, body
     [
         (MAINTAINER, "Thanks for the fix. Was this tested before it got applied?"),  # a question, not an apply
         (MAINTAINER, "Is this acceptable for stable? It looks fine to me otherwise."),
+        (MAINTAINER, "If you split the driver out, I'll apply the series."),  # a condition, not an apply
         ("Carol Stable <carol@example.net>", "Is this already fixed upstream? I could not find it."),
         (MAINTAINER, "If this patch will be dropped, say so; I like it."),  # the maintainer, conditional
     ],

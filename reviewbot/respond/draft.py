@@ -1187,6 +1187,12 @@ APPLIED_WORDS = (
     "i'll queue it",
     "i will queue this",
     "i will queue it",
+    "i'll apply this",
+    "i'll apply it",
+    "i'll apply the series",
+    "i will apply this",
+    "i will apply it",
+    "i will apply the series",
     "applied patches",  # "Applied patches 1-5 to ...": the range is read by _numbers_named
 )
 #: Words by which the patch's author says it is in their own tree (the author is also the tree's
