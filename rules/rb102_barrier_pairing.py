@@ -159,7 +159,8 @@ functions named ``__smp_*`` such as ``__smp_text_poke_sync_each_cpu()``).
    (``_right_before_ordered_mmio``: ``writel()`` already orders earlier
    writes to memory), and a device barrier's question names what follows it
    (``_what_follows``: "before udma_sync_for_device() and
-   k3_ringacc_ring_push()") instead of a stock example.
+   k3_ringacc_ring_push()"; for a write barrier, the register write that
+   hands over a few lines on, ``regmap_write()``) instead of a stock example.
 10. ``_sure_or_not``: only the points a reviewer sends for sure are drafted
    (``SURE_PROBLEMS``: a barrier that orders nothing or orders twice, an SMP
    barrier before an MMIO write, a named other side without a barrier); a
@@ -2214,11 +2215,21 @@ _STATEMENT_CALL_RE = lazyre.compile(r"^(?:[\w.\->\[\]]+\s*=\s*)?([A-Za-z_]\w*)\s
 _STATEMENT_STORE_RE = lazyre.compile(r"^([\w.\->\[\]]*(?:->|\.|\])[\w\[\]]*)\s*(?:[|&+\-^]?=)(?!=)")
 
 
+#: How many code lines after a device write barrier its draft looks for the register write that hands over.
+NAMING_LINES = 10
+
+
 def _what_follows(use: _Use) -> list[str]:
     """What the two code lines after a device barrier do, as a draft names it: the function each calls
     (``udma_sync_for_device()``, ``k3_ringacc_ring_push()``), or the store to memory that comes first ("the
     store to d->flags"), where the walk stops. What the barrier's writes must precede, instead of a stock
-    example."""
+    example. A write barrier's handover to the device further on (a register or MMIO write within
+    ``NAMING_LINES`` code lines, past lock calls and the stores of a descriptor being filled) is named instead:
+    that is what its writes must precede."""
+    if use.name in ("wmb", "dma_wmb"):
+        hand = next((h for h in map(_handover, _code_lines(use, 1, NAMING_LINES)) if h), "")
+        if hand.endswith("()"):  # a flag bit stored first is the handover: named below, as the store it is
+            return [hand]
     out: list[str] = []
     for code in _code_lines(use, 1, 2):
         store = _STATEMENT_STORE_RE.match(code)

@@ -37,3 +37,35 @@ def test_writes_named_by_where_they_are_flushed_say_what_it_orders() -> None:
 
 def test_writes_only_said_to_be_in_order_name_nothing() -> None:
     assert _problems("make sure the writes in order") == ["comment-without-pairing"]
+
+
+def test_the_question_names_the_register_write_that_hands_over_not_the_next_store() -> None:
+    # r9: "which writes must be visible before the store to espi_flash->tx_sts below it?", where the writes of
+    # the DMA buffer must precede the regmap_write() of the TX control register, lines further on
+    from reviewbot.rules import rb102_barrier_pairing as rb102
+
+    lines = [
+        "+static void quux_flash_send(struct quux_flash *f, const void *pkt, size_t len, u32 cyc)",
+        "+{",
+        "+\tunsigned long flags;",
+        "+\tu32 reg;",
+        "+",
+        "+\tmemcpy(f->dma.tx_virt, pkt, len);",
+        "+\tdma_wmb();",
+        "+",
+        "+\tspin_lock_irqsave(&f->lock, flags);",
+        "+\tf->tx_sts = 0;",
+        "+\tf->rx_sts = 0;",
+        "+\treg = ((cyc << QUUX_TX_CTRL_CYC_SHIFT) & QUUX_TX_CTRL_CYC_MASK) |",
+        "+\t      ((len << QUUX_TX_CTRL_LEN_SHIFT) & QUUX_TX_CTRL_LEN_MASK) |",
+        "+\t      QUUX_TX_CTRL_TRIGGER;",
+        "+\tregmap_write(f->map, QUUX_TX_CTRL, reg);",
+        "+\tspin_unlock_irqrestore(&f->lock, flags);",
+        "+}",
+    ]
+    raw = added_file_patch("drivers/soc/quux/flash.c", lines, "quux: send flash packets", "flash-2@example.org")
+    patch = parse_patch(parse_rfc822(raw, "flash.patch"))
+    findings = list(check_patch(patch, [RULE], RuleContext(strict=True)).findings)
+    text = " ".join(rb102.reply_point(findings, patch).split())
+    assert "which writes must be visible before regmap_write() below it" in text
+    assert "tx_sts" not in text
