@@ -151,7 +151,7 @@ NOT_SPEED_WORDS = _set(
     "compilation compiler test tests testing selftest selftests kunit ci bisect review reviewer reviewers "
     "developer developers human maintainer documentation docs radio rf signal antenna audio image layout "
     "packing padding hole holes bytes binary code_size pm development emc emi convention conventions style "
-    "readability naming pin pins store stored storing"
+    "readability naming pin pins store stored storing debugging"
 )
 #: a speed word as an adjective names existing code or a feature: "the fast path", "the accelerated callbacks"
 NAME_WORDS = _set("fast hot fastpath hotpath fast_path hot_path fast_paths hot_paths optimized optimised accelerated")
@@ -364,7 +364,7 @@ def _speed_effect(words: Sequence[str], i: int) -> tuple[int, int] | None:
         return None  # "save time for system integrators", "cycles of the clock-high pulse": people's or hardware's
     if words[i + 1 : i + 2] in (["sensitive"], ["critical"]) and (away := _near(words, i - 6, i, _set("way away"))):
         return away - 3 * (words[away - 3 : away - 2] == ["out"]), i + 1  # "out of the way of latency sensitive X"
-    if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2):
+    if w in COST_NOUNS and not _not_speed(words, i - 2, i + 2 + 2 * (w == "time")):  # "time, mostly for debugging"
         under = not _set("under during").isdisjoint(words[max(0, i - 3) : i])  # "under high contention": when
         degree = i > 0 and words[i - 1] in DEGREE_WORDS  # "most instructions": no adjective judged, no cost
         needless = _near(words, i - 2, i - degree, NEEDLESS_WORDS) if w != "time" and not under else None

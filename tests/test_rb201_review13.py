@@ -11,6 +11,7 @@ claims nothing. Read as a reviewer reads them (the sentences are our own, modell
   "an 8 byte eventfd counter" is what a thing is (r8: a false sentence).
 - "accelerated" before a noun names a feature ("the accelerated callbacks", as "the fast path"); after "is"
   it is this patch's effect ("so that validation is accelerated"), as "accelerates" is (r9).
+- Time saved "for debugging" is a person's time, as "for reviewers" was (r9), a few words further on too.
 - A sentence whose subject is the existing code ("The current code will, at run time, optimize X") speaks of
   that code to its end, past its commas, as "Previously ..." does.
 """
@@ -29,6 +30,7 @@ from reviewbot.rules import rb201_perf_claim as rb201
         "The current code will, at evaluation time, optimize some casts. That is wrong for bools: test the type.",
         "The existing implementation, when the queue is full, speeds up the flush. Keep it and fix the count.",
         "Add the missing state checks to the remaining accelerated callbacks, as fillrect() has them.",
+        "Print the status code in the error messages. This saves time, specially for debugging.",
     ],
 )
 def test_no_claim_of_this_patch(text: str) -> None:
