@@ -31,7 +31,6 @@ from __future__ import annotations
 import operator
 import re
 import sys
-import textwrap
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -1049,6 +1048,8 @@ def _review_in_groups(
                         else "it answers another message and has neither a [PATCH]-style subject nor the diffstat "
                         "git format-patch writes: a diff a reviewer suggests"
                     )
+                    import textwrap  # only here: every check start would pay for it
+
                     title = textwrap.shorten(patch.subject.raw, 72, placeholder=" ...")  # whole words
                     run_notes.append(
                         f"{item.input}: {title!r} has a diff but is not a patch submission ({why}): not checked"
