@@ -102,6 +102,7 @@ SINGLE = "[PATCH] foo: publish the ring tail after the slot is written"
     [
         (MAINTAINER, "OK done, thanks for the fix, applied.", "applied", "already applied, see <reply-1"),
         (MAINTAINER, "That makes more sense. I'll apply the series.", "applied", "I'll apply the series"),
+        (MAINTAINER, "Full disclosure, I'm dropping this set for now.", "rejected", "dropping this set"),  # r9
         (MAINTAINER, "This is unacceptable, because the ring is per-CPU.", "rejected", "This is unacceptable"),
         (MAINTAINER, "Sorry, but your patches make no sense to me.", "rejected", "make no sense to me"),
         (MAINTAINER, "No, let's not second-guess the compiler here.", "rejected", "second-guess the compiler"),
@@ -425,15 +426,6 @@ def test_a_thread_that_may_be_settled_is_kept_not_drafted(tmp_path: Path, rules,
 def test_an_open_thread_with_those_words_is_drafted(tmp_path: Path, rules, sender, body) -> None:
     store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, sender=sender, subject=SINGLE)])
     assert summary.drafts == 1 and summary.unsure == 0
-    store.close()
-
-
-def test_a_maintainer_dropping_the_set_settles_it(tmp_path: Path, rules) -> None:
-    # r9: "Full disclosure, I'm dropping this set for now." from the maintainer, then a barrier question drafted
-    body = "Full disclosure, I'm dropping this set for now. Please split the driver and resubmit."
-    store, summary, skips = run(tmp_path, rules, [patch_mail(SINGLE), reply_mail(body, subject=SINGLE)])
-    (skip,) = skips.values()
-    assert summary.drafts == 0 and skip is not None and skip.state == "rejected" and "dropping this set" in skip.reason
     store.close()
 
 
