@@ -1579,8 +1579,10 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
 
     The own comment is on the line or the block ending directly above (for a
     barrier that is the body of an ``if``/loop line: above that line). The
-    nearby note is a comment one statement above the barrier, or the comment
-    above the function's header; it counts only when it speaks of pairing.
+    nearby note is a comment one statement above the barrier, one earlier in the
+    function that names this barrier and its pair ("The two smp_load_acquire()'s
+    here pair with ..."), or the comment above the function's header; it counts
+    only when it speaks of pairing.
     """
     scans, idx = use.scans, use.idx
     above = comment_above(scans, _over_blank(scans, idx))
@@ -1600,6 +1602,15 @@ def _comment_texts(use: _Use) -> tuple[str, str]:
             # function whose comments describe the other side
             return own, stmt_note
     header = _function_header(use)
+    if header is not None and not notes:
+        # a comment earlier in the function that names this barrier and its pair: "The two smp_load_acquire()'s
+        # here pair with the smp_store_release()'s in foo() and bar()" above an if/else of two returns
+        for j in range(idx - 1, header, -1):
+            if not is_comment_only(scans[j]) and is_comment_only(scans[j - 1]):  # a comment block ends above j
+                block = comment_above(scans, j) or ""
+                if use.name in block and _PAIRED_WITH_RE.search(block):
+                    notes.append(block)
+                    break
     if header is not None:
         j = header
         type_line = scans[j - 1].code.strip() if j > 0 else ""

@@ -74,6 +74,8 @@ RULE = RuleMeta(
 _BREAK_RE = lazyre.compile(r"^(?:diff -|Index: |--- \S)")
 _DIFF_BODY_RE = lazyre.compile(r"^(?:[-+ @\\]|diff |index |Index: |=+$|new file|deleted file|similarity|rename )")
 _TRAILER_RE = lazyre.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*):\s")
+#: Lines that make the cut block a diff (an example to indent), not prose or tool output that only starts like one.
+_DIFF_SHAPE_RE = lazyre.compile(r"^(?:diff -|Index: |@@ -\d|\+\+\+ [ab]/|--- [ab]/)")
 
 
 def _break_line(lines: list[str]) -> int | None:
@@ -115,9 +117,12 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
     if not patch.files:
         return []
     lines = patch.commit_message.split("\n")
-    start = _break_line(lines)
-    if start is None:
+    confirmed = _break_line(lines)
+    if confirmed is None:
         return []
+    # git mailinfo cuts at the first such line, a "--- x" of prose (strace's "--- SIGFPE {...} ---") included: that
+    # is where the commit ends, even when only a later one is followed by a "+++ " line
+    start = next(i for i, line in enumerate(lines[: confirmed + 1]) if _BREAK_RE.match(line))
     end = start + 1
     while end < len(lines) and (lines[end] or end + 1 < len(lines) and lines[end + 1][:1] in "+- @"):
         if lines[end] and not _DIFF_BODY_RE.match(lines[end]):
@@ -154,6 +159,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
             symbol="embedded-diff",
             details={
                 "diff_line": lines[start],
+                "a_diff": any(_DIFF_SHAPE_RE.match(ln) for ln in lines[start:end]),
                 "dropped_text": after,
                 "dropped_trailers": list(dict.fromkeys(trailers)),
             }
@@ -183,9 +189,34 @@ def reply(findings: Sequence[Finding], patch: Patch) -> str:
             + " tag"
             + ("s" if len(trailers) > 1 else "")
         )
-    return (
-        "I think the example diff in the changelog will confuse git am: it takes the unindented "
-        f'"{f.details.get("diff_line", "---").strip()}" line as the start of the patch, so {what} '
-        "would be dropped from the commit. Could you indent the example by a few spaces (or describe "
-        "it in words) when you resend?"
+    line = f.details.get("diff_line", "---").strip()
+    if f.details.get("a_diff", True):
+        return (
+            "I think the example diff in the changelog will confuse git am: it takes the unindented "
+            f'"{line}" line as the start of the patch, so {what} would be dropped from the commit. Could you '
+            "indent the example by a few spaces (or describe it in words) when you resend?"
+        )
+    return (  # tool output or prose that only starts like a patch ("--- SIGFPE {...} ---")
+        f'I think git am will cut the changelog at the unindented "{line}" line: git mailinfo takes a line '
+        f'starting with "--- " and a word as the start of the patch, so {what} would be dropped from the '
+        "commit. Could you indent those lines by a few spaces when you resend?"
     )
+
+
+# How reviewers make this point in a thread (reviewbot.rule.point_in_thread): a draft never repeats them.
+from reviewbot.rule import ThreadWords  # noqa: E402
+
+THREAD_WORDS = ThreadWords(
+    topic=("git am", "diff", "quoting", "inlined", "patch tools", "changelog", "commit message"),
+    asks=(
+        "indent them",
+        "indent it",
+        "indent the",
+        "indented",
+        "confuse git am",
+        "confuses git am",
+        "git am will",
+        "git am would",
+        "taken for a part of the patch",
+    ),
+)

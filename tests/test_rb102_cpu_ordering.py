@@ -83,3 +83,24 @@ def test_a_plain_barrier_beside_a_device_access_still_only_says_what_it_orders()
         )
     )
     assert found == []
+
+
+def test_a_comment_earlier_in_the_function_naming_the_barriers_and_their_pair_covers_them() -> None:
+    # r10: "The two smp_load_acquire()'s here pair with the smp_store_release()'s in ..." above an if/else of two
+    # returns; the second return's barrier was asked for a pairing comment
+    lines = [
+        "+static bool quux_key_ready(struct quux_key *k, bool inline_crypt)",
+        "+{",
+        "+\t/*",
+        "+\t * The two smp_load_acquire()'s here pair with the smp_store_release()'s",
+        "+\t * in quux_prepare_blk_key() and quux_prepare_tfm().",
+        "+\t */",
+        "+\tif (inline_crypt)",
+        "+\t\treturn smp_load_acquire(&k->blk_key) != NULL;",
+        "+\treturn smp_load_acquire(&k->tfm) != NULL;",
+        "+}",
+    ]
+    assert _findings(_patch(*lines)) == []
+    unrelated = [ln.replace("smp_load_acquire()'s here pair with", "keys here are set by") for ln in lines]
+    # without the barrier's name and "pair with" the earlier comment covers only the if's own barrier below it
+    assert [d["problem"] for d in _findings(_patch(*unrelated))] == ["no-comment"]

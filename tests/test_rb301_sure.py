@@ -84,3 +84,61 @@ def test_a_blank_context_line_does_not_end_the_pasted_diff() -> None:
     raw = _MANGLED.replace(_DIFF, blank, 1)
     _patch, (found,) = _findings(raw.encode())
     assert "#include" not in " ".join(found.details["dropped_text"])
+
+
+_STRACE = (
+    "From: Ada Example <ada@example.org>\nMessage-ID: <strace-1@example.org>\nSubject: [PATCH] foo: fix a double SIGFPE\n"
+    "Date: Mon, 10 Mar 2025 10:00:00 +0100\n\nThe second SIGFPE kills the program:\n\n"
+    "rt_sigaction(SIGFPE, {sa_handler=0x1110a}, NULL, 8) = 0\n"
+    "--- SIGFPE {si_signo=SIGFPE, si_addr=0x1078f} ---\n"
+    "--- SIGFPE {si_signo=SIGFPE, si_addr=0xf8f21237} ---\n"
+    "+++ killed by SIGFPE +++\n\nClear the trap before the handler runs.\n\n"
+    "Signed-off-by: Ada Example <ada@example.org>\n---\n drivers/foo/bar.c | 1 +\n\n"
+    "diff --git a/drivers/foo/bar.c b/drivers/foo/bar.c\nindex 1111111..2222222 100644\n"
+    "--- a/drivers/foo/bar.c\n+++ b/drivers/foo/bar.c\n@@ -10,2 +10,3 @@\n a\n+b\n c\n"
+)
+
+
+def test_tool_output_that_starts_like_a_patch_is_cut_where_git_cuts_it(tmp_path: Path) -> None:
+    # r10 (fourteen lists never read): strace's "--- SIGFPE {...} ---" lines; git mailinfo cuts at the first of
+    # them, the draft named the second and called the output "the example diff"
+    import shutil
+    import subprocess
+
+    patch, (found,) = _findings(_STRACE.encode())
+    assert found.details["diff_line"] == "--- SIGFPE {si_signo=SIGFPE, si_addr=0x1078f} ---"
+    reply = rb301.reply([found], patch)
+    assert reply.startswith('I think git am will cut the changelog at the unindented "--- SIGFPE {si_signo=SIGFPE, ')
+    assert "example" not in reply and "Signed-off-by:" in reply
+    if shutil.which("git"):  # and git itself cuts there
+        mail = tmp_path / "strace.eml"
+        mail.write_text(_STRACE, encoding="utf-8")
+        with mail.open("rb") as fh:
+            subprocess.run(
+                ["git", "mailinfo", str(tmp_path / "msg"), str(tmp_path / "patch")],
+                stdin=fh,
+                check=True,
+                capture_output=True,
+            )
+        assert (tmp_path / "patch").read_text().startswith("--- SIGFPE {si_signo=SIGFPE, si_addr=0x1078f} ---\n")
+
+
+def test_a_reviewer_who_asked_to_indent_the_quoted_diff_raised_the_point() -> None:
+    # r10: a reviewer had written "indent them by 2 or more chars ... without being taken for a part of the
+    # patchset" about a QEMU diff quoted in the changelog; the draft asked it again
+    from reviewbot.models import FindingState
+    from reviewbot.respond.draft import thread_state
+
+    cases = Path(__file__).resolve().parent / "data" / "cases" / "C02.patch"
+    patch, (found,) = _findings(cases.read_bytes())
+    reply = (
+        f"From: Bob Reviewer <bob@example.net>\nMessage-ID: <bob-1@example.net>\nSubject: Re: {patch.subject.raw}\n"
+        f"In-Reply-To: <{patch.message_id}>\nReferences: <{patch.message_id}>\nDate: Tue, 11 Mar 2025 10:00:00 +0100\n\n"
+        "What I'm used to doing when quoting code in a changelog is to indent them by 2 or more chars,\n"
+        "so that the diff is not taken for a part of the patch.\n"
+    )
+    thread = [parse_rfc822(reply.encode(), "reply")]
+    state, why = thread_state(found, patch, thread)
+    assert state is FindingState.RAISED and "bob-1@example.net" in why
+    other = reply.split("What I'm used to")[0] + "The diff looks fine to me, and the changelog explains it well.\n"
+    assert thread_state(found, patch, [parse_rfc822(other.encode(), "reply")])[0] is FindingState.OPEN
