@@ -386,6 +386,12 @@ def test_numbers_given_on_the_previous_revision(tmp_path: Path, rules) -> None:
         # a fresh reader: a draft answered a posting the maintainer had already called corrupt; a resend is due
         (MAINTAINER, "Patch is corrupted and can not be applied.", "Bob Maintainer wrote it cannot be applied"),
         (MAINTAINER, "This does not apply to my tree, please rebase.", "Bob Maintainer wrote it cannot be applied"),
+        # r10: an adverb between, and "could not"
+        (
+            MAINTAINER,
+            "Patch is totally corrupted and could not be applied.",
+            "Bob Maintainer wrote it cannot be applied",
+        ),
     ],
 )
 def test_a_thread_that_may_be_settled_is_kept_not_drafted(tmp_path: Path, rules, sender, body, words) -> None:

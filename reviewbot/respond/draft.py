@@ -1415,8 +1415,10 @@ MAYBE_APPLIED_WORDS = re.compile(
 #: Words of someone else saying this posting cannot be taken as it is ("Patch is corrupted and can not be
 #: applied", "this does not apply to my tree", "whitespace damaged"): a resend is due, and a reviewer reads that.
 RESEND_DUE_WORDS = re.compile(
-    r"\b(?:patch(?:es)?|this|it|series)\s+(?:is|are|was|were)\s+(?:corrupt(?:ed)?|whitespace[- ]damaged|mangled)\b|"
-    r"\b(?:does not|doesn't|did not|didn't|fails to|failed to|won't)\s+apply\b|\b(?:can not|cannot|can't)\s+be\s+applied\b"
+    r"\b(?:patch(?:es)?|this|it|series)\s+(?:is|are|was|were)\s+(?:\w+ly\s+)?"  # "is totally corrupted"
+    r"(?:corrupt(?:ed)?|whitespace[- ]damaged|mangled)\b|"
+    r"\b(?:does not|doesn't|did not|didn't|fails to|failed to|won't)\s+apply\b|"
+    r"\b(?:can not|cannot|can't|could not|couldn't)\s+be\s+applied\b"
 )
 
 
