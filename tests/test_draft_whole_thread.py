@@ -103,6 +103,8 @@ SINGLE = "[PATCH] foo: publish the ring tail after the slot is written"
         (MAINTAINER, "OK done, thanks for the fix, applied.", "applied", "already applied, see <reply-1"),
         (MAINTAINER, "That makes more sense. I'll apply the series.", "applied", "I'll apply the series"),
         (MAINTAINER, "Full disclosure, I'm dropping this set for now.", "rejected", "dropping this set"),  # r9
+        (MAINTAINER, "NACK. What do you think this does?", "rejected", "NACK."),  # r11: the other spelling
+        (MAINTAINER, "patch has been applied to bluetooth-next tree.", "applied", "reply-1@example.net"),  # r11
         (MAINTAINER, "This is unacceptable, because the ring is per-CPU.", "rejected", "This is unacceptable"),
         (MAINTAINER, "Sorry, but your patches make no sense to me.", "rejected", "make no sense to me"),
         (MAINTAINER, "No, let's not second-guess the compiler here.", "rejected", "second-guess the compiler"),

@@ -1050,7 +1050,7 @@ _THANKS_APPLIED_LINE = re.compile(
 # "This series was applied to ...", "Patches 1, 2 and 4-8, applied to powerpc next, thanks." (the numbers
 # are read by _numbers_named).
 _REPORTED_APPLIED_LINE = re.compile(
-    r"^\s*(?:(?:this|the)\s+(?:patch|series|patchset)\s+(?:was|has\s+been)\s+applied\s+to\s+\S"
+    r"^\s*(?:(?:(?:this|the)\s+)?(?:patch|series|patchset)\s+(?:was|has\s+been)\s+applied\s+to\s+\S"
     r"|patch(?:es)?\s+[\d\s,#&-]+(?:and\s+[\d\s#-]+)?,?\s*applied\b)",
     re.IGNORECASE,
 )
@@ -1213,6 +1213,7 @@ _AUTHOR_TREE_APPLIED_RE = re.compile(
 #: patch the maintainer rejected is moot: the author reworks it or drops it.
 REJECTED_WORDS = (
     "nak",
+    "nack",  # the other spelling ("NACK. What do you think this does?")
     "nacked-by:",
     "this kills it",
     "not going to do this",
