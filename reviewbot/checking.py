@@ -255,7 +255,8 @@ def _split(blob: bytes, source: str) -> list[RawMessage]:
 
 #: The element of a blists message page (lists.openwall.net) that holds the message.
 BLISTS_PRE = b'<pre style="white-space: pre-wrap">'
-#: A blists index page (a day, month or year of a list): its heading and the footer of a whole page.
+#: A blists index page (a day, month or year of a list): its heading and the footer of a whole page (the markers
+#: ``reviewbot.fetch.openwall`` reads index pages by; that module loads bs4, so only saved message pages import it).
 BLISTS_INDEX = b"<p><h2>"
 BLISTS_FOOTER = b"Powered by blists"
 

@@ -2070,9 +2070,6 @@ CPU_ACCESSES = (r"WRITE_ONCE", r"READ_ONCE", r"atomic\w*", r"wait_event\w*", r"w
 _CPU_ACCESS_RE = lazyre.compile(r"(?<![\w.>])(?:" + "|".join(CPU_ACCESSES) + r")\s*\(")
 
 
-_CALLED_RE = lazyre.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*\(")
-
-
 def _this_side(use: _Use) -> set[str]:
     """The names on this side of the barrier: the function holding it and the calls on the two code lines before
     and after it (``rmb(); /* for list_empty to work */ wait_event(wq, list_empty(...))``: ``list_empty()`` is
@@ -2276,7 +2273,8 @@ def _comment_finding(
         details.update(partner=partner[0], object=partner[1])
     if _barrier_side(use.name) in ("read", "acquire") and _after_bit_test(use):
         details["bit_test"] = True
-    cpu = not smp and _judged_as(use) != use.name
+    judged = _judged_as(use)
+    cpu = judged != use.name  # a plain barrier beside a CPU-only access: judged as its smp_ form
     if not smp and _cpu_ordering(use):
         details["cpu_ordering"] = "hotplug" if _HOTPLUG_RE.search(_function_name(use) or "") else "smp"
     redundant = _right_before_ordered_mmio(use) if not smp else ""
@@ -2318,7 +2316,7 @@ def _comment_finding(
         if partner is not None:
             message += f" (the patch adds {partner[0]}() on {partner[1]} too)"
         details["problem"] = "no-comment"
-    elif _comment_ok(_judged_as(use), text, known, here=_this_side(use)):
+    elif _comment_ok(judged, text, known, here=_this_side(use)):
         return None  # a plain barrier ordering against another CPU names that CPU's side, as an SMP barrier does
     else:
         want = "what it pairs with" if smp or cpu else "what it orders"
