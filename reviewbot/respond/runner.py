@@ -324,10 +324,10 @@ def _load_patch(store: Any, message_id: str) -> tuple[Patch, str | None]:
     return patch_from_row(stored), stored.thread_id
 
 
-def handled_before(store: Any, list_name: str | None, since: date | None) -> int:
+def handled_before(store: Any, list_name: str | None, since: date | None, retry: Sequence[str] = ()) -> int:
     """Findings of the list/day range that earlier runs drafted or skipped: the same selection as
-    ``Store.undrafted_findings``, inverted."""
-    return int(store.handled_finding_count(list_name, since))
+    ``Store.undrafted_findings`` (with the same retried states), inverted."""
+    return int(store.handled_finding_count(list_name, since, retry=retry))
 
 
 def from_reviewer(addr: Address | None, identity: Address) -> bool:
@@ -428,7 +428,7 @@ def draft_pending(
     if dry_run:
         store = _ReadOnly(store)
     summary.findings = sum(len(fs) for fs in pending.values())
-    summary.before = handled_before(store, list_name, since)
+    summary.before = handled_before(store, list_name, since, retry)
     say = progress or (lambda _line: None)
     kept: dict[str, tuple[Patch, str | None, list[Message], list[Finding]]] = {}
     for n, (message_id, findings) in enumerate(pending.items(), 1):

@@ -109,18 +109,27 @@ class DraftStore(FindingStore):
             ["fingerprint"],
         )
 
-    def handled_finding_count(self, list_name: str | None = None, since: date | None = None) -> int:
+    def handled_finding_count(
+        self, list_name: str | None = None, since: date | None = None, *, retry: Sequence[str] = ()
+    ) -> int:
         """Findings of a list / day range that earlier runs drafted or skipped.
 
-        The same selection as :meth:`undrafted_findings`, inverted.
+        The same selection as :meth:`undrafted_findings`, inverted, with the same ``retry``: a finding skipped in
+        a state that is retried is this run's, not an earlier one's (``draft --unsure`` after ``draft``).
         """
         cond, args = _range_where(list_name, since, None, "m.")
+        marks = ", ".join("?" for _ in retry)
+        skipped = (
+            f"SELECT fingerprint FROM draft_skips WHERE state NOT IN ({marks})"
+            if retry
+            else ("SELECT fingerprint FROM draft_skips")
+        )
         cur = self.conn.execute(
             "SELECT COUNT(*) FROM findings f JOIN messages m ON m.message_id = f.message_id "
             f"WHERE {cond}"
             " AND (f.fingerprint IN (SELECT fingerprint FROM draft_findings)"
-            " OR f.fingerprint IN (SELECT fingerprint FROM draft_skips))",
-            args,
+            f" OR f.fingerprint IN ({skipped}))",
+            [*args, *retry],
         )
         return int(cur.fetchone()[0])
 
