@@ -100,3 +100,23 @@ def test_applied_as_a_later_sentence_of_a_line() -> None:
     assert (
         applied_in_thread(_patch(1), [_reply("Looks fine. Applied, and it builds and boots here.", to=FIRST)]) is None
     )
+
+
+def test_a_patchwork_client_reports_a_count_and_lists_the_commits() -> None:
+    """The wireless trees' report (first-look reading r12: 9 of 30 drafts went to threads it had settled):
+    "9 patches applied to wireless-next.git, thanks." then one "hash title" line per commit. The count is not a
+    patch number; the listed titles say which patches went in."""
+    listing = "\n".join(f"{1000 + n:012x} powerpc/x: step {n}" for n in (1, 2, 3, 4, 5, 6, 7))
+    reply = _reply(
+        f"7 patches applied to powerpc-next.git, thanks.\n\n{listing}\n\n-- \nhttps://pw.example/1/", to=FIRST
+    )
+    assert [n for n in range(1, 9) if applied_in_thread(_patch(n), [reply])] == [1, 2, 3, 4, 5, 6, 7]
+    # the other spelling, on the cover letter, listing the whole series
+    whole = "\n".join(f"{2000 + n:012x} powerpc/x: step {n}" for n in range(1, 9))
+    other = _reply(f"8 patch(es) applied to next branch of x.git, thanks.\n\n{whole}", to=COVER, n=2)
+    assert applied_in_thread(_patch(8), [other]) == "r2@example.net"
+    # a count alone that covers the series settles every patch; a smaller one says nothing of the rest
+    assert (
+        applied_in_thread(_patch(5), [_reply("8 patches applied to x.git, thanks.", to=FIRST, n=3)]) == "r3@example.net"
+    )
+    assert applied_in_thread(_patch(5), [_reply("2 patches applied to x.git, thanks.", to=FIRST, n=4)]) is None

@@ -1054,6 +1054,10 @@ _REPORTED_APPLIED_LINE = re.compile(
     r"|patch(?:es)?\s+[\d\s,#&-]+(?:and\s+[\d\s#-]+)?,?\s*applied\b)",
     re.IGNORECASE,
 )
+# A patchwork client's report (pwcli, the wireless trees): "9 patches applied to wireless-next.git, thanks.",
+# "6 patch(es) applied to rtw-next branch of rtw.git, thanks.", then a line per commit ("0d7b3a83c034 wifi: ...",
+# read as _COMMIT_ITEM): a count, not a patch number.
+_COUNT_APPLIED_LINE = re.compile(r"^\s*(\d+)\s+patch(?:es|\(es\))?\s+applied\s+to\s+\S", re.IGNORECASE)
 #: Words in an applied line that make it about the whole series, wherever in the series it was sent.
 _WHOLE_SERIES_RE = re.compile(r"\b(?:series|patchset|all\s+(?:of\s+them|patches)|whole\s+thing)\b", re.IGNORECASE)
 # "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
@@ -1062,6 +1066,8 @@ _LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*
 _TESTER_WORDS = re.compile(r"\b(?:test(?:ed|ing)?|boot(?:ed|s)?|works?|compiles?|built|build)\b", re.IGNORECASE)
 # b4 ty lists what it applied: "[1/3] block: do x" (then "      commit: <sha>").
 _TY_ITEM = re.compile(r"^\s*\[(\d+)/(\d+)\]\s+(\S.*)$")  # group 3 is compared after norm_title
+# A commit an applied report lists: its abbreviated hash, then its title ("b3d07736b30a rtw88: pci: move ...").
+_COMMIT_ITEM = re.compile(r"^\s*[0-9a-f]{12,40}\s+(\S.*)$")
 
 
 def applied_in_thread(
@@ -1104,17 +1110,22 @@ def applied_in_thread(
                 or _THANKS_APPLIED_LINE.match(line)
                 or _LAST_CLAUSE_APPLIED_LINE.match(line)
                 or _REPORTED_APPLIED_LINE.match(line)
+                or _COUNT_APPLIED_LINE.match(line)
             )
             and not _TESTER_WORDS.search(line)
         ]
         if not said:
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
+        listed += [norm_title(m.group(1)) for m in map(_COMMIT_ITEM.match, lines) if m]
         if listed and title:
             if not any(item == title or item.endswith(title) for item in listed):
                 continue  # b4 ty listing other patches of the series
             return msg.message_id
-        named = set().union(*(_numbers_named(line.lower()) for line in said))
+        counted = [int(m.group(1)) for m in map(_COUNT_APPLIED_LINE.match, said) if m]
+        if counted and patch.subject.total and max(counted) >= patch.subject.total:
+            return msg.message_id  # "12 patches applied to ...", no commits listed: the whole series of 12
+        named = set().union(*(_numbers_named(line.lower()) for line in said if not _COUNT_APPLIED_LINE.match(line)))
         if named:
             if (patch.subject.index or 1) in named:
                 return msg.message_id  # "Patches 1, 2 and 4-8 applied": this one among them
