@@ -777,7 +777,7 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
         not_asked = not_asked or "only the subject says optimize, over a small change whose changelog names no speed"
         severity = Severity.CHECK  # the word may mean tidy: the labels mostly leave it out
     source = None
-    cover_text = ctx.cover.commit_message + "\n" + ctx.cover.notes if ctx.cover is not None else ""
+    cover_text = ctx.cover.commit_message + "\n\n" + ctx.cover.notes if ctx.cover else ""  # notes: a paragraph apart
     if ctx.cover is not None:
         cover_grade = ev._grade_cover_text(cover_text, patch.subject.index)
         if cover_grade == "measured" or ev._evidence_by_reference(cover_text):

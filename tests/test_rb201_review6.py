@@ -221,3 +221,29 @@ def test_generic_comparison_outside_arch_stays_a_warning() -> None:
     patch = parse_patch(parse_rfc822(text.encode(), "moved"))
     (f,) = check_patch(patch, [_RULE], RuleContext(strict=True)).findings
     assert f.severity is Severity.WARNING
+
+
+def test_numbers_ending_the_cover_message_answer_despite_notes_naming_other_patches() -> None:
+    """First-look reading r12: a cover letter whose message ends with its result ("... showed an average 5-10%
+    improvement on a 4 core platform") and whose notes, after "---", list what changed in other patches of the
+    series. Read as one paragraph with those notes, the result counted only for the patches they name."""
+    cover = b"""From: Ada Example <ada@example.org>
+Date: Mon, 10 Mar 2025 10:00:00 +0100
+Subject: [PATCH v3 0/9] qux: faster receive path
+Message-ID: <cover-qux-rx@example.org>
+
+This series trims work from the qux receive path.
+
+Receiving UDP on a 4-core board showed an average 8-12%
+throughput improvement
+---
+v3:
+  - moved a check in [PATCH 3/9] qux: drop the extra lookup
+  - fixed a leak in [PATCH 7/9] qux: reuse ring buffers
+
+Ada Example (9):
+  qux: one
+"""
+    (f,) = _series_findings(cover)
+    assert f.state.value == "answered"
+    assert f.details["evidence_source"] == "cover letter"
