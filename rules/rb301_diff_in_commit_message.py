@@ -43,7 +43,8 @@ changelog follows (the patch pasted twice, its trailers above) loses nothing
 from the commit and is not reported. A diff whose hunks are the patch's own (the
 same line ranges: the patch pasted into its message, a mangled mail) stays a
 finding that ``draft`` does not write (``details["unsure"]``): a reviewer asks
-for a clean resend, not for an indented example.
+for a clean resend, not for an indented example. On an RFC the finding is not drafted either: an RFC is not
+applied as it stands.
 
 References
 ----------
@@ -93,6 +94,9 @@ _HUNK_RANGES_RE = lazyre.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 #: mail is mangled (the patch pasted twice, a first copy above the "---"); "indent the example" misreads it (a
 #: fresh maintainer said NO to such a draft on a list the rule never saw), and what a reviewer asks is a resend.
 UNSURE_COPY = "the diff in the message is a copy of the patch's own hunks: a mangled mail, not an example"
+#: Step "sure": an RFC asks for comments and is not applied with git am as it stands; what git am would cut matters
+#: when it is posted as a patch (a fresh maintainer said NO to the advice on an RFC asking the list for help).
+UNSURE_RFC = "an RFC is not applied as it stands: what git am would cut matters once it is posted as a patch"
 
 
 def _copy_of_the_patch(block: list[str], patch: Patch) -> bool:
@@ -163,7 +167,13 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
                 "dropped_text": after,
                 "dropped_trailers": list(dict.fromkeys(trailers)),
             }
-            | ({UNSURE_KEY: UNSURE_COPY, "copy": True} if copied else {}),
+            | (
+                {UNSURE_KEY: UNSURE_COPY, "copy": True}
+                if copied
+                else {UNSURE_KEY: UNSURE_RFC}
+                if patch.subject.rfc
+                else {}
+            ),
         )
     ]
 

@@ -142,3 +142,19 @@ def test_a_reviewer_who_asked_to_indent_the_quoted_diff_raised_the_point() -> No
     assert state is FindingState.RAISED and "bob-1@example.net" in why
     other = reply.split("What I'm used to")[0] + "The diff looks fine to me, and the changelog explains it well.\n"
     assert thread_state(found, patch, [parse_rfc822(other.encode(), "reply")])[0] is FindingState.OPEN
+
+
+def test_an_rfc_keeps_the_finding_and_is_not_drafted() -> None:
+    # r12 (linux-wireless and eight more lists never drafted): an "[RFC]" reporting a bug and asking the list for
+    # insight, an example diff in its message and a debug print as its patch; the advice to indent the example
+    # "when you resend" was a NO: an RFC is not applied as it stands. The same mail as a [PATCH] is still drafted.
+    v1 = _DIFF.replace("+#include <linux/export.h>", "+#include <linux/module.h>")
+    raw = _MANGLED.replace(
+        f"{_DIFF}\nSigned-off-by: Ada Example <your_email@example.com>\n", f"v1 did:\n\n{v1}\nUse export.h.\n", 1
+    )
+    _patch, (found,) = _findings(raw.replace("[PATCH]", "[RFC]").encode())
+    assert found.details[UNSURE_KEY] == rb301.UNSURE_RFC and "indent the example" in found.message
+    _patch, (found,) = _findings(raw.replace("[PATCH]", "[RFC PATCH v2]").encode())
+    assert found.details[UNSURE_KEY] == rb301.UNSURE_RFC
+    _patch, (found,) = _findings(raw.encode())
+    assert UNSURE_KEY not in found.details
