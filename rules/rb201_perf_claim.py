@@ -24,7 +24,7 @@ Reads the subject and the changelog as a reviewer does, in three named steps:
    iteration ... got 7%").
 
 A patch for a userspace project (``[PATCH xfsprogs]``) or touching no kernel code run at run time (only ``tools/``,
-``Documentation/`` but dt bindings, selftests) claims nothing of the kernel's speed; a revert claims only in a
+``Documentation/`` but dt bindings, MAINTAINERS, selftests) claims nothing of the kernel's speed; a revert claims only in a
 sentence about reverting ("by reverting we fix the performance regression"), the rest quotes the old commit.
 
 Cache lines: hot data, bouncing or a line spanned named with them is a claim; placement alone a CHECK. The finding's
@@ -221,8 +221,8 @@ USERSPACE_TAGS = _set(
     "BTRFS-PROGS MDADM NVME-CLI XFSDUMP F2FS-TOOLS EROFS-UTILS UTIL-LINUX PAHOLE DWARVES IGT I-G-T TRACE-CMD "
     "LIBTRACEFS LIBTRACEEVENT STRACE QEMU LIBNL IW WPA_SUPPLICANT BLUEZ RDMA-CORE NDCTL NFS-UTILS MULTIPATH-TOOLS"
 )
-#: code that does not run in the kernel: its speed is a tool's, a test's or a document's
-NOT_RUNTIME_PATHS = ("tools/", "Documentation/", "scripts/", "samples/")
+#: code that does not run in the kernel: its speed is a tool's, a test's or a document's (who maintains it: none)
+NOT_RUNTIME_PATHS = ("tools/", "Documentation/", "scripts/", "samples/", "MAINTAINERS", "CREDITS", ".mailmap")
 REVERTS = ('revert "', 'revert ("')  # titles, and git's "This reverts commit <sha>." in the changelog
 
 #: where members sit in the CPU cache: a claim of speed with hot data named, else layout (RB101's question)
