@@ -120,3 +120,14 @@ def test_a_patchwork_client_reports_a_count_and_lists_the_commits() -> None:
         applied_in_thread(_patch(5), [_reply("8 patches applied to x.git, thanks.", to=FIRST, n=3)]) == "r3@example.net"
     )
     assert applied_in_thread(_patch(5), [_reply("2 patches applied to x.git, thanks.", to=FIRST, n=4)]) is None
+
+
+def test_the_author_s_tree_report_listing_the_commit_settles_it() -> None:
+    # r12's rereading: the rtw tree's maintainer applies his own series with the same report; a plain "Applied,
+    # thanks" from the author stays ambiguous, as does a count without the commits
+    author = "Ada Author <ada@example.org>"
+    listing = "\n".join(f"{3000 + n:012x} powerpc/x: step {n}" for n in range(1, 9))
+    report = _reply(f"8 patch(es) applied to next branch of x.git, thanks.\n\n{listing}", to=COVER, sender=author)
+    assert applied_in_thread(_patch(5), [report]) == "r1@example.net"
+    for n, body in enumerate(("Applied, thanks!", "8 patch(es) applied to next branch of x.git, thanks."), 2):
+        assert applied_in_thread(_patch(5), [_reply(body, to=COVER, sender=author, n=n)]) is None, body

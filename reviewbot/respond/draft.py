@@ -1094,8 +1094,9 @@ def applied_in_thread(
             continue
         if patch.message.date and msg.date and msg.date < patch.message.date:
             continue
-        if _same_person(msg.from_addr, author):
-            continue
+        # the author counts only through a tree's report listing the commits ("6 patch(es) applied to rtw-next
+        # branch of rtw.git" then "56624544c8a6 <title>"): a maintainer applying their own series
+        by_author = _same_person(msg.from_addr, author)
         if identity is not None and _same_person(msg.from_addr, identity):
             continue
         about = about_patch(msg, patch)
@@ -1114,10 +1115,13 @@ def applied_in_thread(
             )
             and not _TESTER_WORDS.search(line)
         ]
-        if not said:
+        if not said or by_author and not any(map(_COUNT_APPLIED_LINE.match, said)):
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
-        listed += [norm_title(m.group(1)) for m in map(_COMMIT_ITEM.match, lines) if m]
+        commits = [norm_title(m.group(1)) for m in map(_COMMIT_ITEM.match, lines) if m]
+        if by_author and not commits:
+            continue
+        listed += commits
         if listed and title:
             if not any(item == title or item.endswith(title) for item in listed):
                 continue  # b4 ty listing other patches of the series
