@@ -220,6 +220,18 @@ def _quoted_text(line: str) -> str | None:
     return " ".join(q[1:].split())
 
 
+#: How far below a quoted line a block of code may go on, its first blank line ending it, for a comment under it
+_BLOCK_LINES = 10
+
+
+def _blank_code(line: str) -> bool:
+    """A quoted blank line of a diff (``> +``, ``>``) or no quoted line at all: where a block of quoted code ends."""
+    if not line.lstrip().startswith(">"):
+        return True
+    q = line.lstrip().lstrip(">").strip()
+    return q in ("", "+", "-")
+
+
 def _comments_under(body: str, texts: set[str]) -> str | None:
     """The reply's own text right under a quoted line of ``texts`` (inline review), else None."""
     lines = _own_lines(body)
@@ -227,9 +239,15 @@ def _comments_under(body: str, texts: set[str]) -> str | None:
         t = _quoted_text(line)
         if t is None or not t or t not in texts:
             continue
+        # at most three more quoted lines: the comment must sit right under the line, or under the end of the
+        # short block of code holding it (up to its first blank line: "I don't get the need to have these here")
+        block = i + 1
+        while block < len(lines) and block <= i + _BLOCK_LINES and not _blank_code(lines[block]):
+            block += 1
+        last = max(i + 3, block if block <= i + _BLOCK_LINES else 0)
         j = i + 1
-        while j < len(lines) and j <= i + 3 and lines[j].lstrip().startswith(">"):
-            j += 1  # at most three more quoted lines: the comment must sit right under the line
+        while j < len(lines) and j <= last and lines[j].lstrip().startswith(">"):
+            j += 1
         while j < len(lines) and not lines[j].strip():
             j += 1
         own = []

@@ -58,8 +58,8 @@ code keeps and reports, as a devfreq driver's busy and idle time, shown by a
 Sure or not
 -----------
 A harness in a file the patch adds whole (a new driver's own diagnostics), in a
-debug print (``dev_dbg``, ``pr_debug``: off unless enabled) or in a print the
-patch moves (its removed lines hold it) stays a finding that ``draft`` does not
+debug print (``dev_dbg``, ``pr_debug``: off unless enabled), in a print the
+patch moves (its removed lines hold it) or in prints the changelog says it adds stays a finding that ``draft`` does not
 write (``details["unsure"]``; ``draft --unsure`` writes it).
 
 References
@@ -387,13 +387,21 @@ def check(patch: Patch, ctx: RuleContext) -> Iterable[Finding]:
 UNSURE_NEW_FILE = "a new file's prints are its own diagnostics, written on purpose, not a harness left over"
 UNSURE_DEBUG = "a debug print is off unless enabled: how a driver traces itself on demand, not a log on every run"
 UNSURE_MOVED = "the print is moved, not added: the patch takes it from its removed lines"
+UNSURE_ANNOUNCED = "the changelog says the patch adds these prints: they are its purpose, not a harness left over"
+#: a changelog sentence announcing the prints the patch adds ("Add some calibration printks to allow setting ...")
+_ANNOUNCED_RE = lazyre.compile(
+    r"(?i)\b(?:add|adds|added|adding|introduce|introduces)\b[^.]{0,40}?\b(?:printks?|prints|pr_info|messages?)\b"
+)
 
 
 def _unsure(fd: FileDiff, patch: Patch, line: str) -> dict[str, str]:
     """Step "sure": ``{UNSURE_KEY: why}`` when the print ``line`` of a harness found in ``fd`` is in a file the
-    patch adds whole, is a debug print, or is one of the patch's removed lines moved; else ``{}``."""
+    patch adds whole, is a debug print, is one of the patch's removed lines moved, or the changelog announces the
+    prints (a fresh reader said NO to asking whether "calibration printks" the changelog adds were meant to stay)."""
     if fd.status == "added":
         return {UNSURE_KEY: UNSURE_NEW_FILE}
+    if _ANNOUNCED_RE.search(patch.commit_message):
+        return {UNSURE_KEY: UNSURE_ANNOUNCED}
     if _DEBUG_PRINT_RE.search(line):
         return {UNSURE_KEY: UNSURE_DEBUG}
     removed = (dl.text.strip() for f in patch.files for h in f.hunks for dl in h.lines if dl.kind is LineKind.REMOVED)
