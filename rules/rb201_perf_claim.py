@@ -723,7 +723,7 @@ def _layout_only(claim: Claim, gains: frozenset[str] = CLAIM_GAINS) -> bool:
 def _not_the_kernels_speed(patch: Patch) -> bool:
     """True for a userspace project's patch (its tag or prefix), or one of only tools, docs and selftests."""
     prefix = patch.subject.title.split(":", 1)[0].strip().upper() if ":" in patch.subject.title else ""
-    if any(t.upper() in USERSPACE_TAGS for t in (*patch.subject.tags, prefix)):
+    if any(t.upper().removesuffix("-NEXT") in USERSPACE_TAGS for t in (*patch.subject.tags, prefix)):  # iproute2-next
         return True
     paths = [fd.path for fd in patch.files if "/selftests/" not in fd.path]  # a dt binding: hardware used at run time
     return all(path.startswith(NOT_RUNTIME_PATHS) and "/bindings/" not in path for path in paths)

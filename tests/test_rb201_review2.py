@@ -108,6 +108,8 @@ def test_userspace_project_tags_silence_body_claims() -> None:
     body = "Check the driver first, to improve efficiency and avoid unnecessary error messages."
     assert _rb201("[PATCH blktests 1/4] common/rc: check the driver first", body) == []
     assert _rb201("[PATCH v2 xfsprogs] mkfs: check the device first", body) == []
+    # a project's tree named with its branch (r13, cgroups: "[PATCH iproute2-next v2 2/3] ss: add ...")
+    assert _rb201("[PATCH iproute2-next v2 2/3] ss: check the device first", body) == []
     assert len(_rb201("[PATCH 1/4] qux: check the driver first", body)) == 1
 
 
