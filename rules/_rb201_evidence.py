@@ -158,7 +158,7 @@ _SHARE_AFTER_RE = lazyre.compile(
 )
 _SIZE_AFTER_RE = lazyre.compile(rf"^\s*(?:{_alternation(SIZE_WORDS)})\b", re.IGNORECASE)
 _DIFFSTAT_RE = lazyre.compile(
-    r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+|Bin)\b|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
+    r"[ \t]*(?:\S+[ \t]+\|[ \t]+(?:\d+[ \t]*[-+]*[ \t]*$|Bin\b)|\d+ files? changed|(?:rename|copy|create|delete)[ \t].*\(\d+%\)|"
     r"(?:create|delete) mode \d+)"
 )
 _DMESG_RE = lazyre.compile(r"[ \t]*\[[ \t]*\d+\.\d+\]")
@@ -334,11 +334,11 @@ def _numeric_line(line: str) -> bool:
 def _results_block(lines: Sequence[str]) -> bool:
     """True when ``lines`` hold a block of results: numeric rows with a comparison word ("Before:", "Patched"), a
     unit or a tool in them or the five lines above (netperf, fio tables, dmesg time stamps). Each line read once."""
+    lines = [ln.replace("_", " ") if "|" in ln else ln for ln in lines]  # "orig_s | new_s": a header's column words
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    # the labels are looked for only where they count, each line once: on a numeric row and the five lines above
-    # it, a table label only above two rows or more
+    # labels are read only where they count, each line once: a numeric row and the five lines above (a table's: 2+ rows)
     compare: dict[int, bool] = {}
     labelled: dict[int, bool] = {}
 

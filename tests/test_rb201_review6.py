@@ -247,3 +247,19 @@ Ada Example (9):
     (f,) = _series_findings(cover)
     assert f.state.value == "answered"
     assert f.details["evidence_source"] == "cover letter"
+
+
+def test_a_table_of_rows_split_by_bars_with_orig_and_new_columns_is_measured() -> None:
+    """r13 (linux-ext4): a changelog's timing table ("len | orig_s | new_s") was read as a diffstat (a name, a bar,
+    a number) and its column names as one word each, so the draft asked for numbers the changelog gave."""
+    table = (
+        "Timing test (x86_64, average over 10000 runs):\n\n"
+        "    len | orig_s | new_s | orig_u | new_u\n"
+        "    ----+--------+-------+--------+-------\n"
+        "      1 |   70   |   71  |   63   |   63\n"
+        "     64 |   96   |   71  |  100   |   68\n"
+        "    255 |  192   |  108  |  187   |   84\n"
+    )
+    assert rb201.ev._grade(table) == "measured"
+    # a diffstat is still no measurement
+    assert rb201.ev._grade(" fs/qux/hash.c | 40 ++++++++++-----\n fs/qux/qux.h |  2 +-\n") != "measured"
