@@ -131,3 +131,18 @@ def test_the_author_s_tree_report_listing_the_commit_settles_it() -> None:
     assert applied_in_thread(_patch(5), [report]) == "r1@example.net"
     for n, body in enumerate(("Applied, thanks!", "8 patch(es) applied to next branch of x.git, thanks."), 2):
         assert applied_in_thread(_patch(5), [_reply(body, to=COVER, sender=author, n=n)]) is None, body
+
+
+def test_all_applied_under_the_first_patch_of_a_series_without_a_cover() -> None:
+    # r13 (linux-crypto): "[PATCH 2/2]" sent in reply to "[PATCH 1/2]", no cover letter; the maintainer's
+    # "All applied.  Thanks." under patch 1 settles patch 2 too
+    first = _patch(1, 2)
+    raw = (
+        f"From: Ada Author <ada@example.org>\nMessage-ID: <second@example.org>\nIn-Reply-To: <{FIRST}>\n"
+        f"References: <{FIRST}>\nSubject: [PATCH 2/2] powerpc/x: step 2\nDate: Mon, 02 Sep 2019 15:29:32 +0000\n\n"
+        f"Step 2.\n\nSigned-off-by: Ada Author <ada@example.org>\n{DIFF}"
+    )
+    second = parse_patch(parse_rfc822(raw.encode(), "test"))
+    reply = _reply("All applied.  Thanks.", to=FIRST)
+    assert applied_in_thread(second, [first.message, reply]) == "r1@example.net"
+    assert applied_in_thread(second, [first.message, _reply("Applied.  Thanks.", to=FIRST, n=2)]) is None

@@ -1059,7 +1059,9 @@ _REPORTED_APPLIED_LINE = re.compile(
 # read as _COMMIT_ITEM): a count, not a patch number.
 _COUNT_APPLIED_LINE = re.compile(r"^\s*(\d+)\s+patch(?:es|\(es\))?\s+applied\s+to\s+\S", re.IGNORECASE)
 #: Words in an applied line that make it about the whole series, wherever in the series it was sent.
-_WHOLE_SERIES_RE = re.compile(r"\b(?:series|patchset|all\s+(?:of\s+them|patches)|whole\s+thing)\b", re.IGNORECASE)
+_WHOLE_SERIES_RE = re.compile(
+    r"\b(?:series|patchset|all\s+(?:of\s+them|patches)|whole\s+thing|(?:all|both)\s+applied)\b", re.IGNORECASE
+)  # "All applied.  Thanks." under the first patch of a series sent without a cover letter
 # "OK done, thanks for the fix, applied.": a line whose last clause is a bare "applied", after a
 # comma or a full stop (not "... before it got applied", not "applied on top of x and tested")
 _LAST_CLAUSE_APPLIED_LINE = re.compile(r"^(?=.*\bthank).*[,.;]\s*applied\s*[.!]*\s*$", re.IGNORECASE)
