@@ -2309,7 +2309,23 @@ def _comment_finding(
     unread = _unread_store(view, use) if smp and _barrier_side(use.name) in ("write", "release") else ""
     if unread:
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
-    if not text.strip():
+    if not text.strip() and (redundant or details.get("redundant")):
+        # what the draft asks, said where the author reads first (check): is it needed at all?
+        r = details.get("redundant") or {}
+        message = (
+            f"{use.name}() at line {use.new_no} added "
+            + (
+                f"right before {redundant}(), which already orders earlier writes to memory before the device sees its"
+                " write"
+                if redundant
+                else f"right after {r['op']}(), which completes before any later read of memory starts"
+                if r.get("kind") == "mmio-read"
+                else f"right {r['side']} {r['op']}(), which is fully ordered already"
+            )
+            + ": is it needed?"
+        )
+        details["problem"] = "no-comment"
+    elif not text.strip():
         message = f"{use.name}() at line {use.new_no} added without a comment saying what it " + (
             "pairs with" if smp else "orders"
         )

@@ -364,6 +364,11 @@ def test_wmb_right_before_writel_is_asked_whether_it_is_needed() -> None:
     ]
     patch, [f] = _check(_mail("[PATCH] qux: start the engine", "Start.", "drivers/crypto/qux.c", "", lines))
     assert f.details["redundant_before"] == "writel" and f.not_asked == ""
+    # check says it too, where the author reads first (a new user's report: "add a comment" misled the fix)
+    assert f.message == (
+        "wmb() at line 13 added right before writel(), which already orders earlier writes to memory before the "
+        "device sees its write: is it needed?"
+    )
     assert _reply(patch, [f]) == (
         "The wmb() right before writel() looks redundant to me: as far as I understand "
         "Documentation/memory-barriers.txt, writel() already orders earlier writes to memory before the device "
