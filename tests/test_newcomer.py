@@ -263,4 +263,5 @@ def test_a_preview_needs_no_identity_a_real_draft_does(
     assert str(nobody) in preview.stderr
     real = invoke("draft", "--db", str(db), "--outbox", str(tmp_path / "out"))
     assert real.exit_code == 2 and "no identity for drafts" in real.output
+    assert str(nobody) in real.output  # names the file to edit, as the preview does (a new user's report)
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.eml"))

@@ -130,6 +130,10 @@ def test_show_help_and_output_say_what_is_printed(tmp_path: Path, rules, monkeyp
     _run("draft", "--db", str(db), "--outbox", str(tmp_path / "outbox"))
     out = _run("show", f"<{RAISED_PATCH}>", "--db", str(db))
     assert "  state: raised: already commented on under the quoted code in <87bob5678.fsf@example.com>" in out
+    # an unknown archive URL is named as given, not as a Message-ID in <> (a new user's report)
+    url = "https://lists.openwall.net/linux-kernel/2023/06/09/999"
+    missing = CliRunner().invoke(main, ["show", url, "--db", str(db)])
+    assert missing.exit_code == 2 and f"{url}: no such message" in missing.output and f"<{url}>" not in missing.output
 
 
 def test_message_id_convention_text_brackets_json_bare(tmp_path: Path, rules, monkeypatch) -> None:

@@ -31,7 +31,8 @@ def command(msgid: str, db: Path | None, body: bool) -> None:
             key = store.message_id_for(msgid) or key
             stored = store.message_row(key)
             if stored is None:
-                fail("show", f"<{key}>: no such message in {settings.db_path}")
+                shown = key if "://" in key else f"<{key}>"  # an archive URL as given, a Message-ID in <>
+                fail("show", f"{shown}: no such message in {settings.db_path}")
             findings = store.findings_for(key)
             drafts = store.drafts_for(key)
             skips = {f.fingerprint: store.skip_for(f.fingerprint) for f in findings}

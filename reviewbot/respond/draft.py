@@ -114,8 +114,10 @@ def resolve_identity(settings: Settings, *, cwd: Path | None = None) -> Address:
     user_email = _git_config("user.email", cwd)
     if user_email:
         return Address(settings.identity_name or _git_config("user.name", cwd) or "", user_email)
+    from reviewbot.config import user_config_path
+
     raise UsageError(
-        "no identity for drafts: set [identity] name/email in the config, "
+        f"no identity for drafts: set [identity] name/email in {user_config_path()}, "
         "or git config sendemail.from / user.name + user.email",
         subject="identity",
     )
