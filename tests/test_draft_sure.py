@@ -156,6 +156,10 @@ def test_findings_lists_the_unsure_points_by_their_state(tmp_path: Path, rules, 
     assert "RB102  WARNING  unsure-point <p3@example.org>" in out.stdout, out.stdout
     assert "(drivers/foo/ring.c:44)" in out.stdout and "1 finding(s)" in out.stdout
     assert "unsure-point: a request for a pairing comment" in out.stdout
+    # listed with the patch's other finding, the Message-IDs stay in one column (a new user's report)
+    both = CliRunner().invoke(main, ["findings", "--db", str(tmp_path / "reviewbot.db")]).stdout
+    heads = [line for line in both.splitlines() if "<p3@example.org>" in line]
+    assert len(heads) == 2 and len({line.index("<p3@") for line in heads}) == 1, both
 
 
 #: Barriers next to accesses that order by themselves (step 7c): sure points, asked "is it needed?".

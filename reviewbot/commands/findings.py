@@ -71,10 +71,11 @@ def command(state: str | None, rule: str | None, since: str | None, fmt: str, db
         return
     from reviewbot.textsafe import shown  # a subject or Message-ID is the mail author's text: no ESC, BEL
 
+    width = max([10, *(len(r.status) for r in rows)])  # "unsure-point" is wider than "open": one column
     for r in rows:
         click.echo(
             shown(
-                f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<10} <{r.message_id}>  "
+                f"{r.day}  {r.rule_id}  {(r.severity or '').upper():<7}  {r.status:<{width}} <{r.message_id}>  "
                 f"{r.fingerprint}"
             )
         )
