@@ -338,7 +338,7 @@ def _results_block(lines: Sequence[str]) -> bool:
     numeric = [_numeric_line(line) for line in lines]
     if sum(numeric) == 0:
         return False
-    # labels are read only where they count, each line once: a numeric row and the five lines above (a table's: 2+ rows)
+    # labels are read where they count, each line once: a numeric row and 5 lines above (a table label: above 2+ rows)
     compare: dict[int, bool] = {}
     labelled: dict[int, bool] = {}
 

@@ -263,7 +263,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Any, Collection, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from reviewbot import lazyre
 from reviewbot.cutil import (
@@ -2311,19 +2311,8 @@ def _comment_finding(
         details["unread"] = unread  # the draft says plainly that nothing reads it, instead of asking
     if not text.strip() and (redundant or details.get("redundant")):
         # what the draft asks, said where the author reads first (check): is it needed at all?
-        r = details.get("redundant") or {}
-        message = (
-            f"{use.name}() at line {use.new_no} added "
-            + (
-                f"right before {redundant}(), which already orders earlier writes to memory before the device sees its"
-                " write"
-                if redundant
-                else f"right after {r['op']}(), which completes before any later read of memory starts"
-                if r.get("kind") == "mmio-read"
-                else f"right {r['side']} {r['op']}(), which is fully ordered already"
-            )
-            + ": is it needed?"
-        )
+        where, _doc, why = _ordered_already(details)
+        message = f"{use.name}() at line {use.new_no} added {where}, which {why}: is it needed?"
         details["problem"] = "no-comment"
     elif not text.strip():
         message = f"{use.name}() at line {use.new_no} added without a comment saying what it " + (
@@ -3161,30 +3150,42 @@ def _redundant(f: Finding) -> bool:
     return bool(f.details.get("redundant_before") or f.details.get("redundant"))
 
 
+def _ordered_already(details: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Where a barrier sits next to an access that orders already, the document that says so, and what the access
+    orders: ``("right before writel()", "Documentation/memory-barriers.txt", "already orders earlier writes to
+    memory before the device sees its write")``. One wording for check's message and the draft's question."""
+    if details.get("redundant_before"):
+        mmio = details["redundant_before"]
+        return (
+            f"right before {mmio}()",
+            "Documentation/memory-barriers.txt",
+            "already orders earlier writes to memory before the device sees its write",
+        )
+    r = details["redundant"]
+    if r.get("kind") == "mmio-read":
+        return (
+            f"right after {r['op']}()",
+            "Documentation/memory-barriers.txt",
+            "completes before any later read of memory starts",
+        )
+    return (
+        f"right {r['side']} {r['op']}()",
+        "Documentation/atomic_t.txt",
+        "returns a value and is fully ordered already",
+    )
+
+
 def _redundant_paragraph(f: Finding) -> str:
     """The question for a barrier next to an access that orders already: a ``wmb()`` right before a ``writel()``
     (``details["redundant_before"]``), an ``rmb()`` right after a ``readl()``, a full barrier next to a fully
     ordered atomic (``details["redundant"]``)."""
     barrier = f.details.get("barrier", "wmb")
+    where, doc, why = _ordered_already(f.details)
+    op = where.split(" ")[-1]
     ask = f"Is the {barrier}() needed here? If it is, could a comment say what it orders"
-    if f.details.get("redundant_before"):
-        mmio = f.details["redundant_before"]
-        return (
-            f"The {barrier}() right before {mmio}() looks redundant to me: as far as I understand "
-            f"Documentation/memory-barriers.txt, {mmio}() already orders earlier writes to memory before the "
-            f"device sees its write. {ask}?"
-        )
-    r = f.details["redundant"]
-    if r.get("kind") == "mmio-read":
-        return (
-            f"The {barrier}() right after {r['op']}() looks redundant to me: as far as I understand "
-            f"Documentation/memory-barriers.txt, {r['op']}() completes before any later read of memory "
-            f"starts. {ask}?"
-        )
-    return (
-        f"The {barrier}() right {r['side']} {r['op']}() looks redundant to me: as far as I understand "
-        f"Documentation/atomic_t.txt, {r['op']}() returns a value and is fully ordered already. "
-        f"{ask} that {r['op']}() does not?"
+    rmw = not f.details.get("redundant_before") and f.details["redundant"].get("kind") != "mmio-read"
+    return f"The {barrier}() {where} looks redundant to me: as far as I understand {doc}, {op} {why}. " + (
+        f"{ask} that {op} does not?" if rmw else f"{ask}?"
     )
 
 

@@ -59,8 +59,9 @@ Sure or not
 -----------
 A harness in a file the patch adds whole (a new driver's own diagnostics), in a
 debug print (``dev_dbg``, ``pr_debug``: off unless enabled), in a print the
-patch moves (its removed lines hold it) or in prints the changelog says it adds stays a finding that ``draft`` does not
-write (``details["unsure"]``; ``draft --unsure`` writes it).
+patch moves (its removed lines hold it) or in prints the changelog says it adds
+("Add some calibration printks") stays a finding that ``draft`` does not write
+(``details["unsure"]``; ``draft --unsure`` writes it).
 
 References
 ----------

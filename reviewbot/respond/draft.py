@@ -1119,7 +1119,8 @@ def applied_in_thread(
             )
             and not _TESTER_WORDS.search(line)
         ]
-        if not said or by_author and not any(map(_COUNT_APPLIED_LINE.match, said)):
+        counted = [int(m.group(1)) for m in map(_COUNT_APPLIED_LINE.match, said) if m]  # "9 patches applied to"
+        if not said or by_author and not counted:
             continue
         listed = [norm_title(m.group(3)) for m in map(_TY_ITEM.match, lines) if m]
         commits = [norm_title(m.group(1)) for m in map(_COMMIT_ITEM.match, lines) if m]
@@ -1130,7 +1131,6 @@ def applied_in_thread(
             if not any(item == title or item.endswith(title) for item in listed):
                 continue  # b4 ty listing other patches of the series
             return msg.message_id
-        counted = [int(m.group(1)) for m in map(_COUNT_APPLIED_LINE.match, said) if m]
         if counted and patch.subject.total and max(counted) >= patch.subject.total:
             return msg.message_id  # "12 patches applied to ...", no commits listed: the whole series of 12
         named = set().union(*(_numbers_named(line.lower()) for line in said if not _COUNT_APPLIED_LINE.match(line)))
